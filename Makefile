@@ -1,0 +1,40 @@
+# Two commands do all the set-up: `make run` and `make test`.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+
+.PHONY: run test lint typecheck unit packs bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+# torch==2.13.0 is pinned in pyproject.toml: on this machine kind pip takes the local CPU wheel.
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/quizbot run
+
+test: $(STAMP) lint typecheck unit packs
+
+lint: $(STAMP)
+	$(BIN)/ruff check bot sandbox tests bench
+
+typecheck: $(STAMP)
+	$(BIN)/mypy bot/core sandbox
+
+unit: $(STAMP)
+	$(BIN)/pytest
+
+packs: $(STAMP)
+	$(BIN)/quizbot pack validate --run content/packs/*
+
+bench: $(STAMP)
+	$(BIN)/python bench/core_bench.py
+	$(BIN)/python bench/sandbox_bench.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

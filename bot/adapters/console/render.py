@@ -1,0 +1,59 @@
+"""Render neutral messages with rich."""
+
+from __future__ import annotations
+
+from rich.console import Console, Group, RenderableType
+from rich.markdown import Markdown
+from rich.panel import Panel
+from rich.syntax import Syntax
+from rich.table import Table
+
+from bot.core.replies import Button, Code, Fields, Image, Message, Select, Text, Tone
+
+COLOURS = {Tone.INFO: "blue", Tone.SUCCESS: "green", Tone.FAILURE: "red", Tone.WARNING: "yellow", Tone.ERROR: "red"}
+
+
+def render_message(console: Console, message: Message) -> None:
+    body: list[RenderableType] = []
+    for part in message.parts:
+        if isinstance(part, Text):
+            body.append(Markdown(part.markdown))
+        elif isinstance(part, Code):
+            body.append(Syntax(part.code, part.language if part.language != "text" else "text", theme="ansi_dark"))
+        elif isinstance(part, Fields):
+            table = Table(show_header=False, box=None)
+            for name, value in part.items:
+                table.add_row(name, value)
+            body.append(table)
+        elif isinstance(part, Image):
+            body.append(Markdown(f"_(image: {part.alt or part.filename})_"))
+    controls = _controls(message)
+    if controls:
+        body.append(Markdown(controls))
+    console.print(
+        Panel(Group(*body), title=message.title, subtitle=message.footer, border_style=COLOURS[message.tone], expand=False)
+    )
+
+
+def _controls(message: Message) -> str:
+    if message.kind != "item":
+        return ""
+    hints = []
+    controls = message.controls()
+    letters = [c.label for c in controls if isinstance(c, Button) and len(c.label) <= 2 and not c.disabled]
+    selects = [c for c in controls if isinstance(c, Select) and not c.disabled]
+    if letters:
+        hints.append("Type a letter: " + " ".join(letters))
+    if any(c.max_values > 1 for c in selects):
+        hints.append("Type every right letter, e.g. `A C`")
+    elif selects and any(c.placeholder.startswith("Blank") for c in selects):
+        hints.append("Press Enter (or type anything) to fill the blanks from numbered menus")
+    elif selects:
+        hints.append("Type the letter of your choice")
+    if any(isinstance(c, Button) and c.label == "Answer" for c in controls):
+        hints.append("Type your answer (for code: ``` then paste, end with ```)")
+    names = {c.label.lower() for c in controls if isinstance(c, Button)}
+    extras = [w for w in ("hint", "skip", "stop") if w in names]
+    if hints:
+        return "_" + " · ".join(hints) + (" · or " + ", ".join(extras) if extras else "") + "_"
+    return ""

@@ -1,0 +1,93 @@
+"""The composition root: settings -> storage, sandbox client, core service, front ends."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+
+from .core import QuizService, SystemClock
+from .core.errors import PackInvalid, PackRefused
+from .core.packs import load_path
+from .settings import Settings, sandbox_overrides
+from .storage import SqlRepository, open_repository
+
+log = logging.getLogger("quizbot")
+
+
+@dataclass
+class App:
+    settings: Settings
+    repository: SqlRepository
+    service: QuizService
+    runner: object | None
+
+
+def make_runner(start: bool = True) -> object | None:
+    """Build the sandbox client; None when the sandbox package cannot be used here."""
+    try:
+        from sandbox import SandboxConfig
+
+        from .sandbox_client import SandboxRunner
+    except ImportError:  # pragma: no cover - the sandbox ships with the bot
+        log.exception("the sandbox could not be loaded; code items are disabled")
+        return None
+    runner = SandboxRunner(SandboxConfig(**sandbox_overrides()))
+    if start:
+        runner.start_soon()
+    return runner
+
+
+def pack_dirs(folders: list[Path]) -> list[Path]:
+    found: list[Path] = []
+    for folder in folders:
+        if (folder / "pack.yaml").is_file():
+            found.append(folder)
+        elif folder.is_dir():
+            found.extend(sorted(p.parent for p in folder.glob("*/pack.yaml")))
+            found.extend(sorted(folder.glob("*.yaml")))
+    return found
+
+
+async def load_shipped_packs(service: QuizService, folders: list[Path]) -> None:
+    """Import packs from the configured folders when they are new or have a higher version."""
+    stored = {p.id: p.version for p in await service.enabled_packs_all()}
+    for path in pack_dirs(folders):
+        try:
+            loaded = await asyncio.to_thread(load_path, path)
+        except PackInvalid as exc:
+            log.error("pack %s is invalid and was not loaded:\n%s", path, exc)
+            continue
+        if stored.get(loaded.pack.pack, 0) >= loaded.pack.version:
+            continue
+        try:
+            report = await service.import_pack(loaded.pack)
+        except PackRefused as exc:
+            log.warning("%s", exc)
+            continue
+        log.info("%s", report.summary())
+
+
+@asynccontextmanager
+async def build(settings: Settings, *, sandbox: bool = True) -> AsyncIterator[App]:
+    """Open everything the bot needs and close it again, in order."""
+    repository = await open_repository(settings.database_url)
+    runner = make_runner() if sandbox else None
+    service = QuizService(
+        repository=repository,
+        runner=runner,  # type: ignore[arg-type]
+        clock=SystemClock(),
+        admins=frozenset(settings.admins),
+        session_ttl=timedelta(hours=settings.session_ttl_hours),
+    )
+    try:
+        await load_shipped_packs(service, settings.packs)
+        yield App(settings=settings, repository=repository, service=service, runner=runner)
+    finally:
+        if runner is not None:
+            await runner.close()  # type: ignore[attr-defined]
+        await repository.close()

@@ -1,0 +1,203 @@
+"""The `quizbot` command."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from pydantic import ValidationError
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from .core.errors import PackInvalid, PackRefused, Problem, StorageError
+from .logs import setup_logging
+from .settings import Settings
+
+err = Console(stderr=True, highlight=False)
+out = Console(highlight=False)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="quizbot", description="QuizBot: a tutor that lives in chat.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    sub.add_parser("run", help="start every platform whose settings are present; the console when none are")
+    sub.add_parser("console", help="the terminal front end")
+    sub.add_parser("discord", help="the Discord front end (needs DISCORD_TOKEN)")
+    slack = sub.add_parser("slack", help="the Slack front end (HTTP mode, or Socket Mode with SLACK_APP_TOKEN)")
+    slack.add_argument("--port", type=int, default=None, help="HTTP port for /slack/events (default 3000)")
+
+    pack = sub.add_parser("pack", help="validate, import, list and export packs").add_subparsers(
+        dest="pack_command", metavar="ACTION", required=True
+    )
+    validate = pack.add_parser("validate", help="check packs; every problem as file:line:col: message")
+    validate.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="pack folders, .yaml or .zip files")
+    validate.add_argument("--run", action="store_true", help="run every solution, starter and verified snippet in the sandbox")
+    imp = pack.add_parser("import", help="load a pack into the database")
+    imp.add_argument("paths", nargs="+", type=Path, metavar="PATH")
+    imp.add_argument("--force", action="store_true", help="replace even when the version is not higher")
+    pack.add_parser("list", help="the packs in the database")
+    export = pack.add_parser("export", help="write a stored pack as one YAML file")
+    export.add_argument("pack", metavar="PACK")
+    export.add_argument("-o", "--output", type=Path, help="file to write (default: standard output)")
+
+    sandbox = sub.add_parser("sandbox", help="run or grade code in the sandbox; check the host", add_help=False)
+    sandbox.add_argument("args", nargs=argparse.REMAINDER, help="run CODE_FILE [--test TEST_FILE] [--json] | doctor")
+    db = sub.add_parser("db", help="database maintenance").add_subparsers(dest="db_command", metavar="ACTION", required=True)
+    db.add_parser("upgrade", help="apply migrations (also done at start)")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.command == "sandbox":
+        from sandbox.cli import main as sandbox_main
+
+        return sandbox_main(list(args.args))
+    try:
+        settings = Settings()
+    except ValidationError as exc:
+        err.print(f"[red]Bad settings:[/red] {exc}")
+        return 2
+    setup_logging(settings.log_level, quiet=args.command in ("console", "pack", "db") or _console_only(args, settings))
+    try:
+        return asyncio.run(_dispatch(args, settings))
+    except StorageError as exc:
+        err.print(f"[red]Database error:[/red] {exc}")
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+def _console_only(args: argparse.Namespace, settings: Settings) -> bool:
+    return args.command == "run" and not (settings.discord_enabled or settings.slack_enabled)
+
+
+async def _dispatch(args: argparse.Namespace, settings: Settings) -> int:
+    if args.command == "pack":
+        return await _pack(args, settings)
+    if args.command == "db":
+        from .storage import open_repository, safe_url
+
+        repo = await open_repository(settings.database_url)
+        await repo.close()
+        out.print(f"Database {safe_url(settings.database_url)} is at the newest schema.")
+        return 0
+    from .runner import run_front_ends
+
+    which = {"run": None, "console": ["console"], "discord": ["discord"], "slack": ["slack"]}[args.command]
+    return await run_front_ends(settings, which, slack_port=getattr(args, "port", None))
+
+
+def _progress() -> Progress:
+    return Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=err, transient=True
+    )
+
+
+def _print_problems(problems: Sequence[Problem]) -> None:
+    for problem in problems:
+        out.print(str(problem), markup=False, soft_wrap=True)
+
+
+async def _pack(args: argparse.Namespace, settings: Settings) -> int:
+    from .app import pack_dirs
+    from .core.packs import LoadedPack, dump_pack, load_path
+
+    if args.pack_command == "validate":
+        paths: list[Path] = []
+        for path in args.paths:
+            inner = pack_dirs([path]) if path.is_dir() and not (path / "pack.yaml").exists() else []
+            paths.extend(inner or [path])
+        problems: list[Problem] = []
+        loaded: list[LoadedPack] = []
+        with _progress() as progress:
+            task = progress.add_task("Reading packs", total=len(paths))
+            for path in paths:
+                try:
+                    loaded.append(await asyncio.to_thread(load_path, path))
+                except PackInvalid as exc:
+                    problems.extend(exc.problems)
+                progress.advance(task)
+        if args.run and loaded:
+            problems.extend(await _prove(loaded))
+        _print_problems(problems)
+        total = sum(len(p.pack.questions) for p in loaded)
+        if problems:
+            err.print(f"[red]{len(problems)} problem(s)[/red] in {len(paths)} pack(s).")
+            return 1
+        err.print(f"[green]OK[/green]: {len(paths)} pack(s), {total} questions" + (", every key proven by running it." if args.run else "."))
+        return 0
+
+    from .app import make_runner
+    from .core import QuizService, SystemClock
+    from .storage import open_repository
+
+    repo = await open_repository(settings.database_url)
+    service = QuizService(repository=repo, runner=None, clock=SystemClock())
+    try:
+        if args.pack_command == "import":
+            status = 0
+            for path in args.paths:
+                for one in pack_dirs([path]) if path.is_dir() and not (path / "pack.yaml").exists() else [path]:
+                    try:
+                        loaded_pack = await asyncio.to_thread(load_path, one)
+                        report = await service.import_pack(loaded_pack.pack, force=args.force)
+                        out.print(report.summary(), markup=False)
+                    except PackInvalid as exc:
+                        _print_problems(exc.problems)
+                        status = 1
+                    except PackRefused as exc:
+                        err.print(str(exc), markup=False)
+                        status = 1
+            return status
+        if args.pack_command == "list":
+            table = Table("pack", "version", "questions", "title", "topics")
+            for info in await repo.list_packs():
+                table.add_row(info.id, str(info.version), str(info.questions), info.title, ", ".join(t for t, _ in info.topics))
+            out.print(table)
+            return 0
+        if args.pack_command == "export":
+            pack = await repo.get_pack(args.pack)
+            if pack is None:
+                names = ", ".join(p.id for p in await repo.list_packs()) or "none"
+                err.print(f"There is no pack `{args.pack}`. Stored: {names}.", markup=False)
+                return 1
+            text = dump_pack(pack)
+            if args.output:
+                args.output.write_text(text, encoding="utf-8")
+                err.print(f"Wrote {args.output}", markup=False)
+            else:
+                sys.stdout.write(text)
+            return 0
+    finally:
+        await repo.close()
+    _ = make_runner
+    return 2
+
+
+async def _prove(loaded: list[object]) -> list[Problem]:
+    from .app import make_runner
+    from .core.packs.loader import LoadedPack
+    from .core.packs.proof import count_jobs, prove
+
+    runner = make_runner(start=True)
+    if runner is None:
+        return [Problem("sandbox", 1, 1, "the sandbox is not available; cannot --run")]
+    problems: list[Problem] = []
+    packs = [p for p in loaded if isinstance(p, LoadedPack)]
+    try:
+        with _progress() as progress:
+            task = progress.add_task("Running keys in the sandbox", total=sum(count_jobs(p) for p in packs))
+            for pack in packs:
+                problems.extend(await prove(pack, runner, on_step=lambda: progress.advance(task)))  # type: ignore[arg-type]
+    finally:
+        await runner.close()  # type: ignore[attr-defined]
+    return problems
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

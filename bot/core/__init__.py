@@ -1,0 +1,62 @@
+"""The quiz domain: packs, sessions, grading, progress. Imports no platform or storage library."""
+
+from .errors import (
+    BadSubmission,
+    NoActiveQuiz,
+    NotAllowed,
+    NotYourQuiz,
+    PackInvalid,
+    PackRefused,
+    Problem,
+    QuizError,
+    QuizExpired,
+    StaleAction,
+    StorageError,
+    UnknownName,
+)
+from .model import Actor, Attempt, ImportReport, Owner, PackInfo, Session, UserStats
+from .ports import Clock, CodeRunner, Conflict, Repository, RunOutcome, RunRequest, SystemClock
+from .replies import Button, Code, Fields, Image, InputRequest, Message, Option, Reply, Select, Text, Tone
+from .service import QuizService, error_reply
+
+__all__ = [
+    "Actor",
+    "Attempt",
+    "BadSubmission",
+    "Button",
+    "Clock",
+    "Code",
+    "CodeRunner",
+    "Conflict",
+    "Fields",
+    "Image",
+    "ImportReport",
+    "InputRequest",
+    "Message",
+    "NoActiveQuiz",
+    "NotAllowed",
+    "NotYourQuiz",
+    "Option",
+    "Owner",
+    "PackInfo",
+    "PackInvalid",
+    "PackRefused",
+    "Problem",
+    "QuizError",
+    "QuizExpired",
+    "QuizService",
+    "Reply",
+    "Repository",
+    "RunOutcome",
+    "RunRequest",
+    "Select",
+    "Session",
+    "StaleAction",
+    "StorageError",
+    "SystemClock",
+    "Text",
+    "Tone",
+    "UnknownName",
+    "UserStats",
+    "error_reply",
+]

@@ -1,0 +1,59 @@
+"""Action ids: the strings controls carry, naming the session, the item and what to do.
+
+Format: `qz:<session>:<position>:<verb>[:<argument>]`, at most about 30 characters, so it fits
+Discord's custom_id (100) and Slack's action_id (255).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+PREFIX = "qz"
+
+CHOOSE = "c"  # a choice button: argument is the displayed index
+MULTI = "m"  # a multi-select: values are displayed indices
+BLANK = "b"  # a blank's menu: argument is the blank number, value the option index
+CHECK = "k"  # grade the selections (blanks, select-all)
+ANSWER = "a"  # open the answer form
+SHORT_FORM = "fs"  # a submitted short answer: value is the text
+CODE_FORM = "fc"  # a submitted code answer: value is the code (slow: runs the sandbox)
+HINT = "h"
+SKIP = "s"
+STOP = "x"
+RESTART = "r"
+
+VERBS = {CHOOSE, MULTI, BLANK, CHECK, ANSWER, SHORT_FORM, CODE_FORM, HINT, SKIP, STOP, RESTART}
+
+
+@dataclass(frozen=True)
+class Action:
+    session_id: str
+    position: int
+    verb: str
+    argument: str = ""
+
+    def encode(self) -> str:
+        tail = f":{self.argument}" if self.argument else ""
+        return f"{PREFIX}:{self.session_id}:{self.position}:{self.verb}{tail}"
+
+
+def make(session_id: str, position: int, verb: str, argument: str | int = "") -> str:
+    return Action(session_id, position, verb, str(argument)).encode()
+
+
+def parse(text: str) -> Action | None:
+    """Return the action, or None when the string is not one of ours."""
+    parts = text.split(":")
+    if len(parts) not in (4, 5) or parts[0] != PREFIX or parts[3] not in VERBS:
+        return None
+    try:
+        position = int(parts[2])
+    except ValueError:
+        return None
+    return Action(parts[1], position, parts[3], parts[4] if len(parts) == 5 else "")
+
+
+def is_slow(text: str) -> bool:
+    """Say whether handling this action may take seconds (acknowledge it first)."""
+    action = parse(text)
+    return action is not None and action.verb == CODE_FORM

@@ -1,0 +1,98 @@
+"""Errors the core raises; adapters turn them into messages for people.
+
+QuizError
+ ├── UnknownName          an unknown pack, topic or difficulty (names what exists)
+ ├── NoActiveQuiz         an answer, hint or skip with no quiz running
+ ├── QuizExpired          an action on a finished, stopped or expired quiz
+ ├── StaleAction          a click on an item that is no longer current
+ ├── NotYourQuiz          a click on someone else's quiz
+ ├── NotAllowed           an admin action by someone who is not an admin
+ ├── BadSubmission        code too long, not Python, empty, ...
+ ├── PackInvalid          a pack that fails validation (carries every problem)
+ └── PackRefused          a valid pack that may not replace the stored one (version)
+StorageError              the database cannot be opened or used
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+
+class QuizError(Exception):
+    """A problem a person caused and can fix; the message is meant for them."""
+
+
+class UnknownName(QuizError):
+    """A name that does not exist; the message lists the names that do."""
+
+    def __init__(self, kind: str, name: str, known: Sequence[str]) -> None:
+        self.kind, self.name, self.known = kind, name, tuple(known)
+        listed = ", ".join(f"`{k}`" for k in known) if known else "none"
+        super().__init__(f"There is no {kind} `{name}`. Available: {listed}.")
+
+
+class NoActiveQuiz(QuizError):
+    def __init__(self) -> None:
+        super().__init__("You have no quiz running. Start one with `/quiz start`.")
+
+
+class QuizExpired(QuizError):
+    def __init__(self, status: str) -> None:
+        self.status = status
+        word = {"finished": "has finished", "stopped": "was stopped", "expired": "has expired"}.get(
+            status, "is over"
+        )
+        super().__init__(f"This quiz {word}. Start a new one with `/quiz start`.")
+
+
+class StaleAction(QuizError):
+    def __init__(self) -> None:
+        super().__init__("That question was already answered; the quiz has moved on.")
+
+
+class NotYourQuiz(QuizError):
+    def __init__(self, owner_name: str) -> None:
+        self.owner_name = owner_name
+        super().__init__(
+            f"This quiz belongs to {owner_name}. Start your own with `/quiz start`."
+        )
+
+
+class NotAllowed(QuizError):
+    def __init__(self, what: str) -> None:
+        super().__init__(f"Only admins may {what}.")
+
+
+class BadSubmission(QuizError):
+    pass
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with a pack, located in its file."""
+
+    file: str
+    line: int
+    col: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}: {self.message}"
+
+
+class PackInvalid(QuizError):
+    def __init__(self, problems: Sequence[Problem]) -> None:
+        self.problems = tuple(problems)
+        first = "\n".join(str(p) for p in self.problems[:10])
+        more = len(self.problems) - 10
+        tail = f"\n... and {more} more" if more > 0 else ""
+        super().__init__(f"The pack has {len(self.problems)} problem(s):\n{first}{tail}")
+
+
+class PackRefused(QuizError):
+    pass
+
+
+class StorageError(Exception):
+    """The database could not be opened or used; the message is safe to show an operator."""

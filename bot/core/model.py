@@ -1,0 +1,187 @@
+"""Domain values: who acts, quiz sessions and their items, attempts, progress."""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from typing import Any, Literal
+
+Platform = str  # "discord", "slack", "console"
+SessionStatus = Literal["active", "finished", "stopped", "expired"]
+
+
+@dataclass(frozen=True)
+class Actor:
+    """A person acting in one place: a Discord guild or DM, a Slack workspace, the console."""
+
+    platform: Platform
+    scope: str  # guild id, workspace (team) id, or "local"
+    user_id: str
+    name: str = ""
+    is_admin: bool = False  # what the platform says (Manage Server, workspace admin)
+    channel_id: str | None = None
+
+    @property
+    def key(self) -> str:
+        return f"{self.platform}:{self.user_id}"
+
+    @property
+    def mention(self) -> str:
+        return self.name or self.user_id
+
+
+@dataclass(frozen=True)
+class Owner:
+    """Who a session belongs to: one user, or one channel (races, the daily question)."""
+
+    platform: Platform
+    scope: str
+    kind: Literal["user", "channel"]
+    id: str
+
+    @classmethod
+    def user(cls, actor: Actor) -> Owner:
+        return cls(actor.platform, actor.scope, "user", actor.user_id)
+
+
+@dataclass
+class ItemState:
+    pack: str
+    question: str
+    attempts: int = 0
+    done: bool = False
+    correct: bool = False
+    skipped: bool = False
+    hinted: bool = False
+    points: int = 0
+    order: list[int] = field(default_factory=list)  # shuffled choice order
+    selections: dict[int, int] = field(default_factory=dict)  # blank -> option index
+    last_answer: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "p": self.pack,
+            "q": self.question,
+            "a": self.attempts,
+            "d": self.done,
+            "c": self.correct,
+            "s": self.skipped,
+            "h": self.hinted,
+            "pt": self.points,
+            "o": self.order,
+            "sel": {str(k): v for k, v in self.selections.items()},
+            "la": self.last_answer,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ItemState:
+        return cls(
+            pack=data["p"],
+            question=data["q"],
+            attempts=data.get("a", 0),
+            done=data.get("d", False),
+            correct=data.get("c", False),
+            skipped=data.get("s", False),
+            hinted=data.get("h", False),
+            points=data.get("pt", 0),
+            order=list(data.get("o", [])),
+            selections={int(k): int(v) for k, v in data.get("sel", {}).items()},
+            last_answer=data.get("la"),
+        )
+
+
+def new_session_id() -> str:
+    return secrets.token_urlsafe(9)  # 12 characters, fits a custom_id with room to spare
+
+
+@dataclass
+class Session:
+    id: str
+    owner: Owner
+    started_by: str  # user id
+    started_by_name: str
+    items: list[ItemState]
+    position: int = 0
+    status: SessionStatus = "active"
+    created_at: datetime = field(default_factory=lambda: datetime.min)
+    updated_at: datetime = field(default_factory=lambda: datetime.min)
+    filters: dict[str, Any] = field(default_factory=dict)
+    anchor: dict[str, Any] = field(default_factory=dict)  # adapter's note of where the quiz lives
+    version: int = 0  # optimistic concurrency: bumped on every save
+
+    @property
+    def current(self) -> ItemState | None:
+        if self.status != "active" or self.position >= len(self.items):
+            return None
+        return self.items[self.position]
+
+
+@dataclass(frozen=True)
+class Attempt:
+    platform: Platform
+    scope: str
+    user_id: str
+    pack: str
+    question: str
+    topic: str | None
+    answer: str
+    correct: bool
+    points: int
+    at: datetime
+    session_id: str | None = None
+
+
+@dataclass(frozen=True)
+class History:
+    """What one learner has done with one question."""
+
+    attempts: int
+    last_correct: bool
+    due: datetime | None = None
+
+
+@dataclass(frozen=True)
+class TopicStats:
+    pack: str
+    topic: str | None
+    attempts: int
+    correct: int
+
+
+@dataclass(frozen=True)
+class UserStats:
+    attempts: int
+    correct: int
+    topics: tuple[TopicStats, ...]
+    days: tuple[date, ...]  # distinct practice days, newest first
+    due: int  # questions due for review now
+    last_practice: datetime | None
+
+
+@dataclass(frozen=True)
+class PackInfo:
+    id: str
+    title: str
+    version: int
+    questions: int
+    enabled: bool
+    topics: tuple[tuple[str, str], ...]  # (id, title)
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    pack: str
+    version: int
+    previous_version: int | None
+    added: tuple[str, ...]
+    updated: tuple[str, ...]
+    removed: tuple[str, ...]
+
+    def summary(self) -> str:
+        if self.previous_version is None:
+            return f"Pack `{self.pack}` v{self.version} added with {len(self.added)} questions."
+        return (
+            f"Pack `{self.pack}` updated v{self.previous_version} → v{self.version}: "
+            f"{len(self.added)} added, {len(self.updated)} updated, {len(self.removed)} removed."
+        )

@@ -1,0 +1,148 @@
+"""The pack format as pydantic models: the single source of the JSON Schema."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+PACK_ID = r"^[a-z0-9][a-z0-9-]{0,38}[a-z0-9]$"
+ITEM_ID = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
+BLANK = re.compile(r"\{\{\s*(\d+)\s*\}\}")
+
+Difficulty = Literal["easy", "medium", "hard"]
+DIFFICULTIES: tuple[str, ...] = ("easy", "medium", "hard")
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=False)
+
+
+class Topic(Strict):
+    id: Annotated[str, Field(pattern=ITEM_ID, description="Topic id, referenced by questions.")]
+    title: Annotated[str, Field(min_length=1, max_length=100)]
+
+
+class Choice(Strict):
+    text: Annotated[str, Field(min_length=1, max_length=1000, description="Markdown.")]
+    correct: bool = False
+    feedback: str | None = Field(default=None, description="Shown when this choice is picked.")
+
+
+class Limits(Strict):
+    time_s: Annotated[float, Field(gt=0, le=60)] | None = None
+    memory_mb: Annotated[int, Field(ge=64, le=4096)] | None = None
+
+
+class NumberSpec(Strict):
+    value: float
+    tolerance: Annotated[float, Field(ge=0)] = 0.0
+
+
+class QuestionBase(Strict):
+    id: Annotated[str, Field(pattern=ITEM_ID, description="Unique in the pack; progress is keyed by it.")]
+    topic: str | None = None
+    difficulty: Difficulty = "medium"
+    prompt: Annotated[str, Field(min_length=1, max_length=3500, description="Markdown; fenced code allowed.")]
+    hint: str | None = None
+    explanation: str | None = None
+    attempts: Annotated[int, Field(ge=1, le=10)] | None = None
+    points: Annotated[int, Field(ge=0, le=100)] = 1
+
+    def max_attempts(self) -> int:
+        return self.attempts or 3
+
+
+class ChoiceQuestion(QuestionBase):
+    type: Literal["choice"]
+    choices: Annotated[list[Choice], Field(min_length=2, max_length=25)]
+    multiple: bool = Field(default=False, description="The learner selects every correct choice.")
+    shuffle: bool = True
+
+    def max_attempts(self) -> int:
+        return self.attempts or 1
+
+
+class BlanksQuestion(QuestionBase):
+    type: Literal["blanks"]
+    code: Annotated[str, Field(min_length=1, description="The template; {{1}}, {{2}} ... mark blanks.")]
+    options: Annotated[list[Annotated[str, Field(min_length=1, max_length=80)]], Field(min_length=2, max_length=25)]
+    answers: dict[int, str] = Field(description="Each blank's right option, by blank number.")
+    verify: Literal["none", "run"] = "none"
+
+    @field_validator("options")
+    @classmethod
+    def _distinct(cls, value: list[str]) -> list[str]:
+        seen: set[str] = set()
+        for option in value:
+            if option in seen:
+                raise ValueError(f"option {option!r} is listed twice")
+            seen.add(option)
+        return value
+
+    def blanks(self) -> list[int]:
+        """Return the blank numbers in the order they first appear."""
+        found: list[int] = []
+        for match in BLANK.finditer(self.code):
+            number = int(match.group(1))
+            if number not in found:
+                found.append(number)
+        return found
+
+    def filled(self, chosen: dict[int, str] | None = None) -> str:
+        values = chosen if chosen is not None else self.answers
+        return BLANK.sub(lambda m: values.get(int(m.group(1)), m.group(0)), self.code)
+
+
+class ShortQuestion(QuestionBase):
+    type: Literal["short"]
+    accept: list[Annotated[str, Field(min_length=1)]] = Field(default_factory=list)
+    number: NumberSpec | None = None
+    verify: Literal["none", "output"] = Field(
+        default="none", description="output: the prompt's first code block must print accept[0]."
+    )
+
+
+class CodeQuestion(QuestionBase):
+    type: Literal["code"]
+    starter: str = ""
+    test: str | None = Field(default=None, description="A unittest module that imports `user_code`.")
+    test_file: str | None = None
+    solution: str | None = None
+    solution_file: str | None = None
+    limits: Limits | None = None
+
+
+Question = Annotated[
+    ChoiceQuestion | BlanksQuestion | ShortQuestion | CodeQuestion, Field(discriminator="type")
+]
+
+
+class Pack(Strict):
+    """A question pack: the top level of pack.yaml."""
+
+    pack: Annotated[str, Field(pattern=PACK_ID, description="Pack id: 2-40 of a-z, 0-9 and '-'.")]
+    title: Annotated[str, Field(min_length=1, max_length=120)]
+    version: Annotated[int, Field(ge=1, description="Raise it on every change.")]
+    description: str = ""
+    language: str = "en"
+    authors: list[str] = Field(default_factory=list)
+    license: str | None = None
+    topics: list[Topic] = Field(default_factory=list)
+    questions: Annotated[list[Question], Field(min_length=1)]
+
+    def topic_title(self, topic_id: str | None) -> str:
+        for topic in self.topics:
+            if topic.id == topic_id:
+                return topic.title
+        return topic_id or ""
+
+    def question(self, question_id: str) -> ChoiceQuestion | BlanksQuestion | ShortQuestion | CodeQuestion | None:
+        for q in self.questions:
+            if q.id == question_id:
+                return q
+        return None
+
+
+AnyQuestion = ChoiceQuestion | BlanksQuestion | ShortQuestion | CodeQuestion

@@ -1,0 +1,101 @@
+"""The ports the core needs; storage and the sandbox client implement them."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Literal, Protocol
+
+from .model import Attempt, History, ImportReport, Owner, PackInfo, Session, UserStats
+from .packs import Pack
+from .review import Review
+
+
+class Clock(Protocol):
+    def now(self) -> datetime: ...
+
+
+class SystemClock:
+    def now(self) -> datetime:
+        return datetime.now(UTC)
+
+
+class Conflict(Exception):
+    """The session changed since it was loaded (another process or click got there first)."""
+
+
+class Repository(Protocol):
+    async def get_pack(self, pack_id: str) -> Pack | None: ...
+
+    async def list_packs(self, scope: str | None = None) -> list[PackInfo]:
+        """Every stored pack; `enabled` reflects the scope's settings when a scope is given."""
+        ...
+
+    async def import_pack(self, pack: Pack, *, force: bool = False) -> ImportReport: ...
+
+    async def delete_pack(self, pack_id: str) -> bool: ...
+
+    async def set_pack_enabled(self, scope: str, pack_id: str, enabled: bool) -> None: ...
+
+    async def create_session(self, session: Session) -> None: ...
+
+    async def get_session(self, session_id: str) -> Session | None: ...
+
+    async def active_session(self, owner: Owner) -> Session | None: ...
+
+    async def save_session(
+        self, session: Session, attempt: Attempt | None = None, review: Review | None = None
+    ) -> None:
+        """Store the session, the attempt and the review card in one transaction.
+
+        Raise Conflict if the session changed since it was loaded.
+        """
+        ...
+
+    async def get_review(self, platform: str, user_id: str, pack: str, question: str) -> str | None:
+        """Return the question's FSRS card (JSON) for this learner, if any."""
+        ...
+
+    async def history(self, platform: str, user_id: str, packs: Sequence[str]) -> dict[tuple[str, str], History]: ...
+
+    async def user_stats(self, platform: str, user_id: str, now: datetime) -> UserStats: ...
+
+    async def get_setting(self, key: str) -> str | None: ...
+
+    async def set_setting(self, key: str, value: str) -> None: ...
+
+
+TestLine = tuple[str, bool, str]  # name, passed, message
+
+RunStatus = Literal["passed", "failed", "error", "timeout", "memory", "output_limit", "crashed", "rejected"]
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    code: str
+    test: str | None = None
+    owner: str | None = None
+    time_s: float | None = None
+    memory_mb: int | None = None
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """What the core needs of a sandbox result."""
+
+    status: RunStatus
+    tests: tuple[TestLine, ...] = ()
+    stdout: str = ""
+    stderr: str = ""
+    truncated: bool = False
+    wall_ms: int = 0
+    peak_memory_mb: float = 0.0
+    message: str = ""
+    error_line: int | None = None
+    error_text: str = ""
+    isolation: tuple[str, ...] = field(default_factory=tuple)
+
+
+class CodeRunner(Protocol):
+    async def run(self, request: RunRequest) -> RunOutcome: ...

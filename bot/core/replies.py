@@ -1,0 +1,141 @@
+"""The platform-neutral reply: what the core says, for each adapter to render.
+
+Text is Markdown (CommonMark with fenced code); adapters convert it to their platform's markup.
+Controls carry an opaque `action` string that the adapter hands back to `QuizService.act`
+unchanged, so a button keeps working after a restart: the state lives in the database.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Literal
+
+
+class Tone(StrEnum):
+    INFO = "info"
+    SUCCESS = "success"
+    FAILURE = "failure"
+    WARNING = "warning"
+    ERROR = "error"
+
+
+@dataclass(frozen=True)
+class Text:
+    markdown: str
+
+
+@dataclass(frozen=True)
+class Code:
+    code: str
+    language: str = "python"
+
+
+@dataclass(frozen=True)
+class Fields:
+    """Name/value pairs, such as stats per topic."""
+
+    items: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class Image:
+    data: bytes
+    filename: str
+    alt: str = ""
+
+
+Part = Text | Code | Fields | Image
+
+ButtonStyle = Literal["primary", "secondary", "success", "danger"]
+
+
+@dataclass(frozen=True)
+class Button:
+    action: str
+    label: str
+    style: ButtonStyle = "secondary"
+    disabled: bool = False
+    text: str = ""  # the full text behind a short label such as "A"
+
+
+@dataclass(frozen=True)
+class Option:
+    value: str
+    label: str
+    selected: bool = False
+
+
+@dataclass(frozen=True)
+class Select:
+    action: str
+    placeholder: str
+    options: tuple[Option, ...]
+    min_values: int = 1
+    max_values: int = 1
+    disabled: bool = False
+
+
+Control = Button | Select
+
+
+@dataclass(frozen=True)
+class InputRequest:
+    """Ask the adapter to open a form with one text field; its submission goes to `action`."""
+
+    action: str
+    title: str
+    label: str
+    kind: Literal["short", "code"]
+    initial: str = ""
+    placeholder: str = ""
+    max_length: int = 4000
+
+
+MessageKind = Literal["item", "feedback", "summary", "notice", "stats", "packs", "help", "run", "admin"]
+
+
+@dataclass(frozen=True)
+class Message:
+    kind: MessageKind
+    parts: tuple[Part, ...] = ()
+    title: str | None = None
+    rows: tuple[tuple[Control, ...], ...] = ()
+    footer: str | None = None
+    tone: Tone = Tone.INFO
+    session_id: str | None = None
+
+    def controls(self) -> tuple[Control, ...]:
+        return tuple(c for row in self.rows for c in row)
+
+    def text(self) -> str:
+        """Return the text parts joined, for logs, tests and plain front ends."""
+        chunks: list[str] = []
+        for part in self.parts:
+            if isinstance(part, Text):
+                chunks.append(part.markdown)
+            elif isinstance(part, Code):
+                chunks.append(f"```{part.language}\n{part.code}\n```")
+            elif isinstance(part, Fields):
+                chunks.extend(f"{name}: {value}" for name, value in part.items)
+        return "\n\n".join(chunks)
+
+
+@dataclass(frozen=True)
+class Reply:
+    """The answer to one user action.
+
+    `update` is a new rendering of the message the action came from (a clicked item: buttons
+    disabled, choices marked); `messages` are new messages, in order; `form` asks the adapter to
+    open an input form instead. `private` replies go only to the person who acted.
+    """
+
+    messages: tuple[Message, ...] = ()
+    update: Message | None = None
+    form: InputRequest | None = None
+    private: bool = True
+    slow: bool = field(default=False, compare=False)
+
+
+def notice(markdown: str, *, tone: Tone = Tone.INFO, title: str | None = None) -> Reply:
+    return Reply(messages=(Message(kind="notice", parts=(Text(markdown),), title=title, tone=tone),))

@@ -1,0 +1,28 @@
+"""Spaced repetition: when a question is due again, by FSRS."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from fsrs import Card, Rating, Scheduler
+
+_SCHEDULER = Scheduler(enable_fuzzing=False)
+
+
+@dataclass(frozen=True)
+class Review:
+    platform: str
+    user_id: str
+    pack: str
+    question: str
+    card: str  # FSRS card as JSON
+    due: datetime
+
+
+def review(card_json: str | None, *, correct: bool, hinted: bool, at: datetime) -> tuple[str, datetime]:
+    """Return the card after one graded answer, and when it is next due."""
+    card = Card.from_json(card_json) if card_json else Card()
+    rating = Rating.Again if not correct else (Rating.Hard if hinted else Rating.Good)
+    card, _ = _SCHEDULER.review_card(card, rating, at)
+    return card.to_json(), card.due

@@ -1,0 +1,48 @@
+"""Run the front ends: every configured platform in one process, or the console."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+
+from .app import build
+from .settings import Settings
+
+log = logging.getLogger("quizbot")
+
+
+async def run_front_ends(settings: Settings, which: list[str] | None, *, slack_port: int | None = None) -> int:
+    if which is None:
+        which = [name for name, on in (("discord", settings.discord_enabled), ("slack", settings.slack_enabled)) if on]
+        which = which or ["console"]
+    if "discord" in which and not settings.discord_enabled:
+        print("DISCORD_TOKEN is not set: see the README, section Discord.", file=sys.stderr)
+        return 2
+    if "slack" in which and not settings.slack_enabled:
+        print(
+            "Slack needs SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET (HTTP) or SLACK_APP_TOKEN (Socket Mode): see the README.",
+            file=sys.stderr,
+        )
+        return 2
+    async with build(settings) as app:
+        tasks = []
+        if "console" in which:
+            from .adapters.console import run_console
+
+            return await run_console(app.service)
+        if "discord" in which:
+            from .adapters.discord import run_discord
+
+            tasks.append(asyncio.create_task(run_discord(app, settings), name="discord"))
+        if "slack" in which:
+            from .adapters.slack import run_slack
+
+            tasks.append(asyncio.create_task(run_slack(app, settings, port=slack_port or settings.slack_port), name="slack"))
+        log.info("QuizBot running: %s", ", ".join(which))
+        done, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+        for task in pending:
+            task.cancel()
+        for task in done:
+            task.result()
+    return 0

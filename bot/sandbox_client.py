@@ -1,0 +1,64 @@
+"""The core's CodeRunner port on the `sandbox` package."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from sandbox import Result, Sandbox, SandboxConfig
+
+from .core.ports import RunOutcome, RunRequest
+
+log = logging.getLogger(__name__)
+
+
+def to_outcome(result: Result) -> RunOutcome:
+    error = result.error
+    error_text = ""
+    if error is not None:
+        error_text = f"{error.type}: {error.message}" if error.message else error.type
+    return RunOutcome(
+        status=result.status,  # type: ignore[arg-type]
+        tests=tuple((t.name, t.passed, t.message) for t in result.tests),
+        stdout=result.stdout,
+        stderr=result.stderr,
+        truncated=result.truncated,
+        wall_ms=int(result.wall_ms),
+        peak_memory_mb=float(result.peak_memory_mb),
+        message=result.message,
+        error_line=error.line if error is not None else None,
+        error_text=error_text,
+        isolation=tuple(result.isolation),
+    )
+
+
+class SandboxRunner:
+    """Start the warm pool in the background; the first job waits for it."""
+
+    def __init__(self, config: SandboxConfig) -> None:
+        self._sandbox = Sandbox(config)
+        self._started: asyncio.Task[None] | None = None
+
+    def start_soon(self) -> None:
+        if self._started is None:
+            self._started = asyncio.create_task(self._sandbox.start())
+
+    async def _ready(self) -> None:
+        self.start_soon()
+        assert self._started is not None
+        await asyncio.shield(self._started)
+
+    async def run(self, request: RunRequest) -> RunOutcome:
+        await self._ready()
+        result = await self._sandbox.run(
+            request.code, test=request.test, owner=request.owner, wall_s=request.time_s, memory_mb=request.memory_mb
+        )
+        return to_outcome(result)
+
+    async def close(self) -> None:
+        if self._started is not None:
+            try:
+                await self._started
+            except Exception:  # a failed start is reported where it was awaited
+                log.debug("sandbox start had failed", exc_info=True)
+        await self._sandbox.close()

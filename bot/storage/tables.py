@@ -1,0 +1,134 @@
+"""The schema, as SQLAlchemy Core tables. Migrations in `migrations/` must match it."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    Boolean,
+    Column,
+    DateTime,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    text,
+)
+from sqlalchemy.types import TypeDecorator
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """Store naive UTC; hand back aware UTC datetimes on every database."""
+
+    impl = DateTime
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Any) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is not None:
+            value = value.astimezone(UTC).replace(tzinfo=None)
+        return value
+
+    def process_result_value(self, value: datetime | None, dialect: Any) -> datetime | None:
+        if value is None:
+            return None
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+metadata = MetaData()
+
+packs = Table(
+    "packs",
+    metadata,
+    Column("id", String(40), primary_key=True),
+    Column("version", Integer, nullable=False),
+    Column("title", String(200), nullable=False),
+    Column("data", Text, nullable=False),  # the validated pack as JSON
+    Column("updated_at", UTCDateTime, nullable=False),
+)
+
+questions = Table(
+    "questions",
+    metadata,
+    Column("pack_id", String(40), primary_key=True),
+    Column("question_id", String(64), primary_key=True),
+    Column("type", String(10), nullable=False),
+    Column("topic", String(64)),
+    Column("difficulty", String(10), nullable=False),
+    Column("digest", String(64), nullable=False),
+)
+
+pack_settings = Table(
+    "pack_settings",
+    metadata,
+    Column("scope", String(100), primary_key=True),
+    Column("pack_id", String(40), primary_key=True),
+    Column("enabled", Boolean, nullable=False),
+)
+
+sessions = Table(
+    "sessions",
+    metadata,
+    Column("id", String(32), primary_key=True),
+    Column("platform", String(20), nullable=False),
+    Column("scope", String(100), nullable=False),
+    Column("owner_kind", String(10), nullable=False),
+    Column("owner_id", String(100), nullable=False),
+    Column("status", String(10), nullable=False),
+    Column("position", Integer, nullable=False),
+    Column("data", Text, nullable=False),  # items, filters, anchor, who started it
+    Column("created_at", UTCDateTime, nullable=False),
+    Column("updated_at", UTCDateTime, nullable=False),
+    Column("version", Integer, nullable=False),
+    Index(
+        "ix_sessions_one_active",
+        "platform",
+        "scope",
+        "owner_kind",
+        "owner_id",
+        unique=True,
+        sqlite_where=text("status = 'active'"),
+        postgresql_where=text("status = 'active'"),
+    ),
+)
+
+attempts = Table(
+    "attempts",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("platform", String(20), nullable=False),
+    Column("scope", String(100), nullable=False),
+    Column("user_id", String(100), nullable=False),
+    Column("pack_id", String(40), nullable=False),
+    Column("question_id", String(64), nullable=False),
+    Column("topic", String(64)),
+    Column("answer", Text, nullable=False),
+    Column("correct", Boolean, nullable=False),
+    Column("points", Integer, nullable=False),
+    Column("at", UTCDateTime, nullable=False),
+    Column("session_id", String(32)),
+    Index("ix_attempts_user_question", "platform", "user_id", "pack_id", "question_id"),
+    Index("ix_attempts_user_time", "platform", "user_id", "at"),
+)
+
+reviews = Table(
+    "reviews",
+    metadata,
+    Column("platform", String(20), primary_key=True),
+    Column("user_id", String(100), primary_key=True),
+    Column("pack_id", String(40), primary_key=True),
+    Column("question_id", String(64), primary_key=True),
+    Column("card", Text, nullable=False),
+    Column("due", UTCDateTime, nullable=False),
+)
+
+settings = Table(
+    "settings",
+    metadata,
+    Column("key", String(100), primary_key=True),
+    Column("value", Text, nullable=False),
+)
