@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: run test lint typecheck unit packs bench clean
+.PHONY: run test lint typecheck unit packs bench schema clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +35,9 @@ packs: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/core_bench.py
 	$(BIN)/python bench/sandbox_bench.py
+
+schema: $(STAMP)
+	$(BIN)/python -c 'from bot.core.packs.schema import render; print(render(), end="")' > content/schema/pack.schema.json
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

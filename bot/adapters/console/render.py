@@ -17,7 +17,7 @@ def render_message(console: Console, message: Message) -> None:
     body: list[RenderableType] = []
     for part in message.parts:
         if isinstance(part, Text):
-            body.append(Markdown(part.markdown))
+            body.append(Markdown(hard_breaks(part.markdown)))
         elif isinstance(part, Code):
             body.append(Syntax(part.code, part.language if part.language != "text" else "text", theme="ansi_dark"))
         elif isinstance(part, Fields):
@@ -33,6 +33,19 @@ def render_message(console: Console, message: Message) -> None:
     console.print(
         Panel(Group(*body), title=message.title, subtitle=message.footer, border_style=COLOURS[message.tone], expand=False)
     )
+
+
+def hard_breaks(markdown: str) -> str:
+    """Keep chat-style single line breaks, which CommonMark would fold into one paragraph."""
+    out: list[str] = []
+    fenced = False
+    for line in markdown.split("\n"):
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+            out.append(line)
+        else:
+            out.append(line if fenced or not line.strip() else line + "  ")
+    return "\n".join(out)
 
 
 def _controls(message: Message) -> str:
@@ -51,7 +64,7 @@ def _controls(message: Message) -> str:
     elif selects:
         hints.append("Type the letter of your choice")
     if any(isinstance(c, Button) and c.label == "Answer" for c in controls):
-        hints.append("Type your answer (for code: ``` then paste, end with ```)")
+        hints.append("Type your answer (for code: type \\`\\`\\` then paste, and end with \\`\\`\\`)")
     names = {c.label.lower() for c in controls if isinstance(c, Button)}
     extras = [w for w in ("hint", "skip", "stop") if w in names]
     if hints:

@@ -193,6 +193,9 @@ def _problems_from(exc: ValidationError, data: Any, positions: yamlpos.Positions
         elif kind == "union_tag_not_found":
             line, col = positions.value(path)
             message = f"{describe(path, data)}: missing required field `type` (choice, blanks, short or code)"
+        elif kind in ("bool_type", "bool_parsing"):
+            line, col = positions.value(path)
+            message = f"{describe(path, data)}: write `true` or `false` (YAML's yes/no/on/off are read as text here)"
         else:
             line, col = positions.value(path)
             message = f"{describe(path, data)}: {error['msg']}"
@@ -206,8 +209,8 @@ def _problems_from(exc: ValidationError, data: Any, positions: yamlpos.Positions
 def _cross_check(pack: Pack, pos: yamlpos.Positions, shown: str) -> list[Problem]:
     problems: list[Problem] = []
 
-    def add(path: tuple[str | int, ...], message: str, *, key: bool = False) -> None:
-        line, col = pos.key(path) if key else pos.value(path)
+    def add(path: tuple[str | int, ...], message: str) -> None:
+        line, col = pos.key(path)  # the field's name: where an author looks first
         problems.append(Problem(shown, line, col, message))
 
     topic_ids = [t.id for t in pack.topics]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator
 
 PACK_ID = r"^[a-z0-9][a-z0-9-]{0,38}[a-z0-9]$"
 ITEM_ID = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
@@ -16,7 +16,7 @@ DIFFICULTIES: tuple[str, ...] = ("easy", "medium", "hard")
 
 
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=False)
+    model_config = ConfigDict(extra="forbid", frozen=True, coerce_numbers_to_str=True)
 
 
 class Topic(Strict):
@@ -26,7 +26,7 @@ class Topic(Strict):
 
 class Choice(Strict):
     text: Annotated[str, Field(min_length=1, max_length=1000, description="Markdown.")]
-    correct: bool = False
+    correct: StrictBool = False
     feedback: str | None = Field(default=None, description="Shown when this choice is picked.")
 
 
@@ -57,8 +57,8 @@ class QuestionBase(Strict):
 class ChoiceQuestion(QuestionBase):
     type: Literal["choice"]
     choices: Annotated[list[Choice], Field(min_length=2, max_length=25)]
-    multiple: bool = Field(default=False, description="The learner selects every correct choice.")
-    shuffle: bool = True
+    multiple: StrictBool = Field(default=False, description="The learner selects every correct choice.")
+    shuffle: StrictBool = True
 
     def max_attempts(self) -> int:
         return self.attempts or 1

@@ -20,3 +20,9 @@ def pack_json_schema() -> dict[str, Any]:
 
 def render() -> str:
     return json.dumps(pack_json_schema(), indent=2, sort_keys=True) + "\n"
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.stdout.write(render())

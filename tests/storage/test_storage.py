@@ -1,0 +1,159 @@
+"""Storage on real databases: SQLite files, and PostgreSQL on the local server."""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+import uuid
+from collections.abc import AsyncIterator
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+
+import asyncpg
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+
+from bot.core import Actor, QuizService, StorageError
+from bot.core.model import Attempt, Owner
+from bot.core.packs import load_path
+from bot.core.ports import Conflict
+from bot.storage import open_repository
+from bot.storage.tables import metadata
+from tests.conftest import DEMO_PACK
+from tests.fakes import FakeClock, LocalRunner
+
+PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/test"
+ANN = Actor("discord", "guild-1", "ann", "Ann")
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+async def any_url(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[str]:
+    if request.param == "sqlite":
+        yield f"sqlite+aiosqlite:///{tmp_path / 'q.db'}"
+        return
+    name = f"quizbot_test_{uuid.uuid4().hex[:12]}"
+    admin = await asyncpg.connect(PG_ADMIN)
+    await admin.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield f"postgresql+asyncpg://postgres@127.0.0.1:5432/{name}"
+    finally:
+        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        await admin.close()
+
+
+async def test_migrations_match_the_tables(any_url: str) -> None:
+    repo = await open_repository(any_url)
+    try:
+        async with repo.engine.connect() as connection:
+            diff = await connection.run_sync(lambda c: compare_metadata(MigrationContext.configure(c), metadata))
+        assert diff == []
+    finally:
+        await repo.close()
+
+
+async def test_quiz_progress_survives_reopening(any_url: str) -> None:
+    clock = FakeClock()
+    repo = await open_repository(any_url)
+    service = QuizService(repository=repo, runner=LocalRunner(), clock=clock, rng=random.Random(1))
+    await service.import_pack(load_path(DEMO_PACK).pack)
+    await service.start(ANN, pack="demo", count=5)
+    await service.submit_text(ANN, "6") if (await service.active_session(ANN)).items[0].question == "q-short" else await service.skip(ANN)  # type: ignore[union-attr]
+    before = await service.active_session(ANN)
+    await repo.close()
+
+    repo = await open_repository(any_url)
+    try:
+        service = QuizService(repository=repo, runner=LocalRunner(), clock=clock)
+        after = await service.active_session(ANN)
+        assert after is not None and before is not None
+        assert (after.id, after.position, after.version) == (before.id, before.position, before.version)
+        assert [i.to_json() for i in after.items] == [i.to_json() for i in before.items]
+    finally:
+        await repo.close()
+
+
+async def test_concurrent_saves_conflict_instead_of_overwriting(any_url: str) -> None:
+    repo = await open_repository(any_url)
+    try:
+        service = QuizService(repository=repo, runner=None, clock=FakeClock())
+        await service.import_pack(load_path(DEMO_PACK).pack)
+        await service.start(ANN, pack="demo", count=2)
+        one = await repo.active_session(Owner.user(ANN))
+        two = await repo.active_session(Owner.user(ANN))
+        assert one is not None and two is not None
+        one.position = 1
+        await repo.save_session(one)
+        two.status = "stopped"
+        with pytest.raises(Conflict):
+            await repo.save_session(two)
+        stored = await repo.get_session(one.id)
+        assert stored is not None and stored.status == "active" and stored.position == 1
+    finally:
+        await repo.close()
+
+
+async def test_one_active_quiz_per_owner_is_enforced_by_the_database(any_url: str) -> None:
+    repo = await open_repository(any_url)
+    try:
+        service = QuizService(repository=repo, runner=None, clock=FakeClock())
+        await service.import_pack(load_path(DEMO_PACK).pack)
+        await service.start(ANN, pack="demo", count=1)
+        session = await repo.active_session(Owner.user(ANN))
+        assert session is not None
+        session.id = "another-id"
+        with pytest.raises(Conflict):
+            await repo.create_session(session)
+    finally:
+        await repo.close()
+
+
+async def test_stats_count_attempts_topics_and_utc_days(any_url: str) -> None:
+    repo = await open_repository(any_url)
+    try:
+        clock = FakeClock(datetime(2026, 11, 30, 23, 30, tzinfo=UTC))
+        service = QuizService(repository=repo, runner=None, clock=clock)
+        await service.import_pack(load_path(DEMO_PACK).pack)
+        await service.start(ANN, pack="demo", count=1)
+        session = await repo.active_session(Owner.user(ANN))
+        assert session is not None
+        for hours, correct, topic in ((0, True, "basics"), (1, False, "basics"), (2, True, None)):
+            at = clock.now() + timedelta(hours=hours)
+            attempt = Attempt("discord", "guild-1", "ann", "demo", "q-short", topic, "6", correct, 1, at, session.id)
+            await repo.save_session(session, attempt)
+        stats = await repo.user_stats("discord", "ann", clock.now() + timedelta(hours=3))
+        assert (stats.attempts, stats.correct) == (3, 2)
+        assert stats.days == (date(2026, 12, 1), date(2026, 11, 30))
+        assert {(t.topic, t.attempts, t.correct) for t in stats.topics} == {("basics", 2, 1), (None, 1, 1)}
+        assert stats.last_practice == datetime(2026, 12, 1, 1, 30, tzinfo=UTC)
+        other = await repo.user_stats("slack", "ann", clock.now())
+        assert other.attempts == 0
+    finally:
+        await repo.close()
+
+
+async def test_corrupt_sqlite_file_gives_a_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "bad.db"
+    path.write_bytes(b"this is not a database, just some text " * 100)
+    with pytest.raises(StorageError, match="not a valid SQLite database"):
+        await open_repository(f"sqlite+aiosqlite:///{path}")
+
+
+async def test_locked_sqlite_file_gives_a_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "locked.db"
+    holder = sqlite3.connect(path)
+    holder.execute("CREATE TABLE x (y)")
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        with pytest.raises(StorageError, match="locked by another program"):
+            await open_repository(f"sqlite+aiosqlite:///{path}")
+    finally:
+        holder.rollback()
+        holder.close()
+
+
+async def test_unreachable_postgres_hides_the_password() -> None:
+    url = "postgresql+asyncpg://quiz:s3cret-pass@127.0.0.1:1/nowhere"
+    with pytest.raises(StorageError) as caught:
+        await open_repository(url)
+    assert "s3cret-pass" not in str(caught.value) and "***" in str(caught.value)
