@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import secrets
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from typing import Any, Literal
 
@@ -58,6 +58,7 @@ class ItemState:
     order: list[int] = field(default_factory=list)  # shuffled choice order
     selections: dict[int, int] = field(default_factory=dict)  # blank -> option index
     last_answer: str | None = None
+    card: str | None = None  # the learner's FSRS card for this question, as it was at the start
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -72,7 +73,16 @@ class ItemState:
             "o": self.order,
             "sel": {str(k): v for k, v in self.selections.items()},
             "la": self.last_answer,
+            "cd": self.card,
         }
+
+    def copy(self) -> ItemState:
+        # Hand-written: dataclasses.replace is several times slower, and this runs on every answer.
+        new = object.__new__(ItemState)
+        new.__dict__.update(self.__dict__)
+        new.order = list(self.order)
+        new.selections = dict(self.selections)
+        return new
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ItemState:
@@ -88,6 +98,7 @@ class ItemState:
             order=list(data.get("o", [])),
             selections={int(k): int(v) for k, v in data.get("sel", {}).items()},
             last_answer=data.get("la"),
+            card=data.get("cd"),
         )
 
 
@@ -109,6 +120,15 @@ class Session:
     filters: dict[str, Any] = field(default_factory=dict)
     anchor: dict[str, Any] = field(default_factory=dict)  # adapter's note of where the quiz lives
     version: int = 0  # optimistic concurrency: bumped on every save
+
+    def copy(self) -> Session:
+        """Return an independent copy (cheaper than a round trip through JSON)."""
+        return replace(
+            self,
+            items=[item.copy() for item in self.items],
+            filters=dict(self.filters),
+            anchor=dict(self.anchor),
+        )
 
     @property
     def current(self) -> ItemState | None:
@@ -139,6 +159,7 @@ class History:
     attempts: int
     last_correct: bool
     due: datetime | None = None
+    card: str | None = None
 
 
 @dataclass(frozen=True)

@@ -62,7 +62,9 @@ class QuizService:
         self._admins = admins
         self._rng = rng or random.Random()
         self._ttl = session_ttl
+        # Packs change rarely; other processes' changes show within PACK_CACHE_SECONDS.
         self._packs: dict[str, tuple[float, Pack | None]] = {}
+        self._listings: dict[str, tuple[float, list[PackInfo]]] = {}
         self._locks: dict[str, asyncio.Lock] = {}
 
     # ----------------------------------------------------------------- packs
@@ -77,7 +79,13 @@ class QuizService:
         return pack
 
     async def enabled_packs(self, scope: str) -> list[PackInfo]:
-        return [p for p in await self._repo.list_packs(scope) if p.enabled]
+        cached = self._listings.get(scope)
+        now = time.monotonic()
+        if cached is not None and now - cached[0] < PACK_CACHE_SECONDS:
+            return cached[1]
+        infos = [p for p in await self._repo.list_packs(scope) if p.enabled]
+        self._listings[scope] = (now, infos)
+        return infos
 
     async def enabled_packs_all(self) -> list[PackInfo]:
         """Every stored pack, whatever any scope's settings say."""
@@ -152,7 +160,8 @@ class QuizService:
         picked = candidates[:count]
         items = []
         for p, q in picked:
-            item = ItemState(pack=p.pack, question=q.id)
+            seen = history.get((p.pack, q.id))
+            item = ItemState(pack=p.pack, question=q.id, card=seen.card if seen else None)
             if isinstance(q, ChoiceQuestion):
                 item.order = list(range(len(q.choices)))
                 if q.shuffle:
@@ -325,6 +334,7 @@ class QuizService:
     async def import_pack(self, pack: Pack, *, force: bool = False) -> ImportReport:
         report = await self._repo.import_pack(pack, force=force)
         self._packs.pop(pack.pack, None)
+        self._listings.clear()
         return report
 
     async def set_enabled(self, actor: Actor, pack_id: str, enabled: bool) -> Reply:
@@ -334,6 +344,7 @@ class QuizService:
         if pack_id not in names:
             raise UnknownName("pack", pack_id, names)
         await self._repo.set_pack_enabled(actor.scope, pack_id, enabled)
+        self._listings.pop(actor.scope, None)
         word = "enabled" if enabled else "disabled"
         return notice(f"Pack `{pack_id}` is {word} here.", tone=Tone.SUCCESS)
 
@@ -545,8 +556,7 @@ class QuizService:
         )
         card: Review | None = None
         if final:
-            previous = await self._repo.get_review(session.owner.platform, session.started_by, pack.pack, question.id)
-            card_json, due = review(previous, correct=correct, hinted=item.hinted, at=now)
+            card_json, due = review(item.card, correct=correct, hinted=item.hinted, at=now)
             card = Review(session.owner.platform, session.started_by, pack.pack, question.id, card_json, due)
         parts: list[object] = list(report)
         if correct:

@@ -2,72 +2,53 @@
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
-import json
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Sequence
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import and_, delete, func, insert, select, update
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import Integer, and_, cast, delete, func, insert, select
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from bot.core.errors import PackRefused
-from bot.core.model import (
-    Attempt,
-    History,
-    ImportReport,
-    ItemState,
-    Owner,
-    PackInfo,
-    Session,
-    TopicStats,
-    UserStats,
-)
+from bot.core.model import History, ImportReport, PackInfo, TopicStats, UserStats
 from bot.core.packs import Pack
-from bot.core.ports import Conflict
-from bot.core.review import Review
 
 from . import tables as t
+from .sessions import SessionStore
 
 
-class SqlRepository:
+class SqlRepository(SessionStore):
     """Implements `bot.core.ports.Repository`."""
 
     def __init__(self, engine: AsyncEngine) -> None:
-        self._engine = engine
-        self._sqlite = engine.dialect.name == "sqlite"
-        # SQLite has one writer at a time; queueing writers here avoids busy-waiting in the driver.
-        self._write_lock = asyncio.Lock()
-
-    @property
-    def engine(self) -> AsyncEngine:
-        return self._engine
+        super().__init__(engine)
+        self._setup_sessions()
+        self._packs: dict[tuple[str, int], Pack] = {}  # parsed packs by id and version
 
     async def close(self) -> None:
+        await self._close_sessions()
         await self._engine.dispose()
-
-    @asynccontextmanager
-    async def _write(self) -> AsyncIterator[AsyncConnection]:
-        if self._sqlite:
-            async with self._write_lock, self._engine.begin() as connection:
-                yield connection
-        else:
-            async with self._engine.begin() as connection:
-                yield connection
 
     # ----------------------------------------------------------------- packs
 
+    async def _parsed(self, c: AsyncConnection, pack_id: str, version: int) -> Pack:
+        key = (pack_id, version)
+        pack = self._packs.get(key)
+        if pack is None:
+            data = (await c.execute(select(t.packs.c.data).where(t.packs.c.id == pack_id))).scalar_one()
+            pack = self._packs[key] = Pack.model_validate_json(data)
+        return pack
+
     async def get_pack(self, pack_id: str) -> Pack | None:
         async with self._engine.connect() as c:
-            data = (await c.execute(select(t.packs.c.data).where(t.packs.c.id == pack_id))).scalar()
-        return Pack.model_validate_json(data) if data else None
+            version = (await c.execute(select(t.packs.c.version).where(t.packs.c.id == pack_id))).scalar()
+            return None if version is None else await self._parsed(c, pack_id, version)
 
     async def list_packs(self, scope: str | None = None) -> list[PackInfo]:
         async with self._engine.connect() as c:
-            rows = (await c.execute(select(t.packs.c.id, t.packs.c.data).order_by(t.packs.c.id))).all()
+            rows = (await c.execute(select(t.packs.c.id, t.packs.c.version).order_by(t.packs.c.id))).all()
+            parsed = [await self._parsed(c, row.id, row.version) for row in rows]
             flags: dict[str, bool] = {}
             if scope is not None:
                 result = await c.execute(
@@ -75,8 +56,7 @@ class SqlRepository:
                 )
                 flags = {r.pack_id: r.enabled for r in result}
         infos = []
-        for row in rows:
-            pack = Pack.model_validate_json(row.data)
+        for pack in parsed:
             topics = tuple((tp.id, tp.title) for tp in pack.topics) or tuple(
                 (q, q) for q in dict.fromkeys(q.topic for q in pack.questions if q.topic)
             )
@@ -146,147 +126,6 @@ class SqlRepository:
             )
             await c.execute(insert(t.pack_settings).values(scope=scope, pack_id=pack_id, enabled=enabled))
 
-    # ----------------------------------------------------------------- sessions
-
-    @staticmethod
-    def _session_data(session: Session) -> str:
-        return json.dumps(
-            {
-                "items": [i.to_json() for i in session.items],
-                "filters": session.filters,
-                "anchor": session.anchor,
-                "by": session.started_by,
-                "by_name": session.started_by_name,
-            },
-            separators=(",", ":"),
-        )
-
-    @staticmethod
-    def _session_from(row: Any) -> Session:
-        data = json.loads(row.data)
-        return Session(
-            id=row.id,
-            owner=Owner(row.platform, row.scope, row.owner_kind, row.owner_id),
-            started_by=data["by"],
-            started_by_name=data.get("by_name", data["by"]),
-            items=[ItemState.from_json(i) for i in data["items"]],
-            position=row.position,
-            status=row.status,
-            created_at=row.created_at,
-            updated_at=row.updated_at,
-            filters=data.get("filters", {}),
-            anchor=data.get("anchor", {}),
-            version=row.version,
-        )
-
-    async def create_session(self, session: Session) -> None:
-        o = session.owner
-        try:
-            async with self._write() as c:
-                await c.execute(
-                    insert(t.sessions).values(
-                        id=session.id,
-                        platform=o.platform,
-                        scope=o.scope,
-                        owner_kind=o.kind,
-                        owner_id=o.id,
-                        status=session.status,
-                        position=session.position,
-                        data=self._session_data(session),
-                        created_at=session.created_at,
-                        updated_at=session.updated_at,
-                        version=session.version,
-                    )
-                )
-        except IntegrityError as exc:
-            raise Conflict("another quiz is already active for this owner") from exc
-
-    async def get_session(self, session_id: str) -> Session | None:
-        async with self._engine.connect() as c:
-            row = (await c.execute(select(t.sessions).where(t.sessions.c.id == session_id))).first()
-        return self._session_from(row) if row else None
-
-    async def active_session(self, owner: Owner) -> Session | None:
-        s = t.sessions.c
-        async with self._engine.connect() as c:
-            row = (
-                await c.execute(
-                    select(t.sessions).where(
-                        and_(
-                            s.platform == owner.platform,
-                            s.scope == owner.scope,
-                            s.owner_kind == owner.kind,
-                            s.owner_id == owner.id,
-                            s.status == "active",
-                        )
-                    )
-                )
-            ).first()
-        return self._session_from(row) if row else None
-
-    async def save_session(self, session: Session, attempt: Attempt | None = None, review: Review | None = None) -> None:
-        async with self._write() as c:
-            result = await c.execute(
-                update(t.sessions)
-                .where(and_(t.sessions.c.id == session.id, t.sessions.c.version == session.version))
-                .values(
-                    status=session.status,
-                    position=session.position,
-                    data=self._session_data(session),
-                    updated_at=session.updated_at,
-                    version=session.version + 1,
-                )
-            )
-            if result.rowcount != 1:
-                raise Conflict(session.id)
-            if attempt is not None:
-                await c.execute(
-                    insert(t.attempts).values(
-                        platform=attempt.platform,
-                        scope=attempt.scope,
-                        user_id=attempt.user_id,
-                        pack_id=attempt.pack,
-                        question_id=attempt.question,
-                        topic=attempt.topic,
-                        answer=attempt.answer,
-                        correct=attempt.correct,
-                        points=attempt.points,
-                        at=attempt.at,
-                        session_id=attempt.session_id,
-                    )
-                )
-            if review is not None:
-                r = t.reviews.c
-                key = and_(
-                    r.platform == review.platform,
-                    r.user_id == review.user_id,
-                    r.pack_id == review.pack,
-                    r.question_id == review.question,
-                )
-                await c.execute(delete(t.reviews).where(key))
-                await c.execute(
-                    insert(t.reviews).values(
-                        platform=review.platform,
-                        user_id=review.user_id,
-                        pack_id=review.pack,
-                        question_id=review.question,
-                        card=review.card,
-                        due=review.due,
-                    )
-                )
-        session.version += 1
-
-    async def get_review(self, platform: str, user_id: str, pack: str, question: str) -> str | None:
-        r = t.reviews.c
-        async with self._engine.connect() as c:
-            return (
-                await c.execute(
-                    select(r.card).where(
-                        and_(r.platform == platform, r.user_id == user_id, r.pack_id == pack, r.question_id == question)
-                    )
-                )
-            ).scalar()
-
     # ----------------------------------------------------------------- progress
 
     async def history(self, platform: str, user_id: str, packs: Sequence[str]) -> dict[tuple[str, str], History]:
@@ -305,14 +144,17 @@ class SqlRepository:
                 key = (row.pack_id, row.question_id)
                 counts[key] = counts.get(key, 0) + 1
                 last[key] = bool(row.correct)
-            dues = {
-                (row.pack_id, row.question_id): row.due
+            cards = {
+                (row.pack_id, row.question_id): (row.due, row.card)
                 for row in await c.execute(
-                    select(r.pack_id, r.question_id, r.due).where(and_(r.platform == platform, r.user_id == user_id))
+                    select(r.pack_id, r.question_id, r.due, r.card).where(
+                        and_(r.platform == platform, r.user_id == user_id, r.pack_id.in_(list(packs)))
+                    )
                 )
             }
         for key, n in counts.items():
-            out[key] = History(attempts=n, last_correct=last[key], due=dues.get(key))
+            due, card = cards.get(key, (None, None))
+            out[key] = History(attempts=n, last_correct=last[key], due=due, card=card)
         return out
 
     async def user_stats(self, platform: str, user_id: str, now: datetime) -> UserStats:
@@ -362,8 +204,6 @@ class SqlRepository:
 
 
 def _as_int(column: Any) -> Any:
-    from sqlalchemy import Integer, cast
-
     return cast(column, Integer)
 
 

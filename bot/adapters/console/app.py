@@ -200,6 +200,8 @@ class ConsoleFrontEnd:
                 break
             words = line.split()
             if not words:
+                if self.current is not None:
+                    await self.answer("")
                 continue
             command, rest = words[0].lower().lstrip("/"), words[1:]
             if command == "quiz" and rest:

@@ -1,0 +1,143 @@
+"""Simulated learners answering concurrently through the core API on SQLite.
+
+Two runs over the same database, both with 200 concurrent learners by default:
+
+- paced: every learner answers at a steady pace (with a little jitter) so that together they
+  offer --rate answers per second, as real learners with think time do; prints the rate achieved
+  and p50/p99 latency of one answer;
+- flat out: every learner answers again as soon as the last answer returns; prints the most the
+  core sustains (latency here is mostly queueing behind the other learners).
+
+An answer is a full `QuizService.act` call: load the session, grade, render the feedback and the
+next item, and store the session, the attempt and the review card durably before returning.
+Quiz starts (one per 10 answers) happen between answers and are not counted as answers.
+Not a test: figures depend on the machine and what else runs on it.
+
+    .venv/bin/python bench/core_bench.py [--learners 200] [--answers 20] [--rate 1000] [--url ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from bot.core import Actor, QuizService, SystemClock
+from bot.core.packs import Pack
+from bot.core.replies import Button
+from bot.storage import open_repository
+
+
+def make_pack(questions: int) -> Pack:
+    return Pack.model_validate(
+        {
+            "pack": "bench",
+            "title": "Bench",
+            "version": 1,
+            "topics": [{"id": f"t{i}", "title": f"Topic {i}"} for i in range(5)],
+            "questions": [
+                {
+                    "id": f"q{i}",
+                    "type": "choice",
+                    "topic": f"t{i % 5}",
+                    "prompt": f"Question {i}?",
+                    "hint": "Think.",
+                    "explanation": "Because.",
+                    "attempts": 1,
+                    "choices": [{"text": "right", "correct": True}, {"text": "wrong"}, {"text": "also wrong"}],
+                }
+                for i in range(questions)
+            ],
+        }
+    )
+
+
+async def learner(
+    service: QuizService,
+    n: int,
+    answers: int,
+    latencies: list[float],
+    rng: random.Random,
+    interval: float,
+    tag: str,
+    spans: list[tuple[float, float]],
+    finished: list[float],
+) -> None:
+    actor = Actor("bench", "server", f"{tag}{n}", f"User {n}")
+    done = 0
+    if interval:
+        # Learners arrive spread over one quiz's length, so quiz starts are spread as in steady use.
+        await asyncio.sleep(rng.uniform(0, interval * 10))
+    next_at = first = time.perf_counter()
+    while done < answers:
+        reply = await service.start(actor, pack="bench", count=min(10, answers - done))
+        item = [m for m in reply.messages if m.kind == "item"][-1]
+        while item is not None and done < answers:
+            buttons = [c for c in item.controls() if isinstance(c, Button) and len(c.label) == 1]
+            choice = rng.choice(buttons)
+            if interval:
+                next_at += interval * rng.uniform(0.8, 1.2)
+                await asyncio.sleep(max(0.0, next_at - time.perf_counter()))
+            started = time.perf_counter()
+            reply = await service.act(actor, choice.action)
+            latencies.append(time.perf_counter() - started)
+            finished.append(time.perf_counter())
+            done += 1
+            items = [m for m in reply.messages if m.kind == "item"]
+            item = items[-1] if items else None
+            if not interval:
+                await asyncio.sleep(0)
+    spans.append((first, time.perf_counter()))
+
+
+async def run(service: QuizService, learners: int, answers: int, interval: float, tag: str) -> tuple[float, list[float]]:
+    """Return the answer rate while every learner was active, and every answer's latency."""
+    latencies: list[float] = []
+    spans: list[tuple[float, float]] = []
+    finished: list[float] = []
+    rng = random.Random(2)
+    await asyncio.gather(
+        *(learner(service, n, answers, latencies, rng, interval, tag, spans, finished) for n in range(learners))
+    )
+    window_start = max(s for s, _ in spans)  # the last learner has arrived
+    window_end = min(e for _, e in spans)  # the first learner has left
+    if window_end <= window_start:
+        window_start, window_end = min(s for s, _ in spans), max(e for _, e in spans)
+    inside = sum(1 for t in finished if window_start <= t <= window_end)
+    return inside / (window_end - window_start), latencies
+
+
+def report(name: str, rate: float, latencies: list[float]) -> None:
+    latencies.sort()
+    total = len(latencies)
+    p50 = statistics.median(latencies) * 1000
+    p99 = latencies[min(total - 1, int(total * 0.99))] * 1000
+    print(f"{name:17} {total} answers; {rate:.0f} answers/s with all learners active; latency p50 {p50:.1f} ms, p99 {p99:.1f} ms")
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--learners", type=int, default=200)
+    parser.add_argument("--answers", type=int, default=20, help="answers per learner in each run")
+    parser.add_argument("--rate", type=float, default=1000.0, help="answers per second offered in the paced run")
+    parser.add_argument("--url", default=None, help="database URL (default: a SQLite file in a temp folder)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        url = args.url or f"sqlite+aiosqlite:///{Path(folder) / 'bench.db'}"
+        repo = await open_repository(url)
+        service = QuizService(repository=repo, runner=None, clock=SystemClock(), rng=random.Random(1))
+        await service.import_pack(make_pack(60), force=True)
+        print(f"database: {url.split(':')[0]}; {args.learners} concurrent learners, {args.answers} answers each per run")
+        rate, latencies = await run(service, args.learners, args.answers, args.learners / args.rate, "paced")
+        report(f"paced at {args.rate:.0f}/s:", rate, latencies)
+        rate, latencies = await run(service, args.learners, args.answers, 0.0, "flat")
+        report("flat out:", rate, latencies)
+        await repo.close()
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,156 @@
+"""The Discord client: wires the /quiz commands, lasting components, forms and messages to the handler."""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import TYPE_CHECKING, Any
+
+import discord
+import yarl
+from discord import app_commands
+from discord.gateway import DiscordWebSocket
+from discord.http import Route
+
+from bot.core import QuizService
+from bot.logs import RedactSecrets
+
+from .commands import build_quiz_group
+from .components import PageButton, QuizControl
+from .handler import QuizHandler, SettingsStore
+from .respond import APOLOGY
+from .sync import sync_commands
+
+if TYPE_CHECKING:
+    from bot.app import App
+    from bot.settings import Settings
+
+log = logging.getLogger(__name__)
+
+_WEBHOOK_TOKEN = re.compile(r"(/(?:webhooks|interactions)/\d+/)[A-Za-z0-9_.\-]+")
+
+
+class RedactDiscordSecrets(RedactSecrets):
+    """Also hide interaction and webhook tokens, which discord.py puts in the URLs it logs."""
+
+    def redact(self, text: str) -> str:
+        return _WEBHOOK_TOKEN.sub(r"\1[redacted]", super().redact(text))
+
+
+def intents(*, message_content: bool = True) -> discord.Intents:
+    """Guilds (channels and threads), messages in DMs and guilds, and their content (privileged)."""
+    chosen = discord.Intents.none()
+    chosen.guilds = True
+    chosen.dm_messages = True
+    chosen.guild_messages = True
+    chosen.message_content = message_content
+    return chosen
+
+
+class QuizBotClient(discord.Client):
+    def __init__(
+        self,
+        *,
+        service: QuizService,
+        settings_store: SettingsStore,
+        guild_ids: list[int] | None = None,
+        api_url: str | None = None,
+        message_content: bool = True,
+    ) -> None:
+        super().__init__(intents=intents(message_content=message_content), allowed_mentions=discord.AllowedMentions.none())
+        self.handler = QuizHandler(service=service, settings_store=settings_store)
+        self.tree: app_commands.CommandTree[QuizBotClient] = app_commands.CommandTree(self)
+        self.tree.add_command(build_quiz_group(self.handler))
+        self.tree.on_error = self._on_command_error  # type: ignore[method-assign]
+        self.guild_ids = list(guild_ids or [])
+        self.api_url = api_url
+        self.sync_result: str | None = None
+
+    async def setup_hook(self) -> None:
+        self.add_dynamic_items(QuizControl, PageButton)
+        if self.api_url:
+            # Another Discord API (tests, a proxy) also names the gateway to connect to.
+            _, url, _ = await self.http.get_bot_gateway()
+            DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(url)
+        assert self.application_id is not None
+        self.sync_result = await sync_commands(
+            self.tree, self.handler.store, application_id=self.application_id, guild_ids=self.guild_ids
+        )
+
+    async def on_ready(self) -> None:
+        log.info("connected to Discord as %s (%s)", self.user, self.user.id if self.user else "?")
+
+    async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
+        # Buttons and menus are dispatched by their templates, commands by the tree; forms come here
+        # because none is kept in memory: a form opened before a restart is still answered.
+        if interaction.type is discord.InteractionType.modal_submit:
+            await self.handler.modal(interaction)
+
+    async def on_message(self, message: discord.Message) -> None:
+        await self.handler.message(message)
+
+    async def on_error(self, event_method: str, /, *args: Any, **kwargs: Any) -> None:
+        log.exception("error in the Discord event %s", event_method)
+
+    async def _on_command_error(self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError) -> None:
+        log.error("error in /%s", interaction.command.qualified_name if interaction.command else "?", exc_info=error)
+        try:
+            if interaction.response.is_done():
+                await interaction.followup.send(APOLOGY, ephemeral=True)
+            else:
+                await interaction.response.send_message(APOLOGY, ephemeral=True)
+        except discord.HTTPException as exc:
+            log.warning("could not apologise (%s %s)", exc.status, exc.code)
+
+
+def use_api(url: str) -> None:
+    """Point discord.py at another Discord HTTP API (DISCORD_API_URL: tests, proxies)."""
+    Route.BASE = url.rstrip("/")
+
+
+def install_redaction(token: str) -> None:
+    """Keep the bot token and interaction tokens out of every discord.py and adapter log record."""
+    redact = RedactDiscordSecrets([token])
+    names = [n for n in logging.root.manager.loggerDict if n == "discord" or n.startswith("discord.")]
+    for name in [*names, __package__ or "bot.adapters.discord"]:
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, RedactDiscordSecrets) for f in logger.filters):
+            logger.addFilter(redact)
+
+
+def create_client(app: App, settings: Settings, *, message_content: bool = True) -> QuizBotClient:
+    return QuizBotClient(
+        service=app.service,
+        settings_store=app.repository,
+        guild_ids=list(settings.discord_guild_ids),
+        api_url=settings.discord_api_url,
+        message_content=message_content,
+    )
+
+
+async def run_discord(app: App, settings: Settings) -> None:
+    """Run the Discord front end until cancelled."""
+    if settings.discord_token is None:
+        raise RuntimeError("DISCORD_TOKEN is not set")
+    token = settings.discord_token.get_secret_value()
+    if settings.discord_api_url:
+        use_api(settings.discord_api_url)
+    install_redaction(token)
+    message_content = True
+    while True:
+        client = create_client(app, settings, message_content=message_content)
+        try:
+            async with client:
+                await client.start(token)
+            return
+        except discord.PrivilegedIntentsRequired:
+            if not message_content:
+                raise
+            log.error(
+                "The Message Content intent is off in the Developer Portal (Bot > Privileged Gateway Intents). "
+                "Running without it: code blocks in quiz threads are not read; DMs and forms still work."
+            )
+            message_content = False
+        except discord.LoginFailure:
+            log.error("Discord refused DISCORD_TOKEN: copy the bot token again from the Developer Portal (Bot > Reset Token).")
+            raise

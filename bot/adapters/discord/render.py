@@ -1,0 +1,281 @@
+"""Render the core's neutral messages as Discord embeds, components and modals, within Discord's limits."""
+
+from __future__ import annotations
+
+import io
+import logging
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import discord
+
+from bot.core.replies import Button, Code, Control, Fields, Image, InputRequest, Message, Select, Text, Tone
+
+from . import limits as lim
+from .components import PageButton, QuizControl, is_quiz_id
+
+log = logging.getLogger(__name__)
+
+COLOURS = {
+    Tone.INFO: discord.Colour(0x5865F2),
+    Tone.SUCCESS: discord.Colour(0x57F287),
+    Tone.FAILURE: discord.Colour(0xED4245),
+    Tone.WARNING: discord.Colour(0xFEE75C),
+    Tone.ERROR: discord.Colour(0x992D22),
+}
+STYLES = {
+    "primary": discord.ButtonStyle.primary,
+    "secondary": discord.ButtonStyle.secondary,
+    "success": discord.ButtonStyle.success,
+    "danger": discord.ButtonStyle.danger,
+}
+SHORT_CHOICE = 40  # choice texts up to this long are written on their buttons as well
+ANSWER_INPUT_ID = "answer"
+
+
+@dataclass
+class Rendered:
+    """What one Discord message carries: embeds, components and files."""
+
+    embeds: list[discord.Embed]
+    view: discord.ui.View | None = None
+    files: list[discord.File] = field(default_factory=list)
+    pages: int = 1
+
+    def send_kwargs(self) -> dict[str, Any]:
+        kwargs: dict[str, Any] = {"embeds": self.embeds}
+        if self.view is not None:
+            kwargs["view"] = self.view
+        if self.files:
+            kwargs["files"] = self.files
+        return kwargs
+
+    def edit_kwargs(self) -> dict[str, Any]:
+        # An edit replaces the components too: None removes buttons that no longer apply.
+        kwargs: dict[str, Any] = {"embeds": self.embeds, "view": self.view}
+        if self.files:
+            kwargs["attachments"] = self.files
+        return kwargs
+
+
+def render(message: Message, *, page: int = 0) -> Rendered:
+    """Turn one core message into an embed and components; `page` picks the step of a long item."""
+    notes: list[str] = []
+    pages = layout(message.rows)
+    page = min(max(page, 0), len(pages) - 1)
+    view = _view(message, pages, page, notes)
+    embed, files = _embed(message, notes)
+    return Rendered(embeds=[embed], view=view, files=files, pages=len(pages))
+
+
+def render_notice(markdown: str, tone: Tone = Tone.WARNING) -> Rendered:
+    return render(Message(kind="notice", parts=(Text(markdown),), tone=tone))
+
+
+def render_modal(form: InputRequest, custom_id: str | None = None) -> discord.ui.Modal:
+    """Build the form a core InputRequest asks for: one paragraph input; its submission names the action."""
+    modal = discord.ui.Modal(title=lim.clip_plain(form.title, lim.MODAL_TITLE), custom_id=custom_id or form.action)
+    max_length = max(1, min(form.max_length, lim.INPUT_VALUE))
+    initial = form.initial if form.initial and lim.size(form.initial) <= max_length else None
+    text_input: discord.ui.TextInput[Any] = discord.ui.TextInput(
+        style=discord.TextStyle.paragraph,
+        custom_id=ANSWER_INPUT_ID,
+        default=initial,
+        placeholder=lim.clip_plain(form.placeholder, lim.INPUT_PLACEHOLDER) if form.placeholder else None,
+        max_length=max_length,
+        required=True,
+    )
+    modal.add_item(discord.ui.Label(text=lim.clip_plain(form.label, lim.INPUT_LABEL), component=text_input))
+    modal.stop()  # nothing to keep in memory: submissions are handled by custom_id, also after a restart
+    return modal
+
+
+def page_of(message: Message, custom_id: str | None) -> int:
+    """Return the step of `message` that holds the control `custom_id` (0 when none does)."""
+    if custom_id is None:
+        return 0
+    for number, rows in enumerate(layout(message.rows)):
+        if any(isinstance(c, Button | Select) and c.action == custom_id for row in rows for c in row):
+            return number
+    return 0
+
+
+# ----------------------------------------------------------------------------- embed
+
+
+def _embed(message: Message, notes: list[str]) -> tuple[discord.Embed, list[discord.File]]:
+    chunks: list[str] = []
+    fields: list[tuple[str, str]] = []
+    files: list[discord.File] = []
+    image_set = False
+    for part in message.parts:
+        if isinstance(part, Text):
+            chunks.append(part.markdown)
+        elif isinstance(part, Code):
+            chunks.append(fence(part.code, part.language))
+        elif isinstance(part, Fields):
+            fields.extend(part.items)
+        elif isinstance(part, Image):
+            files.append(discord.File(io.BytesIO(part.data), filename=part.filename, description=part.alt or None))
+            if not image_set:
+                image_set = True
+                image_name = part.filename
+    embed = discord.Embed(colour=COLOURS.get(message.tone, COLOURS[Tone.INFO]))
+    used = 0
+    if message.title:
+        embed.title = lim.clip_plain(message.title, lim.EMBED_TITLE)
+        used += lim.size(embed.title)
+    if message.footer:
+        footer = lim.clip_plain(message.footer, lim.EMBED_FOOTER)
+        embed.set_footer(text=footer)
+        used += lim.size(footer)
+    if image_set:
+        embed.set_image(url=f"attachment://{image_name}")
+    reserve = 600  # keep room for the description when there are many fields
+    shown = 0
+    for name, value in fields[: lim.EMBED_FIELDS]:
+        name = lim.clip_plain(name, lim.FIELD_NAME) or "\u200b"
+        value = lim.clip(value, lim.FIELD_VALUE) or "\u200b"
+        cost = lim.size(name) + lim.size(value)
+        if used + cost > lim.EMBED_TOTAL - reserve:
+            break
+        embed.add_field(name=name, value=value, inline=lim.size(value) <= 40)
+        used += cost
+        shown += 1
+    if shown < len(fields):
+        notes.append(f"_{len(fields) - shown} more rows not shown (Discord's limits)._")
+    body = "\n\n".join(c for c in chunks if c.strip())
+    tail = "\n\n".join(notes)
+    budget = min(lim.EMBED_DESCRIPTION, lim.EMBED_TOTAL - used)
+    if tail:
+        budget -= lim.size(tail) + 2
+        body = lim.clip(body, budget) + "\n\n" + tail if body else tail
+    else:
+        body = lim.clip(body, budget)
+    if body.strip():
+        embed.description = body
+    elif not message.title and not fields:
+        embed.description = "\u200b"
+    return embed, files
+
+
+def fence(code: str, language: str = "python") -> str:
+    """Put code in a fenced block that its own backticks cannot close."""
+    safe = code.replace("```", "``\u200b`").rstrip("\n")
+    lang = "" if language in ("text", "") else language
+    return f"```{lang}\n{safe}\n```"
+
+
+# ----------------------------------------------------------------------------- components
+
+
+Row = list[Control | tuple[str, int]]  # a core control, or ("nav", target page) for a step button
+
+
+def layout(rows: tuple[tuple[Control, ...], ...]) -> list[list[Row]]:
+    """Arrange the core's rows into Discord's 5 rows; when they do not fit, page the menus in steps.
+
+    Each step shows some of the menus, then every button of the message plus Back/Next buttons.
+    """
+    normal: list[Row] = []
+    for row in rows:
+        buttons: list[Control | tuple[str, int]] = [c for c in row if isinstance(c, Button)]
+        normal.extend([c] for c in row if isinstance(c, Select))
+        normal.extend(buttons[i : i + lim.ROW_BUTTONS] for i in range(0, len(buttons), lim.ROW_BUTTONS))
+    if len(normal) <= lim.ROWS:
+        return [normal]
+    menus = [r for r in normal if isinstance(r[0], Select)]
+    fixed: list[Control | tuple[str, int]] = [c for r in normal if not isinstance(r[0], Select) for c in r]
+    button_rows = math.ceil((len(fixed) + 2) / lim.ROW_BUTTONS)
+    per_page = lim.ROWS - button_rows
+    if not menus or per_page < 1:
+        return [normal[: lim.ROWS]]  # nothing to page: _view notes what was left out
+    count = math.ceil(len(menus) / per_page)
+    pages: list[list[Row]] = []
+    for number in range(count):
+        nav: list[Control | tuple[str, int]] = []
+        if number > 0:
+            nav.append(("nav", number - 1))
+        if number < count - 1:
+            nav.append(("nav", number + 1))
+        buttons = nav + fixed
+        page_rows = menus[number * per_page : (number + 1) * per_page]
+        page_rows += [buttons[i : i + lim.ROW_BUTTONS] for i in range(0, len(buttons), lim.ROW_BUTTONS)]
+        pages.append(page_rows)
+    return pages
+
+
+def _view(message: Message, pages: list[list[Row]], page: int, notes: list[str]) -> discord.ui.View | None:
+    if not message.rows:
+        return None
+    view = discord.ui.View(timeout=None)
+    rows = pages[page]
+    total_controls = sum(len(r) for r in message.rows)
+    placed = 0
+    choice_texts = [c.text for c in message.controls() if isinstance(c, Button) and c.text]
+    long_texts = any(lim.size(_plain(t)) > SHORT_CHOICE for t in choice_texts)
+    for index, row in enumerate(rows[: lim.ROWS]):
+        for control in row:
+            item = _item(control, message, page, index, long_texts, notes)
+            if item is not None:
+                view.add_item(item)
+                placed += 1
+    if len(pages) > 1:
+        notes.insert(0, f"_Step {page + 1} of {len(pages)}: more menus under **Next ▶**._" if page + 1 < len(pages)
+                     else f"_Step {page + 1} of {len(pages)}: the earlier menus are under **◀ Back**._")
+    elif placed < total_controls:
+        notes.append("_Some controls do not fit Discord's limits; use `/quiz` commands instead._")
+    # A stopped view is serialised but never stored: every click is dispatched by its custom_id.
+    view.stop()
+    return view
+
+
+def _item(
+    control: Control | tuple[str, int], message: Message, page: int, row: int, long_texts: bool, notes: list[str]
+) -> discord.ui.Item[Any] | None:
+    if isinstance(control, tuple):
+        target = control[1]
+        label = "Next ▶" if target > page else "◀ Back"
+        custom_id = PageButton.make_id(message.session_id or "-", target)
+        return PageButton(discord.ui.Button(label=label, style=discord.ButtonStyle.secondary, custom_id=custom_id), row=row)
+    if lim.size(control.action) > lim.CUSTOM_ID or not is_quiz_id(control.action):
+        log.warning("control %r has an action id Discord cannot carry; left out", control.action[:40])
+        return None
+    if isinstance(control, Button):
+        label = control.label
+        if control.text and not long_texts:
+            label = f"{control.label}. {_plain(control.text)}"
+        button: discord.ui.Button[Any] = discord.ui.Button(
+            label=lim.clip_plain(label, lim.BUTTON_LABEL) or "…",
+            style=STYLES.get(control.style, discord.ButtonStyle.secondary),
+            disabled=control.disabled,
+            custom_id=control.action,
+        )
+        return QuizControl(button, row=row)
+    options = control.options
+    if len(options) > lim.SELECT_OPTIONS:
+        notes.append(f"_The menu shows the first {lim.SELECT_OPTIONS} of {len(options)} options (Discord's limit)._")
+        options = options[: lim.SELECT_OPTIONS]
+    select_options = [
+        discord.SelectOption(
+            label=lim.clip_plain(o.label, lim.OPTION_LABEL) or "…", value=o.value[: lim.OPTION_VALUE], default=o.selected
+        )
+        for o in options
+    ]
+    max_values = max(1, min(control.max_values, len(select_options)))
+    min_values = max(0, min(control.min_values, max_values))
+    select: discord.ui.Select[Any] = discord.ui.Select(
+        custom_id=control.action,
+        placeholder=lim.clip_plain(control.placeholder, lim.PLACEHOLDER) if control.placeholder else None,
+        min_values=min_values,
+        max_values=max_values,
+        options=select_options,
+        disabled=control.disabled,
+    )
+    return QuizControl(select, row=row)
+
+
+def _plain(markdown: str) -> str:
+    """Return Markdown as a button label shows it: without backticks and emphasis marks."""
+    return " ".join(markdown.replace("`", "").replace("**", "").replace("__", "").split())

@@ -1,0 +1,252 @@
+"""Deliver one core Reply in answer to one Discord interaction.
+
+The first answer uses the interaction response (a message, an edit of the clicked message, a
+modal, or a deferral), later ones use follow-ups. A follow-up whose interaction token has expired
+(15 minutes) or been refused goes to the channel, or to the learner's DMs when it is private.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any
+
+import discord
+
+from bot.core.replies import InputRequest, Message, Reply, Text, Tone
+
+from .render import Rendered, page_of, render, render_modal, render_notice
+
+log = logging.getLogger(__name__)
+
+TOKEN_LIFETIME = 15 * 60
+TOKEN_MARGIN = 30  # do not start a request on a token this close to expiry
+TOKEN_GONE = {10015, 10062, 50027}  # unknown webhook, unknown interaction, invalid webhook token
+APOLOGY = "Sorry, something went wrong on our side. Please try again in a moment."
+
+
+def token_gone(exc: discord.HTTPException) -> bool:
+    return exc.code in TOKEN_GONE or exc.status == 401
+
+
+@dataclass
+class ItemRef:
+    """Where an item message lives, so a later answer (a command, a DM) can mark it answered."""
+
+    interaction: discord.Interaction[Any] | None  # the interaction whose token can edit it
+    message_id: int | None  # None: the interaction's original response
+    channel_message: discord.Message | None = None  # a plain message the bot sent (DMs, threads)
+    created: float = 0.0
+
+    def usable(self) -> bool:
+        if self.channel_message is not None:
+            return True
+        return time.monotonic() - self.created < TOKEN_LIFETIME - TOKEN_MARGIN
+
+    async def edit(self, rendered: Rendered) -> None:
+        kwargs = rendered.edit_kwargs()
+        if self.channel_message is not None:
+            await self.channel_message.edit(**kwargs)
+        elif self.interaction is not None:
+            if self.message_id is None:
+                await self.interaction.edit_original_response(**kwargs)
+            else:
+                await self.interaction.followup.edit_message(self.message_id, **kwargs)
+
+
+class ItemRefs:
+    """The latest item message of each quiz, in memory only (a restart forgets them: no harm done)."""
+
+    def __init__(self, size: int = 2000) -> None:
+        self._refs: OrderedDict[str, ItemRef] = OrderedDict()
+        self._size = size
+
+    def remember(self, session_id: str, ref: ItemRef) -> None:
+        ref.created = ref.created or time.monotonic()
+        self._refs[session_id] = ref
+        self._refs.move_to_end(session_id)
+        while len(self._refs) > self._size:
+            self._refs.popitem(last=False)
+
+    def get(self, session_id: str | None) -> ItemRef | None:
+        if session_id is None:
+            return None
+        ref = self._refs.get(session_id)
+        return ref if ref is not None and ref.usable() else None
+
+    async def edit(self, message: Message) -> None:
+        """Show an item as the core now renders it, wherever it was sent, when we still can."""
+        ref = self.get(message.session_id)
+        if ref is None:
+            return
+        try:
+            await ref.edit(render(message))
+        except discord.HTTPException as exc:
+            log.info("could not update an earlier item message (%s %s)", exc.status, exc.code)
+
+
+class Responder:
+    """Answer one interaction, in as many Discord calls as the reply needs."""
+
+    def __init__(self, interaction: discord.Interaction[Any], refs: ItemRefs) -> None:
+        self.interaction = interaction
+        self.refs = refs
+        self.placeholder: int | None = None  # a "working on it" follow-up to replace with the answer
+        self.sent: list[tuple[Message, int | None]] = []
+
+    # ------------------------------------------------------------------ acknowledgement
+
+    @property
+    def from_message(self) -> bool:
+        """Whether the interaction came from a component on a message (which it may then edit)."""
+        i = self.interaction
+        return i.message is not None and i.type in (discord.InteractionType.component, discord.InteractionType.modal_submit)
+
+    @property
+    def in_guild(self) -> bool:
+        return self.interaction.guild_id is not None
+
+    def ephemeral(self, private: bool) -> bool:
+        # In a DM everything is private already, and plain messages outlive the client's reload.
+        return private and self.in_guild
+
+    async def defer(self, *, working: str | None = None) -> None:
+        """Acknowledge now, answer later; `working` is shown meanwhile under a clicked message."""
+        response = self.interaction.response
+        if response.is_done():
+            return
+        try:
+            if self.from_message:
+                await response.defer()
+                if working:
+                    note = render_notice(working, Tone.INFO)
+                    sent = await self.interaction.followup.send(
+                        wait=True, ephemeral=self.ephemeral(True), **note.send_kwargs()
+                    )
+                    self.placeholder = sent.id
+            else:
+                await response.defer(thinking=True, ephemeral=self.ephemeral(True))
+        except discord.HTTPException as exc:
+            log.warning("could not acknowledge an interaction (%s %s)", exc.status, exc.code)
+
+    # ------------------------------------------------------------------ replies
+
+    async def deliver(self, reply: Reply, *, clicked: str | None = None) -> None:
+        """Send a core reply: the form it asks for, the update of the clicked message, new messages."""
+        if reply.form is not None:
+            await self._form(reply.form)
+            return
+        if reply.update is not None:
+            await self._update(reply.update, clicked)
+        for message in reply.messages:
+            await self.send(message, private=reply.private)
+        if not self.interaction.response.is_done():
+            await self._quiet_ack()
+
+    async def apologise(self) -> None:
+        try:
+            await self.send(render_notice_message(APOLOGY), private=True)
+        except Exception:
+            log.exception("could not even apologise for an error")
+
+    async def send(self, message: Message, *, private: bool) -> None:
+        rendered = render(message)
+        interaction = self.interaction
+        ephemeral = self.ephemeral(private)
+        try:
+            if not interaction.response.is_done():
+                callback = await interaction.response.send_message(ephemeral=ephemeral, **rendered.send_kwargs())
+                self._sent(message, ItemRef(interaction, None), callback.message_id)
+                return
+            if self._token_expiring():
+                raise _Expired()
+            if self.placeholder is not None:
+                placeholder, self.placeholder = self.placeholder, None
+                await interaction.followup.edit_message(placeholder, **rendered.edit_kwargs())
+                self._sent(message, ItemRef(interaction, placeholder), placeholder)
+                return
+            sent = await interaction.followup.send(wait=True, ephemeral=ephemeral, **rendered.send_kwargs())
+            self._sent(message, ItemRef(interaction, sent.id), sent.id)
+        except _Expired:
+            await self._fallback(message, private)
+        except discord.HTTPException as exc:
+            if not token_gone(exc):
+                raise
+            log.info("interaction token no longer valid (%s %s); sending a plain message instead", exc.status, exc.code)
+            await self._fallback(message, private)
+
+    # ------------------------------------------------------------------ internals
+
+    def _sent(self, message: Message, ref: ItemRef, message_id: int | None) -> None:
+        self.sent.append((message, message_id))
+        if message.kind == "item" and message.session_id:
+            self.refs.remember(message.session_id, ref)
+
+    def _token_expiring(self) -> bool:
+        age = discord.utils.utcnow() - self.interaction.created_at
+        return age.total_seconds() > TOKEN_LIFETIME - TOKEN_MARGIN
+
+    async def _form(self, form: InputRequest) -> None:
+        if self.interaction.response.is_done():
+            # A modal can only be the first answer to an interaction.
+            await self.send(render_notice_message("Press **Answer** again to open the form."), private=True)
+            return
+        await self.interaction.response.send_modal(render_modal(form))
+
+    async def _update(self, message: Message, clicked: str | None) -> None:
+        if not self.from_message:
+            await self.refs.edit(message)
+            return
+        rendered = render(message, page=page_of(message, clicked))
+        interaction = self.interaction
+        try:
+            if not interaction.response.is_done():
+                await interaction.response.edit_message(**rendered.edit_kwargs())
+            elif not self._token_expiring():
+                await interaction.edit_original_response(**rendered.edit_kwargs())
+            else:
+                return
+        except discord.HTTPException as exc:
+            if not token_gone(exc):
+                raise
+            log.info("could not update the clicked message (%s %s)", exc.status, exc.code)
+            return
+        if message.kind == "item" and message.session_id:
+            self.refs.remember(message.session_id, ItemRef(interaction, None))
+
+    async def _quiet_ack(self) -> None:
+        try:
+            if self.from_message:
+                await self.interaction.response.defer()
+            else:
+                await self.interaction.response.send_message("Done.", ephemeral=self.ephemeral(True))
+        except discord.HTTPException as exc:
+            log.warning("could not acknowledge an interaction (%s %s)", exc.status, exc.code)
+
+    async def _fallback(self, message: Message, private: bool) -> None:
+        """Send where no interaction token is needed: the channel, or the learner's DMs when private."""
+        rendered = render(message)
+        interaction = self.interaction
+        channel = interaction.channel
+        try:
+            if (private and self.in_guild) or channel is None or not isinstance(channel, discord.abc.Messageable):
+                sent = await interaction.user.send(**rendered.send_kwargs())
+            else:
+                sent = await channel.send(**rendered.send_kwargs())
+        except discord.HTTPException as exc:
+            log.warning("could not deliver a reply at all (%s %s)", exc.status, exc.code)
+            return
+        self.sent.append((message, sent.id))
+        if message.kind == "item" and message.session_id:
+            self.refs.remember(message.session_id, ItemRef(None, None, channel_message=sent))
+
+
+class _Expired(Exception):
+    pass
+
+
+def render_notice_message(markdown: str, tone: Tone = Tone.WARNING) -> Message:
+    return Message(kind="notice", parts=(Text(markdown),), tone=tone)
+

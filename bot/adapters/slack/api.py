@@ -1,0 +1,203 @@
+"""The Slack Web API calls the front end makes, each one retried or reported, never dropped.
+
+Rate limits (429 + Retry-After), 5xx answers and dropped connections are retried by slack_sdk's
+retry handlers; what still fails is logged with the method and Slack's error code (never a
+token) and raised as `SlackCallFailed` for the caller to tell the person another way.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+import aiohttp
+from slack_sdk.errors import SlackApiError
+from slack_sdk.http_retry.builtin_async_handlers import (
+    AsyncConnectionErrorRetryHandler,
+    AsyncRateLimitErrorRetryHandler,
+    AsyncServerErrorRetryHandler,
+)
+from slack_sdk.web.async_client import AsyncWebClient
+from slack_sdk.webhook.async_client import AsyncWebhookClient
+
+from bot.core.replies import Message
+
+from .blocks import fallback_text, message_blocks
+
+log = logging.getLogger("quizbot.slack")
+
+SLACK_API_URL = "https://slack.com/api/"
+ADMIN_CACHE_SECONDS = 300.0
+TRUSTED_FILE_HOSTS = ("slack.com", "slack-gov.com", "slack-edge.com")
+
+
+class SlackCallFailed(Exception):
+    """A Web API call failed after its retries; `error` is Slack's error code."""
+
+    def __init__(self, method: str, error: str) -> None:
+        self.method, self.error = method, error
+        super().__init__(f"{method}: {error}")
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where quiz messages go: a channel, and a thread in it when there is one."""
+
+    channel: str
+    thread_ts: str | None = None
+
+
+def retry_handlers() -> list[Any]:
+    return [
+        AsyncConnectionErrorRetryHandler(max_retry_count=2),
+        AsyncRateLimitErrorRetryHandler(max_retry_count=3),
+        AsyncServerErrorRetryHandler(max_retry_count=2),
+    ]
+
+
+def make_client(token: str, *, api_url: str | None, session: aiohttp.ClientSession | None = None) -> AsyncWebClient:
+    """Build the Web API client every call goes through (SLACK_API_URL is its base URL)."""
+    base = (api_url or SLACK_API_URL).rstrip("/") + "/"
+    return AsyncWebClient(
+        token=token, base_url=base, session=session, retry_handlers=retry_handlers(), logger=logging.getLogger("quizbot.slack.sdk")
+    )
+
+
+class SlackApi:
+    """Post, update and open things in Slack; download files with the bot token."""
+
+    def __init__(self, client: AsyncWebClient, http: aiohttp.ClientSession, *, token: str) -> None:
+        self.client = client
+        self._http = http
+        self._token = token
+        self._api_host = urlsplit(client.base_url).hostname or ""
+        self._admins: dict[str, tuple[float, bool]] = {}
+        self._dms: dict[str, str] = {}
+
+    async def call(self, method: str, **kwargs: Any) -> dict[str, Any]:
+        """Call a Web API method by name; raise SlackCallFailed after retries."""
+        try:
+            response = await getattr(self.client, method.replace(".", "_"))(**kwargs)
+        except SlackApiError as exc:
+            error = str(exc.response.get("error", "unknown_error")) if exc.response is not None else "unknown_error"
+            if exc.response is not None and exc.response.status_code == 429:
+                error = "ratelimited"
+            log.error("Slack API %s failed: %s", method, error)
+            raise SlackCallFailed(method, error) from exc
+        except (aiohttp.ClientError, TimeoutError) as exc:
+            log.error("Slack API %s failed: %s", method, type(exc).__name__)
+            raise SlackCallFailed(method, "connection_failed") from exc
+        return dict(response.data) if isinstance(response.data, dict) else {}
+
+    async def post(self, place: Place, message: Message) -> str:
+        """Post a message; return its ts."""
+        args: dict[str, Any] = {
+            "channel": place.channel,
+            "text": fallback_text(message),
+            "blocks": message_blocks(message),
+            "unfurl_links": False,
+            "unfurl_media": False,
+        }
+        if place.thread_ts:
+            args["thread_ts"] = place.thread_ts
+        data = await self.call("chat.postMessage", **args)
+        return str(data.get("ts", ""))
+
+    async def update(self, channel: str, ts: str, message: Message) -> None:
+        await self.call("chat.update", channel=channel, ts=ts, text=fallback_text(message), blocks=message_blocks(message))
+
+    async def ephemeral(self, channel: str, user: str, message: Message, *, thread_ts: str | None = None) -> None:
+        args: dict[str, Any] = {"channel": channel, "user": user, "text": fallback_text(message), "blocks": message_blocks(message)}
+        if thread_ts:
+            args["thread_ts"] = thread_ts
+        await self.call("chat.postEphemeral", **args)
+
+    async def respond(self, response_url: str, message: Message) -> None:
+        """Answer through a response_url: an ephemeral message to the person who acted."""
+        webhook = AsyncWebhookClient(response_url, session=self._http, retry_handlers=retry_handlers())
+        try:
+            response = await webhook.send_dict(
+                {
+                    "response_type": "ephemeral",
+                    "replace_original": False,
+                    "text": fallback_text(message),
+                    "blocks": message_blocks(message),
+                }
+            )
+        except (aiohttp.ClientError, TimeoutError) as exc:
+            log.error("Slack response_url failed: %s", type(exc).__name__)
+            raise SlackCallFailed("response_url", "connection_failed") from exc
+        if response.status_code != 200:
+            log.error("Slack response_url failed: HTTP %s %s", response.status_code, response.body[:200])
+            raise SlackCallFailed("response_url", response.body[:100] or f"http_{response.status_code}")
+
+    async def open_view(self, trigger_id: str, view: dict[str, Any]) -> None:
+        await self.call("views.open", trigger_id=trigger_id, view=view)
+
+    async def publish_home(self, user: str, view: dict[str, Any]) -> None:
+        await self.call("views.publish", user_id=user, view=view)
+
+    async def open_dm(self, user: str) -> str:
+        """Return the id of the bot's direct message channel with `user`."""
+        if user not in self._dms:
+            data = await self.call("conversations.open", users=user)
+            self._dms[user] = str((data.get("channel") or {}).get("id", ""))
+        return self._dms[user]
+
+    async def is_workspace_admin(self, user: str) -> bool:
+        """Ask users.info whether `user` is a workspace admin or owner (cached for a few minutes)."""
+        cached = self._admins.get(user)
+        now = time.monotonic()
+        if cached is not None and now - cached[0] < ADMIN_CACHE_SECONDS:
+            return cached[1]
+        try:
+            data = await self.call("users.info", user=user)
+        except SlackCallFailed:
+            log.error("could not tell whether %s is an admin (users.info failed; is the users:read scope granted?)", user)
+            return False
+        info = data.get("user") or {}
+        admin = bool(info.get("is_admin") or info.get("is_owner") or info.get("is_primary_owner"))
+        self._admins[user] = (now, admin)
+        return admin
+
+    async def file_info(self, file_id: str) -> dict[str, Any]:
+        data = await self.call("files.info", file=file_id)
+        return dict(data.get("file") or {})
+
+    async def download(self, file: dict[str, Any], *, limit: int) -> tuple[str, bytes]:
+        """Fetch an uploaded file with the bot token; return its name and bytes."""
+        if not (file.get("url_private_download") or file.get("url_private")) or file.get("file_access") == "check_file_info":
+            file = {**file, **await self.file_info(str(file.get("id", "")))}
+        name = str(file.get("name") or file.get("title") or "upload")
+        url = str(file.get("url_private_download") or file.get("url_private") or "")
+        if int(file.get("size") or 0) > limit:
+            raise SlackCallFailed("download", f"{name} is larger than {limit // 1024} KiB")
+        if not self._trusted(url):
+            log.error("refused to send the bot token to an unexpected file host: %s", urlsplit(url).hostname)
+            raise SlackCallFailed("download", "the file is not on a Slack host")
+        try:
+            async with self._http.get(url, headers={"Authorization": f"Bearer {self._token}"}) as response:
+                if response.status != 200:
+                    raise SlackCallFailed("download", f"HTTP {response.status}")
+                if response.content_type == "text/html":  # Slack's sign-in page: the token lacks files:read
+                    raise SlackCallFailed("download", "Slack did not hand out the file (is the files:read scope granted?)")
+                data = bytearray()
+                async for chunk in response.content.iter_chunked(64 * 1024):
+                    data.extend(chunk)
+                    if len(data) > limit:
+                        raise SlackCallFailed("download", f"{name} is larger than {limit // 1024} KiB")
+        except (aiohttp.ClientError, TimeoutError) as exc:
+            log.error("downloading a file from Slack failed: %s", type(exc).__name__)
+            raise SlackCallFailed("download", "connection_failed") from exc
+        return name, bytes(data)
+
+    def _trusted(self, url: str) -> bool:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        if host == self._api_host:
+            return parts.scheme in ("https", "http")
+        return parts.scheme == "https" and any(host == h or host.endswith("." + h) for h in TRUSTED_FILE_HOSTS)
+

@@ -1,0 +1,327 @@
+"""Render the core's neutral messages and forms as Block Kit, always within Slack's limits.
+
+Anything too long is cut with a visible note, never sent to fail with `invalid_blocks`: text
+objects hold 3,000 characters, a message 50 blocks, a modal or the Home tab 100, option and
+button text 75, button values 2,000, a modal title 24.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from bot.core.model import PackInfo
+from bot.core.replies import Button, Code, Control, Fields, Image, InputRequest, Message, Select, Text, Tone
+
+from .mrkdwn import clip, code_block, cut_note, escape, split_mrkdwn, to_mrkdwn, to_plain
+
+Block = dict[str, Any]
+
+TEXT_MAX = 3000
+HEADER_MAX = 150
+MESSAGE_BLOCKS_MAX = 50
+VIEW_BLOCKS_MAX = 100
+FIELDS_PER_SECTION = 10
+FIELD_MAX = 2000
+BUTTON_TEXT_MAX = 75
+BUTTON_VALUE_MAX = 2000
+OPTION_TEXT_MAX = 75
+OPTION_VALUE_MAX = 150
+OPTIONS_MAX = 100
+PLACEHOLDER_MAX = 150
+ELEMENTS_PER_ACTIONS = 25
+MODAL_TITLE_MAX = 24
+LABEL_MAX = 2000
+INPUT_MAX = 3000
+METADATA_MAX = 3000
+FALLBACK_MAX = 300
+PART_SECTIONS_MAX = 3  # one text or code part never takes more than this many sections
+NOTE_ROOM = 80  # characters kept free in a section for a "cut" note
+
+ANSWER_BLOCK, ANSWER_INPUT = "answer", "text"
+CODE_BLOCK, CODE_INPUT = "code", "text"
+PACK_BLOCK, PACK_INPUT = "pack", "file"
+FORCE_BLOCK, FORCE_INPUT = "force", "force"
+RUN_CALLBACK = "qzrun"
+PACK_CALLBACK = "qzpack"
+HOME_START = "qzh:start"
+
+
+def plain(text: str, size: int) -> Block:
+    return {"type": "plain_text", "text": clip(text, size) or " ", "emoji": True}
+
+
+def mrkdwn_section(text: str) -> Block:
+    return {"type": "section", "text": {"type": "mrkdwn", "text": text}}
+
+
+def context(text: str) -> Block:
+    return {"type": "context", "elements": [{"type": "mrkdwn", "text": text[:TEXT_MAX]}]}
+
+
+def message_blocks(message: Message, *, limit: int = MESSAGE_BLOCKS_MAX) -> list[Block]:
+    """Render one message: title, parts, controls, footer."""
+    head = title_blocks(message.title)
+    body: list[Block] = []
+    for n, part in enumerate(message.parts):
+        warn = n == 0 and message.kind == "notice" and message.tone in (Tone.WARNING, Tone.ERROR)
+        body.extend(part_blocks(part, prefix="⚠️ " if warn else ""))
+    tail = control_blocks(message.rows)
+    if message.footer:
+        tail.append(context(escape(message.footer)))
+    return fit(head, body, tail, limit)
+
+
+def fallback_text(message: Message) -> str:
+    """The notification text that goes with blocks."""
+    first = next((p.markdown for p in message.parts if isinstance(p, Text)), "")
+    text = to_plain(message.title or first) or "QuizBot"
+    return escape(clip(text, FALLBACK_MAX))
+
+
+def title_blocks(title: str | None) -> list[Block]:
+    if not title:
+        return []
+    if "<@" in title or "<#" in title:  # a mention renders only in mrkdwn
+        return [mrkdwn_section("*" + clip(to_mrkdwn(title), HEADER_MAX) + "*")]
+    return [{"type": "header", "text": plain(to_plain(title), HEADER_MAX)}]
+
+
+def part_blocks(part: object, *, prefix: str = "") -> list[Block]:
+    if isinstance(part, Text):
+        return text_sections(prefix + to_mrkdwn(part.markdown))
+    if isinstance(part, Code):
+        return text_sections(code_block(part.code), what="characters of code")
+    if isinstance(part, Fields):
+        return field_sections(part.items)
+    if isinstance(part, Image):
+        return [context(escape(f"🖼️ {part.alt or part.filename}"))]
+    return []
+
+
+def text_sections(text: str, *, what: str = "characters") -> list[Block]:
+    """Split mrkdwn over sections of 3,000 characters, at most PART_SECTIONS_MAX of them."""
+    if not text.strip():
+        return []
+    pieces = split_mrkdwn(text, TEXT_MAX - NOTE_ROOM)
+    if len(pieces) > PART_SECTIONS_MAX:
+        hidden = sum(len(p) for p in pieces[PART_SECTIONS_MAX:])
+        pieces = pieces[:PART_SECTIONS_MAX]
+        pieces[-1] += "\n" + cut_note(hidden, what)
+    return [mrkdwn_section(p) for p in pieces]
+
+
+def field_sections(items: Sequence[tuple[str, str]]) -> list[Block]:
+    fields = [
+        {"type": "mrkdwn", "text": clip(f"*{escape(to_plain(name))}*\n{to_mrkdwn(value)}", FIELD_MAX)} for name, value in items
+    ]
+    return [{"type": "section", "fields": fields[i : i + FIELDS_PER_SECTION]} for i in range(0, len(fields), FIELDS_PER_SECTION)]
+
+
+def control_blocks(rows: Sequence[Sequence[Control]]) -> list[Block]:
+    """One actions block per row; disabled controls are left out (Slack has no disabled state)."""
+    blocks: list[Block] = []
+    notes: list[str] = []
+    for row in rows:
+        elements = []
+        for control in row:
+            if control.disabled:
+                continue
+            if isinstance(control, Button):
+                elements.append(button(control))
+            else:
+                element, hidden = select(control)
+                elements.append(element)
+                if hidden:
+                    notes.append(cut_note(hidden, f"options of “{escape(to_plain(control.placeholder))}”"))
+        for i in range(0, len(elements), ELEMENTS_PER_ACTIONS):
+            blocks.append({"type": "actions", "elements": elements[i : i + ELEMENTS_PER_ACTIONS]})
+    blocks.extend(context(n) for n in notes)
+    return blocks
+
+
+def button(control: Button) -> Block:
+    element: Block = {
+        "type": "button",
+        "action_id": control.action,
+        "text": plain(to_plain(control.label), BUTTON_TEXT_MAX),
+    }
+    if control.text:
+        element["value"] = clip(to_plain(control.text), BUTTON_VALUE_MAX)
+    if control.style in ("primary", "success"):
+        element["style"] = "primary"
+    elif control.style == "danger":
+        element["style"] = "danger"
+    return element
+
+
+def select(control: Select) -> tuple[Block, int]:
+    """Render a menu; return it and how many options had to be left out."""
+    shown = control.options[:OPTIONS_MAX]
+    options = [{"text": plain(to_plain(o.label), OPTION_TEXT_MAX), "value": o.value[:OPTION_VALUE_MAX]} for o in shown]
+    chosen = [options[i] for i, o in enumerate(shown) if o.selected]
+    element: Block = {
+        "action_id": control.action,
+        "placeholder": plain(to_plain(control.placeholder), PLACEHOLDER_MAX),
+        "options": options,
+    }
+    if control.max_values > 1:
+        element["type"] = "multi_static_select"
+        element["max_selected_items"] = max(1, min(control.max_values, len(options)))
+        if chosen:
+            element["initial_options"] = chosen
+    else:
+        element["type"] = "static_select"
+        if chosen:
+            element["initial_option"] = chosen[0]
+    return element, len(control.options) - len(shown)
+
+
+def fit(head: list[Block], body: list[Block], tail: list[Block], limit: int) -> list[Block]:
+    """Keep title, controls and footer; cut the body with a note when the blocks do not fit."""
+    room = limit - len(head) - len(tail)
+    if len(body) > room:
+        keep = max(room - 1, 0)
+        hidden = len(body) - keep
+        body = [*body[:keep], context(cut_note(hidden, "blocks"))]
+    return (head + body + tail)[:limit]
+
+
+# ----------------------------------------------------------------- modals
+
+
+def metadata(**values: str | None) -> str:
+    """Pack where a form's answer goes (channel, thread, message, response URL) for private_metadata."""
+    text = json.dumps({k: v for k, v in values.items() if v}, separators=(",", ":"))
+    return text if len(text) <= METADATA_MAX else json.dumps({k: v for k, v in values.items() if v and k != "r"})
+
+
+def read_metadata(text: str | None) -> dict[str, str]:
+    try:
+        data = json.loads(text or "{}")
+    except ValueError:
+        return {}
+    return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+
+
+def form_view(form: InputRequest, meta: str) -> Block:
+    """A modal with one multiline input; its callback_id is the core's action id."""
+    size = min(form.max_length, INPUT_MAX)
+    element: Block = {"type": "plain_text_input", "action_id": ANSWER_INPUT, "multiline": True, "max_length": size}
+    notes: list[str] = []
+    if form.initial:
+        if len(form.initial) <= size:
+            element["initial_value"] = form.initial
+        else:
+            notes.append("The starter code is too long to fill in here; it is shown in the question.")
+    if form.placeholder:
+        element["placeholder"] = plain(form.placeholder, PLACEHOLDER_MAX)
+    blocks: list[Block] = [
+        {"type": "input", "block_id": ANSWER_BLOCK, "label": plain(to_plain(form.label), LABEL_MAX), "element": element}
+    ]
+    if form.kind == "code":
+        notes.append(
+            f"Up to {size:,} characters here. Longer code: send it as a ```python block or a .py file"
+            " in the quiz's direct message or thread."
+        )
+    blocks.extend(context(escape(n).replace("```", "`\u200b``")) for n in notes)
+    return {
+        "type": "modal",
+        "callback_id": form.action,
+        "private_metadata": meta,
+        "title": plain(to_plain(form.title), MODAL_TITLE_MAX),
+        "submit": plain("Submit", MODAL_TITLE_MAX),
+        "close": plain("Cancel", MODAL_TITLE_MAX),
+        "blocks": blocks,
+    }
+
+
+def run_view(meta: str) -> Block:
+    """The `/quiz run` modal, for a snippet typed without code after the command."""
+    element = {"type": "plain_text_input", "action_id": CODE_INPUT, "multiline": True, "max_length": INPUT_MAX}
+    return {
+        "type": "modal",
+        "callback_id": RUN_CALLBACK,
+        "private_metadata": meta,
+        "title": plain("Run Python", MODAL_TITLE_MAX),
+        "submit": plain("Run", MODAL_TITLE_MAX),
+        "close": plain("Cancel", MODAL_TITLE_MAX),
+        "blocks": [
+            {"type": "input", "block_id": CODE_BLOCK, "label": plain("Code (PyTorch available)", LABEL_MAX), "element": element},
+            context("Runs in the sandbox: no network, limited time and memory."),
+        ],
+    }
+
+
+def pack_load_view(meta: str) -> Block:
+    """The `/quiz pack load` modal: one .yaml or .zip file, and whether to replace an equal version."""
+    return {
+        "type": "modal",
+        "callback_id": PACK_CALLBACK,
+        "private_metadata": meta,
+        "title": plain("Load a pack", MODAL_TITLE_MAX),
+        "submit": plain("Load", MODAL_TITLE_MAX),
+        "close": plain("Cancel", MODAL_TITLE_MAX),
+        "blocks": [
+            {
+                "type": "input",
+                "block_id": PACK_BLOCK,
+                "label": plain("Pack file (.yaml, .yml or .zip)", LABEL_MAX),
+                "element": {"type": "file_input", "action_id": PACK_INPUT, "filetypes": ["yaml", "yml", "zip"], "max_files": 1},
+            },
+            {
+                "type": "input",
+                "block_id": FORCE_BLOCK,
+                "optional": True,
+                "label": plain("Version", LABEL_MAX),
+                "element": {
+                    "type": "checkboxes",
+                    "action_id": FORCE_INPUT,
+                    "options": [
+                        {"text": plain("Replace even if the version is not higher", OPTION_TEXT_MAX), "value": "force"}
+                    ],
+                },
+            },
+            context("A pack that fails validation changes nothing; you get every problem as file:line:col."),
+        ],
+    }
+
+
+# ----------------------------------------------------------------- App Home
+
+
+def home_view(stats: Message | None, packs: Sequence[PackInfo]) -> Block:
+    """The Home tab: the learner's progress and a start button per enabled pack."""
+    head: list[Block] = [{"type": "header", "text": plain("QuizBot", HEADER_MAX)}]
+    body: list[Block] = []
+    if stats is not None:
+        body.extend(message_blocks(stats, limit=VIEW_BLOCKS_MAX // 2))
+    body.append({"type": "divider"})
+    body.append({"type": "header", "text": plain("Start a quiz", HEADER_MAX)})
+    if packs:
+        body.append(
+            {
+                **mrkdwn_section("*Every enabled pack* — wrong and unseen questions first, then reviews."),
+                "accessory": {"type": "button", "action_id": HOME_START, "text": plain("Start", BUTTON_TEXT_MAX), "style": "primary"},
+            }
+        )
+    else:
+        body.append(mrkdwn_section("No packs are enabled here yet. An admin can load one with `/quiz pack load`."))
+    for info in packs:
+        topics = ", ".join(f"`{escape(t)}`" for t, _ in info.topics[:15]) or "—"
+        more = f" and {len(info.topics) - 15} more" if len(info.topics) > 15 else ""
+        text = f"*{escape(info.title)}* — `{escape(info.id)}` v{info.version} · {info.questions} questions\nTopics: {topics}{more}"
+        body.append(
+            {
+                **mrkdwn_section(clip(text, TEXT_MAX)),
+                "accessory": {
+                    "type": "button",
+                    "action_id": f"{HOME_START}:{info.id}"[:255],
+                    "value": info.id[:BUTTON_VALUE_MAX],
+                    "text": plain("Start", BUTTON_TEXT_MAX),
+                },
+            }
+        )
+    tail = [context("Type `/quiz help` in any channel for every command. Code answers: a ```python block or a .py file.".replace("```", "`\u200b``"))]
+    return {"type": "home", "blocks": fit(head, body, tail, VIEW_BLOCKS_MAX)}

@@ -1,0 +1,472 @@
+"""Translate Slack requests into QuizService calls, and the core's replies into Slack messages.
+
+Every listener acknowledges at once (Bolt's `ack`) and does its work in a lazy listener, so
+Slack has its answer within 3 seconds even while the sandbox runs. No quiz rule lives here:
+what to ask, grade or refuse is the core's; this module only decides where things are shown.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+from slack_bolt.async_app import AsyncApp
+
+from bot.core import actions as ax
+from bot.core.errors import NotAllowed, QuizError
+from bot.core.model import Session
+from bot.core.replies import Message, Reply, Text, Tone, notice
+from bot.core.service import QuizService, error_reply
+
+from . import blocks as bk
+from .api import Place, SlackApi, SlackCallFailed
+from .commands import Command, Usage, mentioned_user, parse_command
+from .mrkdwn import unescape
+from .origin import Origin, from_action, from_command, from_event, from_view
+
+log = logging.getLogger("quizbot.slack")
+
+PY_FILE_LIMIT = 256 * 1024
+PACK_FILE_LIMIT = 4 * 1024 * 1024
+PACK_SUFFIXES = (".yaml", ".yml", ".zip")
+_PACK_LOAD = re.compile(r"\bpack\s+load\b", re.I)
+_FORCE = re.compile(r"(?:^|\s)(?:--)?force\b", re.I)
+
+RUNNING = "⏳ Running your code in the sandbox…"
+DM_HINT = (
+    "I read a ```python block or a .py file as your answer to a code question. For everything else use "
+    "`/quiz` (try `/quiz help`), or the buttons under a question."
+)
+
+
+class SlackFrontEnd:
+    """The Slack listeners: commands, clicks, forms, messages and the Home tab."""
+
+    def __init__(self, *, service: QuizService, api: SlackApi) -> None:
+        self.service = service
+        self.api = api
+        self._inflight: set[asyncio.Task[Any]] = set()
+        self._locks: dict[tuple[str, str], asyncio.Lock] = {}
+
+    def register(self, bolt: AsyncApp) -> None:
+        """Attach every listener to a Bolt app: an ack function, then the work as a lazy listener."""
+        bolt.command("/quiz")(ack=self.ack_command, lazy=[self.run_command])
+        bolt.action(re.compile(r"^qz:"))(ack=self.ack_only, lazy=[self.on_action])
+        bolt.action(re.compile(r"^qzh:start"))(ack=self.ack_only, lazy=[self.on_home_start])
+        bolt.view_submission(re.compile(r"^qz:"))(ack=self.ack_answer, lazy=[self.on_answer])
+        bolt.view_submission(bk.RUN_CALLBACK)(ack=self.ack_run, lazy=[self.on_run])
+        bolt.view_submission(bk.PACK_CALLBACK)(ack=self.ack_pack_load, lazy=[self.on_pack_load])
+        bolt.event({"type": "message", "subtype": (None, "file_share")})(ack=self.ack_only, lazy=[self.on_message])
+        bolt.event("message")(self.ack_only)  # edits, joins, bot messages: nothing to do
+        bolt.event("file_shared")(self.ack_only)  # the message event that comes with the file carries it
+        bolt.event("app_home_opened")(ack=self.ack_only, lazy=[self.on_home_opened])
+
+    async def idle(self) -> None:
+        """Wait until no lazy listener is running (tests, and a clean shutdown)."""
+        while True:
+            for _ in range(5):
+                await asyncio.sleep(0)
+            pending = {t for t in self._inflight if not t.done() and t is not asyncio.current_task()}
+            if not pending:
+                return
+            await asyncio.wait(pending)
+
+    # ----------------------------------------------------------------- acknowledgements
+
+    async def ack_only(self, ack: Callable[..., Awaitable[Any]]) -> None:
+        await ack()
+
+    async def ack_command(self, ack: Callable[..., Awaitable[Any]], body: dict[str, Any]) -> None:
+        command = parse_command(str(body.get("text", "")))
+        if isinstance(command, Usage):
+            help_message = self.service.help().messages[0]
+            usage = Message(
+                kind="help",
+                title=help_message.title,
+                parts=(Text(f"⚠️ {command.problem} Usage:"), *help_message.parts),
+            )
+            await ack(**_ephemeral(usage))
+        elif command.name == "help":
+            await ack(**_ephemeral(self.service.help().messages[0]))
+        elif command.name == "run" and command.rest.strip():
+            await ack(text=RUNNING, response_type="ephemeral")
+        else:
+            await ack()
+
+    async def ack_answer(self, ack: Callable[..., Awaitable[Any]], view: dict[str, Any]) -> None:
+        if not _input_value(view, bk.ANSWER_BLOCK, bk.ANSWER_INPUT).strip():
+            await ack(response_action="errors", errors={bk.ANSWER_BLOCK: "Type your answer first."})
+        else:
+            await ack()
+
+    async def ack_run(self, ack: Callable[..., Awaitable[Any]], view: dict[str, Any]) -> None:
+        if not _input_value(view, bk.CODE_BLOCK, bk.CODE_INPUT).strip():
+            await ack(response_action="errors", errors={bk.CODE_BLOCK: "Type some Python first."})
+        else:
+            await ack()
+
+    async def ack_pack_load(self, ack: Callable[..., Awaitable[Any]], view: dict[str, Any]) -> None:
+        if not _view_files(view):
+            await ack(response_action="errors", errors={bk.PACK_BLOCK: "Choose a .yaml, .yml or .zip file."})
+        else:
+            await ack()
+
+    # ----------------------------------------------------------------- lazy listeners
+
+    async def run_command(self, body: dict[str, Any]) -> None:
+        """`/quiz <subcommand> ...`, after the acknowledgement."""
+        origin = from_command(body)
+        command = parse_command(str(body.get("text", "")))
+        if isinstance(command, Usage) or command.name == "help":
+            return  # answered in the acknowledgement
+        async with self._job(origin):
+            handler: Callable[[Origin, Command], Awaitable[None]] = getattr(self, f"_cmd_{command.name}")
+            await handler(origin, command)
+
+    async def on_action(self, body: dict[str, Any]) -> None:
+        """A click or menu choice on a quiz message: hand the action id to the core unchanged."""
+        origin = from_action(body)
+        async with self._job(origin):
+            action = (body.get("actions") or [{}])[0]
+            reply = await self.service.act(origin.actor(), str(action.get("action_id", "")), _action_values(action))
+            place = Place(origin.channel, origin.thread_ts) if origin.channel else None
+            await self._deliver(origin, reply, place, update_ts=origin.message_ts)
+
+    async def on_home_start(self, body: dict[str, Any]) -> None:
+        """A Start button on the Home tab: a quiz in the learner's direct messages."""
+        origin = from_action(body)
+        async with self._job(origin):
+            action = (body.get("actions") or [{}])[0]
+            reply = await self.service.start(origin.actor(), pack=str(action.get("value") or "") or None)
+            await self._deliver(origin, reply, Place(await self.api.open_dm(origin.user)))
+
+    async def on_answer(self, body: dict[str, Any], view: dict[str, Any]) -> None:
+        """The answer modal was submitted: its callback_id is the core's action id."""
+        value = _input_value(view, bk.ANSWER_BLOCK, bk.ANSWER_INPUT)
+        if not value.strip():
+            return  # refused in the acknowledgement
+        origin = from_view(body, bk.read_metadata(view.get("private_metadata")))
+        async with self._job(origin):
+            action = str(view.get("callback_id", ""))
+            if ax.is_slow(action):
+                await self._tell(origin, notice(RUNNING))
+            reply = await self.service.act(origin.actor(), action, [value])
+            place = Place(origin.channel, origin.thread_ts) if origin.channel else None
+            await self._deliver(origin, reply, place, update_ts=origin.message_ts)
+
+    async def on_run(self, body: dict[str, Any], view: dict[str, Any]) -> None:
+        code = _input_value(view, bk.CODE_BLOCK, bk.CODE_INPUT)
+        if not code.strip():
+            return
+        origin = from_view(body, bk.read_metadata(view.get("private_metadata")))
+        async with self._job(origin):
+            await self._tell(origin, await self.service.run_code(origin.actor(), code), persistent=True)
+
+    async def on_pack_load(self, body: dict[str, Any], view: dict[str, Any]) -> None:
+        files = _view_files(view)
+        if not files:
+            return
+        origin = from_view(body, bk.read_metadata(view.get("private_metadata")))
+        force = bool(_selected(view, bk.FORCE_BLOCK, bk.FORCE_INPUT))
+        async with self._job(origin):
+            await self._load_packs(origin, files, force=force)
+
+    async def on_message(self, body: dict[str, Any]) -> None:
+        """A message in the bot's DM or in a quiz thread: code answers and pack uploads."""
+        event = body.get("event") or {}
+        if event.get("bot_id") or not isinstance(event.get("user"), str):
+            return
+        origin = from_event(body)
+        async with self._job(origin):
+            await self._message(origin, event)
+
+    async def on_home_opened(self, body: dict[str, Any]) -> None:
+        event = body.get("event") or {}
+        if event.get("tab") != "home":
+            return
+        origin = from_event(body)
+        async with self._job(origin):
+            actor = origin.actor()
+            stats = await self.service.stats(actor)
+            packs = await self.service.enabled_packs(actor.scope)
+            await self.api.publish_home(origin.user, bk.home_view(stats.messages[0] if stats.messages else None, packs))
+
+    # ----------------------------------------------------------------- subcommands
+
+    async def _cmd_start(self, origin: Origin, command: Command) -> None:
+        options = command.options
+        count = options.get("count")
+        reply = await self.service.start(
+            origin.actor(),
+            pack=_opt(options, "pack"),
+            topic=_opt(options, "topic"),
+            difficulty=_opt(options, "difficulty"),
+            count=count if isinstance(count, int) else None,
+        )
+        place, note = await self._quiz_home(origin)
+        await self._deliver(origin, reply, place)
+        if note:
+            await self._tell(origin, notice(note))
+
+    async def _cmd_answer(self, origin: Origin, command: Command) -> None:
+        await self._on_current(origin, self.service.answer_form)
+
+    async def _cmd_hint(self, origin: Origin, command: Command) -> None:
+        await self._on_current(origin, self.service.hint)
+
+    async def _cmd_skip(self, origin: Origin, command: Command) -> None:
+        await self._on_current(origin, self.service.skip)
+
+    async def _cmd_stop(self, origin: Origin, command: Command) -> None:
+        await self._on_current(origin, self.service.stop)
+
+    async def _cmd_run(self, origin: Origin, command: Command) -> None:
+        code = unescape(command.rest)
+        if not code.strip():
+            await self._open(origin, bk.run_view(bk.metadata(r=origin.response_url, c=origin.channel)))
+            return
+        await self._tell(origin, await self.service.run_code(origin.actor(), code), persistent=True)
+
+    async def _cmd_stats(self, origin: Origin, command: Command) -> None:
+        user = None
+        if command.words:
+            user = mentioned_user(command.words[0])
+            if user is None:
+                raise QuizError("Name the learner as a mention: `/quiz stats @someone`.")
+        reply = await self.service.stats(origin.actor(), user_id=user, name=f"<@{user}>" if user else None)
+        await self._tell(origin, reply)
+
+    async def _cmd_packs(self, origin: Origin, command: Command) -> None:
+        await self._tell(origin, await self.service.packs(origin.actor()))
+
+    async def _cmd_pack(self, origin: Origin, command: Command) -> None:
+        action = command.words[0].lower()
+        actor = await self._admin_actor(origin)
+        if action == "load":
+            if not self.service.is_admin(actor):
+                raise NotAllowed("load packs")
+            await self._open(origin, bk.pack_load_view(bk.metadata(r=origin.response_url, c=origin.channel)))
+            return
+        await self._tell(origin, await self.service.set_enabled(actor, command.words[1], action == "enable"))
+
+    # ----------------------------------------------------------------- flows
+
+    async def _on_current(self, origin: Origin, call: Callable[[Any], Awaitable[Reply]]) -> None:
+        """Hint, skip, stop or answer the current item from a command; show it where the quiz lives."""
+        actor = origin.actor()
+        session = await self.service.active_session(actor)
+        reply = await call(actor)
+        place, item_ts = _anchor(session)
+        await self._deliver(origin, reply, place, update_ts=item_ts)
+
+    async def _message(self, origin: Origin, event: dict[str, Any]) -> None:
+        text = str(event.get("text") or "")
+        files = [f for f in event.get("files") or [] if isinstance(f, dict)]
+        in_dm = event.get("channel_type") == "im"
+        if in_dm and files and _PACK_LOAD.search(text):
+            await self._load_packs(origin, files, force=bool(_FORCE.search(text)))
+            return
+        py_files = [f for f in files if str(f.get("name", "")).lower().endswith(".py")]
+        fenced = "```" in text
+        if not fenced and not py_files:
+            if in_dm:
+                extra = " A pack file needs the words `pack load` in the same message." if files else ""
+                await self._tell(origin, notice(DM_HINT + extra))
+            return
+        actor = origin.actor()
+        session = await self.service.active_session(actor)
+        place, item_ts = _anchor(session)
+        if not in_dm and (place is None or place.channel != origin.channel or not origin.thread_ts or place.thread_ts != origin.thread_ts):
+            return  # code in some other thread is just conversation
+        if fenced:
+            code = unescape(text)
+        else:
+            name, data = await self.api.download(py_files[0], limit=PY_FILE_LIMIT)
+            try:
+                code = data.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise QuizError(f"`{name}` is not UTF-8 text; send Python source.") from exc
+        if session is not None:
+            await self._tell(origin, notice(RUNNING))
+        reply = await self.service.submit_text(actor, code, session_id=session.id if session else None, code_only=True)
+        await self._deliver(origin, reply, place or Place(origin.channel or await self.api.open_dm(origin.user)), update_ts=item_ts)
+
+    async def _load_packs(self, origin: Origin, files: list[dict[str, Any]], *, force: bool) -> None:
+        actor = await self._admin_actor(origin)
+        if not self.service.is_admin(actor):
+            raise NotAllowed("load packs")
+        packs = [f for f in files if str(f.get("name", "")).lower().endswith(PACK_SUFFIXES)]
+        if not packs:
+            raise QuizError("Attach the pack as a .yaml, .yml or .zip file.")
+        for file in packs:
+            name = str(file.get("name", "the file"))
+            try:
+                name, data = await self.api.download(file, limit=PACK_FILE_LIMIT)
+                reply = await self.service.load_pack(actor, name, data, force=force)
+            except QuizError as exc:
+                reply = error_reply(exc)
+            except SlackCallFailed as exc:
+                reply = notice(f"I could not fetch `{name}` from Slack: {exc.error}.", tone=Tone.ERROR)
+            await self._tell(origin, reply, persistent=True)
+
+    async def _quiz_home(self, origin: Origin) -> tuple[Place, str | None]:
+        """Pick where a new quiz runs: a thread when started in a channel, else the DM with the bot."""
+        note = None
+        if origin.channel and origin.channel[0] in "CG":
+            header = notice(f"🧠 <@{origin.user}> started a quiz. It runs in this thread.")
+            try:
+                ts = await self.api.post(Place(origin.channel), header.messages[0])
+                return Place(origin.channel, ts), None
+            except SlackCallFailed as exc:
+                note = (
+                    f"I can't post in this channel ({exc.error}); invite me with `/invite` to quiz here. "
+                    "Your quiz is in our direct messages."
+                )
+        dm = await self.api.open_dm(origin.user)
+        if note is None and origin.channel != dm:
+            note = "Your quiz is in our direct messages."
+        return Place(dm), note
+
+    async def _deliver(self, origin: Origin, reply: Reply, place: Place | None, *, update_ts: str | None = None) -> None:
+        """Show a quiz reply: open its form, update the message acted on, post the rest in order."""
+        if reply.form is not None:
+            meta = bk.metadata(c=place.channel if place else None, t=place.thread_ts if place else None, m=update_ts)
+            await self._open(origin, bk.form_view(reply.form, meta))
+            return
+        if place is None:
+            place = Place(await self.api.open_dm(origin.user))
+        if reply.update is not None and update_ts:
+            await self.api.update(place.channel, update_ts, reply.update)
+        for message in reply.messages:
+            ts = await self.api.post(place, message)
+            if message.kind == "item" and message.session_id:
+                await self.service.set_anchor(
+                    message.session_id, channel=place.channel, thread_ts=place.thread_ts or "", item_ts=ts
+                )
+
+    async def _open(self, origin: Origin, view: dict[str, Any]) -> None:
+        if not origin.trigger_id:
+            raise QuizError("Press **Answer** under the question to open the form.")
+        await self.api.open_view(origin.trigger_id, view)
+
+    async def _admin_actor(self, origin: Origin) -> Any:
+        actor = origin.actor()
+        if self.service.is_admin(actor):  # QUIZBOT_ADMINS: no need to ask Slack
+            return actor
+        return origin.actor(is_admin=await self.api.is_workspace_admin(origin.user))
+
+    # ----------------------------------------------------------------- private notes
+
+    async def _tell(self, origin: Origin, reply: Reply, *, persistent: bool = False) -> None:
+        """Send a reply only the person sees: the response_url, an ephemeral message, or the DM."""
+        messages = reply.messages or ((reply.update,) if reply.update is not None else ())
+        for message in messages:
+            await self._tell_one(origin, message, persistent=persistent)
+
+    async def _tell_one(self, origin: Origin, message: Message, *, persistent: bool) -> None:
+        routes: list[Callable[[], Awaitable[Any]]] = []
+        url, channel = origin.response_url, origin.channel
+        if url and origin.via_command:
+            routes.append(lambda: self.api.respond(url, message))
+        if channel:
+            if persistent and origin.in_dm:
+                routes.append(lambda: self.api.post(Place(channel), message))
+            else:
+                routes.append(lambda: self.api.ephemeral(channel, origin.user, message, thread_ts=origin.thread_ts))
+        if url and not origin.via_command:
+            routes.append(lambda: self.api.respond(url, message))
+        routes.append(self._dm_route(origin.user, message))
+        for route in routes:
+            try:
+                await route()
+                return
+            except SlackCallFailed:
+                continue
+        log.error("could not reach %s by any route; the note was: %s", origin.user, message.text()[:200])
+
+    def _dm_route(self, user: str, message: Message) -> Callable[[], Awaitable[Any]]:
+        async def post() -> None:
+            await self.api.post(Place(await self.api.open_dm(user)), message)
+
+        return post
+
+    @asynccontextmanager
+    async def _job(self, origin: Origin) -> AsyncIterator[None]:
+        """Run one person's work: in order with their other work, with every failure told to them."""
+        task = asyncio.current_task()
+        if task is not None:
+            self._inflight.add(task)
+            task.add_done_callback(self._inflight.discard)
+        try:
+            async with self._lock(origin):
+                yield
+        except QuizError as exc:
+            await self._safe_tell(origin, error_reply(exc))
+        except SlackCallFailed as exc:
+            await self._safe_tell(origin, notice(f"Slack refused my reply ({exc.error}); please try again.", tone=Tone.ERROR))
+        except Exception:
+            log.exception("the Slack front end failed on a request from %s", origin.user)
+            await self._safe_tell(origin, notice("Something went wrong on my side; it was logged. Please try again.", tone=Tone.ERROR))
+
+    async def _safe_tell(self, origin: Origin, reply: Reply) -> None:
+        try:
+            await self._tell(origin, reply)
+        except Exception:
+            log.exception("could not tell %s about an error", origin.user)
+
+    def _lock(self, origin: Origin) -> asyncio.Lock:
+        key = (origin.team, origin.user)
+        lock = self._locks.get(key)
+        if lock is None:
+            if len(self._locks) > 10_000:
+                self._locks = {k: v for k, v in self._locks.items() if v.locked()}
+            lock = self._locks[key] = asyncio.Lock()
+        return lock
+
+
+def _anchor(session: Session | None) -> tuple[Place | None, str | None]:
+    """Where a session's messages live, as remembered with set_anchor."""
+    if session is None or not session.anchor.get("channel"):
+        return None, None
+    anchor = session.anchor
+    return Place(str(anchor["channel"]), str(anchor.get("thread_ts") or "") or None), str(anchor.get("item_ts") or "") or None
+
+
+def _ephemeral(message: Message) -> dict[str, Any]:
+    return {"text": bk.fallback_text(message), "blocks": bk.message_blocks(message), "response_type": "ephemeral"}
+
+
+def _opt(options: dict[str, str | int], key: str) -> str | None:
+    value = options.get(key)
+    return str(value) if value is not None else None
+
+
+def _action_values(action: dict[str, Any]) -> list[str]:
+    """The chosen values of a menu; a button has none (its action id says everything)."""
+    if isinstance(action.get("selected_option"), dict):
+        return [str(action["selected_option"].get("value", ""))]
+    if isinstance(action.get("selected_options"), list):
+        return [str(o.get("value", "")) for o in action["selected_options"]]
+    return []
+
+
+def _state(view: dict[str, Any], block: str, element: str) -> dict[str, Any]:
+    values = ((view.get("state") or {}).get("values") or {}).get(block) or {}
+    found = values.get(element)
+    return found if isinstance(found, dict) else {}
+
+
+def _input_value(view: dict[str, Any], block: str, element: str) -> str:
+    return str(_state(view, block, element).get("value") or "")
+
+
+def _selected(view: dict[str, Any], block: str, element: str) -> list[str]:
+    return [str(o.get("value")) for o in _state(view, block, element).get("selected_options") or []]
+
+
+def _view_files(view: dict[str, Any]) -> list[dict[str, Any]]:
+    return [f for f in _state(view, bk.PACK_BLOCK, bk.PACK_INPUT).get("files") or [] if isinstance(f, dict)]

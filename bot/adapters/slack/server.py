@@ -1,0 +1,128 @@
+"""Start the Slack front end: HTTP mode (POST /slack/events on aiohttp) or Socket Mode."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING
+
+import aiohttp
+from aiohttp import web
+from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
+from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
+from slack_bolt.async_app import AsyncApp
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.core.service import QuizService
+
+from .api import SlackApi, SlackCallFailed, make_client
+from .front import SlackFrontEnd
+
+if TYPE_CHECKING:
+    from bot.app import App
+    from bot.settings import Settings
+
+log = logging.getLogger("quizbot.slack")
+
+EVENTS_PATH = "/slack/events"
+DRAIN_SECONDS = 15.0
+
+
+def build_bolt_app(front: SlackFrontEnd, client: AsyncWebClient, *, signing_secret: str | None) -> AsyncApp:
+    """A Bolt app whose listeners are the front end's; requests are verified when a secret is given.
+
+    Bolt's request verification rejects a bad signature or a timestamp more than five minutes
+    old with 401 before any listener runs. Socket Mode needs no signing secret.
+    """
+    bolt = AsyncApp(
+        client=client,
+        signing_secret=signing_secret or "",
+        request_verification_enabled=bool(signing_secret),
+        name="quizbot",
+        logger=logging.getLogger("quizbot.slack.bolt"),
+    )
+    front.register(bolt)
+    return bolt
+
+
+def web_app(bolt: AsyncApp, *, path: str = EVENTS_PATH) -> web.Application:
+    """The aiohttp application: Slack's requests on `path`, a health check on /healthz."""
+
+    async def events(request: web.Request) -> web.Response:
+        response = await bolt.async_dispatch(await to_bolt_request(request))
+        return await to_aiohttp_response(response)
+
+    async def health(request: web.Request) -> web.Response:
+        return web.Response(text="ok")
+
+    app = web.Application()
+    app.router.add_post(path, events)
+    app.router.add_get("/healthz", health)
+    return app
+
+
+@asynccontextmanager
+async def slack_front_end(
+    service: QuizService, *, token: str, api_url: str | None, signing_secret: str | None
+) -> AsyncIterator[tuple[SlackFrontEnd, AsyncApp]]:
+    """Open the HTTP session and Web API client, build the front end and its Bolt app; close them after."""
+    async with aiohttp.ClientSession() as http:
+        client = make_client(token, api_url=api_url, session=http)
+        front = SlackFrontEnd(service=service, api=SlackApi(client, http, token=token))
+        bolt = build_bolt_app(front, client, signing_secret=signing_secret)
+        try:
+            yield front, bolt
+        finally:
+            try:
+                await asyncio.wait_for(front.idle(), DRAIN_SECONDS)
+            except TimeoutError:
+                log.warning("Slack work still running after %.0f s at shutdown was abandoned", DRAIN_SECONDS)
+
+
+async def run_slack(app: App, settings: Settings, port: int = 3000, *, host: str = "0.0.0.0") -> None:  # noqa: S104
+    """Serve Slack until cancelled: Socket Mode when SLACK_APP_TOKEN is set, else HTTP on `port`."""
+    if settings.slack_bot_token is None:
+        raise RuntimeError("SLACK_BOT_TOKEN is not set")
+    token = settings.slack_bot_token.get_secret_value()
+    app_token = settings.slack_app_token.get_secret_value() if settings.slack_app_token else None
+    secret = settings.slack_signing_secret.get_secret_value() if settings.slack_signing_secret else None
+    if app_token is None and secret is None:
+        raise RuntimeError("HTTP mode needs SLACK_SIGNING_SECRET (or set SLACK_APP_TOKEN for Socket Mode)")
+    async with slack_front_end(app.service, token=token, api_url=settings.slack_api_url, signing_secret=secret) as (front, bolt):
+        await _check_token(front.api)
+        if app_token is not None:
+            await _serve_socket_mode(bolt, app_token)
+        else:
+            await _serve_http(bolt, host, port)
+
+
+async def _check_token(api: SlackApi) -> None:
+    try:
+        data = await api.call("auth.test")
+    except SlackCallFailed as exc:
+        raise RuntimeError(f"Slack refused SLACK_BOT_TOKEN ({exc.error}); check the token and SLACK_API_URL") from exc
+    log.info("Slack: signed in as %s in workspace %s", data.get("user", "?"), data.get("team", "?"))
+
+
+async def _serve_http(bolt: AsyncApp, host: str, port: int) -> None:
+    runner = web.AppRunner(web_app(bolt))
+    await runner.setup()
+    try:
+        site = web.TCPSite(runner, host, port)
+        await site.start()
+        log.info("Slack (HTTP mode) listening on http://%s:%d%s", host, port, EVENTS_PATH)
+        await asyncio.Event().wait()
+    finally:
+        await runner.cleanup()
+
+
+async def _serve_socket_mode(bolt: AsyncApp, app_token: str) -> None:
+    handler = AsyncSocketModeHandler(bolt, app_token, logger=logging.getLogger("quizbot.slack.socket"))
+    try:
+        await handler.connect_async()  # type: ignore[no-untyped-call]
+        log.info("Slack (Socket Mode) connected")
+        await asyncio.Event().wait()
+    finally:
+        await handler.close_async()  # type: ignore[no-untyped-call]

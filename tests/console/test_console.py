@@ -1,0 +1,148 @@
+"""The terminal front end, driven end to end through its standard input as a person would."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKS = ROOT / "tests" / "fixtures" / "packs"
+PROMPTS = ("quiz> ", "... ", ") > ", "answer> ")
+
+
+class Terminal:
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        self.process = process
+        self.transcript = ""
+
+    async def read(self) -> str:
+        """Read until the program waits for input; return what it printed since."""
+        assert self.process.stdout is not None
+        chunk = ""
+        while not chunk.endswith(PROMPTS):
+            data = await asyncio.wait_for(self.process.stdout.read(1), timeout=60)
+            if not data:
+                break
+            chunk += data.decode("utf-8", errors="replace")
+        self.transcript += chunk
+        return chunk
+
+    async def send(self, line: str) -> str:
+        assert self.process.stdin is not None
+        self.process.stdin.write((line + "\n").encode())
+        await self.process.stdin.drain()
+        return await self.read()
+
+    async def close(self) -> int:
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        await asyncio.wait_for(self.process.wait(), timeout=30)
+        return self.process.returncode or 0
+
+
+async def open_terminal(tmp_path: Path) -> Terminal:
+    env = {
+        **os.environ,
+        "QUIZBOT_DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path / 'console.db'}",
+        "QUIZBOT_PACKS": str(PACKS),
+        "COLUMNS": "100",
+    }
+    for name in ("DISCORD_TOKEN", "SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET"):
+        env.pop(name, None)
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot.cli", "console",
+        cwd=tmp_path, env=env,
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+    )
+    terminal = Terminal(process)
+    await terminal.read()
+    return terminal
+
+
+async def answer_current(terminal: Terminal, screen: str) -> str:
+    """Answer whatever item is on screen, the right way."""
+    if "Which flag makes PyTorch track" in screen:
+        return await terminal.send("A")
+    if "Which of these are Python numbers" in screen:
+        return await terminal.send("A B")
+    if "What does this print?" in screen:
+        return await terminal.send("6")
+    if "Complete the code so it prints 8" in screen:
+        await terminal.send("")  # opens the menus
+        await terminal.send("1")  # blank 1: A. 4
+        return await terminal.send("3")  # blank 2: C. print
+    if "Define total as the sum" in screen:
+        await terminal.send("```")
+        await terminal.send("total = sum(range(1, 11))")
+        await terminal.send("print(total)")
+        return await terminal.send("```")
+    raise AssertionError(f"unknown item on screen:\n{screen}")
+
+
+async def test_a_whole_quiz_in_the_terminal(tmp_path: Path) -> None:
+    terminal = await open_terminal(tmp_path)
+    screen = await terminal.send("start demo count:5")
+    for n in range(1, 6):
+        assert f"Question {n} of 5" in screen, screen
+        screen = await answer_current(terminal, screen)
+        assert "Correct!" in screen, screen
+    assert "Quiz finished" in screen and "5 of 5 right" in screen
+    stats = await terminal.send("stats")
+    assert "5 attempts" in stats and "100% right" in stats and "demo · Basics" in stats
+    await terminal.send("quit")
+    assert await terminal.close() == 0
+
+
+async def test_wrong_answers_get_feedback_hint_and_explanation(tmp_path: Path) -> None:
+    terminal = await open_terminal(tmp_path)
+    screen = await terminal.send("start demo difficulty:easy count:2")
+    for _ in range(2):
+        if "What does this print?" in screen:
+            screen = await terminal.send("five")
+            assert "Not quite" in screen and "Add the numbers." in screen and "2 attempts left" in screen
+            screen = await terminal.send("hint")
+            assert "Add the numbers." in screen
+            screen = await terminal.send("6")
+            assert "Correct!" in screen and "2 + 4 is 6." in screen
+        else:
+            screen = await terminal.send("B")
+            assert "There is no track argument." in screen and "requires_grad=True records operations" in screen
+    assert "Quiz finished" in screen and "1 of 2 right" in screen
+    await terminal.close()
+
+
+async def test_bad_input_gets_clear_messages(tmp_path: Path) -> None:
+    terminal = await open_terminal(tmp_path)
+    assert "no pack nope. Available: demo" in await terminal.send("start nope")
+    assert "no topic grads" in await terminal.send("start demo topic:grads")
+    assert "easy, medium, hard" in await terminal.send("start demo difficulty:brutal")
+    assert "count must be a whole number" in await terminal.send("start demo count:many")
+    assert "no quiz running" in await terminal.send("skip")
+    assert "Unknown command" in await terminal.send("dance")
+    await terminal.close()
+
+
+async def test_quiz_resumes_after_the_program_restarts(tmp_path: Path) -> None:
+    terminal = await open_terminal(tmp_path)
+    screen = await terminal.send("start demo count:3")
+    assert "Question 1 of 3" in screen
+    screen = await answer_current(terminal, screen)
+    assert "Question 2 of 3" in screen
+    await terminal.close()  # end of input mid-quiz
+
+    again = await open_terminal(tmp_path)
+    assert "Resuming your quiz" in again.transcript and "Question 2 of 3" in again.transcript
+    screen = await answer_current(again, again.transcript.split("Resuming your quiz")[1])
+    assert "Correct!" in screen and "Question 3 of 3" in screen
+    await again.close()
+
+
+async def test_run_a_snippet(tmp_path: Path) -> None:
+    terminal = await open_terminal(tmp_path)
+    await terminal.send("run")
+    await terminal.send("print(sum(range(5)))")
+    screen = await terminal.send("```")
+    assert "10" in screen
+    await terminal.close()
