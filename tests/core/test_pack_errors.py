@@ -148,10 +148,10 @@ def test_zip_cannot_reach_outside_its_folder() -> None:
 
 
 def test_not_a_yaml_or_zip() -> None:
-    with pytest.raises(PackInvalid, match="a pack is a .yaml or .yml file"):
+    with pytest.raises(PackInvalid, match=r"a pack is a \.yaml or \.yml file"):
         load_bytes("pack.txt", b"hello")
 
 
 def test_broken_zip() -> None:
-    with pytest.raises(PackInvalid, match="not a valid .zip"):
+    with pytest.raises(PackInvalid, match=r"not a valid \.zip"):
         load_bytes("pack.zip", b"PK\x03\x04 nonsense")
