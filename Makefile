@@ -24,7 +24,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check bot sandbox tests bench
 
 typecheck: $(STAMP)
-	$(BIN)/mypy bot/core sandbox
+	$(BIN)/mypy bot/core sandbox bot/adapters/discord
 
 unit: $(STAMP)
 	$(BIN)/pytest

@@ -18,7 +18,7 @@ def to_outcome(result: Result) -> RunOutcome:
     if error is not None:
         error_text = f"{error.type}: {error.message}" if error.message else error.type
     return RunOutcome(
-        status=result.status,  # type: ignore[arg-type]
+        status=result.status,
         tests=tuple((t.name, t.passed, t.message) for t in result.tests),
         stdout=result.stdout,
         stderr=result.stderr,

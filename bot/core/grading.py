@@ -61,14 +61,14 @@ def extract_code(text: str) -> str | None:
         return None
     language = match.group(1).lower()
     if language not in ("", "python", "py", "python3"):
-        raise BadSubmission(f"That block is marked `{language}`; send Python in a ```python block.")
+        raise BadSubmission(f"That block is marked `{language}`; send Python in a code block that starts with `` ```python ``.")
     return match.group(2)
 
 
 def check_code(code: str) -> str:
     """Refuse code that is empty, too long or plainly not Python text."""
     if not code.strip():
-        raise BadSubmission("The code is empty. Send your solution in a ```python block.")
+        raise BadSubmission("The code is empty. Send your solution in a code block that starts with `` ```python ``.")
     size = len(code.encode("utf-8"))
     if size > MAX_CODE_BYTES:
         raise BadSubmission(f"The code is {size // 1024} KiB; the limit is {MAX_CODE_BYTES // 1024} KiB.")

@@ -103,7 +103,7 @@ def item_message(session: Session, index: int, pack: Pack, question: AnyQuestion
             parts.append(Text("Starter code:"))
             parts.append(Code(question.starter.rstrip("\n")))
         if not final:
-            parts.append(Text("_Press Answer, or send your code in a ```python block._"))
+            parts.append(Text("_Press Answer, or send your code in a code block that starts with `` ```python ``._"))
             rows.append((Button(ax.make(sid, index, ax.ANSWER), "Answer", "primary"),))
     if not final:
         controls: list[Control] = []
@@ -120,7 +120,7 @@ def item_message(session: Session, index: int, pack: Pack, question: AnyQuestion
         kind="item",
         title=f"Question {index + 1} of {len(session.items)}",
         parts=tuple(parts),
-        rows=tuple(rows[:5]),
+        rows=tuple(rows),
         footer=" · ".join(b for b in footer_bits if b),
         tone=Tone.INFO,
         session_id=sid,

@@ -306,7 +306,7 @@ class QuizService:
             "**/quiz stats** `[user]` — attempts, accuracy by topic, streak, reviews due\n"
             "**/quiz packs** — the packs and topics here\n"
             "**/quiz pack load|enable|disable** — admins only\n\n"
-            "Code can also be sent as a ```python block (or an attached .py file) while a code item is open."
+            "Code can also be sent in a code block that starts with `` ```python `` (or as an attached .py file) while a code item is open."
         )
         return Reply(messages=(Message(kind="help", title="QuizBot", parts=(Text(text),)),))
 

@@ -27,11 +27,25 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+# What the bot does in channels: read them, answer in them and their threads, with embeds and files.
+BOT_PERMISSIONS = discord.Permissions(
+    view_channel=True,
+    send_messages=True,
+    send_messages_in_threads=True,
+    embed_links=True,
+    attach_files=True,
+    read_message_history=True,
+)
+
 _WEBHOOK_TOKEN = re.compile(r"(/(?:webhooks|interactions)/\d+/)[A-Za-z0-9_.\-]+")
 
 
 class RedactDiscordSecrets(RedactSecrets):
     """Also hide interaction and webhook tokens, which discord.py puts in the URLs it logs."""
+
+    def add(self, secret: str) -> None:
+        if len(secret) >= 6 and secret not in self._secrets:
+            self._secrets.append(secret)
 
     def redact(self, text: str) -> str:
         return _WEBHOOK_TOKEN.sub(r"\1[redacted]", super().redact(text))
@@ -57,7 +71,9 @@ class QuizBotClient(discord.Client):
         api_url: str | None = None,
         message_content: bool = True,
     ) -> None:
-        super().__init__(intents=intents(message_content=message_content), allowed_mentions=discord.AllowedMentions.none())
+        super().__init__(
+            intents=intents(message_content=message_content), allowed_mentions=discord.AllowedMentions.none()
+        )
         self.handler = QuizHandler(service=service, settings_store=settings_store)
         self.tree: app_commands.CommandTree[QuizBotClient] = app_commands.CommandTree(self)
         self.tree.add_command(build_quiz_group(self.handler))
@@ -67,6 +83,7 @@ class QuizBotClient(discord.Client):
         self.sync_result: str | None = None
 
     async def setup_hook(self) -> None:
+        install_redaction(self.http.token or "")
         self.add_dynamic_items(QuizControl, PageButton)
         if self.api_url:
             # Another Discord API (tests, a proxy) also names the gateway to connect to.
@@ -78,7 +95,7 @@ class QuizBotClient(discord.Client):
         )
 
     async def on_ready(self) -> None:
-        log.info("connected to Discord as %s (%s)", self.user, self.user.id if self.user else "?")
+        log.info("connected to Discord as %s; invite: %s", self.user, invite_url(self.application_id or 0))
 
     async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
         # Buttons and menus are dispatched by their templates, commands by the tree; forms come here
@@ -92,15 +109,30 @@ class QuizBotClient(discord.Client):
     async def on_error(self, event_method: str, /, *args: Any, **kwargs: Any) -> None:
         log.exception("error in the Discord event %s", event_method)
 
-    async def _on_command_error(self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError) -> None:
-        log.error("error in /%s", interaction.command.qualified_name if interaction.command else "?", exc_info=error)
+    async def _on_command_error(
+        self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError
+    ) -> None:
+        name = interaction.command.qualified_name if interaction.command else "?"
+        if isinstance(error, app_commands.CommandSignatureMismatch | app_commands.CommandNotFound):
+            log.warning("/%s does not match the registered commands (%s)", name, type(error).__name__)
+            text = "The bot's commands were just updated; please try again in a minute."
+        else:
+            log.error("error in /%s", name, exc_info=error)
+            text = APOLOGY
         try:
             if interaction.response.is_done():
-                await interaction.followup.send(APOLOGY, ephemeral=True)
+                await interaction.followup.send(text, ephemeral=True)
             else:
-                await interaction.response.send_message(APOLOGY, ephemeral=True)
+                await interaction.response.send_message(text, ephemeral=True)
         except discord.HTTPException as exc:
             log.warning("could not apologise (%s %s)", exc.status, exc.code)
+
+
+def invite_url(application_id: int) -> str:
+    """The link that adds the bot to a server with the scopes and permissions it needs."""
+    return discord.utils.oauth_url(
+        application_id, permissions=BOT_PERMISSIONS, scopes=("bot", "applications.commands")
+    )
 
 
 def use_api(url: str) -> None:
@@ -109,13 +141,19 @@ def use_api(url: str) -> None:
 
 
 def install_redaction(token: str) -> None:
-    """Keep the bot token and interaction tokens out of every discord.py and adapter log record."""
-    redact = RedactDiscordSecrets([token])
+    """Keep the bot token and interaction tokens out of every discord.py and adapter log record.
+
+    A filter on a logger sees only the records made on that logger, so each one gets it.
+    """
     names = [n for n in logging.root.manager.loggerDict if n == "discord" or n.startswith("discord.")]
-    for name in [*names, __package__ or "bot.adapters.discord"]:
+    ours = [n for n in logging.root.manager.loggerDict if n.startswith(__package__ or "bot.adapters.discord")]
+    for name in {*names, *ours, __package__ or "bot.adapters.discord"}:
         logger = logging.getLogger(name)
-        if not any(isinstance(f, RedactDiscordSecrets) for f in logger.filters):
-            logger.addFilter(redact)
+        existing = next((f for f in logger.filters if isinstance(f, RedactDiscordSecrets)), None)
+        if existing is None:
+            logger.addFilter(RedactDiscordSecrets([token]))
+        else:
+            existing.add(token)
 
 
 def create_client(app: App, settings: Settings, *, message_content: bool = True) -> QuizBotClient:
@@ -135,7 +173,7 @@ async def run_discord(app: App, settings: Settings) -> None:
     token = settings.discord_token.get_secret_value()
     if settings.discord_api_url:
         use_api(settings.discord_api_url)
-    install_redaction(token)
+    install_redaction(token)  # again in setup_hook, for loggers created since
     message_content = True
     while True:
         client = create_client(app, settings, message_content=message_content)
@@ -152,5 +190,7 @@ async def run_discord(app: App, settings: Settings) -> None:
             )
             message_content = False
         except discord.LoginFailure:
-            log.error("Discord refused DISCORD_TOKEN: copy the bot token again from the Developer Portal (Bot > Reset Token).")
+            log.error(
+                "Discord refused DISCORD_TOKEN: copy the bot token again from the Developer Portal (Bot > Reset Token)."
+            )
             raise

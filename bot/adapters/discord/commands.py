@@ -20,8 +20,12 @@ Interaction = discord.Interaction[Any]
 def build_quiz_group(handler: QuizHandler) -> app_commands.Group:
     """Return `/quiz` with its subcommands and the `/quiz pack` admin group, bound to `handler`."""
     service = handler.service
-    quiz = app_commands.Group(name="quiz", description="Practise with quizzes and code exercises, and see your progress")
-    pack_group = app_commands.Group(name="pack", description="Load, enable or disable question packs (admins)", parent=quiz)
+    quiz = app_commands.Group(
+        name="quiz", description="Practise with quizzes and code exercises, and see your progress"
+    )
+    pack_group = app_commands.Group(
+        name="pack", description="Load, enable or disable question packs (admins)", parent=quiz
+    )
 
     async def pack_names(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
         return await handler.complete(interaction, current, service.pack_names)
@@ -40,7 +44,9 @@ def build_quiz_group(handler: QuizHandler) -> app_commands.Group:
 
         return await handler.complete(interaction, current, names)
 
-    @quiz.command(name="start", description="Start a personal quiz: one question at a time, feedback after each")
+    @quiz.command(
+        name="start", description="Start a personal quiz: one question at a time, feedback after each"
+    )
     @app_commands.describe(
         pack="Which pack (default: every pack enabled here)",
         topic="Only this topic",
@@ -58,7 +64,8 @@ def build_quiz_group(handler: QuizHandler) -> app_commands.Group:
     ) -> None:
         level = difficulty.value if difficulty is not None else None
         await handler.command(
-            interaction, lambda actor: service.start(actor, pack=pack, topic=topic, difficulty=level, count=count)
+            interaction,
+            lambda actor: service.start(actor, pack=pack, topic=topic, difficulty=level, count=count),
         )
 
     @quiz.command(name="answer", description="Answer the current short or code question in a form")
@@ -78,8 +85,12 @@ def build_quiz_group(handler: QuizHandler) -> app_commands.Group:
         await handler.command(interaction, service.stop)
 
     @quiz.command(name="run", description="Run Python (PyTorch available) in the sandbox and see its output")
-    @app_commands.describe(code="One line of Python; leave empty to get a form for longer code", file="A .py file to run")
-    async def run(interaction: Interaction, code: str | None = None, file: discord.Attachment | None = None) -> None:
+    @app_commands.describe(
+        code="One line of Python; leave empty to get a form for longer code", file="A .py file to run"
+    )
+    async def run(
+        interaction: Interaction, code: str | None = None, file: discord.Attachment | None = None
+    ) -> None:
         if file is not None:
             await handler.command(interaction, lambda actor: handler.run_file(actor, file), slow=True)
         elif code:
@@ -108,8 +119,13 @@ def build_quiz_group(handler: QuizHandler) -> app_commands.Group:
 
         await handler.command(interaction, call)
 
-    @pack_group.command(name="load", description="Load or update a pack from an attached .yaml or .zip (admins)")
-    @app_commands.describe(file="The pack: a .yaml file or a .zip of its folder", force="Replace even if the version is not higher")
+    @pack_group.command(
+        name="load", description="Load or update a pack from an attached .yaml or .zip (admins)"
+    )
+    @app_commands.describe(
+        file="The pack: a .yaml file or a .zip of its folder",
+        force="Replace even if the version is not higher",
+    )
     async def load(interaction: Interaction, file: discord.Attachment, force: bool = False) -> None:
         await handler.command(interaction, lambda actor: handler.load_pack(actor, file, force), slow=True)
 

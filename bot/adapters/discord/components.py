@@ -51,7 +51,8 @@ class QuizControl(discord.ui.DynamicItem[discord.ui.Item[Any]], template=QUIZ_ID
 
 
 class PageButton(
-    discord.ui.DynamicItem[discord.ui.Button[Any]], template=rf"{PAGE_PREFIX}:(?P<session>[^:\s]+):(?P<page>\d+)"
+    discord.ui.DynamicItem[discord.ui.Button[Any]],
+    template=rf"{PAGE_PREFIX}:(?P<session>[^:\s]+):(?P<page>\d+)",
 ):
     """Back/Next between the steps of an item whose menus do not fit in one message."""
 

@@ -13,7 +13,7 @@ from discord import app_commands
 
 from bot.core import Actor, NotAllowed, QuizError, QuizService, Reply, StaleAction, error_reply
 from bot.core import actions as ax
-from bot.core.replies import Button, Select
+from bot.core.replies import Button, InputRequest, Select
 
 from . import limits as lim
 from .components import RUN_FORM_ID, is_quiz_id
@@ -39,10 +39,17 @@ class SettingsStore(Protocol):
 
 
 def actor_of(
-    user: discord.abc.User, guild_id: int | None, channel_id: int | None, permissions: discord.Permissions | None
+    user: discord.abc.User,
+    guild_id: int | None,
+    channel_id: int | None,
+    permissions: discord.Permissions | None,
 ) -> Actor:
     """Build the core's Actor: the guild is the scope (or "dm"); Manage Server makes an admin."""
-    is_admin = guild_id is not None and permissions is not None and (permissions.manage_guild or permissions.administrator)
+    is_admin = (
+        guild_id is not None
+        and permissions is not None
+        and (permissions.manage_guild or permissions.administrator)
+    )
     return Actor(
         platform=PLATFORM,
         scope=str(guild_id) if guild_id is not None else "dm",
@@ -84,7 +91,9 @@ def message_ids(message: discord.Message | None) -> set[str]:
 class QuizHandler:
     """The one place where Discord events become core calls and core replies become Discord calls."""
 
-    def __init__(self, *, service: QuizService, settings_store: SettingsStore, ack_within: float = ACK_WITHIN) -> None:
+    def __init__(
+        self, *, service: QuizService, settings_store: SettingsStore, ack_within: float = ACK_WITHIN
+    ) -> None:
         self.service = service
         self.store = settings_store
         self.refs = ItemRefs()
@@ -139,7 +148,9 @@ class QuizHandler:
         finally:
             task.cancel()  # only does something when we were cancelled ourselves
 
-    async def component(self, interaction: discord.Interaction[Any], custom_id: str, values: Sequence[str]) -> None:
+    async def component(
+        self, interaction: discord.Interaction[Any], custom_id: str, values: Sequence[str]
+    ) -> None:
         slow = ax.is_slow(custom_id)
         await self.run(
             interaction,
@@ -155,7 +166,9 @@ class QuizHandler:
         custom_id = str(data.get("custom_id", ""))
         text = modal_text(data)
         if custom_id == RUN_FORM_ID:
-            await self.run(interaction, lambda actor: self.service.run_code(actor, text), slow=True, working=RUNNING)
+            await self.run(
+                interaction, lambda actor: self.service.run_code(actor, text), slow=True, working=RUNNING
+            )
         elif is_quiz_id(custom_id):
             slow = ax.is_slow(custom_id)
             await self.run(
@@ -209,9 +222,9 @@ class QuizHandler:
     async def command(self, interaction: discord.Interaction[Any], call: Call, *, slow: bool = False) -> None:
         await self.run(interaction, call, slow=slow)
 
-    async def open_form(self, interaction: discord.Interaction[Any], custom_id: str, title: str, label: str) -> None:
-        from bot.core.replies import InputRequest
-
+    async def open_form(
+        self, interaction: discord.Interaction[Any], custom_id: str, title: str, label: str
+    ) -> None:
         try:
             await interaction.response.send_modal(
                 render_modal(InputRequest(custom_id, title, label, "code", placeholder="print('hello')"))
@@ -241,7 +254,10 @@ class QuizHandler:
         return await self.service.run_code(actor, await read_code_file(attachment))
 
     async def complete(
-        self, interaction: discord.Interaction[Any], current: str, names: Callable[[str], Awaitable[list[str]]]
+        self,
+        interaction: discord.Interaction[Any],
+        current: str,
+        names: Callable[[str], Awaitable[list[str]]],
     ) -> list[app_commands.Choice[str]]:
         try:
             found = await names(self.actor(interaction).scope)
@@ -264,8 +280,10 @@ class QuizHandler:
         files = [a for a in message.attachments if a.filename.lower().endswith(".py")]
         if not files and "```" not in message.content:
             return  # just talk
-        in_dm = message.guild is None
-        actor = actor_of(message.author, message.guild.id if message.guild else None, message.channel.id, None)
+        # An uncached guild's channel is a PartialMessageable: it still knows its guild id.
+        guild_id = message.guild.id if message.guild else getattr(message.channel, "guild_id", None)
+        in_dm = guild_id is None
+        actor = actor_of(message.author, guild_id, message.channel.id, None)
         session_id = await self._session_for_message(actor, message, in_dm)
         if session_id is None and not in_dm:
             return  # a code block in some channel or thread that is not this learner's quiz

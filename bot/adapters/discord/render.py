@@ -75,7 +75,9 @@ def render_notice(markdown: str, tone: Tone = Tone.WARNING) -> Rendered:
 
 def render_modal(form: InputRequest, custom_id: str | None = None) -> discord.ui.Modal:
     """Build the form a core InputRequest asks for: one paragraph input; its submission names the action."""
-    modal = discord.ui.Modal(title=lim.clip_plain(form.title, lim.MODAL_TITLE), custom_id=custom_id or form.action)
+    modal = discord.ui.Modal(
+        title=lim.clip_plain(form.title, lim.MODAL_TITLE), custom_id=custom_id or form.action
+    )
     max_length = max(1, min(form.max_length, lim.INPUT_VALUE))
     initial = form.initial if form.initial and lim.size(form.initial) <= max_length else None
     text_input: discord.ui.TextInput[Any] = discord.ui.TextInput(
@@ -117,7 +119,9 @@ def _embed(message: Message, notes: list[str]) -> tuple[discord.Embed, list[disc
         elif isinstance(part, Fields):
             fields.extend(part.items)
         elif isinstance(part, Image):
-            files.append(discord.File(io.BytesIO(part.data), filename=part.filename, description=part.alt or None))
+            files.append(
+                discord.File(io.BytesIO(part.data), filename=part.filename, description=part.alt or None)
+            )
             if not image_set:
                 image_set = True
                 image_name = part.filename
@@ -187,22 +191,32 @@ def layout(rows: tuple[tuple[Control, ...], ...]) -> list[list[Row]]:
         return [normal]
     menus = [r for r in normal if isinstance(r[0], Select)]
     fixed: list[Control | tuple[str, int]] = [c for r in normal if not isinstance(r[0], Select) for c in r]
-    button_rows = math.ceil((len(fixed) + 2) / lim.ROW_BUTTONS)
-    per_page = lim.ROWS - button_rows
-    if not menus or per_page < 1:
-        return [normal[: lim.ROWS]]  # nothing to page: _view notes what was left out
-    count = math.ceil(len(menus) / per_page)
+
+    def room(navs: int) -> int:
+        return lim.ROWS - math.ceil((len(fixed) + navs) / lim.ROW_BUTTONS)
+
+    chunks: list[list[Row]] = []
+    index = 0
+    while index < len(menus):
+        back = 1 if chunks else 0
+        take = len(menus) - index if len(menus) - index <= room(back) else room(back + 1)
+        if take < 1:
+            return [normal[: lim.ROWS]]  # too many buttons to page: _view notes what was left out
+        chunks.append(menus[index : index + take])
+        index += take
+    if not chunks:
+        return [normal[: lim.ROWS]]
     pages: list[list[Row]] = []
-    for number in range(count):
+    for number, chunk in enumerate(chunks):
         nav: list[Control | tuple[str, int]] = []
         if number > 0:
             nav.append(("nav", number - 1))
-        if number < count - 1:
+        if number < len(chunks) - 1:
             nav.append(("nav", number + 1))
         buttons = nav + fixed
-        page_rows = menus[number * per_page : (number + 1) * per_page]
-        page_rows += [buttons[i : i + lim.ROW_BUTTONS] for i in range(0, len(buttons), lim.ROW_BUTTONS)]
-        pages.append(page_rows)
+        pages.append(
+            chunk + [buttons[i : i + lim.ROW_BUTTONS] for i in range(0, len(buttons), lim.ROW_BUTTONS)]
+        )
     return pages
 
 
@@ -222,8 +236,12 @@ def _view(message: Message, pages: list[list[Row]], page: int, notes: list[str])
                 view.add_item(item)
                 placed += 1
     if len(pages) > 1:
-        notes.insert(0, f"_Step {page + 1} of {len(pages)}: more menus under **Next ▶**._" if page + 1 < len(pages)
-                     else f"_Step {page + 1} of {len(pages)}: the earlier menus are under **◀ Back**._")
+        notes.insert(
+            0,
+            f"_Step {page + 1} of {len(pages)}: more menus under **Next ▶**._"
+            if page + 1 < len(pages)
+            else f"_Step {page + 1} of {len(pages)}: the earlier menus are under **◀ Back**._",
+        )
     elif placed < total_controls:
         notes.append("_Some controls do not fit Discord's limits; use `/quiz` commands instead._")
     # A stopped view is serialised but never stored: every click is dispatched by its custom_id.
@@ -232,13 +250,20 @@ def _view(message: Message, pages: list[list[Row]], page: int, notes: list[str])
 
 
 def _item(
-    control: Control | tuple[str, int], message: Message, page: int, row: int, long_texts: bool, notes: list[str]
+    control: Control | tuple[str, int],
+    message: Message,
+    page: int,
+    row: int,
+    long_texts: bool,
+    notes: list[str],
 ) -> discord.ui.Item[Any] | None:
     if isinstance(control, tuple):
         target = control[1]
         label = "Next ▶" if target > page else "◀ Back"
         custom_id = PageButton.make_id(message.session_id or "-", target)
-        return PageButton(discord.ui.Button(label=label, style=discord.ButtonStyle.secondary, custom_id=custom_id), row=row)
+        return PageButton(
+            discord.ui.Button(label=label, style=discord.ButtonStyle.secondary, custom_id=custom_id), row=row
+        )
     if lim.size(control.action) > lim.CUSTOM_ID or not is_quiz_id(control.action):
         log.warning("control %r has an action id Discord cannot carry; left out", control.action[:40])
         return None
@@ -254,12 +279,19 @@ def _item(
         )
         return QuizControl(button, row=row)
     options = control.options
+    if not options:
+        log.warning("menu %r has no options; left out", control.action[:40])
+        return None
     if len(options) > lim.SELECT_OPTIONS:
-        notes.append(f"_The menu shows the first {lim.SELECT_OPTIONS} of {len(options)} options (Discord's limit)._")
+        notes.append(
+            f"_The menu shows the first {lim.SELECT_OPTIONS} of {len(options)} options (Discord's limit)._"
+        )
         options = options[: lim.SELECT_OPTIONS]
     select_options = [
         discord.SelectOption(
-            label=lim.clip_plain(o.label, lim.OPTION_LABEL) or "…", value=o.value[: lim.OPTION_VALUE], default=o.selected
+            label=lim.clip_plain(o.label, lim.OPTION_LABEL) or "…",
+            value=o.value[: lim.OPTION_VALUE],
+            default=o.selected,
         )
         for o in options
     ]

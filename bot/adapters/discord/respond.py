@@ -102,7 +102,10 @@ class Responder:
     def from_message(self) -> bool:
         """Whether the interaction came from a component on a message (which it may then edit)."""
         i = self.interaction
-        return i.message is not None and i.type in (discord.InteractionType.component, discord.InteractionType.modal_submit)
+        return i.message is not None and i.type in (
+            discord.InteractionType.component,
+            discord.InteractionType.modal_submit,
+        )
 
     @property
     def in_guild(self) -> bool:
@@ -157,7 +160,9 @@ class Responder:
         ephemeral = self.ephemeral(private)
         try:
             if not interaction.response.is_done():
-                callback = await interaction.response.send_message(ephemeral=ephemeral, **rendered.send_kwargs())
+                callback = await interaction.response.send_message(
+                    ephemeral=ephemeral, **rendered.send_kwargs()
+                )
                 self._sent(message, ItemRef(interaction, None), callback.message_id)
                 return
             if self._token_expiring():
@@ -174,7 +179,11 @@ class Responder:
         except discord.HTTPException as exc:
             if not token_gone(exc):
                 raise
-            log.info("interaction token no longer valid (%s %s); sending a plain message instead", exc.status, exc.code)
+            log.info(
+                "interaction token no longer valid (%s %s); sending a plain message instead",
+                exc.status,
+                exc.code,
+            )
             await self._fallback(message, private)
 
     # ------------------------------------------------------------------ internals
@@ -231,7 +240,11 @@ class Responder:
         interaction = self.interaction
         channel = interaction.channel
         try:
-            if (private and self.in_guild) or channel is None or not isinstance(channel, discord.abc.Messageable):
+            if (
+                (private and self.in_guild)
+                or channel is None
+                or not isinstance(channel, discord.abc.Messageable)
+            ):
                 sent = await interaction.user.send(**rendered.send_kwargs())
             else:
                 sent = await channel.send(**rendered.send_kwargs())
@@ -249,4 +262,3 @@ class _Expired(Exception):
 
 def render_notice_message(markdown: str, tone: Tone = Tone.WARNING) -> Message:
     return Message(kind="notice", parts=(Text(markdown),), tone=tone)
-

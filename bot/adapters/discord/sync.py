@@ -25,7 +25,11 @@ def tree_hash(tree: app_commands.CommandTree[Any]) -> str:
 
 
 async def sync_commands(
-    tree: app_commands.CommandTree[Any], store: SettingsStore, *, application_id: int, guild_ids: Sequence[int]
+    tree: app_commands.CommandTree[Any],
+    store: SettingsStore,
+    *,
+    application_id: int,
+    guild_ids: Sequence[int],
 ) -> str:
     """Sync the tree and return what was done: "guilds", "global" or "unchanged" (or "failed")."""
     if guild_ids:
@@ -53,7 +57,9 @@ async def sync_commands(
     try:
         synced = await tree.sync()
     except discord.HTTPException as exc:
-        log.error("could not sync commands globally (%s %s); will try again at the next start", exc.status, exc.code)
+        log.error(
+            "could not sync commands globally (%s %s); will try again at the next start", exc.status, exc.code
+        )
         return "failed"
     await store.set_setting(key, digest)
     log.info("synced %d command(s) globally (they may take a while to show everywhere)", len(synced))

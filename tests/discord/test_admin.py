@@ -1,0 +1,120 @@
+"""Pack administration from Discord: /quiz pack load with an attachment, enable, disable."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from . import payloads as p
+from .conftest import Answer, BotRunner, Harness
+
+EPHEMERAL = 64
+
+GOOD = """\
+pack: extra
+title: Extra pack
+version: 1
+topics:
+  - {id: tensors, title: Tensors}
+questions:
+  - id: one
+    type: choice
+    topic: tensors
+    prompt: Which call makes a tensor of zeros?
+    choices:
+      - {text: "`torch.zeros(3)`", correct: true}
+      - {text: "`torch.empty(3)`"}
+"""
+
+BROKEN = GOOD.replace("version: 1", "version: one").replace("    prompt: Which", "    promt: Which")
+
+
+async def load(bot: Harness, user: p.User, filename: str, data: bytes, *, size: int | None = None) -> Answer:
+    url = bot.fake.add_file(filename, data)
+    att_id = p.snowflake()
+    resolved = {
+        "attachments": {att_id: p.attachment(att_id, filename, url, len(data) if size is None else size)}
+    }
+    options: list[dict[str, Any]] = [{"name": "file", "type": 11, "value": att_id}]
+    return await bot.command(user, "load", options, group="pack", resolved=resolved)
+
+
+def downloads(answer: Answer) -> int:
+    return sum(1 for c in answer.calls if c.path.startswith("/attachments/"))
+
+
+async def test_an_admin_loads_a_good_pack_and_enables_and_disables_it(bot: Harness) -> None:
+    answer = await load(bot, p.ADMIN, "extra.yaml", GOOD.encode())
+    assert answer.kind == 5 and answer.data["flags"] & EPHEMERAL  # "thinking" at once, privately
+    assert "Pack `extra` v1 added with 1 questions." in answer.text()
+    packs = await bot.command(p.ALICE, "packs")
+    assert "`extra` v1" in packs.text() and "`tensors`" in packs.text()
+    disabled = await bot.command(p.ADMIN, "disable", [p.option("pack", "extra")], group="pack")
+    assert "Pack `extra` is disabled here." in disabled.text()
+    refused = await bot.command(p.ALICE, "start", [p.option("pack", "extra")])
+    assert "There is no pack `extra`" in refused.text() and "`demo`" in refused.text()
+    enabled = await bot.command(p.ADMIN, "enable", [p.option("pack", "extra")], group="pack")
+    assert "is enabled here" in enabled.text()
+    started = await bot.command(p.ALICE, "start", [p.option("pack", "extra")])
+    assert "Which call makes a tensor of zeros?" in started.text()
+    newer = await load(bot, p.ADMIN, "extra.yaml", GOOD.replace("version: 1", "version: 2").encode())
+    assert "updated v1 → v2" in newer.text()
+    bot.assert_all_acknowledged()
+
+
+async def test_a_broken_pack_gets_its_problems_with_file_and_line(bot: Harness) -> None:
+    answer = await load(bot, p.ADMIN, "broken.yaml", BROKEN.encode())
+    text = answer.text()
+    assert "The pack has 3 problem(s)" in text
+    assert re.search(r"broken\.yaml:3:\d+: version", text)
+    assert re.search(r"broken\.yaml:10:\d+: .*promt: unknown field", text)
+    packs = await bot.command(p.ALICE, "packs")
+    assert "extra" not in packs.text()  # nothing changed
+
+
+async def test_a_member_without_manage_server_may_not_load_packs(bot: Harness) -> None:
+    answer = await load(bot, p.BOB, "extra.yaml", GOOD.encode())
+    assert "Only admins may load packs." in answer.text()
+    assert downloads(answer) == 0
+    toggled = await bot.command(p.BOB, "disable", [p.option("pack", "demo")], group="pack")
+    assert "Only admins may enable or disable packs." in toggled.text()
+    bot.assert_all_acknowledged()
+
+
+async def test_quizbot_admins_may_load_without_manage_server(start_bot: BotRunner) -> None:
+    bot = await start_bot.start(admins=frozenset({f"discord:{p.BOB.id}"}))
+    answer = await load(bot, p.BOB, "extra.yaml", GOOD.encode())
+    assert "Pack `extra` v1 added" in answer.text()
+
+
+async def test_the_attachment_must_be_yaml_or_zip_and_not_too_large(bot: Harness) -> None:
+    wrong = await load(bot, p.ADMIN, "notes.txt", b"hello")
+    assert "`.yaml` or `.zip`" in wrong.text()
+    huge = await load(bot, p.ADMIN, "huge.zip", b"PK", size=50 * 1024 * 1024)
+    assert "at most 5 MB" in huge.text()
+    assert downloads(wrong) == downloads(huge) == 0
+
+
+async def test_the_commands_are_registered_with_admin_and_autocomplete_options(bot: Harness) -> None:
+    (sync,) = bot.fake.find("PUT", r"^/applications/\d+/commands$")
+    (quiz,) = sync.body
+    assert quiz["name"] == "quiz"
+    subs = {o["name"]: o for o in quiz["options"]}
+    assert set(subs) == {"start", "answer", "hint", "skip", "stop", "run", "stats", "packs", "help", "pack"}
+    start = {o["name"]: o for o in subs["start"]["options"]}
+    assert start["pack"]["autocomplete"] and start["topic"]["autocomplete"]
+    assert [c["value"] for c in start["difficulty"]["choices"]] == ["easy", "medium", "hard"]
+    assert (start["count"]["min_value"], start["count"]["max_value"]) == (1, 50)
+    pack = {o["name"]: o for o in subs["pack"]["options"]}
+    assert subs["pack"]["type"] == 2 and set(pack) == {"load", "enable", "disable"}
+    assert pack["load"]["options"][0]["type"] == 11  # an attachment
+
+
+async def test_autocomplete_offers_packs_and_the_chosen_packs_topics(bot: Harness) -> None:
+    answer = await bot.feed(p.interaction(4, p.autocomplete("start", "pack", "de"), p.ALICE))
+    assert answer.kind == 8
+    assert answer.data["choices"] == [{"name": "demo", "value": "demo"}]
+    topics = await bot.feed(
+        p.interaction(4, p.autocomplete("start", "topic", "", [p.option("pack", "demo")]), p.ALICE)
+    )
+    assert topics.data["choices"] == [{"name": "basics", "value": "basics"}]
