@@ -38,8 +38,8 @@ class NoActiveQuiz(QuizError):
 
 
 class QuizExpired(QuizError):
-    def __init__(self, status: str) -> None:
-        self.status = status
+    def __init__(self, status: str, session_id: str | None = None) -> None:
+        self.status, self.session_id = status, session_id
         word = {"finished": "has finished", "stopped": "was stopped", "expired": "has expired"}.get(
             status, "is over"
         )

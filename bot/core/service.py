@@ -383,7 +383,7 @@ class QuizService:
 
     def _check_active(self, session: Session) -> None:
         if session.status != "active":
-            raise QuizExpired(session.status)
+            raise QuizExpired(session.status, session.id)
 
     async def _question(self, item: ItemState) -> tuple[Pack, AnyQuestion]:
         pack = await self.pack(item.pack)
@@ -664,8 +664,12 @@ def _report_text(report: ImportReport) -> str:
 
 
 def error_reply(exc: QuizError) -> Reply:
-    """Turn a core error into the private note the person sees."""
+    """Turn a core error into the private note the person sees; an ended quiz offers a new one."""
     tone = Tone.WARNING
     if isinstance(exc, NotYourQuiz | NotAllowed):
         tone = Tone.ERROR
-    return notice(str(exc), tone=tone)
+    reply = notice(str(exc), tone=tone)
+    if isinstance(exc, QuizExpired) and exc.session_id:
+        again = Button(ax.make(exc.session_id, 0, ax.RESTART), "New quiz", "primary")
+        reply = Reply(messages=(replace(reply.messages[0], rows=((again,),)),))
+    return reply

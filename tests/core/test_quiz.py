@@ -16,6 +16,7 @@ from bot.core import (
     QuizService,
     StaleAction,
     UnknownName,
+    error_reply,
 )
 from bot.core import actions as ax
 from bot.core.packs import load_path
@@ -185,8 +186,12 @@ async def test_stale_position(service: QuizService) -> None:
 async def test_expired_quiz_says_so(service: QuizService, clock: FakeClock) -> None:
     item = await start_on(service, "q-choice")
     clock.advance(hours=25)
-    with pytest.raises(QuizExpired, match="has expired"):
+    with pytest.raises(QuizExpired, match="has expired") as caught:
         await service.act(ANN, button(item, "A").action)
+    offer = error_reply(caught.value).messages[0]
+    again = await service.act(ANN, button(offer, "New quiz").action)
+    assert item_of(again).title == "Question 1 of 1"
+    await service.stop(ANN)
     with pytest.raises(NoActiveQuiz):
         await service.hint(ANN)
 

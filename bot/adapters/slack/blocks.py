@@ -57,27 +57,45 @@ def mrkdwn_section(text: str) -> Block:
 
 
 def context(text: str) -> Block:
-    return {"type": "context", "elements": [{"type": "mrkdwn", "text": text[:TEXT_MAX]}]}
+    return {"type": "context", "elements": [{"type": "mrkdwn", "text": clip(text, TEXT_MAX)}]}
 
 
 def message_blocks(message: Message, *, limit: int = MESSAGE_BLOCKS_MAX) -> list[Block]:
     """Render one message: title, parts, controls, footer."""
     head = title_blocks(message.title)
     body: list[Block] = []
+    texts: list[str] = []  # consecutive text and code, packed into as few sections as fit
     for n, part in enumerate(message.parts):
-        warn = n == 0 and message.kind == "notice" and message.tone in (Tone.WARNING, Tone.ERROR)
-        body.extend(part_blocks(part, prefix="⚠️ " if warn else ""))
+        if isinstance(part, Text | Code):
+            warn = n == 0 and message.kind == "notice" and message.tone in (Tone.WARNING, Tone.ERROR)
+            texts.extend(part_texts(part, prefix="⚠️ " if warn else ""))
+            continue
+        body.extend(pack_sections(texts))
+        texts = []
+        body.extend(part_blocks(part))
+    body.extend(pack_sections(texts))
     tail = control_blocks(message.rows)
     if message.footer:
         tail.append(context(escape(message.footer)))
     return fit(head, body, tail, limit)
 
 
+def pack_sections(texts: Sequence[str]) -> list[Block]:
+    """Join mrkdwn pieces line after line into sections of at most 3,000 characters."""
+    sections: list[str] = []
+    for text in texts:
+        if sections and len(sections[-1]) + 1 + len(text) <= TEXT_MAX:
+            sections[-1] += "\n" + text
+        else:
+            sections.append(text)
+    return [mrkdwn_section(s) for s in sections]
+
+
 def fallback_text(message: Message) -> str:
     """The notification text that goes with blocks."""
     first = next((p.markdown for p in message.parts if isinstance(p, Text)), "")
     text = to_plain(message.title or first) or "QuizBot"
-    return escape(clip(text, FALLBACK_MAX))
+    return to_mrkdwn(clip(text, FALLBACK_MAX))  # keeps <@U123> mentions, escapes the rest
 
 
 def title_blocks(title: str | None) -> list[Block]:
@@ -88,11 +106,16 @@ def title_blocks(title: str | None) -> list[Block]:
     return [{"type": "header", "text": plain(to_plain(title), HEADER_MAX)}]
 
 
-def part_blocks(part: object, *, prefix: str = "") -> list[Block]:
+def part_texts(part: Text | Code, *, prefix: str = "") -> list[str]:
+    """Render a text or code part as mrkdwn pieces that each fit a section."""
     if isinstance(part, Text):
-        return text_sections(prefix + to_mrkdwn(part.markdown))
-    if isinstance(part, Code):
-        return text_sections(code_block(part.code), what="characters of code")
+        return split_text(prefix + to_mrkdwn(part.markdown))
+    return split_text(code_block(part.code), what="characters of code")
+
+
+def part_blocks(part: object) -> list[Block]:
+    if isinstance(part, Text | Code):
+        return pack_sections(part_texts(part))
     if isinstance(part, Fields):
         return field_sections(part.items)
     if isinstance(part, Image):
@@ -100,8 +123,8 @@ def part_blocks(part: object, *, prefix: str = "") -> list[Block]:
     return []
 
 
-def text_sections(text: str, *, what: str = "characters") -> list[Block]:
-    """Split mrkdwn over sections of 3,000 characters, at most PART_SECTIONS_MAX of them."""
+def split_text(text: str, *, what: str = "characters") -> list[str]:
+    """Split mrkdwn into section-sized pieces, at most PART_SECTIONS_MAX of them, cut with a note."""
     if not text.strip():
         return []
     pieces = split_mrkdwn(text, TEXT_MAX - NOTE_ROOM)
@@ -109,7 +132,7 @@ def text_sections(text: str, *, what: str = "characters") -> list[Block]:
         hidden = sum(len(p) for p in pieces[PART_SECTIONS_MAX:])
         pieces = pieces[:PART_SECTIONS_MAX]
         pieces[-1] += "\n" + cut_note(hidden, what)
-    return [mrkdwn_section(p) for p in pieces]
+    return pieces
 
 
 def field_sections(items: Sequence[tuple[str, str]]) -> list[Block]:

@@ -18,13 +18,14 @@ from slack_bolt.async_app import AsyncApp
 
 from bot.core import actions as ax
 from bot.core.errors import NotAllowed, QuizError
-from bot.core.model import Session
+from bot.core.model import Actor
 from bot.core.replies import Message, Reply, Text, Tone, notice
 from bot.core.service import QuizService, error_reply
 
 from . import blocks as bk
 from .api import Place, SlackApi, SlackCallFailed
 from .commands import Command, Usage, mentioned_user, parse_command
+from .delivery import Courier, anchor_of
 from .mrkdwn import unescape
 from .origin import Origin, from_action, from_command, from_event, from_view
 
@@ -49,6 +50,7 @@ class SlackFrontEnd:
     def __init__(self, *, service: QuizService, api: SlackApi) -> None:
         self.service = service
         self.api = api
+        self.courier = Courier(api=api, service=service)
         self._inflight: set[asyncio.Task[Any]] = set()
         self._locks: dict[tuple[str, str], asyncio.Lock] = {}
 
@@ -134,7 +136,7 @@ class SlackFrontEnd:
             action = (body.get("actions") or [{}])[0]
             reply = await self.service.act(origin.actor(), str(action.get("action_id", "")), _action_values(action))
             place = Place(origin.channel, origin.thread_ts) if origin.channel else None
-            await self._deliver(origin, reply, place, update_ts=origin.message_ts)
+            await self.courier.deliver(origin, reply, place, update_ts=origin.message_ts)
 
     async def on_home_start(self, body: dict[str, Any]) -> None:
         """A Start button on the Home tab: a quiz in the learner's direct messages."""
@@ -142,7 +144,7 @@ class SlackFrontEnd:
         async with self._job(origin):
             action = (body.get("actions") or [{}])[0]
             reply = await self.service.start(origin.actor(), pack=str(action.get("value") or "") or None)
-            await self._deliver(origin, reply, Place(await self.api.open_dm(origin.user)))
+            await self.courier.deliver(origin, reply, Place(await self.api.open_dm(origin.user)))
 
     async def on_answer(self, body: dict[str, Any], view: dict[str, Any]) -> None:
         """The answer modal was submitted: its callback_id is the core's action id."""
@@ -153,10 +155,10 @@ class SlackFrontEnd:
         async with self._job(origin):
             action = str(view.get("callback_id", ""))
             if ax.is_slow(action):
-                await self._tell(origin, notice(RUNNING))
+                await self.courier.tell(origin, notice(RUNNING))
             reply = await self.service.act(origin.actor(), action, [value])
             place = Place(origin.channel, origin.thread_ts) if origin.channel else None
-            await self._deliver(origin, reply, place, update_ts=origin.message_ts)
+            await self.courier.deliver(origin, reply, place, update_ts=origin.message_ts)
 
     async def on_run(self, body: dict[str, Any], view: dict[str, Any]) -> None:
         code = _input_value(view, bk.CODE_BLOCK, bk.CODE_INPUT)
@@ -164,7 +166,7 @@ class SlackFrontEnd:
             return
         origin = from_view(body, bk.read_metadata(view.get("private_metadata")))
         async with self._job(origin):
-            await self._tell(origin, await self.service.run_code(origin.actor(), code), persistent=True)
+            await self.courier.tell(origin, await self.service.run_code(origin.actor(), code), persistent=True)
 
     async def on_pack_load(self, body: dict[str, Any], view: dict[str, Any]) -> None:
         files = _view_files(view)
@@ -207,10 +209,10 @@ class SlackFrontEnd:
             difficulty=_opt(options, "difficulty"),
             count=count if isinstance(count, int) else None,
         )
-        place, note = await self._quiz_home(origin)
-        await self._deliver(origin, reply, place)
+        place, note = await self.courier.quiz_home(origin)
+        await self.courier.deliver(origin, reply, place)
         if note:
-            await self._tell(origin, notice(note))
+            await self.courier.tell(origin, notice(note))
 
     async def _cmd_answer(self, origin: Origin, command: Command) -> None:
         await self._on_current(origin, self.service.answer_form)
@@ -227,9 +229,9 @@ class SlackFrontEnd:
     async def _cmd_run(self, origin: Origin, command: Command) -> None:
         code = unescape(command.rest)
         if not code.strip():
-            await self._open(origin, bk.run_view(bk.metadata(r=origin.response_url, c=origin.channel)))
+            await self.courier.open(origin, bk.run_view(bk.metadata(r=origin.response_url, c=origin.channel)))
             return
-        await self._tell(origin, await self.service.run_code(origin.actor(), code), persistent=True)
+        await self.courier.tell(origin, await self.service.run_code(origin.actor(), code), persistent=True)
 
     async def _cmd_stats(self, origin: Origin, command: Command) -> None:
         user = None
@@ -238,10 +240,10 @@ class SlackFrontEnd:
             if user is None:
                 raise QuizError("Name the learner as a mention: `/quiz stats @someone`.")
         reply = await self.service.stats(origin.actor(), user_id=user, name=f"<@{user}>" if user else None)
-        await self._tell(origin, reply)
+        await self.courier.tell(origin, reply)
 
     async def _cmd_packs(self, origin: Origin, command: Command) -> None:
-        await self._tell(origin, await self.service.packs(origin.actor()))
+        await self.courier.tell(origin, await self.service.packs(origin.actor()))
 
     async def _cmd_pack(self, origin: Origin, command: Command) -> None:
         action = command.words[0].lower()
@@ -249,9 +251,9 @@ class SlackFrontEnd:
         if action == "load":
             if not self.service.is_admin(actor):
                 raise NotAllowed("load packs")
-            await self._open(origin, bk.pack_load_view(bk.metadata(r=origin.response_url, c=origin.channel)))
+            await self.courier.open(origin, bk.pack_load_view(bk.metadata(r=origin.response_url, c=origin.channel)))
             return
-        await self._tell(origin, await self.service.set_enabled(actor, command.words[1], action == "enable"))
+        await self.courier.tell(origin, await self.service.set_enabled(actor, command.words[1], action == "enable"))
 
     # ----------------------------------------------------------------- flows
 
@@ -260,8 +262,8 @@ class SlackFrontEnd:
         actor = origin.actor()
         session = await self.service.active_session(actor)
         reply = await call(actor)
-        place, item_ts = _anchor(session)
-        await self._deliver(origin, reply, place, update_ts=item_ts)
+        place, item_ts = anchor_of(session)
+        await self.courier.deliver(origin, reply, place, update_ts=item_ts)
 
     async def _message(self, origin: Origin, event: dict[str, Any]) -> None:
         text = str(event.get("text") or "")
@@ -275,11 +277,11 @@ class SlackFrontEnd:
         if not fenced and not py_files:
             if in_dm:
                 extra = " A pack file needs the words `pack load` in the same message." if files else ""
-                await self._tell(origin, notice(DM_HINT + extra))
+                await self.courier.tell(origin, notice(DM_HINT + extra))
             return
         actor = origin.actor()
         session = await self.service.active_session(actor)
-        place, item_ts = _anchor(session)
+        place, item_ts = anchor_of(session)
         if not in_dm and (place is None or place.channel != origin.channel or not origin.thread_ts or place.thread_ts != origin.thread_ts):
             return  # code in some other thread is just conversation
         if fenced:
@@ -291,9 +293,9 @@ class SlackFrontEnd:
             except UnicodeDecodeError as exc:
                 raise QuizError(f"`{name}` is not UTF-8 text; send Python source.") from exc
         if session is not None:
-            await self._tell(origin, notice(RUNNING))
+            await self.courier.tell(origin, notice(RUNNING))
         reply = await self.service.submit_text(actor, code, session_id=session.id if session else None, code_only=True)
-        await self._deliver(origin, reply, place or Place(origin.channel or await self.api.open_dm(origin.user)), update_ts=item_ts)
+        await self.courier.deliver(origin, reply, place or Place(origin.channel or await self.api.open_dm(origin.user)), update_ts=item_ts)
 
     async def _load_packs(self, origin: Origin, files: list[dict[str, Any]], *, force: bool) -> None:
         actor = await self._admin_actor(origin)
@@ -311,88 +313,13 @@ class SlackFrontEnd:
                 reply = error_reply(exc)
             except SlackCallFailed as exc:
                 reply = notice(f"I could not fetch `{name}` from Slack: {exc.error}.", tone=Tone.ERROR)
-            await self._tell(origin, reply, persistent=True)
+            await self.courier.tell(origin, reply, persistent=True)
 
-    async def _quiz_home(self, origin: Origin) -> tuple[Place, str | None]:
-        """Pick where a new quiz runs: a thread when started in a channel, else the DM with the bot."""
-        note = None
-        if origin.channel and origin.channel[0] in "CG":
-            header = notice(f"🧠 <@{origin.user}> started a quiz. It runs in this thread.")
-            try:
-                ts = await self.api.post(Place(origin.channel), header.messages[0])
-                return Place(origin.channel, ts), None
-            except SlackCallFailed as exc:
-                note = (
-                    f"I can't post in this channel ({exc.error}); invite me with `/invite` to quiz here. "
-                    "Your quiz is in our direct messages."
-                )
-        dm = await self.api.open_dm(origin.user)
-        if note is None and origin.channel != dm:
-            note = "Your quiz is in our direct messages."
-        return Place(dm), note
-
-    async def _deliver(self, origin: Origin, reply: Reply, place: Place | None, *, update_ts: str | None = None) -> None:
-        """Show a quiz reply: open its form, update the message acted on, post the rest in order."""
-        if reply.form is not None:
-            meta = bk.metadata(c=place.channel if place else None, t=place.thread_ts if place else None, m=update_ts)
-            await self._open(origin, bk.form_view(reply.form, meta))
-            return
-        if place is None:
-            place = Place(await self.api.open_dm(origin.user))
-        if reply.update is not None and update_ts:
-            await self.api.update(place.channel, update_ts, reply.update)
-        for message in reply.messages:
-            ts = await self.api.post(place, message)
-            if message.kind == "item" and message.session_id:
-                await self.service.set_anchor(
-                    message.session_id, channel=place.channel, thread_ts=place.thread_ts or "", item_ts=ts
-                )
-
-    async def _open(self, origin: Origin, view: dict[str, Any]) -> None:
-        if not origin.trigger_id:
-            raise QuizError("Press **Answer** under the question to open the form.")
-        await self.api.open_view(origin.trigger_id, view)
-
-    async def _admin_actor(self, origin: Origin) -> Any:
+    async def _admin_actor(self, origin: Origin) -> Actor:
         actor = origin.actor()
         if self.service.is_admin(actor):  # QUIZBOT_ADMINS: no need to ask Slack
             return actor
         return origin.actor(is_admin=await self.api.is_workspace_admin(origin.user))
-
-    # ----------------------------------------------------------------- private notes
-
-    async def _tell(self, origin: Origin, reply: Reply, *, persistent: bool = False) -> None:
-        """Send a reply only the person sees: the response_url, an ephemeral message, or the DM."""
-        messages = reply.messages or ((reply.update,) if reply.update is not None else ())
-        for message in messages:
-            await self._tell_one(origin, message, persistent=persistent)
-
-    async def _tell_one(self, origin: Origin, message: Message, *, persistent: bool) -> None:
-        routes: list[Callable[[], Awaitable[Any]]] = []
-        url, channel = origin.response_url, origin.channel
-        if url and origin.via_command:
-            routes.append(lambda: self.api.respond(url, message))
-        if channel:
-            if persistent and origin.in_dm:
-                routes.append(lambda: self.api.post(Place(channel), message))
-            else:
-                routes.append(lambda: self.api.ephemeral(channel, origin.user, message, thread_ts=origin.thread_ts))
-        if url and not origin.via_command:
-            routes.append(lambda: self.api.respond(url, message))
-        routes.append(self._dm_route(origin.user, message))
-        for route in routes:
-            try:
-                await route()
-                return
-            except SlackCallFailed:
-                continue
-        log.error("could not reach %s by any route; the note was: %s", origin.user, message.text()[:200])
-
-    def _dm_route(self, user: str, message: Message) -> Callable[[], Awaitable[Any]]:
-        async def post() -> None:
-            await self.api.post(Place(await self.api.open_dm(user)), message)
-
-        return post
 
     @asynccontextmanager
     async def _job(self, origin: Origin) -> AsyncIterator[None]:
@@ -407,14 +334,18 @@ class SlackFrontEnd:
         except QuizError as exc:
             await self._safe_tell(origin, error_reply(exc))
         except SlackCallFailed as exc:
-            await self._safe_tell(origin, notice(f"Slack refused my reply ({exc.error}); please try again.", tone=Tone.ERROR))
+            if exc.method == "download":
+                text = f"I could not fetch the file from Slack: {exc.error}."
+            else:
+                text = f"Slack refused my reply ({exc.error}); please try again."
+            await self._safe_tell(origin, notice(text, tone=Tone.ERROR))
         except Exception:
             log.exception("the Slack front end failed on a request from %s", origin.user)
             await self._safe_tell(origin, notice("Something went wrong on my side; it was logged. Please try again.", tone=Tone.ERROR))
 
     async def _safe_tell(self, origin: Origin, reply: Reply) -> None:
         try:
-            await self._tell(origin, reply)
+            await self.courier.tell(origin, reply)
         except Exception:
             log.exception("could not tell %s about an error", origin.user)
 
@@ -426,14 +357,6 @@ class SlackFrontEnd:
                 self._locks = {k: v for k, v in self._locks.items() if v.locked()}
             lock = self._locks[key] = asyncio.Lock()
         return lock
-
-
-def _anchor(session: Session | None) -> tuple[Place | None, str | None]:
-    """Where a session's messages live, as remembered with set_anchor."""
-    if session is None or not session.anchor.get("channel"):
-        return None, None
-    anchor = session.anchor
-    return Place(str(anchor["channel"]), str(anchor.get("thread_ts") or "") or None), str(anchor.get("item_ts") or "") or None
 
 
 def _ephemeral(message: Message) -> dict[str, Any]:

@@ -36,15 +36,28 @@ def build_bolt_app(front: SlackFrontEnd, client: AsyncWebClient, *, signing_secr
     Bolt's request verification rejects a bad signature or a timestamp more than five minutes
     old with 401 before any listener runs. Socket Mode needs no signing secret.
     """
+    logger = logging.getLogger("quizbot.slack.bolt")
+    if not any(isinstance(f, _ClientTokenNotice) for f in logger.filters):
+        logger.addFilter(_ClientTokenNotice())
     bolt = AsyncApp(
         client=client,
         signing_secret=signing_secret or "",
         request_verification_enabled=bool(signing_secret),
         name="quizbot",
-        logger=logging.getLogger("quizbot.slack.bolt"),
+        logger=logger,
     )
     front.register(bolt)
     return bolt
+
+
+class _ClientTokenNotice(logging.Filter):
+    """Drop Bolt's start-up notice that SLACK_BOT_TOKEN from the environment is unused.
+
+    Bolt reads the variable itself even when given a client, which already holds that token.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "`token` will be unused" not in record.getMessage()
 
 
 def web_app(bolt: AsyncApp, *, path: str = EVENTS_PATH) -> web.Application:
@@ -69,9 +82,10 @@ async def slack_front_end(
 ) -> AsyncIterator[tuple[SlackFrontEnd, AsyncApp]]:
     """Open the HTTP session and Web API client, build the front end and its Bolt app; close them after."""
     async with aiohttp.ClientSession() as http:
-        client = make_client(token, api_url=api_url, session=http)
-        front = SlackFrontEnd(service=service, api=SlackApi(client, http, token=token))
-        bolt = build_bolt_app(front, client, signing_secret=signing_secret)
+        front = SlackFrontEnd(service=service, api=SlackApi(make_client(token, api_url=api_url, session=http), http, token=token))
+        # Bolt deep-copies its client into every lazy listener's request, so it gets one without a
+        # shared aiohttp session; the front end's own calls reuse the session.
+        bolt = build_bolt_app(front, make_client(token, api_url=api_url), signing_secret=signing_secret)
         try:
             yield front, bolt
         finally:

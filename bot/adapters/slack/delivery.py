@@ -1,0 +1,107 @@
+"""Where replies go in Slack: the quiz's DM or thread, the message acted on, or a private note."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from bot.core.errors import QuizError
+from bot.core.model import Session
+from bot.core.replies import Message, Reply, notice
+from bot.core.service import QuizService
+
+from . import blocks as bk
+from .api import Place, SlackApi, SlackCallFailed
+from .origin import Origin
+
+log = logging.getLogger("quizbot.slack")
+
+
+class Courier:
+    """Post, update and open what the core replied, in the place each reply belongs."""
+
+    def __init__(self, *, api: SlackApi, service: QuizService) -> None:
+        self._api = api
+        self._service = service
+
+    async def quiz_home(self, origin: Origin) -> tuple[Place, str | None]:
+        """Pick where a new quiz runs: a thread when started in a channel, else the DM with the bot."""
+        note = None
+        if origin.channel and origin.channel[0] in "CG":
+            header = notice(f"🧠 <@{origin.user}> started a quiz. It runs in this thread.")
+            try:
+                ts = await self._api.post(Place(origin.channel), header.messages[0])
+                return Place(origin.channel, ts), None
+            except SlackCallFailed as exc:
+                note = (
+                    f"I can't post in this channel ({exc.error}); invite me with `/invite` to quiz here. "
+                    "Your quiz is in our direct messages."
+                )
+        dm = await self._api.open_dm(origin.user)
+        if note is None and origin.channel != dm:
+            note = "Your quiz is in our direct messages."
+        return Place(dm), note
+
+    async def deliver(self, origin: Origin, reply: Reply, place: Place | None, *, update_ts: str | None = None) -> None:
+        """Show a quiz reply: open its form, update the message acted on, post the rest in order."""
+        if reply.form is not None:
+            meta = bk.metadata(c=place.channel if place else None, t=place.thread_ts if place else None, m=update_ts)
+            await self.open(origin, bk.form_view(reply.form, meta))
+            return
+        if place is None:
+            place = Place(await self._api.open_dm(origin.user))
+        if reply.update is not None and update_ts:
+            await self._api.update(place.channel, update_ts, reply.update)
+        for message in reply.messages:
+            ts = await self._api.post(place, message)
+            if message.kind == "item" and message.session_id:
+                await self._service.set_anchor(
+                    message.session_id, channel=place.channel, thread_ts=place.thread_ts or "", item_ts=ts
+                )
+
+    async def open(self, origin: Origin, view: dict[str, Any]) -> None:
+        if not origin.trigger_id:
+            raise QuizError("Press **Answer** under the question to open the form.")
+        await self._api.open_view(origin.trigger_id, view)
+
+    async def tell(self, origin: Origin, reply: Reply, *, persistent: bool = False) -> None:
+        """Send a reply only the person sees: the response_url, an ephemeral message, or the DM."""
+        messages = reply.messages or ((reply.update,) if reply.update is not None else ())
+        for message in messages:
+            await self._tell_one(origin, message, persistent=persistent)
+
+    async def _tell_one(self, origin: Origin, message: Message, *, persistent: bool) -> None:
+        routes: list[Callable[[], Awaitable[Any]]] = []
+        url, channel = origin.response_url, origin.channel
+        if url and origin.via_command:
+            routes.append(lambda: self._api.respond(url, message))
+        if channel:
+            if persistent and origin.in_dm:
+                routes.append(lambda: self._api.post(Place(channel), message))
+            else:
+                routes.append(lambda: self._api.ephemeral(channel, origin.user, message, thread_ts=origin.thread_ts))
+        if url and not origin.via_command:
+            routes.append(lambda: self._api.respond(url, message))
+        routes.append(self._dm_route(origin.user, message))
+        for route in routes:
+            try:
+                await route()
+                return
+            except SlackCallFailed:
+                continue
+        log.error("could not reach %s by any route; the note was: %s", origin.user, message.text()[:200])
+
+    def _dm_route(self, user: str, message: Message) -> Callable[[], Awaitable[Any]]:
+        async def post() -> None:
+            await self._api.post(Place(await self._api.open_dm(user)), message)
+
+        return post
+
+
+def anchor_of(session: Session | None) -> tuple[Place | None, str | None]:
+    """Where a session's messages live, as remembered with set_anchor."""
+    if session is None or not session.anchor.get("channel"):
+        return None, None
+    anchor = session.anchor
+    return Place(str(anchor["channel"]), str(anchor.get("thread_ts") or "") or None), str(anchor.get("item_ts") or "") or None

@@ -1,0 +1,59 @@
+"""Play the demo pack's items through Slack as a learner would."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.slack.conftest import LEARNER, Slack, block_text
+
+SOLUTION = "total = sum(range(1, 11))\nprint(total)\n"
+WRONG = "total = sum(range(1, 10))\nprint(total)\n"
+
+KINDS = {
+    "Which flag makes PyTorch": "choice",
+    "Complete the code so it prints 8": "blanks",
+    "What does this print": "short",
+    "Which of these are Python numbers": "multi",
+    "Define `total`": "code",
+}
+
+
+def is_item(message: dict[str, Any]) -> bool:
+    first = message["blocks"][0] if message["blocks"] else {}
+    return first.get("type") == "header" and first["text"]["text"].startswith("Question ")
+
+
+def items(slack: Slack, channel: str) -> list[dict[str, Any]]:
+    return [m for m in slack.fake.posts(channel) if is_item(m)]
+
+
+def kind_of(message: dict[str, Any]) -> str:
+    text = block_text(message["blocks"])
+    return next(kind for prompt, kind in KINDS.items() if prompt in text)
+
+
+def has_controls(message: dict[str, Any]) -> bool:
+    return any(b["type"] == "actions" for b in message["blocks"])
+
+
+def posted_after(slack: Slack, channel: str, ts: str) -> list[dict[str, Any]]:
+    return [m for m in slack.fake.posts(channel) if m["ts"] > ts]
+
+
+async def answer_right(slack: Slack, channel: str, ts: str, *, user: str = LEARNER) -> str:
+    """Answer the item posted at `ts` correctly through its controls; return its kind."""
+    kind = kind_of(slack.fake.message(channel, ts))
+    if kind == "choice":
+        await slack.click(channel, ts, label="A", user=user)
+    elif kind == "multi":
+        await slack.click(channel, ts, label="Select all that apply", values=["0", "1"], user=user)
+        await slack.click(channel, ts, label="Check", user=user)
+    elif kind == "blanks":
+        await slack.click(channel, ts, label="Blank 1", values=["0"], user=user)
+        await slack.click(channel, ts, label="Blank 2", values=["2"], user=user)
+        await slack.click(channel, ts, label="Check", user=user)
+    else:
+        await slack.click(channel, ts, label="Answer", user=user)
+        view = slack.last_view()
+        await slack.submit(view, {"answer": "6" if kind == "short" else SOLUTION}, user=user)
+    return kind

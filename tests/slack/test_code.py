@@ -1,0 +1,116 @@
+"""Code answers (modal, ```python block, .py file), /quiz run, and output too long for Slack."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from typing import Any
+
+from bot.core import QuizService
+from bot.core.packs import load_path
+from bot.core.ports import RunOutcome, RunRequest
+from tests.conftest import DEMO_PACK
+from tests.fakes import FakeClock, LocalRunner
+from tests.slack.conftest import LEARNER, Slack, block_text, dm, make_service
+from tests.slack.helpers import SOLUTION, WRONG, has_controls, items, posted_after
+from tests.slack.limits import blocks_problems
+
+
+async def start_code_item(slack: Slack) -> dict[str, Any]:
+    await slack.command("start demo difficulty:hard count:1")
+    return items(slack, dm(LEARNER))[-1]
+
+
+async def test_a_py_file_sent_to_the_dm_passes(slack: Slack) -> None:
+    item = await start_code_item(slack)
+    file = slack.fake.add_file("total.py", SOLUTION.encode(), filetype="python")
+    await slack.message("", files=[file])
+    channel = dm(LEARNER)
+    assert slack.fake.downloads == [(file["id"], True)]
+    assert not has_controls(slack.fake.message(channel, item["ts"]))
+    feedback = block_text(posted_after(slack, channel, item["ts"])[0]["blocks"])
+    assert "*Correct!*" in feedback and "*2 of 2 tests passed*" in feedback
+    assert "✅ `total` is 55." in feedback and "```\n55\n```" in feedback
+
+
+async def test_failing_code_from_the_modal_gets_one_line_per_test_and_another_try(slack: Slack) -> None:
+    item = await start_code_item(slack)
+    channel = dm(LEARNER)
+    await slack.click(channel, item["ts"], label="Answer")
+    view = slack.last_view()
+    assert view["blocks"][0]["element"]["initial_value"] == "total = 0\n"  # the starter, ready to edit
+    await slack.submit(view, {"answer": WRONG})
+    feedback = block_text(posted_after(slack, channel, item["ts"])[-1]["blocks"])
+    assert "*Not quite.*" in feedback and "*0 of 2 tests passed*" in feedback
+    assert "❌ `total` must be 55." in feedback and "❌ Print `total`." in feedback
+    assert "2 attempts left" in feedback
+    assert has_controls(slack.fake.message(channel, item["ts"]))  # the Answer button stays for another try
+
+
+async def test_a_python_block_in_the_dm_without_a_quiz_says_so(slack: Slack) -> None:
+    await slack.message("```python\nprint(1)\n```")
+    assert "You have no quiz running" in block_text(slack.fake.ephemerals[-1]["blocks"])
+    await slack.message("hello there")
+    assert "```python" in block_text(slack.fake.ephemerals[-1]["blocks"]).replace("\u200b", "")
+
+
+async def test_slack_escaping_is_undone_before_the_code_runs(slack: Slack, runner: LocalRunner) -> None:
+    await start_code_item(slack)
+    # Slack sends < > & as &lt; &gt; &amp; and wraps what looks like a link in <...>.
+    await slack.message("```python\ntotal = sum(range(1, 11)) if 1 &lt; 2 &amp; 3 else 0\nprint(total)  # <http://x.org|x.org>\n```")
+    assert runner.requests[-1].code == "total = sum(range(1, 11)) if 1 < 2 & 3 else 0\nprint(total)  # x.org"
+
+
+async def test_quiz_run_with_over_long_output_is_cut_with_a_note(slack: Slack) -> None:
+    status, body = await slack.command("run ```python\nfor i in range(40):\n    print(str(i) * 4000)\n```")
+    assert status == 200 and json.loads(body)["text"].startswith("⏳")  # acknowledged before the run
+    response = slack.fake.responses[-1]
+    assert response["response_type"] == "ephemeral"
+    assert blocks_problems(response["blocks"], max_blocks=50) == []
+    text = block_text(response["blocks"])
+    assert "cut to fit Slack" in text and "more characters of code not shown" in text
+    assert "Output cut: showing the first 15 lines" in text
+    assert all(len(b["text"]["text"]) <= 3000 for b in response["blocks"] if "text" in b and b["type"] == "section")
+
+
+async def test_quiz_run_without_code_opens_a_modal(slack: Slack) -> None:
+    await slack.command("run")
+    view = slack.last_view()
+    assert view["callback_id"] == "qzrun"
+    _, body = await slack.submit(view, {"code": ""})
+    assert json.loads(body)["response_action"] == "errors"
+    await slack.submit(view, {"code": "print(6 * 7)"})
+    assert "```\n42\n```" in block_text(slack.fake.responses[-1]["blocks"])
+
+
+class GatedRunner:
+    """A sandbox that waits for the test's go before running: proves the ack comes first."""
+
+    def __init__(self, inner: LocalRunner) -> None:
+        self.inner = inner
+        self.started = asyncio.Event()
+        self.go = asyncio.Event()
+
+    async def run(self, request: RunRequest) -> RunOutcome:
+        self.started.set()
+        await self.go.wait()
+        return await self.inner.run(request)
+
+
+async def test_slow_work_runs_after_the_acknowledgement(
+    open_slack: Callable[[QuizService], Any], repository: Any, runner: LocalRunner, clock: FakeClock
+) -> None:
+    gated = GatedRunner(runner)
+    service = make_service(repository, gated, clock)  # type: ignore[arg-type]
+    await service.import_pack(load_path(DEMO_PACK).pack)
+    async with open_slack(service) as slack:
+        item = await start_code_item(slack)
+        await slack.click(dm(LEARNER), item["ts"], label="Answer")
+        status, body = await slack.submit(slack.last_view(), {"answer": SOLUTION}, settle=False)
+        assert (status, body) == (200, "")  # the modal closes while the code has not run yet
+        await asyncio.wait_for(gated.started.wait(), 10)
+        assert has_controls(slack.fake.message(dm(LEARNER), item["ts"]))
+        gated.go.set()
+        await slack.settle()
+        assert not has_controls(slack.fake.message(dm(LEARNER), item["ts"]))
