@@ -1,0 +1,11 @@
+import copy
+
+import torch
+
+
+def snapshot(model):
+    return copy.deepcopy(model.state_dict())
+
+
+def restore(model, snap):
+    model.load_state_dict(snap)
