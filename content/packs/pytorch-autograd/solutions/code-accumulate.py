@@ -1,0 +1,10 @@
+import torch
+
+
+def accumulate(w, chunks):
+    w.grad = None  # drop any gradient left over from earlier work
+    total_rows = sum(x.shape[0] for x, _ in chunks)
+    for x, y in chunks:
+        loss = ((x @ w - y) ** 2).sum() / total_rows
+        loss.backward()
+    return w.grad
