@@ -18,6 +18,7 @@ class Review:
     question: str
     card: str  # FSRS card as JSON
     due: datetime
+    correct: bool  # this answer was right
 
 
 def review(card_json: str | None, *, correct: bool, hinted: bool, at: datetime) -> tuple[str, datetime]:

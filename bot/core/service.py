@@ -557,7 +557,7 @@ class QuizService:
         card: Review | None = None
         if final:
             card_json, due = review(item.card, correct=correct, hinted=item.hinted, at=now)
-            card = Review(session.owner.platform, session.started_by, pack.pack, question.id, card_json, due)
+            card = Review(session.owner.platform, session.started_by, pack.pack, question.id, card_json, due, correct)
         parts: list[object] = list(report)
         if correct:
             tone, head = Tone.SUCCESS, "✅ **Correct!**"

@@ -129,33 +129,20 @@ class SqlRepository(SessionStore):
     # ----------------------------------------------------------------- progress
 
     async def history(self, platform: str, user_id: str, packs: Sequence[str]) -> dict[tuple[str, str], History]:
-        a = t.attempts.c
+        """Each graded question's last result and review card: one row per question, not per attempt."""
         r = t.reviews.c
-        out: dict[tuple[str, str], History] = {}
         async with self._engine.connect() as c:
             rows = await c.execute(
-                select(a.pack_id, a.question_id, a.correct)
-                .where(and_(a.platform == platform, a.user_id == user_id, a.pack_id.in_(list(packs))))
-                .order_by(a.id)
-            )
-            counts: dict[tuple[str, str], int] = {}
-            last: dict[tuple[str, str], bool] = {}
-            for row in rows:
-                key = (row.pack_id, row.question_id)
-                counts[key] = counts.get(key, 0) + 1
-                last[key] = bool(row.correct)
-            cards = {
-                (row.pack_id, row.question_id): (row.due, row.card)
-                for row in await c.execute(
-                    select(r.pack_id, r.question_id, r.due, r.card).where(
-                        and_(r.platform == platform, r.user_id == user_id, r.pack_id.in_(list(packs)))
-                    )
+                select(r.pack_id, r.question_id, r.due, r.card, r.correct, r.answers).where(
+                    and_(r.platform == platform, r.user_id == user_id, r.pack_id.in_(list(packs)))
                 )
+            )
+            return {
+                (row.pack_id, row.question_id): History(
+                    attempts=row.answers, last_correct=bool(row.correct), due=row.due, card=row.card
+                )
+                for row in rows
             }
-        for key, n in counts.items():
-            due, card = cards.get(key, (None, None))
-            out[key] = History(attempts=n, last_correct=last[key], due=due, card=card)
-        return out
 
     async def user_stats(self, platform: str, user_id: str, now: datetime) -> UserStats:
         a = t.attempts.c

@@ -108,6 +108,8 @@ def review_values(review: Review) -> dict[str, Any]:
         "question_id": review.question,
         "card": review.card,
         "due": review.due,
+        "correct": review.correct,
+        "answers": 1,
     }
 
 
@@ -141,6 +143,7 @@ class SessionStore(Base):
             self._active[owner] = session.id
         elif self._active.get(owner) == session.id:
             del self._active[owner]
+            self._none_active.add(owner)
         while len(self._cache) > SESSION_CACHE:
             old_id, old = self._cache.popitem(last=False)
             old_owner = (old.owner.platform, old.owner.scope, old.owner.kind, old.owner.id)
@@ -262,7 +265,12 @@ class SessionStore(Base):
             statement = (sqlite_insert if self._sqlite else pg_insert)(t.reviews)
             statement = statement.on_conflict_do_update(
                 index_elements=["platform", "user_id", "pack_id", "question_id"],
-                set_={"card": statement.excluded.card, "due": statement.excluded.due},
+                set_={
+                    "card": statement.excluded.card,
+                    "due": statement.excluded.due,
+                    "correct": statement.excluded.correct,
+                    "answers": t.reviews.c.answers + 1,
+                },
             )
             await c.execute(statement, list(reviews.values()))
         return outcomes

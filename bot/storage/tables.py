@@ -124,6 +124,8 @@ reviews = Table(
     Column("question_id", String(64), primary_key=True),
     Column("card", Text, nullable=False),
     Column("due", UTCDateTime, nullable=False),
+    Column("correct", Boolean, nullable=False),  # the last graded answer was right
+    Column("answers", Integer, nullable=False),  # graded answers so far (the last attempt at each showing)
 )
 
 settings = Table(

@@ -87,6 +87,8 @@ def upgrade() -> None:
         sa.Column("question_id", sa.String(64), primary_key=True),
         sa.Column("card", sa.Text, nullable=False),
         sa.Column("due", UTCDateTime, nullable=False),
+        sa.Column("correct", sa.Boolean, nullable=False),
+        sa.Column("answers", sa.Integer, nullable=False),
     )
     op.create_table(
         "settings",
