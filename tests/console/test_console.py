@@ -20,12 +20,14 @@ class Terminal:
     async def read(self) -> str:
         """Read until the program waits for input; return what it printed since."""
         assert self.process.stdout is not None
-        chunk = ""
-        while not chunk.endswith(PROMPTS):
+        raw = b""
+        prompts = tuple(p.encode() for p in PROMPTS)
+        while not raw.endswith(prompts):
             data = await asyncio.wait_for(self.process.stdout.read(1), timeout=60)
             if not data:
                 break
-            chunk += data.decode("utf-8", errors="replace")
+            raw += data
+        chunk = raw.decode("utf-8", errors="replace")
         self.transcript += chunk
         return chunk
 
