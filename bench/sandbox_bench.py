@@ -1,0 +1,204 @@
+"""Benchmark the sandbox: warm pool against a fresh interpreter, throughput, and the pool's memory.
+
+Run: ``python bench/sandbox_bench.py [--n 20] [--seconds 20]``. Prints figures; asserts nothing.
+
+1. Latency: the same seed-style exercise (a weight matrix, a matmul, an MSE loss, backward, a
+   print; graded by an eight-test unittest module in the seed chapter's style) is graded N times
+   through the warm pool, one submission after another, and N times by a fresh
+   ``python -m unittest`` process per submission under the same rlimits, environment and an
+   empty network namespace. Times are client-side round trips (submit to result).
+2. Throughput: two concurrent clients submit the same exercise back to back for S seconds.
+3. Memory: proportional set size (PSS, so shared pages are counted once) of the template and all
+   its descendants, idle and sampled during the throughput run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import resource
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from sandbox import Sandbox, SandboxConfig  # noqa: E402
+from sandbox._process import job_environment  # noqa: E402
+
+FIXTURES = ROOT / "tests" / "sandbox" / "fixtures"
+SOLUTION = (FIXTURES / "seed_style_solution.py").read_text()
+TEST = (FIXTURES / "seed_style_test.py").read_text()
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def pss_kb(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as fh:
+            for line in fh:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def descendants(pid: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as fh:
+                stat = fh.read()
+        except OSError:
+            continue
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        children.setdefault(ppid, []).append(int(entry))
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        todo.extend(children.get(p, []))
+    return out
+
+
+def pool_memory_mb(template_pid: int) -> tuple[float, float, int]:
+    """Return (template PSS, whole pool PSS, processes) in MB."""
+    pids = descendants(template_pid)
+    total = sum(pss_kb(p) for p in pids)
+    return pss_kb(template_pid) / 1024, total / 1024, len(pids)
+
+
+async def warm_latencies(sb: Sandbox, n: int) -> list[float]:
+    out = []
+    for _ in range(n):
+        t = time.perf_counter()
+        result = await sb.run(SOLUTION, test=TEST)
+        out.append((time.perf_counter() - t) * 1000)
+        assert result.status == "passed", result
+    return out
+
+
+async def fresh_latencies(cfg: SandboxConfig, n: int) -> list[float]:
+    env = job_environment(())
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+
+    def limits() -> None:
+        resource.setrlimit(resource.RLIMIT_CPU, (int(cfg.cpu_s), int(cfg.cpu_s) + 1))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (cfg.file_bytes, cfg.file_bytes))
+        resource.setrlimit(resource.RLIMIT_NOFILE, (cfg.open_files, cfg.open_files))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+    prefix = ["unshare", "--net"] if os.geteuid() == 0 and shutil.which("unshare") else []
+    out = []
+    for _ in range(n):
+        work = tempfile.mkdtemp(prefix="bench-fresh-")
+        Path(work, "user_code.py").write_text(SOLUTION)
+        Path(work, "test_code.py").write_text(TEST)
+        env["HOME"] = env["TMPDIR"] = work
+        t = time.perf_counter()
+        proc = await asyncio.create_subprocess_exec(
+            *prefix,
+            sys.executable,
+            "-m",
+            "unittest",
+            "-q",
+            "test_code",
+            cwd=work,
+            env=env,
+            preexec_fn=limits,
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        _, err = await proc.communicate()
+        out.append((time.perf_counter() - t) * 1000)
+        shutil.rmtree(work, ignore_errors=True)
+        assert proc.returncode == 0, err.decode()[-2000:]
+    return out
+
+
+async def throughput(
+    sb: Sandbox, seconds: float, template_pid: int
+) -> tuple[int, int, list[float], float, list[int]]:
+    deadline = time.monotonic() + seconds
+    done = [0, 0]
+    latencies: list[float] = []
+    job_peaks: list[int] = []
+    peak = [0.0]
+
+    async def client(k: int) -> None:
+        while time.monotonic() < deadline:
+            t = time.perf_counter()
+            result = await sb.run(SOLUTION, test=TEST, owner=f"client-{k}")
+            latencies.append((time.perf_counter() - t) * 1000)
+            job_peaks.append(result.peak_memory_mb)
+            done[0 if result.status == "passed" else 1] += 1
+
+    async def sample() -> None:
+        while time.monotonic() < deadline:
+            peak[0] = max(peak[0], (await asyncio.to_thread(pool_memory_mb, template_pid))[1])
+            await asyncio.sleep(0.5)
+
+    await asyncio.gather(client(0), client(1), sample())
+    return done[0], done[1], latencies, peak[0], job_peaks
+
+
+def line(label: str, values: list[float]) -> str:
+    return f"  {label:<28} median {statistics.median(values):8.1f} ms   p95 {pct(values, 0.95):8.1f} ms   (n={len(values)})"
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--n", type=int, default=20, help="submissions per latency series")
+    parser.add_argument("--seconds", type=float, default=20.0, help="length of the throughput run")
+    args = parser.parse_args()
+    cfg = SandboxConfig()
+    print(
+        f"host: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}, Python {sys.version.split()[0]}"
+    )
+    t = time.perf_counter()
+    async with Sandbox(cfg) as sb:
+        print(f"template start: {time.perf_counter() - t:.2f} s; workers {sb.workers}")
+        first = await sb.run(SOLUTION, test=TEST)
+        print(f"isolation: {', '.join(first.isolation)}")
+        print(
+            f"grading: {first.status}, {first.message} (job wall {first.wall_ms} ms, CPU {first.cpu_ms} ms)"
+        )
+        template_pid = sb.template_pid or 0
+        await asyncio.sleep(1.0)
+        tmpl, idle_total, nproc = pool_memory_mb(template_pid)
+        warm = await warm_latencies(sb, args.n)
+        fresh = await fresh_latencies(cfg, args.n)
+        print("latency of one graded submission (client round trip):")
+        print(line("warm pool", warm))
+        print(line("fresh python -m unittest", fresh))
+        print(
+            f"  ratio (fresh / warm, medians): {statistics.median(fresh) / statistics.median(warm):.1f}x;"
+            f" p95 ratio {pct(fresh, 0.95) / pct(warm, 0.95):.1f}x"
+        )
+        ok, bad, lat, peak, job_peaks = await throughput(sb, args.seconds, template_pid)
+        print(
+            f"throughput, 2 concurrent clients for {args.seconds:g} s: {ok / args.seconds:.1f} graded submissions/s"
+            f" ({ok} passed, {bad} other); latency under load median {statistics.median(lat):.1f} ms,"
+            f" p95 {pct(lat, 0.95):.1f} ms"
+        )
+        print(
+            f"pool memory (PSS): template {tmpl:.0f} MB; idle pool {idle_total:.0f} MB in {nproc} processes"
+            f" (template + {sb.workers * 2} prepared workers); peak sampled during throughput {peak:.0f} MB"
+            f" with {sb.workers} jobs running; each job's own peak (its cgroup) median"
+            f" {statistics.median(job_peaks):.0f} MB, max {max(job_peaks)} MB"
+        )
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,175 @@
+"""Turn a supervisor's report into a :class:`~sandbox.result.Result`."""
+
+from __future__ import annotations
+
+import math
+import signal
+from dataclasses import dataclass
+from typing import Any
+
+from ._wire import unb64
+from .result import ErrorInfo, Result, Status, TestOutcome
+
+MIB = 1024 * 1024
+LAYER_ORDER = (
+    "userns", "pidns", "mountns", "ipcns", "utsns", "netns", "cgroup1:memory", "cgroup1:pids", "cgroup1:cpu",
+    "cgroup1:cpuacct", "cgroup2:memory", "cgroup2:pids", "cgroup2:cpu", "rlimits", "uid", "capabilities",
+    "no_new_privs", "seccomp", "landlock-fs", "landlock-net", "landlock-scope", "env", "tmpfs", "readonly_root",
+    "fds", "watchdog",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class JobLimits:
+    """The limits one job ran under (for messages)."""
+
+    wall_s: float
+    cpu_s: float
+    memory_mb: int
+    output_bytes: int
+
+
+def _text(data: str | None) -> str:
+    if not data:
+        return ""
+    return unb64(data).decode("utf-8", "replace").replace("\x00", "\ufffd")
+
+
+def _seconds(value: float) -> str:
+    return f"{value:g} s"
+
+
+def order_layers(layers: list[str] | tuple[str, ...]) -> tuple[str, ...]:
+    """Return the layer names without duplicates, in a stable, readable order."""
+    rank = {name: i for i, name in enumerate(LAYER_ORDER)}
+    return tuple(sorted(dict.fromkeys(layers), key=lambda n: (rank.get(n, len(rank)), n)))
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def assemble(report: dict[str, Any], *, graded: bool, limits: JobLimits, layers: tuple[str, ...]) -> Result:
+    """Decide the status and the message of one job from what its supervisor saw."""
+    if "setup_error" in report:
+        return Result(
+            status="crashed",
+            isolation=layers,
+            message="The sandbox could not start this job; please try again.",
+            extra={"detail": str(report["setup_error"])},
+        )
+    messages: list[dict[str, Any]] = list(report.get("messages") or [])
+    kinds = {m.get("k") for m in messages}
+    cgroup = report.get("cgroup") or {}
+    peak = cgroup.get("peak_bytes") or int(report.get("maxrss_kb") or 0) * 1024
+    cpu_ns = cgroup.get("cpu_ns")
+    if cpu_ns is None:
+        cpu_ns = int(report.get("cpu_ns") or 0)
+    sig = report.get("signal")
+    exit_code = report.get("exit_code")
+    base: dict[str, Any] = {
+        "stdout": _text(report.get("stdout")),
+        "stderr": _text(report.get("stderr")),
+        "truncated": bool(report.get("exceeded")),
+        "wall_ms": int(report.get("wall_ns", 0) // 1_000_000),
+        "cpu_ms": int(cpu_ns // 1_000_000),
+        "peak_memory_mb": math.ceil(peak / MIB) if peak else 0,
+        "isolation": order_layers([*layers, *(report.get("layers") or [])]),
+        "extra": {
+            "signal": sig,
+            "exit_code": exit_code,
+            "leftovers": report.get("leftovers", 0),
+            "timing": report.get("timing", {}),
+        },
+    }
+    tests = _tests(messages) if graded else ()
+
+    def result(status: Status, message: str, error: ErrorInfo | None = None, outcomes: Any = tests) -> Result:
+        return Result(status=status, tests=tuple(outcomes), error=error, message=message, **base)
+
+    failed_tests = tuple(TestOutcome(t.name, False, t.message or "not run") for t in tests)
+    if report.get("exceeded"):
+        return result(
+            "output_limit", f"Output limit: {limits.output_bytes // 1024} KiB", outcomes=failed_tests
+        )
+    if report.get("timed_out"):
+        return result("timeout", f"Time limit: {_seconds(limits.wall_s)} of wall time", outcomes=failed_tests)
+    if sig == signal.SIGXCPU or (sig == signal.SIGKILL and cpu_ns >= limits.cpu_s * 1e9 * 0.98):
+        return result("timeout", f"Time limit: {_seconds(limits.cpu_s)} of CPU time", outcomes=failed_tests)
+    if int(cgroup.get("oom_kills") or 0) > 0 or "memory" in kinds:
+        return result("memory", f"Memory limit: {limits.memory_mb} MB", outcomes=failed_tests)
+    if sig is not None and "done" not in kinds:
+        return result("crashed", f"The program crashed ({_signal_name(int(sig))}).", outcomes=failed_tests)
+    problem = report.get("channel_error")
+    if problem:
+        return result(
+            "failed" if graded else "error",
+            f"The results could not be trusted: {problem}.",
+            outcomes=failed_tests,
+        )
+    tamper = next((m for m in messages if m.get("k") == "tamper"), None)
+    if tamper is not None:
+        return result(
+            "failed", f"The submission changed the grader ({tamper.get('what')}).", outcomes=failed_tests
+        )
+    err = next((m for m in messages if m.get("k") == "error"), None)
+    if err is not None:
+        info = ErrorInfo(
+            type=str(err.get("type") or "Error"),
+            message=str(err.get("message") or ""),
+            line=err.get("line") if isinstance(err.get("line"), int) else None,
+            col=err.get("col") if isinstance(err.get("col"), int) else None,
+        )
+        if err.get("where") == "test":
+            return result("error", f"The test file could not be loaded: {info.message}", info)
+        return result("error", info.describe(), info)
+    if graded:
+        return _graded(messages, result, kinds)
+    exit_msg = next((m for m in messages if m.get("k") == "exit"), None)
+    if exit_msg is not None:
+        info = ErrorInfo(
+            "SystemExit", f"exit status {exit_msg.get('code')}: {exit_msg.get('text', '')}".rstrip(": ")
+        )
+        return result("error", f"The program exited with status {exit_msg.get('code')}.", info)
+    if "done" in kinds or exit_code == 0:
+        return result("passed", "Ran without errors.")
+    info = ErrorInfo("SystemExit", f"exit status {exit_code}")
+    return result("error", f"The program exited with status {exit_code}.", info)
+
+
+def _tests(messages: list[dict[str, Any]]) -> tuple[TestOutcome, ...]:
+    plan = next((m for m in messages if m.get("k") == "plan"), None)
+    if plan is None:
+        return ()
+    ids = [str(t) for t in plan.get("tests") or []]
+    reported: dict[int, TestOutcome] = {}
+    for m in messages:
+        if m.get("k") == "test" and isinstance(m.get("i"), int) and m["i"] not in reported:
+            reported[m["i"]] = TestOutcome(
+                str(m.get("name", "")), m.get("passed") is True, str(m.get("message", ""))
+            )
+    out = []
+    for i, test_id in enumerate(ids):
+        if i in reported:
+            out.append(reported[i])
+        else:
+            name = test_id.rsplit(".", 1)[-1]
+            out.append(
+                TestOutcome(name, False, "did not report a result: the program ended during this test")
+            )
+    return tuple(out)
+
+
+def _graded(messages: list[dict[str, Any]], result: Any, kinds: set[Any]) -> Result:
+    tests: tuple[TestOutcome, ...] = _tests(messages)
+    if "plan" not in kinds:
+        return result("failed", "The program ended before the tests ran.")  # type: ignore[no-any-return]
+    if not tests:
+        return result("failed", "The test file has no tests.")  # type: ignore[no-any-return]
+    failed = sum(1 for t in tests if not t.passed)
+    if failed == 0 and "done" in kinds:
+        return result("passed", f"All {len(tests)} tests passed.")  # type: ignore[no-any-return]
+    return result("failed", f"{failed} of {len(tests)} tests failed.")  # type: ignore[no-any-return]

@@ -1,0 +1,415 @@
+"""The supervisor of one worker: pid 1 of the job's namespaces, trusted, never runs job code.
+
+Forked by the template into a fresh pid namespace, it makes the job's private mount, ipc and uts
+namespaces (a size-limited tmpfs for the work dir, /tmp and /dev/shm; a /proc of its own), forks
+the job process, maps its user namespace, and waits for the code. It then forwards the code, reads
+stdout, stderr and the results channel within their budgets, enforces the wall-time limit, and
+when the job ends kills everything left in the namespace and reports to the template.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import re
+import selectors
+import shutil
+import signal
+import tempfile
+import time
+from dataclasses import dataclass
+from typing import Any, NoReturn
+
+from . import _job, _linux, _rootfs, _wire
+
+RESULT_BUDGET = 1024 * 1024
+_KINDS = frozenset({"plan", "test", "error", "memory", "exit", "done", "tamper"})
+F_SETPIPE_SZ = 1031
+
+
+@dataclass
+class SupervisorParams:
+    """What the template hands a slot's supervisor."""
+
+    index: int
+    uid: int
+    ctl_r: int
+    rep_w: int
+    cgroup_procs: list[list[int]]
+    limits: dict[str, Any]
+    namespaces: bool
+    user_namespace: bool
+    landlock_abi: int
+    seccomp_bpf: bytes | None
+    readable: list[str]
+    scratch: str
+    cap_last: int
+
+
+def _pipe(big: bool = False) -> tuple[int, int]:
+    r, w = os.pipe2(os.O_CLOEXEC)
+    if big:
+        with contextlib.suppress(OSError):
+            fcntl.fcntl(w, F_SETPIPE_SZ, 1024 * 1024)
+    return r, w
+
+
+def _write_file(path: str, text: str) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
+    try:
+        os.write(fd, text.encode())
+    finally:
+        os.close(fd)
+
+
+def _mount_job_fs(p: SupervisorParams) -> str:
+    """Give the job a private tmpfs (work dir, /tmp, /dev/shm), its own /proc and host name."""
+    flags = _linux.MS_NOSUID | _linux.MS_NODEV
+    size = int(p.limits["file_bytes"])
+    _linux.mount("tmpfs", "/.job", "tmpfs", flags, f"size={size},nr_inodes=4096,mode=0755")
+    for name, target in (("work", _rootfs.JOB_WORKDIR), ("tmp", _rootfs.JOB_TMP), ("shm", _rootfs.JOB_SHM)):
+        path = f"/.job/{name}"
+        os.mkdir(path, 0o700 if name != "work" else 0o755)
+        os.chown(path, p.uid, p.uid)
+        _linux.mount(path, target, None, _linux.MS_BIND)
+        _linux.mount(None, target, None, _linux.MS_BIND | _linux.MS_REMOUNT | flags | _linux.MS_NOEXEC)
+    _linux.umount("/.job")
+    _linux.mount("proc", "/proc", "proc", flags | _linux.MS_NOEXEC, "hidepid=2")
+    _linux.sethostname("sandbox")
+    shm_pages = max(1, size // 4096)
+    for path, value in (
+        ("/proc/sys/kernel/shmmax", size),
+        ("/proc/sys/kernel/shmall", shm_pages),
+        ("/proc/sys/kernel/shmmni", 16),
+        ("/proc/sys/kernel/msgmnb", 65536),
+        ("/proc/sys/kernel/msgmni", 16),
+        ("/proc/sys/fs/mqueue/queues_max", 4),
+    ):
+        with contextlib.suppress(OSError):
+            _write_file(path, str(value))
+    return _rootfs.JOB_WORKDIR
+
+
+def _kill_orphans(pgid: int) -> None:
+    """Without a pid namespace: kill the job's group and every orphan this subreaper inherited."""
+    with contextlib.suppress(OSError):
+        os.killpg(pgid, signal.SIGKILL)
+    me = os.getpid()
+    for _ in range(200):
+        found = False
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry}/stat") as fh:
+                    stat = fh.read()
+            except OSError:
+                continue
+            m = re.match(r".*\) \S+ (\d+)", stat, re.S)
+            if m and int(m.group(1)) == me:
+                found = True
+                with contextlib.suppress(OSError):
+                    os.kill(int(entry), signal.SIGKILL)
+        _reap(block=False)
+        if not found:
+            return
+        time.sleep(0.005)
+
+
+def _reap(block: bool) -> None:
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, 0 if block else os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+class _Watch:
+    """Read the job's output and results, within budget and time."""
+
+    def __init__(self, pid: int, pidfd: int, fds: dict[str, int], limits: dict[str, Any], nonce: str) -> None:
+        self.pid = pid
+        self.pidfd = pidfd
+        self.fds = fds
+        self.budget = int(limits["output_bytes"])
+        self.nonce = nonce
+        self.out = bytearray()
+        self.err = bytearray()
+        self.results = bytearray()
+        self.exceeded = False
+        self.timed_out = False
+        self.results_overflow = False
+        self.done = False
+        self.exited = False
+        self._scanned = 0
+        self.sel = selectors.DefaultSelector()
+        for name, fd in fds.items():
+            os.set_blocking(fd, False)
+            self.sel.register(fd, selectors.EVENT_READ, name)
+        self.sel.register(pidfd, selectors.EVENT_READ, "exit")
+
+    def kill(self) -> None:
+        with contextlib.suppress(OSError):
+            signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
+
+    def _drop(self, name: str) -> None:
+        fd = self.fds.pop(name, None)
+        if fd is not None:
+            self.sel.unregister(fd)
+            os.close(fd)
+
+    def _read(self, name: str) -> None:
+        fd = self.fds.get(name)
+        if fd is None:
+            return
+        try:
+            chunk = os.read(fd, 65536)
+        except BlockingIOError:
+            return
+        if not chunk:
+            self._drop(name)
+            return
+        if name == "res":
+            self.results += chunk
+            if b"\n" in chunk and not self.done:
+                self._scan_done()
+            if len(self.results) > RESULT_BUDGET:
+                self.results_overflow = True
+                self.kill()
+                self._drop("res")
+            return
+        used = len(self.out) + len(self.err)
+        room = self.budget - used
+        (self.out if name == "out" else self.err).extend(chunk[: max(room, 0)])
+        if len(chunk) > room:
+            self.exceeded = True
+            self.kill()
+            self._drop("out")
+            self._drop("err")
+
+    def _scan_done(self) -> None:
+        end = self.results.rfind(b"\n")
+        for raw in bytes(self.results[self._scanned : end]).split(b"\n"):
+            if b'"done"' in raw:
+                with contextlib.suppress(ValueError):
+                    msg = json.loads(raw)
+                    if isinstance(msg, dict) and msg.get("n") == self.nonce and msg.get("k") == "done":
+                        self.done = True
+        self._scanned = end + 1
+
+    def run(self, wall_s: float, stop_at_done: bool) -> float:
+        """Wait until the job exits or reports done (killing it at the deadline); return the wall time."""
+        start = time.monotonic()
+        deadline = start + wall_s
+        exited = False
+        while not exited and not (stop_at_done and self.done):
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 and not self.timed_out:
+                self.timed_out = True
+                self.kill()
+            for key, _ in self.sel.select(max(remaining, 0.0) if not self.timed_out else 1.0):
+                if key.data == "exit":
+                    exited = True
+                else:
+                    self._read(str(key.data))
+        elapsed = time.monotonic() - start
+        self.exited = exited
+        return elapsed
+
+    def drain(self) -> None:
+        """Read what the job wrote before it ended (the writers may live on, so never block)."""
+        for name in list(self.fds):
+            for _ in range(64):
+                if name not in self.fds:
+                    break
+                before = len(self.out) + len(self.err) + len(self.results)
+                self._read(name)
+                if len(self.out) + len(self.err) + len(self.results) == before:
+                    break
+
+    def messages(self) -> tuple[list[dict[str, Any]], str | None]:
+        """Return the valid results messages and a description of anything else on the channel."""
+        out: list[dict[str, Any]] = []
+        problem = "the results channel overflowed" if self.results_overflow else None
+        lines = bytes(self.results).split(b"\n")
+        for raw in lines[:-1]:  # the last piece is empty or an unfinished line
+            if not raw.strip():
+                continue
+            try:
+                msg = json.loads(raw)
+            except ValueError:
+                problem = "unexpected data on the results channel"
+                continue
+            if not isinstance(msg, dict) or msg.get("n") != self.nonce or msg.get("k") not in _KINDS:
+                problem = "a message on the results channel was forged"
+                continue
+            out.append(msg)
+        return out, problem
+
+
+def main(p: SupervisorParams) -> NoReturn:
+    """Run one slot's job from set-up to report; never returns."""
+    code = 0
+    try:
+        _supervise(p)
+    except BaseException as exc:  # report what broke; the template turns it into "crashed"
+        code = 1
+        with contextlib.suppress(Exception):
+            _wire.send(p.rep_w, {"kind": "report", "setup_error": f"{type(exc).__name__}: {exc}"})
+    os._exit(code)
+
+
+def _supervise(p: SupervisorParams) -> None:
+    _linux.prctl(_linux.PR_SET_PDEATHSIG, signal.SIGKILL)
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGCHLD):
+        signal.signal(sig, signal.SIG_DFL)
+    signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+    cgroup_fds = [fd for fds in p.cgroup_procs for fd in fds]
+    _job._close_all_except({0, 1, 2, p.ctl_r, p.rep_w, *cgroup_fds})
+    if p.namespaces:
+        _linux.unshare(_linux.CLONE_NEWNS | _linux.CLONE_NEWIPC | _linux.CLONE_NEWUTS)
+        workdir = _mount_job_fs(p)
+    else:
+        _linux.prctl(_linux.PR_SET_CHILD_SUBREAPER, 1)
+        workdir = tempfile.mkdtemp(prefix=f"worker{p.index}-", dir=p.scratch)
+        if _job.drops_uid(p.namespaces, p.uid, p.readable):
+            os.chown(workdir, p.uid, p.uid)
+    try:
+        _serve(p, workdir)
+    finally:
+        if not p.namespaces:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _serve(p: SupervisorParams, workdir: str) -> None:
+    cgroup_fds = [fd for fds in p.cgroup_procs for fd in fds]
+    out_r, out_w = _pipe()
+    err_r, err_w = _pipe()
+    res_r, res_w = _pipe()
+    job_r, job_w = _pipe(big=True)
+    k2j_r, k2j_w = _pipe()
+    j2k_r, j2k_w = _pipe()
+    reserved = {0, 1, 2, out_w, err_w, res_w, job_r, k2j_w, j2k_r}
+    result_fd = next(fd for fd in (131, 173, 197, 211, 157, 109) if fd not in reserved)
+    user_ns = p.namespaces and p.user_namespace and os.geteuid() == 0
+    pid = os.fork()
+    if pid == 0:
+        for fd in (p.ctl_r, p.rep_w, out_r, err_r, res_r, job_w, k2j_r, j2k_w, *cgroup_fds):
+            os.close(fd)
+        _job.main(
+            _job.JobParams(
+                uid=p.uid, out_w=out_w, err_w=err_w,
+                res_w=res_w, job_r=job_r, sync_w=k2j_w, sync_r=j2k_r, result_fd=result_fd, limits=p.limits,
+                namespaces=p.namespaces, user_namespace=user_ns, landlock_abi=p.landlock_abi,
+                seccomp_bpf=p.seccomp_bpf, workdir=workdir, readable=p.readable, cap_last=p.cap_last,
+            )
+        )  # fmt: skip
+    for fd in (out_w, err_w, res_w, job_r, k2j_w, j2k_r):
+        os.close(fd)
+    pidfd = os.pidfd_open(pid)
+    try:
+        layers = _handshake(pid, p, k2j_r, j2k_w)
+    except Exception:
+        with contextlib.suppress(OSError):
+            signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+        raise
+    _wire.send(p.rep_w, {"kind": "ready", "layers": layers})
+    try:
+        job = _wire.recv(p.ctl_r)
+    except EOFError:
+        return
+    t_job = time.monotonic()
+    slot = job.get("slot")
+    if isinstance(slot, int) and 0 <= slot < len(p.cgroup_procs):
+        for fd in p.cgroup_procs[slot]:  # the job process joins the slot's cgroups now
+            os.write(fd, str(pid).encode())
+    for fd in cgroup_fds:
+        os.close(fd)
+    nonce = os.urandom(16).hex()
+    limits = dict(p.limits)
+    wall_s = float(job.get("wall_s") or limits["wall_s"])
+    job_for_k = {"code": job["code"], "test": job.get("test"), "nonce": nonce, "workdir": workdir}
+    watch = _Watch(pid, pidfd, {"out": out_r, "err": err_r, "res": res_r}, limits, nonce)
+    with contextlib.suppress(OSError):
+        _wire.send(job_w, job_for_k)
+    os.close(job_w)
+    # With a pid namespace the job is over once it says "done": kill what is left and report at once,
+    # without waiting for the kernel to tear down a torch-sized address space.
+    early = p.namespaces
+    elapsed = watch.run(wall_s, stop_at_done=early)
+    t_exit = time.monotonic()
+    status: int | None = None
+    usage = None
+    if watch.exited or not early:
+        _, status, usage = os.wait4(pid, 0)
+    if p.namespaces:
+        with contextlib.suppress(OSError):
+            os.kill(-1, signal.SIGKILL)  # pid 1 of the namespace: everything else in it
+        if status is not None:
+            _reap(block=True)  # an abnormal end: report only once nothing is left at all
+    else:
+        _kill_orphans(pid)
+    watch.drain()
+    messages, problem = watch.messages()
+    report = {
+        "kind": "report",
+        "layers": layers,
+        "stdout": _wire.b64(bytes(watch.out)),
+        "stderr": _wire.b64(bytes(watch.err)),
+        "exceeded": watch.exceeded,
+        "timed_out": watch.timed_out,
+        "wall_ns": int(elapsed * 1e9),
+        "exit_code": os.waitstatus_to_exitcode(status)
+        if status is not None and os.WIFEXITED(status)
+        else None,
+        "signal": os.WTERMSIG(status) if status is not None and os.WIFSIGNALED(status) else None,
+        "cpu_ns": int((usage.ru_utime + usage.ru_stime) * 1e9) if usage is not None else None,
+        "maxrss_kb": usage.ru_maxrss if usage is not None else None,
+        "messages": messages,
+        "channel_error": problem,
+        "early": status is None,
+        "timing": {"job": t_job, "exit": t_exit, "cleaned": time.monotonic()},
+    }
+    _wire.send(p.rep_w, report)
+    if p.namespaces:
+        _reap(block=True)
+
+
+def _handshake(pid: int, p: SupervisorParams, k2j_r: int, j2k_w: int) -> list[str]:
+    """Map the job's user namespace when asked; return the layers the job reports active."""
+    buf = b""
+    deadline = time.monotonic() + 30
+    sel = selectors.DefaultSelector()
+    sel.register(k2j_r, selectors.EVENT_READ)
+    try:
+        while True:
+            while b"\n" in buf:
+                line, buf = buf.split(b"\n", 1)
+                text = line.decode(errors="replace")
+                if text == "userns":
+                    _write_file(f"/proc/{pid}/setgroups", "deny")
+                    _write_file(f"/proc/{pid}/uid_map", f"{_job.INNER_UID} {p.uid} 1\n")
+                    _write_file(f"/proc/{pid}/gid_map", f"{_job.INNER_UID} {p.uid} 1\n")
+                    os.write(j2k_w, b"go")
+                elif text.startswith("ready "):
+                    value = json.loads(text[6:])
+                    return [str(v) for v in value]
+                elif text.startswith("fail "):
+                    raise RuntimeError(f"job set-up failed: {json.loads(text[5:])}")
+                else:
+                    raise RuntimeError(f"job set-up said {text!r}")
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not sel.select(remaining):
+                raise TimeoutError("job set-up timed out")
+            chunk = os.read(k2j_r, 4096)
+            if not chunk:
+                raise RuntimeError("job process died during set-up")
+            buf += chunk
+    finally:
+        sel.close()
+        os.close(k2j_r)
+        os.close(j2k_w)

@@ -1,0 +1,146 @@
+"""Settings of the sandbox: limits, pool size and isolation switches (env prefix ``QUIZBOT_SANDBOX_``)."""
+
+from __future__ import annotations
+
+import os
+
+from pydantic import Field, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+MIB = 1024 * 1024
+
+
+def _cores() -> int:
+    return os.cpu_count() or 1
+
+
+class SandboxConfig(BaseSettings):
+    """Limits, pool size and isolation switches of the sandbox.
+
+    Every field can be set from the environment as ``QUIZBOT_SANDBOX_<FIELD>`` (upper case), e.g.
+    ``QUIZBOT_SANDBOX_WALL_S=5``. Isolation switches default to "use when the host supports it";
+    turning one off is for diagnosis, never for production.
+    """
+
+    model_config = SettingsConfigDict(env_prefix="QUIZBOT_SANDBOX_", extra="forbid", frozen=True)
+
+    # Limits per job.
+    wall_s: float = Field(10.0, gt=0, le=600, description="Wall-clock time limit of one job, in seconds.")
+    cpu_s: float = Field(10.0, gt=0, le=600, description="CPU time limit of one job, in seconds.")
+    memory_mb: int = Field(
+        768,
+        ge=64,
+        le=65536,
+        description="Memory limit of one job in MB (RAM plus swap, files in tmpfs count).",
+    )
+    pids: int = Field(64, ge=8, le=4096, description="Most processes and threads one job may have at once.")
+    output_bytes: int = Field(
+        65536,
+        ge=1024,
+        le=16 * MIB,
+        description="Most bytes of stdout and stderr together; more ends the job.",
+    )
+    file_bytes: int = Field(
+        16 * MIB,
+        ge=MIB,
+        le=1024 * MIB,
+        description="Size of the job's private tmpfs (work dir, /tmp, /dev/shm).",
+    )
+    code_bytes: int = Field(
+        65536, ge=1024, le=MIB, description="Longest accepted submission, in UTF-8 bytes."
+    )
+    open_files: int = Field(256, ge=64, le=65536, description="Most open file descriptors per job process.")
+
+    # Pool.
+    workers: int = Field(
+        default_factory=_cores, ge=1, le=256, description="Jobs that run at once (default: one per CPU core)."
+    )
+    queue: int | None = Field(
+        None,
+        ge=0,
+        le=10000,
+        description="Jobs that may wait for a worker; more are rejected (default: 2 x workers).",
+    )
+    start_timeout_s: float = Field(
+        120.0, gt=0, description="How long the warm template may take to start (it imports torch)."
+    )
+
+    # Isolation switches.
+    allow_no_isolation: bool = Field(
+        False,
+        description=(
+            "Run even when the host offers no usable isolation (no namespaces and no seccomp). "
+            "Unsafe for untrusted code; logged loudly at every start."
+        ),
+    )
+    namespaces: bool = Field(
+        True, description="Use user/pid/mount/ipc/uts/net namespaces when the host allows."
+    )
+    user_namespace: bool = Field(True, description="Map the job's uid inside a user namespace of its own.")
+    cgroups: bool = Field(True, description="Use a cgroup per worker slot for memory, processes and CPU.")
+    cgroup_parent: str | None = Field(
+        None,
+        description=(
+            "Cgroup (path below the hierarchy root, e.g. /quizbot) under which slot cgroups are made; "
+            "default: a child of the bot's own cgroup."
+        ),
+    )
+    seccomp: bool = Field(True, description="Install the seccomp filter when libseccomp is available.")
+    landlock: bool = Field(
+        True, description="Confine file access, TCP, abstract sockets and signals with Landlock."
+    )
+    uid_base: int = Field(
+        300000,
+        ge=1000,
+        le=2**31 - 70000,
+        description="Host uid of worker slot 0; slot n runs as uid_base + n.",
+    )
+    cpu_cores_per_job: float = Field(
+        1.0, gt=0, le=256, description="CPU bandwidth of one job, in cores (cgroup quota)."
+    )
+    env_allowlist: tuple[str, ...] = Field(
+        (), description="Names of bot environment variables copied into jobs (never tokens or settings)."
+    )
+    warm_optimizers: bool = Field(
+        True,
+        description=(
+            "Build a torch optimizer in the template, so jobs do not each pay its first-use imports "
+            "(about 1 s; the template holds about 70 MB more)."
+        ),
+    )
+    preload: tuple[str, ...] = Field(
+        (
+            "torch",
+            "torch.nn",
+            "torch.nn.functional",
+            "torch.optim",
+            "torch.utils.data",
+            "numpy",
+            "unittest",
+            "math",
+            "random",
+            "fractions",
+            "decimal",
+            "statistics",
+            "dataclasses",
+            "collections",
+            "itertools",
+            "functools",
+            "json",
+            "re",
+            "io",
+            "importlib",
+        ),
+        description="Modules the warm template imports before forking jobs.",
+    )
+
+    @model_validator(mode="after")
+    def _queue_default(self) -> SandboxConfig:
+        if self.queue is None:
+            object.__setattr__(self, "queue", 2 * self.workers)
+        return self
+
+    @property
+    def queue_length(self) -> int:
+        """Return the bound of the waiting queue."""
+        return self.queue if self.queue is not None else 2 * self.workers

@@ -1,0 +1,374 @@
+"""The sandbox: a warm pool of isolated workers that run and grade untrusted code.
+
+::
+
+    async with Sandbox(SandboxConfig()) as sb:
+        result = await sb.run(code, test=test_source, owner="discord:42")
+
+One template process, started by exec, holds torch in memory; every job is a fork of it inside
+its own namespaces, cgroup, rlimits and seccomp filter. Admission is bounded: ``workers`` jobs run,
+``queue`` more may wait, anything beyond is rejected at once; one learner (``owner``) has at most
+one job in the sandbox at a time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+import math
+import os
+import shutil
+import time
+import warnings
+from types import TracebackType
+from typing import Any
+
+from . import _assemble, _cgroup, _process
+from ._admission import Admission
+from ._seccomp import libseccomp_path
+from .config import MIB, SandboxConfig
+from .errors import IsolationUnavailable, SandboxNotStarted
+from .result import Result
+
+log = logging.getLogger("sandbox")
+
+MAX_TEST_BYTES = 1024 * 1024
+BACKSTOP_S = 15.0  # beyond its wall limit, how long a job may go unanswered before its worker is killed
+
+
+class Sandbox:
+    """Run and grade untrusted Python in a warm, isolated worker pool."""
+
+    def __init__(self, config: SandboxConfig | None = None) -> None:
+        self.config = config if config is not None else SandboxConfig()
+        self._template: _process.TemplateProcess | None = None
+        self._cgroups: _cgroup.CgroupSet | None = None
+        self._started = False
+        self._closed = False
+        self._workers = self.config.workers
+        self._slots = 2 * self.config.workers
+        self._admission = Admission(self._workers, self._slots, self.config.queue_length)
+        self._owners: set[str] = set()
+        self._ids = itertools.count(1)
+        self._restart_lock = asyncio.Lock()
+        self._avg_job_s = 1.0
+        self._layers: tuple[str, ...] = ()
+        self._background: set[asyncio.Task[Any]] = set()
+        self.start_seconds = 0.0
+        self.restarts = 0
+        self.degraded = False
+
+    # --- lifetime ---------------------------------------------------------------------------
+    async def __aenter__(self) -> Sandbox:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.close()
+
+    def __del__(self, _warn: Any = warnings.warn) -> None:
+        if getattr(self, "_started", False) and not self._closed:
+            _warn(f"unclosed {self!r}: call close() or use 'async with'", ResourceWarning, source=self)
+            if self._template is not None:
+                self._template.kill_now()
+
+    def __repr__(self) -> str:
+        state = "closed" if self._closed else "running" if self._started else "new"
+        return f"<Sandbox {state} workers={self._workers} isolation={','.join(self._layers) or '-'}>"
+
+    @property
+    def isolation(self) -> tuple[str, ...]:
+        """Return the pool-wide isolation layers (each job's result lists its own, complete set)."""
+        return self._layers
+
+    @property
+    def workers(self) -> int:
+        """Return how many jobs run at once."""
+        return self._workers
+
+    @property
+    def template_pid(self) -> int | None:
+        """Return the pid of the warm template, when it runs."""
+        return self._template.pid if self._template is not None else None
+
+    async def start(self) -> None:
+        """Create the slot cgroups and start the warm template (about 2-4 s: it imports torch)."""
+        if self._started:
+            return
+        if self._closed:
+            raise SandboxNotStarted("this sandbox was closed")
+        cfg = self.config
+        namespaces_possible = cfg.namespaces and os.geteuid() == 0
+        if not namespaces_possible and not (cfg.seccomp and libseccomp_path()) and not cfg.allow_no_isolation:
+            raise IsolationUnavailable(
+                "no namespaces (they need root) and no seccomp (off, or libseccomp missing); set "
+                "QUIZBOT_SANDBOX_ALLOW_NO_ISOLATION=true only if every submitter is trusted"
+            )
+        if cfg.cgroups and os.geteuid() == 0:
+            try:
+                self._cgroups = await asyncio.to_thread(
+                    _cgroup.CgroupSet.create,
+                    self._slots,
+                    memory_bytes=cfg.memory_mb * MIB,
+                    pids=cfg.pids,
+                    cpu_cores=cfg.cpu_cores_per_job,
+                    parent=cfg.cgroup_parent,
+                )
+            except OSError as exc:
+                log.warning("sandbox: no cgroups (%s); memory is limited by RLIMIT_DATA only", exc)
+        self._started = True
+        try:
+            await self._spawn()
+        except BaseException:
+            await self._cleanup()
+            self._started = False
+            raise
+        self._admission = Admission(self._workers, self._slots, cfg.queue_length)
+
+    async def _spawn(self) -> None:
+        cfg = self.config
+        started = time.monotonic()
+        template = _process.TemplateProcess(on_death=self._on_template_death)
+        ready = await template.spawn(
+            self._template_config(), _process.job_environment(cfg.env_allowlist), cfg.start_timeout_s
+        )
+        self._template = template
+        self.start_seconds = time.monotonic() - started
+        root_dir = ready.get("root_dir")  # the template's mount point, empty on the host side
+        if isinstance(root_dir, str) and os.path.basename(root_dir).startswith("quizbot-root-"):
+            with contextlib.suppress(OSError):
+                os.rmdir(root_dir)
+        self._workers = int(ready.get("workers", cfg.workers))
+        self._layers = _assemble.order_layers(list(ready.get("layers", [])))
+        namespaces = bool(ready.get("namespaces"))
+        seccomp = bool(ready.get("seccomp"))
+        if ready.get("threads", 1) != 1:
+            log.warning("sandbox template runs %s threads; forked jobs may hang", ready.get("threads"))
+        if not namespaces and not seccomp:
+            if not cfg.allow_no_isolation:
+                await template.stop()
+                self._template = None
+                raise IsolationUnavailable(
+                    "this host offers neither namespaces nor seccomp; set QUIZBOT_SANDBOX_ALLOW_NO_ISOLATION=true "
+                    "only if every submitter is trusted"
+                )
+            log.critical(
+                "SANDBOX RUNS WITHOUT ISOLATION (QUIZBOT_SANDBOX_ALLOW_NO_ISOLATION is on): submitted code may read "
+                "the bot's files and use the network. Never expose this bot to untrusted users."
+            )
+            self.degraded = True
+        elif not namespaces or self._cgroups is None:
+            self.degraded = True
+            log.warning(
+                "sandbox isolation is DEGRADED (%s): %d job(s) at a time; pool layers: %s",
+                "no namespaces" if not namespaces else "no cgroups",
+                self._workers,
+                ", ".join(self._layers),
+            )
+        else:
+            log.info("sandbox ready in %.1f s; isolation: %s", self.start_seconds, ", ".join(self._layers))
+
+    def _template_config(self) -> dict[str, Any]:
+        cfg = self.config
+        cwd = os.getcwd()
+        project = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        hidden = [
+            os.path.join(cwd, "quizbot.toml"),
+            os.path.join(cwd, "data"),
+            os.path.join(project, "bot"),
+            os.path.join(project, "sandbox"),
+            os.path.join(project, "pyproject.toml"),
+        ]
+        limits = {
+            "wall_s": cfg.wall_s,
+            "cpu_s": cfg.cpu_s,
+            "file_bytes": cfg.file_bytes,
+            "output_bytes": cfg.output_bytes,
+            "open_files": cfg.open_files,
+            "pids": cfg.pids,
+            "data_bytes": None if self._cgroups is not None else cfg.memory_mb * MIB,
+        }
+        return {
+            "limits": limits,
+            "workers": cfg.workers,
+            "uid_base": cfg.uid_base,
+            "namespaces": cfg.namespaces,
+            "user_namespace": cfg.user_namespace,
+            "seccomp": cfg.seccomp,
+            "landlock": cfg.landlock,
+            "preload": list(cfg.preload),
+            "warm_optimizers": cfg.warm_optimizers,
+            "hidden": hidden,
+            "exclude_paths": [project],
+            "cgroups": [s.to_wire() for s in self._cgroups.slots] if self._cgroups else None,
+            "cgroup_layers": list(self._cgroups.layers) if self._cgroups else [],
+        }
+
+    async def close(self) -> None:
+        """Stop the template, kill whatever is left, remove the cgroups."""
+        if self._closed:
+            return
+        self._closed = True
+        self._admission.cancel_all()
+        for task in list(self._background):
+            task.cancel()
+        for task in list(self._background):
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        await self._cleanup()
+
+    async def _cleanup(self) -> None:
+        template, self._template = self._template, None
+        if template is not None:
+            await template.stop()
+            await self._remove_scratch(template)
+        if self._cgroups is not None:
+            await asyncio.to_thread(self._cgroups.remove)
+            self._cgroups = None
+
+    @staticmethod
+    async def _remove_scratch(template: _process.TemplateProcess) -> None:
+        """Remove the work directories a template made on the host (only without namespaces)."""
+        scratch = template.ready.get("scratch")
+        if isinstance(scratch, str) and os.path.basename(scratch).startswith("quizbot-sandbox-"):
+            await asyncio.to_thread(shutil.rmtree, scratch, True)
+
+    # --- the template's health --------------------------------------------------------------
+    def _on_template_death(self, template: _process.TemplateProcess) -> None:
+        if self._closed or template is not self._template:
+            return
+        task = asyncio.get_running_loop().create_task(self._template_ready(), name="sandbox-restart")
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def _template_ready(self) -> _process.TemplateProcess | None:
+        """Return the running template, restarting it first when it died."""
+        async with self._restart_lock:
+            template = self._template
+            if template is not None and template.alive:
+                return template
+            if self._closed:
+                return None
+            log.warning("sandbox template is gone; starting a new one")
+            if template is not None:
+                await template.kill()
+                await self._remove_scratch(template)
+            if self._cgroups is not None:
+                for i in range(len(self._cgroups.slots)):
+                    await asyncio.to_thread(self._cgroups.kill_slot, i)
+            try:
+                await self._spawn()
+            except Exception:
+                log.exception("sandbox template restart failed")
+                self._template = None
+                return None
+            self.restarts += 1
+            return self._template
+
+    # --- running ----------------------------------------------------------------------------
+    def _retry_after(self) -> int:
+        waiting = self._admission.waiting + 1
+        return max(1, math.ceil(self._avg_job_s * waiting / max(1, self._workers)))
+
+    async def run(
+        self,
+        code: str,
+        *,
+        test: str | None = None,
+        owner: str | None = None,
+        wall_s: float | None = None,
+        memory_mb: int | None = None,
+    ) -> Result:
+        """Run ``code`` (graded by the unittest module ``test`` when given); never raises for bad code.
+
+        ``owner`` identifies the learner: a second job of the same owner while one is in the
+        sandbox is rejected. ``wall_s`` and ``memory_mb`` lower the configured limits for this
+        job (a pack item's ``limits:``); they never raise them.
+        """
+        if not self._started or self._closed:
+            raise SandboxNotStarted("call start() first" if not self._closed else "the sandbox is closed")
+        cfg = self.config
+        try:
+            size = len(code.encode("utf-8"))
+        except UnicodeEncodeError:
+            return Result.rejected("The code is not valid text.")
+        if size > cfg.code_bytes:
+            return Result.rejected(f"Code too long: {size} bytes (limit {cfg.code_bytes}).")
+        if test is not None and len(test.encode("utf-8", "replace")) > MAX_TEST_BYTES:
+            return Result.rejected("The test file is too long.")
+        if owner is not None and owner in self._owners:
+            return Result.rejected("You already have code running; wait for its result first.")
+        if self._admission.saturated():
+            return Result.rejected(f"busy, try again in {self._retry_after()} s")
+        limits = _assemble.JobLimits(
+            wall_s=min(wall_s, cfg.wall_s) if wall_s and wall_s > 0 else cfg.wall_s,
+            cpu_s=cfg.cpu_s,
+            memory_mb=min(memory_mb, cfg.memory_mb) if memory_mb and memory_mb > 0 else cfg.memory_mb,
+            output_bytes=cfg.output_bytes,
+        )
+        if owner is not None:
+            self._owners.add(owner)
+        ends: list[asyncio.Future[Any]] = []  # set when the job outlives a cancelled caller
+        try:
+            slot = await self._admission.acquire()
+            started = time.monotonic()
+            result = await self._run_on(slot, code, test, limits, ends)
+            self._avg_job_s = 0.8 * self._avg_job_s + 0.2 * (time.monotonic() - started)
+            return result
+        finally:
+            if owner is not None:
+                if ends:  # the learner's job is still in the sandbox: they stay busy until it ends
+                    ends[0].add_done_callback(lambda _f: self._owners.discard(owner))
+                else:
+                    self._owners.discard(owner)
+
+    async def _run_on(
+        self,
+        slot: int,
+        code: str,
+        test: str | None,
+        limits: _assemble.JobLimits,
+        ends: list[asyncio.Future[Any]],
+    ) -> Result:
+        """Run one job on a slot; the slot is released when the template is done with it."""
+        fut: asyncio.Future[dict[str, Any]] | None = None
+        try:
+            template = await self._template_ready()
+            if template is None:
+                return Result(status="crashed", message="The sandbox is unavailable; please try again later.")
+            job_id = str(next(self._ids))
+            frame = {
+                "op": "job", "id": job_id, "slot": slot, "code": code, "test": test,
+                "wall_s": limits.wall_s, "memory_bytes": limits.memory_mb * MIB,
+            }  # fmt: skip
+            fut = await template.submit(job_id, frame)
+            try:
+                done = await asyncio.wait_for(asyncio.shield(fut), limits.wall_s + BACKSTOP_S)
+            except TimeoutError:
+                log.error("sandbox job %s got no answer in time; killing its worker", job_id)
+                await self._abandon(template, job_id, slot)
+                return Result(
+                    status="crashed", message="The sandbox worker stopped answering; please try again."
+                )
+            return _assemble.assemble(
+                done.get("report") or {}, graded=test is not None, limits=limits, layers=self._layers
+            )
+        except asyncio.CancelledError:
+            if fut is not None and not fut.done():
+                ends.append(fut)  # the job runs on: its slot comes back when it ends
+                fut.add_done_callback(lambda _f: self._admission.release(slot))
+                fut = None
+            raise
+        finally:
+            if fut is not None or not ends:
+                self._admission.release(slot)
+
+    async def _abandon(self, template: _process.TemplateProcess, job_id: str, slot: int) -> None:
+        template.kill_supervisor(job_id)
+        if self._cgroups is not None:
+            await asyncio.to_thread(self._cgroups.kill_slot, slot)
+        await template.kill()  # a template that does not answer is replaced before the next job

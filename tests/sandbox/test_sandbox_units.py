@@ -1,0 +1,190 @@
+"""Unit tests of the sandbox's parts that need no running pool."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import signal
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from sandbox import ErrorInfo, Result, SandboxConfig
+from sandbox._admission import Admission
+from sandbox._assemble import JobLimits, assemble
+from sandbox._cgroup import CgroupSet, parse_mountinfo
+from sandbox._guard import Guard
+from sandbox._process import job_environment
+from sandbox._seccomp import build_filter, libseccomp_path
+from sandbox._wire import FrameBuffer, encode
+
+LIMITS = JobLimits(wall_s=10, cpu_s=10, memory_mb=768, output_bytes=65536)
+
+
+def b64(text: str) -> str:
+    return base64.b64encode(text.encode()).decode()
+
+
+def test_config_reads_the_environment_and_bounds_values(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("QUIZBOT_SANDBOX_WALL_S", "5")
+    monkeypatch.setenv("QUIZBOT_SANDBOX_WORKERS", "3")
+    cfg = SandboxConfig()
+    assert (cfg.wall_s, cfg.workers, cfg.queue_length, cfg.memory_mb, cfg.allow_no_isolation) == (
+        5,
+        3,
+        6,
+        768,
+        False,
+    )
+    assert (cfg.pids, cfg.output_bytes, cfg.file_bytes, cfg.code_bytes) == (64, 65536, 16 * 2**20, 65536)
+    with pytest.raises(ValidationError):
+        SandboxConfig(wal_s=3)  # type: ignore[call-arg]  # a typo in quizbot.toml's [sandbox] table
+    monkeypatch.setenv("QUIZBOT_SANDBOX_MEMORY_MB", "-1")
+    with pytest.raises(ValidationError):
+        SandboxConfig()
+
+
+def test_result_to_dict_is_the_design_json() -> None:
+    r = Result(status="error", error=ErrorInfo("SyntaxError", "invalid syntax", 2, 5), message="m")
+    d = r.to_dict()
+    assert d["error"] == {"type": "SyntaxError", "message": "invalid syntax", "line": 2, "col": 5}
+    assert d["tests"] == [] and d["isolation"] == [] and d["truncated"] is False
+    assert ErrorInfo("NameError", "boom", 3).describe() == "NameError at line 3: boom"
+
+
+@pytest.mark.parametrize(
+    ("report", "status", "message"),
+    [
+        ({"exceeded": True, "signal": 9}, "output_limit", "Output limit: 64 KiB"),
+        ({"timed_out": True, "signal": 9}, "timeout", "Time limit: 10 s of wall time"),
+        ({"signal": int(signal.SIGXCPU)}, "timeout", "Time limit: 10 s of CPU time"),
+        ({"signal": 9, "cgroup": {"oom_kills": 1}}, "memory", "Memory limit: 768 MB"),
+        ({"signal": int(signal.SIGSEGV)}, "crashed", "The program crashed (SIGSEGV)."),
+        ({"setup_error": "x"}, "crashed", "The sandbox could not start this job; please try again."),
+        ({"exit_code": 0, "messages": [{"k": "done"}]}, "passed", "Ran without errors."),
+        (
+            {"exit_code": 1, "messages": [{"k": "exit", "code": 4, "text": "4"}]},
+            "error",
+            "The program exited with status 4.",
+        ),
+        ({"exit_code": 0, "channel_error": "forged"}, "error", "The results could not be trusted: forged."),
+    ],
+)
+def test_assemble_plain_runs(report: dict[str, object], status: str, message: str) -> None:
+    r = assemble(report, graded=False, limits=LIMITS, layers=("seccomp",))
+    assert (r.status, r.message) == (status, message)
+
+
+def test_assemble_graded_counts_unreported_tests_as_failed() -> None:
+    messages = [
+        {"k": "plan", "tests": ["m.T.test_a", "m.T.test_b", "m.T.test_c"]},
+        {"k": "test", "i": 0, "name": "A is fine.", "passed": True, "message": ""},
+        {"k": "test", "i": 1, "name": "B is wrong.", "passed": False, "message": "B is wrong."},
+    ]
+    r = assemble(
+        {"exit_code": 0, "messages": messages, "stdout": b64("hi\x00\n")},
+        graded=True,
+        limits=LIMITS,
+        layers=(),
+    )
+    assert r.status == "failed" and r.message == "2 of 3 tests failed."
+    assert r.tests[2].name == "test_c" and not r.tests[2].passed and "did not report" in r.tests[2].message
+    assert r.stdout == "hi\ufffd\n"
+    one_of_three = [messages[0], messages[1], {"k": "done"}]
+    done = assemble({"messages": one_of_three}, graded=True, limits=LIMITS, layers=())
+    assert done.status == "failed"  # a plan of three with one report never passes
+
+
+def test_frames_split_and_join() -> None:
+    data = encode({"op": "a", "n": 1}) + encode({"op": "b", "text": "é" * 1000})
+    buf = FrameBuffer()
+    got = []
+    for i in range(0, len(data), 7):
+        got += buf.feed(data[i : i + 7])
+    assert [m["op"] for m in got] == ["a", "b"] and got[1]["text"] == "é" * 1000
+
+
+async def test_admission_bounds_running_and_waiting() -> None:
+    adm = Admission(workers=1, slots=2, queue=1)
+    first = await adm.acquire()
+    waiter = asyncio.create_task(adm.acquire())
+    await asyncio.sleep(0)
+    assert adm.saturated() and adm.waiting == 1
+    adm.release(first)
+    second = await waiter
+    assert second != first  # least recently used slot
+    adm.release(second)
+    assert not adm.saturated() and adm.running == 0
+
+
+def test_cgroup_v2_slots_on_a_fake_hierarchy(tmp_path: Path) -> None:
+    root = tmp_path / "cg"
+    own = root / "bot.service"
+    own.mkdir(parents=True)
+    (root / "cgroup.controllers").write_text("cpu memory pids io\n")
+    (own / "cgroup.subtree_control").write_text("memory pids cpu\n")
+    mountinfo = f"41 31 0:38 / {root} rw,relatime - cgroup2 cgroup2 rw\n"
+    cset = CgroupSet.create(
+        2,
+        memory_bytes=256 * 2**20,
+        pids=64,
+        cpu_cores=1.0,
+        mountinfo=mountinfo,
+        self_cgroup="0::/bot.service\n",
+    )
+    assert cset.version == 2 and len(cset.slots) == 2
+    slot = Path(cset.slots[1].dirs[0])
+    assert slot.parent.parent == own
+    assert (slot / "memory.max").read_text() == str(256 * 2**20)
+    assert (slot / "pids.max").read_text() == "64" and (slot / "cpu.max").read_text() == "100000 100000"
+    assert (slot / "memory.swap.max").read_text() == "0"
+    assert "cgroup2:memory" in cset.layers
+    for path in sorted(slot.parent.rglob("*"), reverse=True):  # cgroupfs drops control files by itself
+        if path.is_file():
+            path.unlink()
+    cset.remove()
+    assert not slot.parent.exists()
+
+
+def test_cgroup_v1_mountinfo_with_comounted_controllers() -> None:
+    text = (
+        "32 31 0:29 / /sys/fs/cgroup/cpu,cpuacct rw - cgroup cgroup rw,cpu,cpuacct\n"
+        "35 31 0:32 /docker/abc /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory\n"
+        "41 31 0:38 / /sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw\n"
+    )
+    mounts = parse_mountinfo(text)
+    assert (
+        mounts[0][:3] == ("/", "/sys/fs/cgroup/cpu,cpuacct", "cgroup") and {"cpu", "cpuacct"} <= mounts[0][3]
+    )
+    assert mounts[1][0] == "/docker/abc" and mounts[2][2] == "cgroup2"
+
+
+def test_job_environment_is_an_allowlist(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DISCORD_TOKEN", "secret")
+    monkeypatch.setenv("MY_SETTING", "ok")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "secret")
+    env = job_environment(("MY_SETTING", "DISCORD_TOKEN", "AWS_SECRET_ACCESS_KEY"))
+    assert env["MY_SETTING"] == "ok" and "DISCORD_TOKEN" not in env and "AWS_SECRET_ACCESS_KEY" not in env
+    assert env["OMP_NUM_THREADS"] == "1" and env["OPENBLAS_NUM_THREADS"] == "1"
+
+
+def test_guard_spots_objects_equal_to_everything() -> None:
+    guard = Guard()
+    guard.snapshot()
+
+    class Anything:
+        def __eq__(self, other: object) -> bool:
+            return True
+
+        __hash__ = object.__hash__
+
+    assert guard.suspicious(Anything()) == "test_guard_spots_objects_equal_to_everything.<locals>.Anything"
+    assert guard.suspicious([1, (2, Anything())]) is not None
+    assert guard.suspicious(42) is None and guard.suspicious([1.0, "a", {"k": (1, 2)}]) is None
+
+
+@pytest.mark.skipif(libseccomp_path() is None, reason="libseccomp is not installed")
+def test_seccomp_filter_compiles_to_bpf() -> None:
+    program = build_filter()
+    assert program and len(program) % 8 == 0
