@@ -30,6 +30,16 @@ USERS = (
 )
 GROUPS = "root:x:0:\nsandbox:x:1000:\nnogroup:x:65534:\n"
 
+# What build_and_enter bound into the root; supervisors forked from the template read it to put
+# back the interpreter paths that the job's own /tmp (or /dev/shm) would otherwise cover.
+BOUND: list[str] = []
+
+
+def covered_by_job_fs(paths: list[str]) -> list[str]:
+    """Return the bound paths lying under the job's tmpfs mount points (a venv under /tmp)."""
+    tops = (JOB_WORKDIR, JOB_TMP, JOB_SHM)
+    return [p for p in paths if any(p.startswith(top + "/") for top in tops)]
+
 
 def interpreter_paths(exclude: list[str] | tuple[str, ...] = ()) -> list[str]:
     """Return the directories the interpreter needs: its installation, the venv, sys.path entries.
@@ -65,7 +75,7 @@ def readable_paths(exclude: list[str] | tuple[str, ...] = ()) -> list[str]:
     return out
 
 
-def _bind_ro(source: str, target: str) -> None:
+def bind_ro(source: str, target: str) -> None:
     _linux.mount(source, target, None, _linux.MS_BIND | _linux.MS_REC)
     flags = _linux.MS_BIND | _linux.MS_REMOUNT | _linux.MS_RDONLY | _linux.MS_NOSUID | _linux.MS_NODEV
     _linux.mount(None, target, None, flags)
@@ -90,19 +100,19 @@ def build_and_enter(root: str, hidden: list[str], exclude: list[str]) -> list[st
         os.mkdir(os.path.join(root, name), 0o755)
     os.chmod(os.path.join(root, ".job"), 0o700)
     bound = ["/usr"]
-    _bind_ro("/usr", os.path.join(root, "usr"))
+    bind_ro("/usr", os.path.join(root, "usr"))
     for name in _TOP_LINKS:
         host = f"/{name}"
         if os.path.islink(host):
             os.symlink(os.readlink(host), os.path.join(root, name))
         elif os.path.isdir(host):
             os.mkdir(os.path.join(root, name), 0o755)
-            _bind_ro(host, os.path.join(root, name))
+            bind_ro(host, os.path.join(root, name))
             bound.append(host)
     for path in interpreter_paths(exclude):
         target = root + path
         os.makedirs(target, mode=0o755, exist_ok=True)
-        _bind_ro(path, target)
+        bind_ro(path, target)
         bound.append(path)
     # Directories created on the way (/root, /work/main ...) are plain 0755 directories here.
     for path in bound:
@@ -138,4 +148,5 @@ def build_and_enter(root: str, hidden: list[str], exclude: list[str]) -> list[st
     for path in hidden:
         if os.path.exists(path) and not any(b == path or b.startswith(path + "/") for b in bound):
             raise RuntimeError(f"{path} is visible inside the sandbox root")
+    BOUND[:] = bound
     return bound

@@ -69,12 +69,22 @@ def _mount_job_fs(p: SupervisorParams) -> str:
     flags = _linux.MS_NOSUID | _linux.MS_NODEV
     size = int(p.limits["file_bytes"])
     _linux.mount("tmpfs", "/.job", "tmpfs", flags, f"size={size},nr_inodes=4096,mode=0755")
+    # An interpreter under /tmp (a checkout in a temporary folder) would vanish under the job's
+    # own /tmp: hold it aside, then bind it back read-only on top of the job's tmpfs.
+    kept = _rootfs.covered_by_job_fs(_rootfs.BOUND)
+    for i, path in enumerate(kept):
+        os.mkdir(f"/.job/keep{i}", 0o755)
+        _linux.mount(path, f"/.job/keep{i}", None, _linux.MS_BIND | _linux.MS_REC)
     for name, target in (("work", _rootfs.JOB_WORKDIR), ("tmp", _rootfs.JOB_TMP), ("shm", _rootfs.JOB_SHM)):
         path = f"/.job/{name}"
         os.mkdir(path, 0o700 if name != "work" else 0o755)
         os.chown(path, p.uid, p.uid)
         _linux.mount(path, target, None, _linux.MS_BIND)
         _linux.mount(None, target, None, _linux.MS_BIND | _linux.MS_REMOUNT | flags | _linux.MS_NOEXEC)
+    for i, path in enumerate(kept):
+        os.makedirs(path, mode=0o755, exist_ok=True)
+        _rootfs.bind_ro(f"/.job/keep{i}", path)
+        _linux.umount(f"/.job/keep{i}", _linux.MNT_DETACH)
     _linux.umount("/.job")
     _linux.mount("proc", "/proc", "proc", flags | _linux.MS_NOEXEC, "hidepid=2")
     _linux.sethostname("sandbox")
