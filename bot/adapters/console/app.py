@@ -108,18 +108,18 @@ class ConsoleFrontEnd:
         )
 
     async def pick(self, options: dict[str, str]) -> None:
-        packs = await self.service.pack_names(ACTOR.scope)
-        for i, name in enumerate(packs, 1):
-            self.console.print(f"  {i}. {name}", markup=False)
+        packs = await self.service.enabled_packs(ACTOR.scope)
+        for i, info in enumerate(packs, 1):
+            self.console.print(f"  {i}. {info.title} ({info.id}, {info.questions} questions)", markup=False)
         choice = await self.read("pack number (Enter: all) > ")
         if choice and choice.isdigit() and 1 <= int(choice) <= len(packs):
-            options["pack"] = packs[int(choice) - 1]
-            topics = await self.service.topic_names(ACTOR.scope, options["pack"])
-            for i, name in enumerate(topics, 1):
-                self.console.print(f"  {i}. {name}", markup=False)
+            chosen = packs[int(choice) - 1]
+            options["pack"] = chosen.id
+            for i, (_, title) in enumerate(chosen.topics, 1):
+                self.console.print(f"  {i}. {title}", markup=False)
             topic = await self.read("topic number (Enter: all) > ")
-            if topic and topic.isdigit() and 1 <= int(topic) <= len(topics):
-                options["topic"] = topics[int(topic) - 1]
+            if topic and topic.isdigit() and 1 <= int(topic) <= len(chosen.topics):
+                options["topic"] = chosen.topics[int(topic) - 1][0]
 
     async def answer(self, text: str) -> None:
         """Translate typed input into the open item's controls."""
