@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 import random
 import time
 from collections.abc import Sequence
@@ -195,7 +197,7 @@ class QuizService:
         parsed = ax.parse(action)
         if parsed is None:
             raise QuizError("That button is not one of this bot's.")
-        async with self._lock(parsed.session_id):
+        async with self._editing(parsed.session_id):
             session = await self._session_for(actor, parsed.session_id)
             if parsed.verb == ax.RESTART:
                 f = session.filters
@@ -214,7 +216,7 @@ class QuizService:
         (a chat message that is just talk must not count as a wrong answer).
         """
         session = await self._find_session(actor, session_id)
-        async with self._lock(session.id):
+        async with self._editing(session.id):
             session = await self._session_for(actor, session.id)
             self._check_active(session)
             item = session.current
@@ -266,7 +268,7 @@ class QuizService:
 
     async def set_anchor(self, session_id: str, **anchor: str) -> None:
         """Remember where the quiz lives on the platform (a thread, a message to update)."""
-        async with self._lock(session_id):
+        async with self._editing(session_id):
             session = await self._repo.get_session(session_id)
             if session is None:
                 return
@@ -349,6 +351,16 @@ class QuizService:
         return notice(f"Pack `{pack_id}` is {word} here.", tone=Tone.SUCCESS)
 
     # ----------------------------------------------------------------- internals
+
+    @asynccontextmanager
+    async def _editing(self, session_id: str) -> AsyncIterator[None]:
+        """Hold the session's lock; if anything fails half-way, drop the repository's cached copy."""
+        async with self._lock(session_id):
+            try:
+                yield
+            except BaseException:
+                self._repo.forget(session_id)
+                raise
 
     def _lock(self, session_id: str) -> asyncio.Lock:
         lock = self._locks.get(session_id)

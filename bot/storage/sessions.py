@@ -130,7 +130,8 @@ class SessionStore(Base):
     def _remember(self, session: Session) -> None:
         """Keep the session as stored (SQLite only).
 
-        The caller hands the object over: readers always get copies, so nothing changes it.
+        get_session hands out this very object: the service changes it only under the session's
+        lock and calls `forget` when a change fails half-way.
         """
         if not self._sqlite:
             return
@@ -150,7 +151,7 @@ class SessionStore(Base):
             if self._active.get(old_owner) == old_id:
                 del self._active[old_owner]
 
-    def _forget(self, session_id: str) -> None:
+    def forget(self, session_id: str) -> None:
         self._cache.pop(session_id, None)
 
     async def create_session(self, session: Session) -> None:
@@ -160,25 +161,25 @@ class SessionStore(Base):
                 await c.execute(insert(t.sessions).values(**row.as_dict()))
         except IntegrityError as exc:
             raise Conflict("another quiz is already active for this owner") from exc
-        self._remember(session.copy())
+        self._remember(session)
 
     async def get_session(self, session_id: str) -> Session | None:
         cached = self._cache.get(session_id)
         if cached is not None:
-            return cached.copy()
+            return cached
         async with self._engine.connect() as c:
             row = (await c.execute(select(t.sessions).where(t.sessions.c.id == session_id))).first()
         if row is None:
             return None
         session = from_row(row)
         self._remember(session)
-        return session.copy()
+        return session
 
     async def active_session(self, owner: Owner) -> Session | None:
         key = (owner.platform, owner.scope, owner.kind, owner.id)
         known = self._active.get(key)
         if known is not None and known in self._cache:
-            return self._cache[known].copy()
+            return self._cache[known]
         if key in self._none_active:
             return None
         s = t.sessions.c
@@ -204,7 +205,7 @@ class SessionStore(Base):
             return None
         session = from_row(row)
         self._remember(session)
-        return session.copy()
+        return session
 
     async def save_session(self, session: Session, attempt: Attempt | None = None, review: Review | None = None) -> None:
         row = to_row(session, session.version + 1)
@@ -224,7 +225,7 @@ class SessionStore(Base):
                 if outcome is not None:
                     raise outcome
         except Conflict:
-            self._forget(session.id)  # another process wrote it: read it afresh next time
+            self.forget(session.id)  # another process wrote it: read it afresh next time
             raise
         session.version += 1
         self._remember(session)
