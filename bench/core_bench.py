@@ -94,7 +94,9 @@ async def learner(
     spans.append((first, time.perf_counter()))
 
 
-async def run(service: QuizService, learners: int, answers: int, interval: float, tag: str) -> tuple[float, list[float]]:
+async def run(
+    service: QuizService, learners: int, answers: int, interval: float, tag: str
+) -> tuple[float, list[float], list[float]]:
     """Return the answer rate while every learner was active, and every answer's latency."""
     latencies: list[float] = []
     spans: list[tuple[float, float]] = []
@@ -107,16 +109,22 @@ async def run(service: QuizService, learners: int, answers: int, interval: float
     window_end = min(e for _, e in spans)  # the first learner has left
     if window_end <= window_start:
         window_start, window_end = min(s for s, _ in spans), max(e for _, e in spans)
-    inside = sum(1 for t in finished if window_start <= t <= window_end)
-    return inside / (window_end - window_start), latencies
+    inside = [lat for t, lat in zip(finished, latencies, strict=True) if window_start <= t <= window_end]
+    return len(inside) / (window_end - window_start), latencies, inside
 
 
-def report(name: str, rate: float, latencies: list[float]) -> None:
-    latencies.sort()
-    total = len(latencies)
-    p50 = statistics.median(latencies) * 1000
-    p99 = latencies[min(total - 1, int(total * 0.99))] * 1000
-    print(f"{name:17} {total} answers; {rate:.0f} answers/s with all learners active; latency p50 {p50:.1f} ms, p99 {p99:.1f} ms")
+def percentiles(latencies: list[float]) -> str:
+    ordered = sorted(latencies)
+    p50 = statistics.median(ordered) * 1000
+    p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))] * 1000
+    return f"p50 {p50:.1f} ms, p99 {p99:.1f} ms"
+
+
+def report(name: str, rate: float, latencies: list[float], steady: list[float]) -> None:
+    print(
+        f"{name:17} {len(latencies)} answers; {rate:.0f} answers/s with all learners active; "
+        f"latency with all active {percentiles(steady)}; over the whole run (arrivals included) {percentiles(latencies)}"
+    )
 
 
 async def main() -> None:
@@ -132,10 +140,8 @@ async def main() -> None:
         service = QuizService(repository=repo, runner=None, clock=SystemClock(), rng=random.Random(1))
         await service.import_pack(make_pack(60), force=True)
         print(f"database: {url.split(':')[0]}; {args.learners} concurrent learners, {args.answers} answers each per run")
-        rate, latencies = await run(service, args.learners, args.answers, args.learners / args.rate, "paced")
-        report(f"paced at {args.rate:.0f}/s:", rate, latencies)
-        rate, latencies = await run(service, args.learners, args.answers, 0.0, "flat")
-        report("flat out:", rate, latencies)
+        report(f"paced at {args.rate:.0f}/s:", *await run(service, args.learners, args.answers, args.learners / args.rate, "paced"))
+        report("flat out:", *await run(service, args.learners, args.answers, 0.0, "flat"))
         await repo.close()
 
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, bindparam, insert, select, update
+from sqlalchemy import and_, bindparam, insert, select, tuple_, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
@@ -156,11 +156,15 @@ class SessionStore(Base):
 
     async def create_session(self, session: Session) -> None:
         row = to_row(session, session.version)
-        try:
-            async with self._write() as c:
-                await c.execute(insert(t.sessions).values(**row.as_dict()))
-        except IntegrityError as exc:
-            raise Conflict("another quiz is already active for this owner") from exc
+        if self._writer is not None:
+            future = asyncio.get_running_loop().create_future()
+            await self._writer.save(SaveOp(row.as_dict(), -1, None, None, future, insert=True))
+        else:
+            try:
+                async with self._write() as c:
+                    await c.execute(insert(t.sessions).values(**row.as_dict()))
+            except IntegrityError as exc:
+                raise Conflict("another quiz is already active for this owner") from exc
         self._remember(session)
 
     async def get_session(self, session_id: str) -> Session | None:
@@ -231,7 +235,42 @@ class SessionStore(Base):
         self._remember(session)
 
     async def _apply_saves(self, c: AsyncConnection, ops: list[SaveOp]) -> list[BaseException | None]:
-        """Apply saves in the open transaction: one statement per table however many there are."""
+        """Apply saves and new sessions in the open transaction: one statement per table and kind."""
+        updates = [op for op in ops if not op.insert]
+        outcome: dict[int, BaseException | None] = {}
+        if updates:
+            outcome.update(zip(map(id, updates), await self._apply_updates(c, updates), strict=True))
+        inserts = [op for op in ops if op.insert]
+        if inserts:
+            outcome.update(zip(map(id, inserts), await self._apply_inserts(c, inserts), strict=True))
+        return [outcome[id(op)] for op in ops]
+
+    async def _apply_inserts(self, c: AsyncConnection, ops: list[SaveOp]) -> list[BaseException | None]:
+        s = t.sessions.c
+        owners = [tuple(op.session_update[k] for k in ("platform", "scope", "owner_kind", "owner_id")) for op in ops]
+        taken = {
+            tuple(r)
+            for r in await c.execute(
+                select(s.platform, s.scope, s.owner_kind, s.owner_id).where(
+                    and_(s.status == "active", tuple_(s.platform, s.scope, s.owner_kind, s.owner_id).in_(owners))
+                )
+            )
+        }
+        outcomes: list[BaseException | None] = []
+        rows = []
+        for op, owner in zip(ops, owners, strict=True):
+            if op.session_update["status"] == "active" and owner in taken:
+                outcomes.append(Conflict("another quiz is already active for this owner"))
+                continue
+            if op.session_update["status"] == "active":
+                taken.add(owner)
+            rows.append(op.session_update)
+            outcomes.append(None)
+        if rows:
+            await c.execute(insert(t.sessions), rows)
+        return outcomes
+
+    async def _apply_updates(self, c: AsyncConnection, ops: list[SaveOp]) -> list[BaseException | None]:
         s = t.sessions.c
         ids = [op.session_update["id"] for op in ops]
         current = {r.id: r.version for r in await c.execute(select(s.id, s.version).where(s.id.in_(ids)))}

@@ -25,6 +25,7 @@ class SaveOp:
     attempt: dict[str, Any] | None
     review: dict[str, Any] | None
     future: asyncio.Future[None]
+    insert: bool = False  # a new session: insert the row instead of updating it
 
 
 BatchApply = Callable[[AsyncConnection, list[SaveOp]], Awaitable[list[BaseException | None]]]
