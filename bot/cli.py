@@ -132,7 +132,6 @@ async def _pack(args: argparse.Namespace, settings: Settings) -> int:
         err.print(f"[green]OK[/green]: {len(paths)} pack(s), {total} questions" + (", every key proven by running it." if args.run else "."))
         return 0
 
-    from .app import make_runner
     from .core import QuizService, SystemClock
     from .storage import open_repository
 
@@ -175,7 +174,6 @@ async def _pack(args: argparse.Namespace, settings: Settings) -> int:
             return 0
     finally:
         await repo.close()
-    _ = make_runner
     return 2
 
 

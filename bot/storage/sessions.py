@@ -43,10 +43,6 @@ class Row:
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
 
-    @property
-    def owner(self) -> tuple[str, str, str, str]:
-        return (self.platform, self.scope, self.owner_kind, self.owner_id)
-
 
 def to_row(session: Session, version: int) -> Row:
     o = session.owner
