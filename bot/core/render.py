@@ -211,3 +211,48 @@ def run_report(outcome: RunOutcome, *, graded: bool) -> list[Text | Code]:
         parts.append(Text("_(no output)_"))
     parts.append(Text(f"_{outcome.wall_ms} ms · {outcome.peak_memory_mb:.0f} MB_"))
     return parts
+
+
+HELP = (
+    "**/quiz start** `[pack] [topic] [difficulty] [count]` — a personal quiz, one item at a time\n"
+    "**/quiz answer** — answer a short or code item in a form\n"
+    "**/quiz hint**, **/quiz skip**, **/quiz stop** — on the current item or quiz\n"
+    "**/quiz run** — run Python (PyTorch available) in the sandbox\n"
+    "**/quiz stats** `[user]` — attempts, accuracy by topic, streak, reviews due\n"
+    "**/quiz packs** — the packs and topics here\n"
+    "**/quiz pack load|enable|disable** — admins only\n\n"
+    "Code can also be sent in a code block that starts with `` ```python `` (or as an attached .py file) "
+    "while a code item is open."
+)
+
+
+def help_message() -> Message:
+    return Message(kind="help", title="QuizBot", parts=(Text(HELP),))
+
+
+def summary_message(
+    session: Session, questions: list[tuple[Pack | None, AnyQuestion | None]], *, stopped: bool
+) -> Message:
+    """The end of a quiz: score, points, one line per item, and a button for a new quiz."""
+    lines = []
+    right = sum(1 for i in session.items if i.correct)
+    points = sum(i.points for i in session.items)
+    answered = sum(1 for i in session.items if i.done and not i.skipped)
+    total_points = 0
+    for n, (item, (pack, q)) in enumerate(zip(session.items, questions, strict=True), 1):
+        total_points += q.points if q else 0
+        mark = "✅" if item.correct else ("⏭️" if item.skipped else ("❌" if item.done else "·"))
+        topic = pack.topic_title(q.topic) if pack and q else ""
+        lines.append(f"{mark} {n}. `{item.question}`" + (f" — {topic}" if topic else ""))
+    head = f"**{right} of {len(session.items)} right** · {points}/{total_points} points" + (
+        f" · {answered} answered" if stopped else ""
+    )
+    restart = Button(ax.make(session.id, 0, ax.RESTART), "New quiz", "primary")
+    return Message(
+        kind="summary",
+        title="Quiz stopped" if stopped else "Quiz finished",
+        parts=(Text(head), Text("\n".join(lines))),
+        rows=((restart,),),
+        tone=Tone.SUCCESS if right * 2 >= len(session.items) else Tone.INFO,
+        session_id=session.id,
+    )

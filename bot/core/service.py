@@ -299,17 +299,7 @@ class QuizService:
         return Reply(messages=(Message(kind="packs", title="Packs", parts=(Text("\n\n".join(lines)),)),))
 
     def help(self) -> Reply:
-        text = (
-            "**/quiz start** `[pack] [topic] [difficulty] [count]` — a personal quiz, one item at a time\n"
-            "**/quiz answer** — answer a short or code item in a form\n"
-            "**/quiz hint**, **/quiz skip**, **/quiz stop** — on the current item or quiz\n"
-            "**/quiz run** — run Python (PyTorch available) in the sandbox\n"
-            "**/quiz stats** `[user]` — attempts, accuracy by topic, streak, reviews due\n"
-            "**/quiz packs** — the packs and topics here\n"
-            "**/quiz pack load|enable|disable** — admins only\n\n"
-            "Code can also be sent in a code block that starts with `` ```python `` (or as an attached .py file) while a code item is open."
-        )
-        return Reply(messages=(Message(kind="help", title="QuizBot", parts=(Text(text),)),))
+        return Reply(messages=(render.help_message(),))
 
     async def run_code(self, actor: Actor, text: str) -> Reply:
         """`/quiz run`: run a snippet and show its output."""
@@ -639,32 +629,11 @@ class QuizService:
         return Reply(messages=tuple(messages), update=update, private=session.owner.kind == "user")
 
     async def _summary(self, session: Session, *, stopped: bool) -> Message:
-        lines = []
-        right = sum(1 for i in session.items if i.correct)
-        points = sum(i.points for i in session.items)
-        answered = sum(1 for i in session.items if i.done and not i.skipped)
-        total_points = 0
-        for n, item in enumerate(session.items, 1):
+        questions = []
+        for item in session.items:
             pack = await self.pack(item.pack)
-            q = pack.question(item.question) if pack else None
-            total_points += q.points if q else 0
-            mark = "✅" if item.correct else ("⏭️" if item.skipped else ("❌" if item.done else "·"))
-            topic = pack.topic_title(q.topic) if pack and q else ""
-            lines.append(f"{mark} {n}. `{item.question}`" + (f" — {topic}" if topic else ""))
-        head = (
-            f"**{right} of {len(session.items)} right** · {points}/{total_points} points"
-            + (f" · {answered} answered" if stopped else "")
-        )
-        title = "Quiz stopped" if stopped else "Quiz finished"
-        restart = Button(ax.make(session.id, 0, ax.RESTART), "New quiz", "primary")
-        return Message(
-            kind="summary",
-            title=title,
-            parts=(Text(head), Text("\n".join(lines))),
-            rows=((restart,),),
-            tone=Tone.SUCCESS if right * 2 >= len(session.items) else Tone.INFO,
-            session_id=session.id,
-        )
+            questions.append((pack, pack.question(item.question) if pack else None))
+        return render.summary_message(session, questions, stopped=stopped)
 
 
 def _report_text(report: ImportReport) -> str:
