@@ -108,6 +108,10 @@ class TemplateProcess:
             self.kill_now()
             for task in self._tasks:
                 task.cancel()
+            if self.proc is not None:
+                # Reap it before the loop goes away, or asyncio warns that it is still running.
+                with contextlib.suppress(BaseException):
+                    await asyncio.wait_for(asyncio.shield(self.proc.wait()), 5.0)
             raise
         if msg.get("op") != "ready":
             await self.kill()
