@@ -52,11 +52,12 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
-    if args.command == "sandbox":
+    words = list(sys.argv[1:] if argv is None else argv)
+    if words[:1] == ["sandbox"]:  # its own parser, --help included
         from sandbox.cli import main as sandbox_main
 
-        return sandbox_main(list(args.args))
+        return sandbox_main(words[1:])
+    args = _parser().parse_args(words)
     try:
         settings = Settings()
     except ValidationError as exc:

@@ -61,3 +61,8 @@ def test_help_lists_the_commands(tmp_path: Path) -> None:
     result = quizbot("--help", cwd=tmp_path)
     for word in ("run", "console", "discord", "slack", "pack", "sandbox", "db"):
         assert word in result.stdout
+
+
+def test_sandbox_help_is_forwarded(tmp_path: Path) -> None:
+    result = quizbot("sandbox", "--help", cwd=tmp_path)
+    assert result.returncode == 0 and "run" in result.stdout and "doctor" in result.stdout
