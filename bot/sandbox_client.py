@@ -27,6 +27,7 @@ def to_outcome(result: Result) -> RunOutcome:
         peak_memory_mb=float(result.peak_memory_mb),
         message=result.message,
         error_line=error.line if error is not None else None,
+        error_col=error.col if error is not None else None,
         error_text=error_text,
         isolation=tuple(result.isolation),
     )

@@ -21,8 +21,13 @@ HINT = "h"
 SKIP = "s"
 STOP = "x"
 RESTART = "r"
+CURRENT = "v"  # show the item again (the Resume button)
+REMOVE_PACK = "pr"  # an admin confirmed removing the pack named by the argument
+CANCEL = "n"  # an admin changed their mind
 
-VERBS = {CHOOSE, MULTI, BLANK, CHECK, ANSWER, SHORT_FORM, CODE_FORM, HINT, SKIP, STOP, RESTART}
+NO_SESSION = "-"  # the session part of an action that belongs to no quiz (admin confirmations)
+
+VERBS = {CHOOSE, MULTI, BLANK, CHECK, ANSWER, SHORT_FORM, CODE_FORM, HINT, SKIP, STOP, RESTART, CURRENT, REMOVE_PACK, CANCEL}
 
 
 @dataclass(frozen=True)
@@ -39,6 +44,11 @@ class Action:
 
 def make(session_id: str, position: int, verb: str, argument: str | int = "") -> str:
     return Action(session_id, position, verb, str(argument)).encode()
+
+
+def admin(verb: str, argument: str) -> str:
+    """An action id for a control that belongs to no quiz."""
+    return make(NO_SESSION, 0, verb, argument)
 
 
 def parse(text: str) -> Action | None:

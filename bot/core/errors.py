@@ -18,6 +18,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .replies import cmd
+
 
 class QuizError(Exception):
     """A problem a person caused and can fix; the message is meant for them."""
@@ -34,7 +36,7 @@ class UnknownName(QuizError):
 
 class NoActiveQuiz(QuizError):
     def __init__(self) -> None:
-        super().__init__("You have no quiz running. Start one with `/quiz start`.")
+        super().__init__(f"You have no quiz running. Start one with {cmd('start')}.")
 
 
 class QuizExpired(QuizError):
@@ -43,7 +45,7 @@ class QuizExpired(QuizError):
         word = {"finished": "has finished", "stopped": "was stopped", "expired": "has expired"}.get(
             status, "is over"
         )
-        super().__init__(f"This quiz {word}. Start a new one with `/quiz start`.")
+        super().__init__(f"This quiz {word}. Start a new one with {cmd('start')}.")
 
 
 class StaleAction(QuizError):
@@ -55,13 +57,22 @@ class NotYourQuiz(QuizError):
     def __init__(self, owner_name: str) -> None:
         self.owner_name = owner_name
         super().__init__(
-            f"This quiz belongs to {owner_name}. Start your own with `/quiz start`."
+            f"This quiz belongs to {owner_name}. Start your own with {cmd('start')}."
         )
 
 
 class NotAllowed(QuizError):
-    def __init__(self, what: str) -> None:
-        super().__init__(f"Only admins may {what}.")
+    def __init__(self, what: str, *, in_dm: bool = False) -> None:
+        where = (
+            " Admin commands work in a server or workspace channel, not in a direct message."
+            if in_dm
+            else ""
+        )
+        super().__init__(
+            f"Only admins may {what}.{where} Admins are members with Manage Server (Discord) or workspace "
+            "admins (Slack); the bot's operator can name more in the `QUIZBOT_ADMINS` setting "
+            "(`discord:<user id>` or `slack:<user id>`)."
+        )
 
 
 class BadSubmission(QuizError):

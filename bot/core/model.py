@@ -55,9 +55,9 @@ class ItemState:
     skipped: bool = False
     hinted: bool = False
     points: int = 0
-    order: list[int] = field(default_factory=list)  # shuffled choice order
-    selections: dict[int, int] = field(default_factory=dict)  # blank -> option index
-    last_answer: str | None = None
+    order: list[int] = field(default_factory=list)  # choice: the original indices in the order shown
+    picked: list[int] = field(default_factory=list)  # choice: the shown indices the learner selected
+    selections: dict[int, int] = field(default_factory=dict)  # blanks: blank number -> option index
     card: str | None = None  # the learner's FSRS card for this question, as it was at the start
 
     def to_json(self) -> dict[str, Any]:
@@ -72,7 +72,7 @@ class ItemState:
             "pt": self.points,
             "o": self.order,
             "sel": {str(k): v for k, v in self.selections.items()},
-            "la": self.last_answer,
+            "pk": self.picked,
             "cd": self.card,
         }
 
@@ -82,6 +82,7 @@ class ItemState:
         new.__dict__.update(self.__dict__)
         new.order = list(self.order)
         new.selections = dict(self.selections)
+        new.picked = list(self.picked)
         return new
 
     @classmethod
@@ -97,9 +98,19 @@ class ItemState:
             points=data.get("pt", 0),
             order=list(data.get("o", [])),
             selections={int(k): int(v) for k, v in data.get("sel", {}).items()},
-            last_answer=data.get("la"),
+            picked=_picked(data),
             card=data.get("cd"),
         )
+
+
+def _picked(data: dict[str, Any]) -> list[int]:
+    if "pk" in data:
+        return [int(v) for v in data["pk"]]
+    # Rows written before `picked` kept a select-all's choices in `sel` and a single choice in `la`.
+    last = data.get("la")
+    if isinstance(last, str) and last.isdigit():
+        return [int(last)]
+    return []
 
 
 def new_session_id() -> str:
@@ -150,6 +161,7 @@ class Attempt:
     points: int
     at: datetime
     session_id: str | None = None
+    key: str | None = None  # the interaction that made it: one attempt per click, however often delivered
 
 
 @dataclass(frozen=True)

@@ -50,6 +50,10 @@ class Repository(Protocol):
 
     async def active_session(self, owner: Owner) -> Session | None: ...
 
+    async def active_sessions_of(self, platform: str, user_id: str) -> list[Session]:
+        """Every active quiz the learner owns, in any scope."""
+        ...
+
     async def save_session(
         self, session: Session, attempt: Attempt | None = None, review: Review | None = None
     ) -> None:
@@ -95,9 +99,12 @@ class RunOutcome:
     peak_memory_mb: float = 0.0
     message: str = ""
     error_line: int | None = None
+    error_col: int | None = None
     error_text: str = ""
     isolation: tuple[str, ...] = field(default_factory=tuple)
 
 
 class CodeRunner(Protocol):
     async def run(self, request: RunRequest) -> RunOutcome: ...
+
+    async def close(self) -> None: ...

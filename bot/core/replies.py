@@ -7,9 +7,23 @@ unchanged, so a button keeps working after a restart: the state lives in the dat
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Literal
+
+COMMAND = re.compile(r"⟦([a-z][a-z -]*)⟧")
+
+
+def cmd(name: str) -> str:
+    """Name a command in text; each front end spells it in its own syntax (`/quiz start`, `start`)."""
+    return f"⟦{name}⟧"
+
+
+def spell_commands(text: str, spell: Callable[[str], str]) -> str:
+    """Replace every command named with `cmd` by the front end's spelling of it."""
+    return COMMAND.sub(lambda m: spell(m.group(1)), text) if "⟦" in text else text
 
 
 class Tone(StrEnum):
@@ -49,6 +63,11 @@ Part = Text | Code | Fields | Image
 
 ButtonStyle = Literal["primary", "secondary", "success", "danger"]
 
+# What a control is for, so front ends can find it without reading its (translatable) label.
+Role = Literal[
+    "", "choice", "multi", "blank", "check", "answer", "hint", "skip", "stop", "restart", "resume", "confirm", "cancel"
+]
+
 
 @dataclass(frozen=True)
 class Button:
@@ -57,6 +76,7 @@ class Button:
     style: ButtonStyle = "secondary"
     disabled: bool = False
     text: str = ""  # the full text behind a short label such as "A"
+    role: Role = ""
 
 
 @dataclass(frozen=True)
@@ -74,6 +94,8 @@ class Select:
     min_values: int = 1
     max_values: int = 1
     disabled: bool = False
+    role: Role = ""
+    number: int = 0  # for role "blank": which blank this menu fills
 
 
 Control = Button | Select

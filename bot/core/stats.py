@@ -1,11 +1,11 @@
-"""What `/quiz stats` shows."""
+"""What the stats command shows."""
 
 from __future__ import annotations
 
 from datetime import date, datetime, timedelta
 
 from .model import UserStats
-from .replies import Fields, Message, Text
+from .replies import Fields, Message, Text, cmd
 
 
 def streak(days: tuple[date, ...], today: date) -> int:
@@ -25,13 +25,13 @@ def percent(part: int, whole: int) -> str:
 
 def stats_message(who: str, data: UserStats, titles: dict[str, str], now: datetime) -> Message:
     if data.attempts == 0:
-        return Message(kind="stats", title=f"Progress: {who}", parts=(Text("No attempts yet. Start with `/quiz start`."),))
+        return Message(kind="stats", title=f"Progress: {who}", parts=(Text(f"No attempts yet. Start with {cmd('start')}."),))
     days = streak(data.days, now.date())
     last = data.last_practice.date().isoformat() if data.last_practice else "—"
     head = (
         f"**{data.attempts}** attempts · **{percent(data.correct, data.attempts)}** right · "
         f"streak **{days}** day{'s' if days != 1 else ''} · last practice {last}\n"
-        f"Due for review: **{data.due}**" + (" — `/quiz start` brings them first" if data.due else "")
+        f"Due for review: **{data.due}**" + (f" — {cmd('start')} brings them first" if data.due else "")
     )
     rows = []
     for t in sorted(data.topics, key=lambda t: (t.pack, t.topic or "")):

@@ -207,6 +207,24 @@ class SessionStore(Base):
         self._remember(session)
         return session
 
+    async def active_sessions_of(self, platform: str, user_id: str) -> list[Session]:
+        """Every active quiz a learner owns, in any server or workspace (and DMs)."""
+        s = t.sessions.c
+        async with self._engine.connect() as c:
+            rows = (
+                await c.execute(
+                    select(t.sessions).where(
+                        and_(
+                            s.platform == platform,
+                            s.owner_kind == "user",
+                            s.owner_id == user_id,
+                            s.status == "active",
+                        )
+                    )
+                )
+            ).all()
+        return [self._cache.get(row.id) or from_row(row) for row in rows]
+
     async def save_session(self, session: Session, attempt: Attempt | None = None, review: Review | None = None) -> None:
         row = to_row(session, session.version + 1)
         op = SaveOp(

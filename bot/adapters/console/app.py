@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import Callable
+from dataclasses import replace
 from typing import TextIO
 
 from rich.console import Console
 
-from bot.core import Actor, QuizError, QuizService, Reply, error_reply
-from bot.core import actions as ax
-from bot.core.replies import Button, Message, Select
+from bot.core import Actor, QuizError, QuizService, Reply, commands, error_reply
+from bot.core import requests as rq
+from bot.core.replies import Button, Message, Select, notice
 
 from .render import render_message
 
@@ -65,100 +65,81 @@ class ConsoleFrontEnd:
             elif message.kind == "summary":
                 self.current = None
 
-    async def call(self, make: Callable[[], object]) -> None:
+    async def call(self, request: rq.Request) -> None:
+        """Send one request to the core and show the reply; a form is filled in right here."""
         try:
-            reply = await make()  # type: ignore[misc]
+            reply = await self.service.handle(ACTOR, request)
         except QuizError as exc:
             reply = error_reply(exc)
         if reply.form is not None:
             text = await self.read_code() if reply.form.kind == "code" else await self.read("answer> ")
             if text is None:
                 return
-            await self.call(lambda: self.service.act(ACTOR, reply.form.action, [text]))  # type: ignore[union-attr]
+            await self.call(rq.Act(reply.form.action, (text,)))
             return
         self.show(reply)
 
     async def start(self, words: list[str]) -> None:
-        options: dict[str, str] = {}
-        positional: list[str] = []
-        for word in words:
-            key, sep, value = word.partition(":")
-            if sep and key in ("pack", "topic", "difficulty", "count"):
-                options[key] = value
-            else:
-                positional.append(word)
-        if positional:
-            options.setdefault("pack", positional[0])
-        if len(positional) > 1:
-            options.setdefault("topic", positional[1])
-        if not words and self.stdin.isatty():
-            await self.pick(options)
-        count_text = options.get("count")
-        if count_text is not None and not count_text.isdigit():
-            self.show(error_reply(QuizError(f"`count` must be a whole number; you gave `{count_text}`.")))
+        parsed = commands.start(words)
+        if isinstance(parsed, commands.Usage):
+            self.show(notice(parsed.problem))
             return
-        await self.call(
-            lambda: self.service.start(
-                ACTOR,
-                pack=options.get("pack"),
-                topic=options.get("topic"),
-                difficulty=options.get("difficulty"),
-                count=int(count_text) if count_text else None,
-            )
-        )
+        if not words and self.stdin.isatty():
+            parsed = await self.pick(parsed)
+        await self.call(parsed)
 
-    async def pick(self, options: dict[str, str]) -> None:
+    async def pick(self, request: rq.Start) -> rq.Start:
         packs = await self.service.enabled_packs(ACTOR.scope)
         for i, info in enumerate(packs, 1):
             self.console.print(f"  {i}. {info.title} ({info.id}, {info.questions} questions)", markup=False)
         choice = await self.read("pack number (Enter: all) > ")
         if choice and choice.isdigit() and 1 <= int(choice) <= len(packs):
             chosen = packs[int(choice) - 1]
-            options["pack"] = chosen.id
+            request = replace(request, pack=chosen.id)
             for i, (_, title) in enumerate(chosen.topics, 1):
                 self.console.print(f"  {i}. {title}", markup=False)
             topic = await self.read("topic number (Enter: all) > ")
             if topic and topic.isdigit() and 1 <= int(topic) <= len(chosen.topics):
-                options["topic"] = chosen.topics[int(topic) - 1][0]
+                request = replace(request, topic=chosen.topics[int(topic) - 1][0])
+        return request
 
     async def answer(self, text: str) -> None:
-        """Translate typed input into the open item's controls."""
+        """Translate typed input into the open item's controls, found by their roles."""
         item = self.current
         assert item is not None
         controls = item.controls()
-        buttons = {c.label.upper(): c for c in controls if isinstance(c, Button) and len(c.label) <= 2}
-        selects = [c for c in controls if isinstance(c, Select)]
-        answer_button = next((c for c in controls if isinstance(c, Button) and c.label == "Answer"), None)
-        blank_selects = [s for s in selects if (ax.parse(s.action) or ax.Action("", 0, "")).verb == ax.BLANK]
-        multi = next((s for s in selects if (ax.parse(s.action) or ax.Action("", 0, "")).verb == ax.MULTI), None)
-        single_menu = next((s for s in selects if (ax.parse(s.action) or ax.Action("", 0, "")).verb == ax.CHOOSE), None)
-        check = next((c for c in controls if isinstance(c, Button) and c.label == "Check"), None)
+        choices = {c.label.upper(): c for c in controls if isinstance(c, Button) and c.role == "choice" and not c.disabled}
+        menus = {c.role: c for c in controls if isinstance(c, Select) and c.role in ("choice", "multi")}
+        blanks = [c for c in controls if isinstance(c, Select) and c.role == "blank"]
+        check = next((c for c in controls if isinstance(c, Button) and c.role == "check"), None)
+        answer = next((c for c in controls if isinstance(c, Button) and c.role == "answer"), None)
         word = text.strip()
-        if multi is not None and check is not None:
+        if "multi" in menus and check is not None:
+            multi = menus["multi"]
             letters = [w.strip().upper() for w in word.replace(",", " ").split() if w.strip()]
             values = [o.value for o in multi.options if o.label.split(".")[0].upper() in letters]
             if len(values) != len(letters) or not values:
                 self.console.print("Type the letters of every right choice, e.g. `A C`.", markup=False)
                 return
-            await self.call(lambda: self.service.act(ACTOR, multi.action, values))
-            await self.call(lambda: self.service.act(ACTOR, check.action))
-        elif blank_selects and check is not None:
-            await self.fill_blanks(blank_selects, check)
-        elif single_menu is not None:
-            value = next((o.value for o in single_menu.options if o.label.split(".")[0].upper() == word.upper()), None)
+            await self.call(rq.Act(multi.action, tuple(values)))
+            await self.call(rq.Act(check.action))
+        elif blanks and check is not None:
+            await self.fill_blanks(blanks, check)
+        elif "choice" in menus:
+            menu = menus["choice"]
+            value = next((o.value for o in menu.options if o.label.split(".")[0].upper() == word.upper()), None)
             if value is None:
                 self.console.print("Type the letter of your choice.", markup=False)
                 return
-            await self.call(lambda: self.service.act(ACTOR, single_menu.action, [value]))
-        elif word.upper() in buttons:
-            button = buttons[word.upper()]
-            await self.call(lambda: self.service.act(ACTOR, button.action))
-        elif answer_button is not None:
+            await self.call(rq.Act(menu.action, (value,)))
+        elif word.upper() in choices:
+            await self.call(rq.Act(choices[word.upper()].action))
+        elif answer is not None:
             if word.startswith("```") or word == "code":
                 code = await self.read_code()
-                await self.call(lambda: self.service.submit_text(ACTOR, f"```python\n{code}```"))
+                await self.call(rq.Submit(f"```python\n{code}```"))
             else:
-                await self.call(lambda: self.service.submit_text(ACTOR, word))
+                await self.call(rq.Submit(word))
         else:
             self.console.print("Answer with one of the letters shown, or type `help`.", markup=False)
 
@@ -167,7 +148,7 @@ class ConsoleFrontEnd:
             for i, option in enumerate(select.options, 1):
                 self.console.print(f"  {i}. {option.label}", markup=False)
             while True:
-                choice = await self.read(f"{select.placeholder} (1-{len(select.options)}) > ")
+                choice = await self.read(f"Blank {select.number} (1-{len(select.options)}) > ")
                 if choice is None:
                     return
                 if choice.isdigit() and 1 <= int(choice) <= len(select.options):
@@ -180,16 +161,16 @@ class ConsoleFrontEnd:
                 self.console.print("Pick a number from the menu.", markup=False)
             value = select.options[int(choice) - 1].value
             try:
-                await self.service.act(ACTOR, select.action, [value])
+                await self.service.handle(ACTOR, rq.Act(select.action, (value,)))
             except QuizError as exc:
                 self.show(error_reply(exc))
                 return
-        await self.call(lambda: self.service.act(ACTOR, check.action))
+        await self.call(rq.Act(check.action))
 
     async def loop(self) -> int:
         self.console.print("[bold]QuizBot[/bold] in the terminal. Type [bold]start[/bold] to begin, [bold]help[/bold] for commands.")
         try:
-            reply = await self.service.current(ACTOR)
+            reply = await self.service.handle(ACTOR, rq.Current())
             self.console.print("[dim]Resuming your quiz.[/dim]")
             self.show(reply)
         except QuizError:
@@ -210,27 +191,23 @@ class ConsoleFrontEnd:
                 break
             if command == "start":
                 await self.start(rest)
-            elif command == "hint":
-                await self.call(lambda: self.service.hint(ACTOR))
-            elif command == "skip":
-                await self.call(lambda: self.service.skip(ACTOR))
-            elif command == "stop":
-                await self.call(lambda: self.service.stop(ACTOR))
-            elif command == "stats":
-                await self.call(lambda: self.service.stats(ACTOR))
-            elif command == "packs":
-                await self.call(lambda: self.service.packs(ACTOR))
-            elif command == "help":
-                self.show(self.service.help())
-                self.console.print("[dim]Here: type the commands without /quiz; `quit` leaves.[/dim]")
             elif command == "run":
                 snippet = await self.read_code()
-                await self.call(lambda snippet=snippet: self.service.run_code(ACTOR, snippet))
-            elif command == "answer" or self.current is not None:
-                if self.current is None:
-                    await self.call(lambda: self.service.answer_form(ACTOR))
+                await self.call(rq.RunCode(snippet))
+            elif command == "answer" and self.current is not None:
+                await self.answer(" ".join(rest) or "code")
+            elif command in commands.SUBCOMMANDS:
+                parsed = commands.parse(" ".join([command, *rest]))
+                if isinstance(parsed, commands.Usage):
+                    self.show(notice(parsed.problem))
+                elif isinstance(parsed, commands.PackLoadAsked):
+                    self.show(notice("Load packs from the shell here: `quizbot pack import PATH`."))
                 else:
-                    await self.answer(line if command != "answer" else " ".join(rest) or "code")
+                    await self.call(parsed)
+                if command == "help":
+                    self.console.print("[dim]Here: type the commands without /quiz; `quit` leaves.[/dim]")
+            elif self.current is not None:
+                await self.answer(line)
             else:
                 self.console.print("Unknown command. Type `help`.", markup=False)
         return 0

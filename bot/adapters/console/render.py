@@ -8,7 +8,7 @@ from rich.panel import Panel
 from rich.syntax import Syntax
 from rich.table import Table
 
-from bot.core.replies import Button, Code, Fields, Image, Message, Select, Text, Tone
+from bot.core.replies import Button, Code, Fields, Image, Message, Select, Text, Tone, spell_commands
 
 COLOURS = {Tone.INFO: "blue", Tone.SUCCESS: "green", Tone.FAILURE: "red", Tone.WARNING: "yellow", Tone.ERROR: "red"}
 
@@ -17,7 +17,7 @@ def render_message(console: Console, message: Message) -> None:
     body: list[RenderableType] = []
     for part in message.parts:
         if isinstance(part, Text):
-            body.append(Markdown(hard_breaks(part.markdown)))
+            body.append(Markdown(hard_breaks(spell(part.markdown))))
         elif isinstance(part, Code):
             body.append(Syntax(part.code, part.language if part.language != "text" else "text", theme="ansi_dark"))
         elif isinstance(part, Fields):
@@ -33,6 +33,11 @@ def render_message(console: Console, message: Message) -> None:
     console.print(
         Panel(Group(*body), title=message.title, subtitle=message.footer, border_style=COLOURS[message.tone], expand=False)
     )
+
+
+def spell(markdown: str) -> str:
+    """Commands as typed here: `start`, not `/quiz start`."""
+    return spell_commands(markdown, lambda name: f"`{name}`")
 
 
 def hard_breaks(markdown: str) -> str:
@@ -52,21 +57,20 @@ def _controls(message: Message) -> str:
     if message.kind != "item":
         return ""
     hints = []
-    controls = message.controls()
-    letters = [c.label for c in controls if isinstance(c, Button) and len(c.label) <= 2 and not c.disabled]
-    selects = [c for c in controls if isinstance(c, Select) and not c.disabled]
+    controls = [c for c in message.controls() if not c.disabled]
+    roles = {c.role for c in controls}
+    letters = [c.label for c in controls if isinstance(c, Button) and c.role == "choice"]
     if letters:
         hints.append("Type a letter: " + " ".join(letters))
-    if any(c.max_values > 1 for c in selects):
+    if "multi" in roles:
         hints.append("Type every right letter, e.g. `A C`")
-    elif selects and any(c.placeholder.startswith("Blank") for c in selects):
+    elif "blank" in roles:
         hints.append("Press Enter (or type anything) to fill the blanks from numbered menus")
-    elif selects:
+    elif any(isinstance(c, Select) and c.role == "choice" for c in controls):
         hints.append("Type the letter of your choice")
-    if any(isinstance(c, Button) and c.label == "Answer" for c in controls):
+    if "answer" in roles:
         hints.append("Type your answer (for code: type \\`\\`\\` then paste, and end with \\`\\`\\`)")
-    names = {c.label.lower() for c in controls if isinstance(c, Button)}
-    extras = [w for w in ("hint", "skip", "stop") if w in names]
+    extras = [role for role in ("hint", "skip", "stop") if role in roles]
     if hints:
         return "_" + " · ".join(hints) + (" · or " + ", ".join(extras) if extras else "") + "_"
     return ""

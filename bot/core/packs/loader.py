@@ -20,7 +20,7 @@ from pydantic import ValidationError
 from bot.core.errors import PackInvalid, Problem
 
 from . import yamlpos
-from .models import BLANK, BlanksQuestion, ChoiceQuestion, CodeQuestion, Pack, ShortQuestion
+from .models import Pack
 
 MAX_PACK_BYTES = 2 * 1024 * 1024
 MAX_ZIP_MEMBERS = 500
@@ -207,6 +207,8 @@ def _problems_from(exc: ValidationError, data: Any, positions: yamlpos.Positions
 
 
 def _cross_check(pack: Pack, pos: yamlpos.Positions, shown: str) -> list[Problem]:
+    from bot.core.items import kind_of  # the type modules read pack models: import them late, no cycle
+
     problems: list[Problem] = []
 
     def add(path: tuple[str | int, ...], message: str) -> None:
@@ -228,67 +230,39 @@ def _cross_check(pack: Pack, pos: yamlpos.Positions, shown: str) -> list[Problem
             add((*base, "topic"), f"{where}.topic: `{q.topic}` is not in the pack's topics ({', '.join(topic_ids)})")
         if topic_ids and q.topic is None:
             add(base, f"{where}: missing `topic` (this pack lists topics, so every question needs one)")
-        if isinstance(q, ChoiceQuestion):
-            correct = sum(c.correct for c in q.choices)
-            if q.multiple and correct == 0:
-                add((*base, "choices"), f"{where}.choices: no choice is marked `correct: true`")
-            if not q.multiple and correct != 1:
-                add(
-                    (*base, "choices"),
-                    f"{where}.choices: exactly one choice must be correct (found {correct}); "
-                    "set `multiple: true` for select-all-that-apply",
-                )
-            texts = [c.text for c in q.choices]
-            for j, text in enumerate(texts):
-                if text in texts[:j]:
-                    add((*base, "choices", j, "text"), f"{where}.choices[{j}].text: the same text as another choice")
-        elif isinstance(q, BlanksQuestion):
-            blanks = q.blanks()
-            if not blanks:
-                add((*base, "code"), f"{where}.code: no blanks; mark them {{{{1}}}}, {{{{2}}}} ...")
-            for number in blanks:
-                if number not in q.answers:
-                    add((*base, "answers"), f"{where}.answers: blank {{{{{number}}}}} has no answer")
-            for number, answer in q.answers.items():
-                if number not in blanks:
-                    add((*base, "answers", number), f"{where}.answers.{number}: there is no blank {{{{{number}}}}} in `code`")
-                if answer not in q.options:
-                    add(
-                        (*base, "answers", number),
-                        f"{where}.answers.{number}: `{answer}` is not one of the options",
-                    )
-            if len(blanks) > 20:
-                add((*base, "code"), f"{where}.code: at most 20 blanks")
-            if BLANK.search(q.prompt):
-                add((*base, "prompt"), f"{where}.prompt: blanks belong in `code`, not the prompt")
-        elif isinstance(q, ShortQuestion):
-            if not q.accept and q.number is None:
-                add(base, f"{where}: a short question needs `accept` or `number`")
-            if q.verify == "output":
-                if not q.accept:
-                    add((*base, "verify"), f"{where}.verify: `output` needs `accept` (its first entry is what must print)")
-                if "```" not in q.prompt:
-                    add((*base, "verify"), f"{where}.verify: `output` needs a fenced code block in the prompt")
-        elif isinstance(q, CodeQuestion):
-            if (q.test is None) == (q.test_file is None):
-                add(base, f"{where}: give exactly one of `test` and `test_file`")
-            if (q.solution is None) == (q.solution_file is None):
-                add(base, f"{where}: give exactly one of `solution` and `solution_file`")
-            if q.test is not None and "user_code" not in q.test:
-                add((*base, "test"), f"{where}.test: the test must import `user_code`")
+        kind_of(q).check(q, _adder(add, base, where))
     return problems
+
+
+def _adder(
+    add: Callable[[tuple[str | int, ...], str], None], base: tuple[str | int, ...], where: str
+) -> Callable[[tuple[str | int, ...], str], None]:
+    """Let a type module report a problem at a path below its question, named as the loader names it."""
+
+    def item_add(path: tuple[str | int, ...], message: str) -> None:
+        label = where
+        previous: str | int | None = None
+        for step in path:
+            label += f".{step}" if isinstance(step, str) or previous == "answers" else f"[{step}]"
+            previous = step
+        add((*base, *path), f"{label}: {message}")
+
+    return item_add
 
 
 def _inline_files(
     pack: Pack, pos: yamlpos.Positions, shown: str, read: Reader
 ) -> tuple[Pack, list[Problem]]:
+    from bot.core.items import kind_of
+
     problems: list[Problem] = []
     questions = list(pack.questions)
     for i, q in enumerate(questions):
-        if not isinstance(q, CodeQuestion):
+        fields = kind_of(q).file_fields
+        if not fields:
             continue
         update: dict[str, str | None] = {}
-        for key in ("test_file", "solution_file"):
+        for key in fields:
             name = getattr(q, key)
             if name is None:
                 continue

@@ -42,6 +42,9 @@ class NumberSpec(Strict):
 
 class QuestionBase(Strict):
     id: Annotated[str, Field(pattern=ITEM_ID, description="Unique in the pack; progress is keyed by it.")]
+    title: Annotated[str, Field(min_length=1, max_length=80)] | None = Field(
+        default=None, description="A short name for summaries; else the prompt's first words."
+    )
     topic: str | None = None
     difficulty: Difficulty = "medium"
     prompt: Annotated[str, Field(min_length=1, max_length=3500, description="Markdown; fenced code allowed.")]
@@ -99,6 +102,9 @@ class ShortQuestion(QuestionBase):
     type: Literal["short"]
     accept: list[Annotated[str, Field(min_length=1)]] = Field(default_factory=list)
     number: NumberSpec | None = None
+    exact: StrictBool = Field(
+        default=False, description="Compare as typed only: no tensor/list/number reading of the answer."
+    )
     verify: Literal["none", "output"] = Field(
         default="none", description="output: the prompt's first code block must print accept[0]."
     )

@@ -1,0 +1,306 @@
+"""The quiz flow: start a quiz, apply each input to the current item, grade, move on, sum up."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+
+from . import actions as ax
+from . import render
+from .catalogue import Catalogue
+from .errors import BadSubmission, QuizError, UnknownName
+from .gate import Gate
+from .items import Changed, Context, Graded, Input, Make, NotAnAnswer, kind_of
+from .model import Actor, Attempt, ItemState, Owner, Session, new_session_id
+from .packs import DIFFICULTIES, AnyQuestion, Pack
+from .ports import Clock, CodeRunner, Repository
+from .replies import Button, Message, Part, Reply, Text, Tone, cmd
+from .requests import DEFAULT_COUNT, MAX_COUNT, Start
+from .review import Review, review
+
+
+class Flow:
+    """Quizzes from start to summary; each change goes through the gate."""
+
+    def __init__(
+        self,
+        *,
+        repository: Repository,
+        catalogue: Catalogue,
+        gate: Gate,
+        clock: Clock,
+        runner: CodeRunner | None,
+        rng: random.Random,
+        max_code_bytes: int | None = None,
+    ) -> None:
+        self._repo = repository
+        self._catalogue = catalogue
+        self._gate = gate
+        self._clock = clock
+        self._runner = runner
+        self._rng = rng
+        self._max_code_bytes = max_code_bytes
+
+    # ----------------------------------------------------------------- starting
+
+    async def start(self, actor: Actor, request: Start) -> Reply:
+        """Start a quiz: wrong and unseen items first, then due ones, then the rest, up to `count`."""
+        enabled = await self._catalogue.enabled(actor.scope)
+        if not enabled:
+            raise QuizError(f"No packs are enabled here. An admin can load one with {cmd('pack load')}.")
+        names = [p.id for p in enabled]
+        if request.pack is not None and request.pack not in names:
+            raise UnknownName("pack", request.pack, names)
+        if request.difficulty is not None and request.difficulty not in DIFFICULTIES:
+            raise UnknownName("difficulty", request.difficulty, DIFFICULTIES)
+        count = DEFAULT_COUNT if request.count is None else request.count
+        if not 1 <= count <= MAX_COUNT:
+            raise QuizError(f"`count` must be between 1 and {MAX_COUNT}; you gave {count}.")
+        chosen = [p for p in enabled if request.pack is None or p.id == request.pack]
+        packs = [p for p in [await self._catalogue.pack(info.id) for info in chosen] if p is not None]
+        if request.topic is not None:
+            topics = sorted({q.topic for p in packs for q in p.questions if q.topic} | {t.id for p in packs for t in p.topics})
+            if request.topic not in topics:
+                raise UnknownName("topic", request.topic, topics)
+        candidates = [
+            (p, q)
+            for p in packs
+            for q in p.questions
+            if (request.topic is None or q.topic == request.topic)
+            and (request.difficulty is None or q.difficulty == request.difficulty)
+            and (request.question is None or q.id == request.question)
+        ]
+        if request.question is not None and not candidates:
+            raise UnknownName("question", request.question, [q.id for p in packs for q in p.questions])
+        if not candidates:
+            raise QuizError(f"No questions match those filters. Try fewer filters, or {cmd('packs')} to see what exists.")
+        picked = await self._pick(actor, packs, candidates, count)
+        now = self._clock.now()
+        owner = request.owner or Owner.user(actor)
+        messages: list[Message] = []
+        previous = await self._gate.active(owner)
+        if previous is not None:
+            previous.status = "stopped"
+            previous.updated_at = now
+            await self._gate.save(previous)
+            messages.append(Message(kind="notice", parts=(Text("Your previous quiz was stopped; a new one starts."),)))
+        session = Session(
+            id=new_session_id(),
+            owner=owner,
+            started_by=actor.user_id,
+            started_by_name=actor.mention,
+            items=picked,
+            created_at=now,
+            updated_at=now,
+            filters={"pack": request.pack, "topic": request.topic, "difficulty": request.difficulty, "count": count},
+        )
+        await self._gate.create(session)
+        pack, question = await self.question(session.items[0])
+        messages.append(render.item_message(session, 0, pack, question))
+        return Reply(messages=tuple(messages), private=owner.kind == "user")
+
+    async def _pick(
+        self, actor: Actor, packs: list[Pack], candidates: list[tuple[Pack, AnyQuestion]], count: int
+    ) -> list[ItemState]:
+        history = await self._repo.history(actor.platform, actor.user_id, [p.pack for p in packs])
+        now = self._clock.now()
+
+        def rank(pair: tuple[Pack, AnyQuestion]) -> int:
+            seen = history.get((pair[0].pack, pair[1].id))
+            if seen is None:
+                return 0
+            if not seen.last_correct:
+                return 1
+            if seen.due is not None and seen.due <= now:
+                return 2
+            return 3
+
+        self._rng.shuffle(candidates)
+        candidates.sort(key=rank)
+        items = []
+        for p, q in candidates[:count]:
+            seen = history.get((p.pack, q.id))
+            item = ItemState(pack=p.pack, question=q.id, card=seen.card if seen else None)
+            kind_of(q).prepare(q, item, self._rng)
+            items.append(item)
+        return items
+
+    async def restart(self, actor: Actor, session: Session, *, use_next: bool = False) -> Reply:
+        """A new quiz like `session` (New quiz), or the one asked for while it ran (Start new)."""
+        f = session.filters.get("next") if use_next else None
+        f = f if isinstance(f, dict) else session.filters
+        return await self.start(
+            actor,
+            Start(
+                pack=f.get("pack"),
+                topic=f.get("topic"),
+                difficulty=f.get("difficulty"),
+                count=f.get("count"),
+                question=f.get("question"),
+                replace=True,
+            ),
+        )
+
+    # ----------------------------------------------------------------- the current item
+
+    async def question(self, item: ItemState) -> tuple[Pack, AnyQuestion]:
+        pack = await self._catalogue.pack(item.pack)
+        question = pack.question(item.question) if pack else None
+        if pack is None or question is None:
+            raise QuizError(f"This question was removed from its pack. Use {cmd('skip')} to move on.")
+        return pack, question
+
+    async def current(self, session: Session) -> Reply:
+        """The current item again, with working controls."""
+        self._gate.require_active(session)
+        item = session.current
+        assert item is not None
+        pack, question = await self.question(item)
+        return Reply(messages=(render.item_message(session, session.position, pack, question),))
+
+    def text_verb(self, question: AnyQuestion, text: str, *, code_only: bool) -> str:
+        return kind_of(question).text_verb(question, text, code_only=code_only)
+
+    async def on_item(self, actor: Actor, session: Session, action: ax.Action, values: list[str], key: str | None) -> Reply:
+        """Apply one action to the session's current item (the session's lock is held)."""
+        item = session.current
+        assert item is not None
+        verb = action.verb
+        if verb == ax.SKIP and (await self._catalogue.pack(item.pack)) is None:
+            return await self._advance(session, item, None, None, skipped=True)
+        pack, question = await self.question(item)
+        kind = kind_of(question)
+        if verb == ax.HINT:
+            item.hinted = True
+            session.updated_at = self._clock.now()
+            await self._gate.save(session)
+            text = question.hint or "This question has no hint."
+            return Reply(messages=(Message(kind="notice", title="Hint", parts=(Text(f"💡 {text}"),)),))
+        if verb == ax.SKIP:
+            return await self._advance(session, item, pack, question, skipped=True)
+        if verb == ax.STOP:
+            session.status = "stopped"
+            session.updated_at = self._clock.now()
+            await self._gate.save(session)
+            return Reply(messages=(await self.summary(session, stopped=True),), private=session.owner.kind == "user")
+        if verb == ax.ANSWER:
+            form = kind.form(question, Make(session.id, session.position))
+            if form is None:
+                raise BadSubmission(f"This question is answered with its buttons or menus; {cmd('current')} shows it again.")
+            return Reply(form=form)
+        context = Context(self._runner, actor.key, self._max_code_bytes)
+        outcome = await kind.answer(question, item, Input(verb, action.argument, tuple(values)), context)
+        if isinstance(outcome, Changed):
+            session.updated_at = self._clock.now()
+            await self._gate.save(session)
+            return Reply(update=render.item_message(session, session.position, pack, question))
+        if isinstance(outcome, NotAnAnswer):
+            message = Message(kind="feedback", parts=outcome.parts, tone=outcome.tone, session_id=session.id)
+            return Reply(messages=(message,), slow=kind.answered_by_text)
+        reply = await self._graded(session, item, pack, question, outcome, key)
+        return replace(reply, slow=kind.answered_by_text)
+
+    # ----------------------------------------------------------------- grading and moving on
+
+    async def _graded(
+        self, session: Session, item: ItemState, pack: Pack, question: AnyQuestion, graded: Graded, key: str | None
+    ) -> Reply:
+        now = self._clock.now()
+        correct = graded.correct
+        item.attempts += 1
+        final = correct or item.attempts >= question.max_attempts()
+        attempt = Attempt(
+            platform=session.owner.platform,
+            scope=session.owner.scope,
+            user_id=session.started_by,
+            pack=pack.pack,
+            question=question.id,
+            topic=question.topic,
+            answer=graded.answer[:4000],
+            correct=correct,
+            points=question.points if correct else 0,
+            at=now,
+            session_id=session.id,
+            key=key,
+        )
+        parts: list[Part] = [Text("✅ **Correct!**" if correct else "❌ **Not quite.**"), *graded.report]
+        parts.extend(Text(f) for f in graded.feedback)
+        tone = Tone.SUCCESS if correct else Tone.FAILURE
+        if not final:
+            left = question.max_attempts() - item.attempts
+            hint = f"💡 {question.hint}\n" if question.hint else ""
+            item.hinted = item.hinted or bool(question.hint)
+            parts.append(Text(f"{hint}{left} attempt{'s' if left != 1 else ''} left."))
+            session.updated_at = now
+            await self._gate.save(session, attempt)
+            update = render.item_message(session, session.position, pack, question)
+            feedback = Message(kind="feedback", parts=tuple(parts), tone=tone, session_id=session.id)
+            return Reply(messages=(feedback,), update=update, private=session.owner.kind == "user")
+        reveal = kind_of(question).reveal(question)
+        if not correct and reveal:
+            parts.append(Text(reveal))
+        if question.explanation:
+            parts.append(Text(f"📘 {question.explanation}"))
+        card_json, due = review(item.card, correct=correct, hinted=item.hinted, at=now)
+        card = Review(session.owner.platform, session.started_by, pack.pack, question.id, card_json, due, correct)
+        item.done, item.correct = True, correct
+        item.points = question.points if correct else 0
+        return await self._advance(session, item, pack, question, attempt=attempt, card=card, feedback=tuple(parts), tone=tone)
+
+    async def _advance(
+        self,
+        session: Session,
+        item: ItemState,
+        pack: Pack | None,
+        question: AnyQuestion | None,
+        *,
+        skipped: bool = False,
+        attempt: Attempt | None = None,
+        card: Review | None = None,
+        feedback: tuple[Part, ...] = (),
+        tone: Tone = Tone.INFO,
+    ) -> Reply:
+        index = session.position
+        if skipped:
+            item.done, item.skipped = True, True
+            parts: list[Part] = [Text("⏭️ Skipped.")]
+            if question is not None:
+                reveal = kind_of(question).reveal(question)
+                if reveal:
+                    parts.append(Text(reveal))
+                if question.explanation:
+                    parts.append(Text(f"📘 {question.explanation}"))
+            feedback = tuple(parts)
+        session.position += 1
+        session.updated_at = self._clock.now()
+        if session.position >= len(session.items):
+            session.status = "finished"
+        await self._gate.save(session, attempt, card)
+        update = render.item_message(session, index, pack, question, final=True) if pack and question else None
+        messages: list[Message] = [Message(kind="feedback", parts=feedback, tone=tone, session_id=session.id)]
+        if session.status == "finished":
+            messages.append(await self.summary(session, stopped=False))
+        else:
+            nxt = session.current
+            assert nxt is not None
+            try:
+                next_pack, next_question = await self.question(nxt)
+                messages.append(render.item_message(session, session.position, next_pack, next_question))
+            except QuizError as exc:
+                messages.append(Message(kind="notice", parts=(Text(str(exc)),), tone=Tone.WARNING))
+        return Reply(messages=tuple(messages), update=update, private=session.owner.kind == "user")
+
+    async def summary(self, session: Session, *, stopped: bool) -> Message:
+        questions = []
+        for item in session.items:
+            pack = await self._catalogue.pack(item.pack)
+            questions.append((pack, pack.question(item.question) if pack else None))
+        return render.summary_message(session, questions, stopped=stopped)
+
+
+def resume_button(session: Session) -> Button:
+    """A button that shows a quiz's current item again."""
+    return Button(ax.make(session.id, session.position, ax.CURRENT), "Resume", "primary", role="resume")
+
+
+

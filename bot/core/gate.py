@@ -1,0 +1,100 @@
+"""The session gate: one change at a time per session, only by its owner, never after it expired."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from datetime import timedelta
+
+from .errors import NoActiveQuiz, NotYourQuiz, QuizExpired, StaleAction
+from .model import Actor, Attempt, Owner, Session
+from .ports import Clock, Conflict, Repository
+from .review import Review
+
+MAX_LOCKS = 10_000
+
+
+class Gate:
+    """Load, check and save sessions; a save that lost a race becomes `StaleAction`."""
+
+    def __init__(self, repository: Repository, clock: Clock, *, ttl: timedelta) -> None:
+        self._repo = repository
+        self._clock = clock
+        self._ttl = ttl
+        self._locks: dict[str, asyncio.Lock] = {}
+
+    @asynccontextmanager
+    async def editing(self, session_id: str) -> AsyncIterator[None]:
+        """Hold the session's lock; if anything fails half-way, drop any cached copy."""
+        async with self._lock(session_id):
+            try:
+                yield
+            except BaseException:
+                self._repo.forget(session_id)
+                raise
+
+    def _lock(self, session_id: str) -> asyncio.Lock:
+        lock = self._locks.get(session_id)
+        if lock is None:
+            if len(self._locks) > MAX_LOCKS:
+                self._locks = {k: v for k, v in self._locks.items() if v.locked()}
+            lock = self._locks[session_id] = asyncio.Lock()
+        return lock
+
+    async def get(self, session_id: str) -> Session | None:
+        return await self._repo.get_session(session_id)
+
+    async def active(self, owner: Owner) -> Session | None:
+        return await self._repo.active_session(owner)
+
+    async def find(self, actor: Actor, session_id: str | None = None) -> Session:
+        """The named session, or the actor's active quiz in this place."""
+        if session_id is not None:
+            session = await self._repo.get_session(session_id)
+            if session is None:
+                raise QuizExpired("expired")
+            return session
+        session = await self._repo.active_session(Owner.user(actor))
+        if session is None:
+            raise NoActiveQuiz()
+        return session
+
+    async def for_code(self, actor: Actor) -> Session:
+        """The quiz a code message answers: the actor's active quiz here, else their newest elsewhere."""
+        here = await self._repo.active_session(Owner.user(actor))
+        if here is not None:
+            return here
+        sessions = await self._repo.active_sessions_of(actor.platform, actor.user_id)
+        if not sessions:
+            raise NoActiveQuiz()
+        return max(sessions, key=lambda s: s.updated_at)
+
+    async def load(self, actor: Actor, session_id: str) -> Session:
+        """Load a session for a change by `actor`: it must exist and be theirs (or their channel's)."""
+        session = await self._repo.get_session(session_id)
+        if session is None:
+            raise QuizExpired("expired")
+        owner = session.owner
+        if owner.platform != actor.platform or (owner.kind == "user" and owner.id != actor.user_id):
+            raise NotYourQuiz(session.started_by_name)
+        if session.status == "active" and self._clock.now() - session.updated_at > self._ttl:
+            session.status = "expired"
+            await self.save(session)
+        return session
+
+    @staticmethod
+    def require_active(session: Session) -> None:
+        if session.status != "active":
+            raise QuizExpired(session.status, session.id)
+
+    async def create(self, session: Session) -> None:
+        await self._repo.create_session(session)
+
+    async def save(self, session: Session, attempt: Attempt | None = None, card: Review | None = None) -> None:
+        try:
+            await self._repo.save_session(session, attempt, card)
+        except Conflict as exc:
+            raise StaleAction() from exc
+
+

@@ -1,0 +1,141 @@
+"""What every question type provides: the contract of a module under `bot/core/items/`.
+
+A type module owns everything about its questions: the controls it offers, applying a
+learner's input, grading, the reveal, the checks a pack must pass, and its proof for
+`quizbot pack validate --run`. The quiz flow calls these and never looks at a question's class.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from bot.core import actions as ax
+from bot.core.errors import QuizError
+from bot.core.model import ItemState
+from bot.core.packs.models import AnyQuestion
+from bot.core.ports import CodeRunner, RunOutcome, RunRequest
+from bot.core.replies import Control, InputRequest, Part, Tone
+
+# Add a problem at a path below the question (`("choices", 2, "text")`) with a message.
+AddProblem = Callable[[tuple[str | int, ...], str], None]
+
+
+@dataclass(frozen=True)
+class Changed:
+    """The input changed the item's state (a menu pick); show the item again."""
+
+
+@dataclass(frozen=True)
+class Graded:
+    """The input was an answer: whether it was right, what was answered, and what to say."""
+
+    correct: bool
+    answer: str
+    feedback: tuple[str, ...] = ()
+    report: tuple[Part, ...] = ()
+
+
+@dataclass(frozen=True)
+class NotAnAnswer:
+    """The input could not be graded (code that does not parse, a busy sandbox): no attempt used."""
+
+    parts: tuple[Part, ...]
+    tone: Tone = Tone.WARNING
+
+
+Outcome = Changed | Graded | NotAnAnswer
+
+
+@dataclass(frozen=True)
+class Input:
+    """One learner input on the current item: a verb from `actions`, its argument and values."""
+
+    verb: str
+    argument: str = ""
+    values: Sequence[str] = ()
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a type module may use while grading: the sandbox and who is asking."""
+
+    runner: CodeRunner | None
+    owner_key: str
+    max_code_bytes: int | None = None
+
+    async def run(self, request: RunRequest) -> RunOutcome:
+        if self.runner is None:
+            raise QuizError("Code can't be run here: the sandbox is not configured.")
+        return await self.runner.run(request)
+
+
+@dataclass(frozen=True)
+class View:
+    """The type-specific part of an item's message: body parts and answer controls."""
+
+    parts: tuple[Part, ...] = ()
+    rows: tuple[tuple[Control, ...], ...] = ()
+
+
+@dataclass(frozen=True)
+class ProofJob:
+    """One sandbox run that proves a key: the request and a judge returning a problem or None."""
+
+    request: RunRequest
+    judge: Callable[[RunOutcome], str | None]
+    field: tuple[str | int, ...] = ()
+
+
+@dataclass(frozen=True)
+class Make:
+    """Builds action ids for one item of one session (so type modules need not know the format)."""
+
+    session_id: str
+    position: int
+    extra: dict[str, str] = field(default_factory=dict)
+
+    def __call__(self, verb: str, argument: str | int = "") -> str:
+        return ax.make(self.session_id, self.position, verb, argument)
+
+
+class ItemType(Protocol):
+    """The rules of one question type."""
+
+    name: str  # the pack format's `type`
+    answered_by_text: bool  # True: a typed answer or code (the Answer form); False: buttons or menus
+    file_fields: tuple[str, ...]  # keys naming files beside pack.yaml, read in by the loader
+
+    def prepare(self, question: AnyQuestion, item: ItemState, rng: random.Random) -> None:
+        """Set up a new item's state (shuffle the choices, ...)."""
+        ...
+
+    def view(self, question: AnyQuestion, item: ItemState, make: Make, *, final: bool) -> View:
+        """Return the body and the answer controls; `final` shows the answered item."""
+        ...
+
+    def form(self, question: AnyQuestion, make: Make) -> InputRequest | None:
+        """Return the form that answers this item, or None when it is answered by its controls."""
+        ...
+
+    def text_verb(self, question: AnyQuestion, text: str, *, code_only: bool) -> str:
+        """Return the verb a free-text message answers this item with, or raise BadSubmission."""
+        ...
+
+    async def answer(self, question: AnyQuestion, item: ItemState, given: Input, ctx: Context) -> Outcome:
+        """Apply one input: change the state, grade an answer, or refuse it."""
+        ...
+
+    def reveal(self, question: AnyQuestion) -> str:
+        """Return the right answer as Markdown, shown after the last attempt or a skip."""
+        ...
+
+    def check(self, question: AnyQuestion, add: AddProblem) -> None:
+        """Add a problem for each rule of the pack format this question breaks."""
+        ...
+
+    def proof(self, question: AnyQuestion) -> list[ProofJob]:
+        """Return the sandbox runs that prove this question's key."""
+        ...

@@ -1,0 +1,140 @@
+"""Multiple choice, with one right choice (buttons) or several (select all that apply)."""
+
+from __future__ import annotations
+
+import random
+
+from bot.core import actions as ax
+from bot.core.errors import BadSubmission, StaleAction
+from bot.core.model import ItemState
+from bot.core.packs.models import AnyQuestion, ChoiceQuestion
+from bot.core.replies import Button, ButtonStyle, Control, InputRequest, Option, Select, Text
+
+from ._text import clip, letter
+from .base import AddProblem, Changed, Context, Graded, Input, Make, Outcome, ProofJob, View
+
+# Past this many choices a menu reads better than a wall of lettered buttons.
+MENU_ABOVE = 20
+
+
+def _q(question: AnyQuestion) -> ChoiceQuestion:
+    assert isinstance(question, ChoiceQuestion)
+    return question
+
+
+def display_order(question: ChoiceQuestion, item: ItemState) -> list[int]:
+    """Return the original choice indices in the order the learner sees them."""
+    if item.order and sorted(item.order) == list(range(len(question.choices))):
+        return item.order
+    return list(range(len(question.choices)))
+
+
+def is_right(question: ChoiceQuestion, chosen: set[int]) -> bool:
+    """Grade by original indices: exactly the correct choices, no more, no fewer."""
+    return chosen == {i for i, c in enumerate(question.choices) if c.correct}
+
+
+class ChoiceType:
+    name = "choice"
+    file_fields: tuple[str, ...] = ()
+    answered_by_text = False
+
+    def prepare(self, question: AnyQuestion, item: ItemState, rng: random.Random) -> None:
+        q = _q(question)
+        item.order = list(range(len(q.choices)))
+        if q.shuffle:
+            rng.shuffle(item.order)
+
+    def view(self, question: AnyQuestion, item: ItemState, make: Make, *, final: bool) -> View:
+        q = _q(question)
+        order = display_order(q, item)
+        chosen = set(item.picked)
+        lines = []
+        for shown, original in enumerate(order):
+            mark = ""
+            if final:
+                if q.choices[original].correct:
+                    mark = " ✅"
+                elif shown in chosen:
+                    mark = " ❌"
+            elif q.multiple and shown in chosen:
+                mark = " ☑️"
+            lines.append(f"**{letter(shown)}.** {q.choices[original].text}{mark}")
+        if q.multiple and not final:
+            lines.append("_Select all that apply, then press Check._")
+        rows: list[tuple[Control, ...]] = []
+        if q.multiple:
+            options = tuple(
+                Option(str(shown), f"{letter(shown)}. {clip(q.choices[o].text, 70)}", shown in chosen)
+                for shown, o in enumerate(order)
+            )
+            rows.append((Select(make(ax.MULTI), "Select all that apply", options, 1, len(options), final, role="multi"),))
+            if not final:
+                rows.append((Button(make(ax.CHECK), "Check", "primary", role="check"),))
+        elif len(order) > MENU_ABOVE:
+            options = tuple(Option(str(shown), f"{letter(shown)}. {clip(q.choices[o].text, 70)}") for shown, o in enumerate(order))
+            rows.append((Select(make(ax.CHOOSE), "Pick one", options, 1, 1, final, role="choice"),))
+        else:
+            buttons: list[Control] = []
+            for shown, original in enumerate(order):
+                style: ButtonStyle = "secondary"
+                if final and q.choices[original].correct:
+                    style = "success"
+                elif final and shown in chosen:
+                    style = "danger"
+                text = q.choices[original].text
+                buttons.append(Button(make(ax.CHOOSE, shown), letter(shown), style, final, text, role="choice"))
+            rows.append(tuple(buttons))
+        return View(parts=(Text("\n".join(lines)),), rows=tuple(rows))
+
+    def form(self, question: AnyQuestion, make: Make) -> InputRequest | None:
+        return None
+
+    def text_verb(self, question: AnyQuestion, text: str, *, code_only: bool) -> str:
+        raise BadSubmission("The current question is answered with its buttons, not a message.")
+
+    async def answer(self, question: AnyQuestion, item: ItemState, given: Input, ctx: Context) -> Outcome:
+        q = _q(question)
+        order = display_order(q, item)
+        if given.verb == ax.MULTI and q.multiple:
+            item.picked = sorted({int(v) for v in given.values if v.isdigit() and int(v) < len(order)})
+            return Changed()
+        if given.verb == ax.CHECK and q.multiple:
+            if not item.picked:
+                raise BadSubmission("Select at least one choice, then press Check.")
+            shown = list(item.picked)
+        elif given.verb == ax.CHOOSE:
+            raw = given.argument or (given.values[0] if given.values else "")
+            if not raw.isdigit() or int(raw) >= len(order):
+                raise BadSubmission("That choice does not exist.")
+            shown = [int(raw)]
+            item.picked = shown
+        else:
+            raise StaleAction()
+        original = [order[s] for s in shown]
+        feedback = tuple(
+            q.choices[o].feedback or "" for o in original if q.choices[o].feedback and not q.choices[o].correct
+        )
+        answer = ", ".join(f"{letter(s)}. {q.choices[order[s]].text}" for s in shown)
+        return Graded(is_right(q, set(original)), answer, feedback)
+
+    def reveal(self, question: AnyQuestion) -> str:
+        return "The answer: " + "; ".join(c.text for c in _q(question).choices if c.correct)
+
+    def check(self, question: AnyQuestion, add: AddProblem) -> None:
+        q = _q(question)
+        correct = sum(c.correct for c in q.choices)
+        if q.multiple and correct == 0:
+            add(("choices",), "no choice is marked `correct: true`")
+        if not q.multiple and correct != 1:
+            add(
+                ("choices",),
+                f"exactly one choice must be correct (found {correct}); set `multiple: true` for select-all-that-apply",
+            )
+        texts = [c.text for c in q.choices]
+        for j, text in enumerate(texts):
+            if text in texts[:j]:
+                add(("choices", j, "text"), "the same text as another choice")
+
+    def proof(self, question: AnyQuestion) -> list[ProofJob]:
+        return []

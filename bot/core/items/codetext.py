@@ -1,0 +1,60 @@
+"""Find the code in what a learner sends: fenced blocks as every client writes them.
+
+Accepted shapes: a fence on its own line with or without a language (```` ```python ````, ```` ```py ````,
+```` ``` ````), code right after the opening fence (```` ```import torch ````, as Slack sends it), the
+closing fence at the end of the last code line, fences in the middle of a sentence, and a block
+whose closing fence is missing. A block tagged with another language is refused by name.
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.core.errors import BadSubmission
+
+PYTHON_TAGS = frozenset({"python", "py", "python3", "py3", "pycon", "ipython"})
+OTHER_TAGS = frozenset(
+    {"js", "javascript", "ts", "typescript", "java", "c", "cpp", "c++", "cs", "csharp", "go", "rust", "rs", "ruby",
+     "rb", "php", "bash", "sh", "shell", "zsh", "console", "sql", "json", "yaml", "yml", "html", "css", "kotlin",
+     "swift", "r", "julia", "lua", "perl", "scala", "haskell"}
+)
+_BLOCK = re.compile(r"```(.*?)(?:```|\Z)", re.S)
+_TAG = re.compile(r"([A-Za-z0-9_+#-]+)[ \t]*(?:\n|\Z)")
+DEFAULT_LIMIT = 64 * 1024
+
+
+def extract(text: str) -> str | None:
+    """Return the code of the first fenced block, or None when the text has no fence."""
+    match = _BLOCK.search(text)
+    if match is None:
+        return None
+    body = match.group(1)
+    tag = _TAG.match(body)
+    if tag is not None:
+        word = tag.group(1).lower()
+        if word in PYTHON_TAGS or word in ("text", "txt", "plain"):
+            body = body[tag.end() :]
+        elif word in OTHER_TAGS:
+            raise BadSubmission(f"That block is marked `{word}`; send Python in a code block that starts with ```python.")
+    if body.startswith("\n"):
+        body = body[1:]
+    return body.rstrip(" \t\n") + "\n" if body.strip() else body
+
+
+def code_of(text: str) -> str:
+    """Return the code in a message or form: the fenced block when there is one, else the text."""
+    block = extract(text)
+    return block if block is not None else text
+
+
+def check(code: str, *, limit: int | None = None) -> str:
+    """Refuse code that is empty, over the sandbox's size limit or plainly not Python text."""
+    limit = limit or DEFAULT_LIMIT
+    if not code.strip():
+        raise BadSubmission("The code is empty. Send your solution in a code block that starts with ```python.")
+    size = len(code.encode("utf-8"))
+    if size > limit:
+        raise BadSubmission(f"The code is {size / 1024:.0f} KiB; the limit is {limit // 1024} KiB.")
+    if "\x00" in code:
+        raise BadSubmission("The code contains a NUL byte; send plain Python text.")
+    return code

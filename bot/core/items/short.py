@@ -1,0 +1,118 @@
+"""Short answers: a word, a number or a line, typed in a form or sent as a message."""
+
+from __future__ import annotations
+
+import math
+import random
+
+from bot.core import actions as ax
+from bot.core.errors import BadSubmission, StaleAction
+from bot.core.model import ItemState
+from bot.core.packs.models import AnyQuestion, ShortQuestion
+from bot.core.ports import RunOutcome, RunRequest
+from bot.core.replies import Button, InputRequest
+
+from .answers import matches, normalize, unwrap, values
+from .base import AddProblem, Context, Graded, Input, Make, Outcome, ProofJob, View
+from .proving import first_code_block, why
+
+MAX_ANSWER = 500  # characters: a short answer is a word, a number or a line
+
+
+def _q(question: AnyQuestion) -> ShortQuestion:
+    assert isinstance(question, ShortQuestion)
+    return question
+
+
+def is_right(question: ShortQuestion, answer: str) -> bool:
+    if not normalize(answer):
+        return False
+    exact = question.exact
+    if any(matches(answer, accepted, exact=exact) for accepted in question.accept):
+        return True
+    if question.number is not None:
+        got = _number(answer, exact=exact)
+        if got is not None:
+            spec = question.number
+            return math.isclose(got, spec.value, rel_tol=0.0, abs_tol=spec.tolerance) or got == spec.value
+    return False
+
+
+def _number(answer: str, *, exact: bool) -> float | None:
+    text = answer.strip() if exact else unwrap(answer)
+    try:
+        return float(text.replace(",", "") if not exact else text)
+    except ValueError:
+        pass
+    if exact:
+        return None
+    got = values(text)
+    return got if isinstance(got, float) else None
+
+
+class ShortType:
+    name = "short"
+    file_fields: tuple[str, ...] = ()
+    answered_by_text = True
+
+    def prepare(self, question: AnyQuestion, item: ItemState, rng: random.Random) -> None:
+        return None
+
+    def view(self, question: AnyQuestion, item: ItemState, make: Make, *, final: bool) -> View:
+        if final:
+            return View()
+        return View(rows=((Button(make(ax.ANSWER), "Answer", "primary", role="answer"),),))
+
+    def form(self, question: AnyQuestion, make: Make) -> InputRequest | None:
+        return InputRequest(make(ax.SHORT_FORM), "Your answer", "Answer", "short", max_length=MAX_ANSWER)
+
+    def text_verb(self, question: AnyQuestion, text: str, *, code_only: bool) -> str:
+        if code_only:
+            raise BadSubmission("The current question wants a short answer: press Answer.")
+        return ax.SHORT_FORM
+
+    async def answer(self, question: AnyQuestion, item: ItemState, given: Input, ctx: Context) -> Outcome:
+        q = _q(question)
+        if given.verb != ax.SHORT_FORM:
+            raise StaleAction()
+        answer = (given.values[0] if given.values else "").strip()
+        if not answer:
+            raise BadSubmission("The answer is empty.")
+        if len(answer) > MAX_ANSWER:
+            raise BadSubmission(
+                f"That answer is longer than {MAX_ANSWER} characters; a short answer is a word, a number or a line."
+            )
+        return Graded(is_right(q, answer), answer)
+
+    def reveal(self, question: AnyQuestion) -> str:
+        q = _q(question)
+        if q.accept:
+            return f"The answer: `{q.accept[0]}`"
+        if q.number is not None:
+            return f"The answer: `{q.number.value:g}`"
+        return ""
+
+    def check(self, question: AnyQuestion, add: AddProblem) -> None:
+        q = _q(question)
+        if not q.accept and q.number is None:
+            add((), "a short question needs `accept` or `number`")
+        if q.verify == "output":
+            if not q.accept:
+                add(("verify",), "`output` needs `accept` (its first entry is what must print)")
+            if "```" not in q.prompt:
+                add(("verify",), "`output` needs a fenced code block in the prompt")
+
+    def proof(self, question: AnyQuestion) -> list[ProofJob]:
+        q = _q(question)
+        if q.verify != "output":
+            return []
+        expected = q.accept[0] if q.accept else ""
+
+        def judge(o: RunOutcome) -> str | None:
+            if o.status != "passed":
+                return "the prompt's code does not run (" + why(o) + ")"
+            if normalize(o.stdout) != normalize(expected):
+                return f"the prompt's code prints {o.stdout.strip()[:200]!r}, not accept[0] {expected!r}"
+            return None
+
+        return [ProofJob(RunRequest(first_code_block(q.prompt) or ""), judge)]

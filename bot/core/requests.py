@@ -1,0 +1,128 @@
+"""The requests a front end sends the core: one frozen value per user action.
+
+Every front end turns what a person did into one of these and calls `QuizService.handle`;
+the answer is always a `Reply`. Text front ends read typed commands with `commands.parse`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .model import Owner
+
+DEFAULT_COUNT = 10
+MAX_COUNT = 50
+
+
+@dataclass(frozen=True)
+class Start:
+    pack: str | None = None
+    topic: str | None = None
+    difficulty: str | None = None
+    count: int | None = None
+    question: str | None = None  # one chosen question of `pack` (tests, a "try this one" link)
+    owner: Owner | None = None  # a channel's session instead of the actor's own
+    replace: bool = False  # stop a running quiz without asking first
+
+
+@dataclass(frozen=True)
+class Act:
+    """A click, a menu pick or a form submission named by the action id its control carried."""
+
+    action: str
+    values: tuple[str, ...] = ()
+    key: str | None = None  # the platform's id for this interaction: a click delivered twice counts once
+
+
+@dataclass(frozen=True)
+class Submit:
+    """Free text for the current item: a message, a code block, an attached file, a terminal line."""
+
+    text: str
+    code_only: bool = False  # chat talk without a code block must not count as a wrong answer
+    session_id: str | None = None
+    key: str | None = None
+
+
+@dataclass(frozen=True)
+class OpenAnswer:
+    """`/quiz answer`: the form for the current item."""
+
+
+@dataclass(frozen=True)
+class Hint:
+    pass
+
+
+@dataclass(frozen=True)
+class Skip:
+    pass
+
+
+@dataclass(frozen=True)
+class Stop:
+    pass
+
+
+@dataclass(frozen=True)
+class Current:
+    """`/quiz current`: the current item again, with working controls."""
+
+
+@dataclass(frozen=True)
+class Stats:
+    user_id: str | None = None
+    name: str | None = None
+
+
+@dataclass(frozen=True)
+class Packs:
+    pass
+
+
+@dataclass(frozen=True)
+class Help:
+    pass
+
+
+@dataclass(frozen=True)
+class RunCode:
+    text: str
+
+
+@dataclass(frozen=True)
+class PackLoad:
+    filename: str
+    data: bytes
+    force: bool = False
+
+
+@dataclass(frozen=True)
+class PackEnable:
+    pack: str
+    enabled: bool
+
+
+@dataclass(frozen=True)
+class PackRemove:
+    pack: str
+    confirmed: bool = False
+
+
+Request = (
+    Start | Act | Submit | OpenAnswer | Hint | Skip | Stop | Current | Stats | Packs | Help | RunCode | PackLoad
+    | PackEnable | PackRemove
+)
+
+SLOW = (RunCode, PackLoad)  # may take seconds: acknowledge first
+
+
+def is_slow(request: Request) -> bool:
+    """Say whether handling may take seconds (code runs): front ends acknowledge first."""
+    from . import actions as ax
+
+    if isinstance(request, SLOW):
+        return True
+    if isinstance(request, Act):
+        return ax.is_slow(request.action)
+    return isinstance(request, Submit)
