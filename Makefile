@@ -24,7 +24,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check bot sandbox tests bench
 
 typecheck: $(STAMP)
-	$(BIN)/mypy bot/core sandbox bot/adapters/discord
+	$(BIN)/mypy --strict bot sandbox
 
 unit: $(STAMP)
 	$(BIN)/pytest

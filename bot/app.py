@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 
-from .core import QuizService, SystemClock
+from .core import CodeRunner, QuizService, SystemClock
 from .core.errors import PackInvalid, PackRefused
 from .core.packs import load_path
 from .settings import Settings, sandbox_overrides
@@ -24,10 +24,10 @@ class App:
     settings: Settings
     repository: SqlRepository
     service: QuizService
-    runner: object | None
+    runner: CodeRunner | None
 
 
-def make_runner(start: bool = True) -> object | None:
+def make_runner(start: bool = True) -> CodeRunner | None:
     """Build the sandbox client; None when the sandbox package cannot be used here."""
     try:
         from sandbox import SandboxConfig
@@ -73,21 +73,26 @@ async def load_shipped_packs(service: QuizService, folders: list[Path]) -> None:
 
 
 @asynccontextmanager
-async def build(settings: Settings, *, sandbox: bool = True) -> AsyncIterator[App]:
-    """Open everything the bot needs and close it again, in order."""
+async def build(settings: Settings, *, sandbox: bool = True, shipped_packs: bool = True) -> AsyncIterator[App]:
+    """Open everything the bot needs and close it again, in order.
+
+    `sandbox=False` leaves code items without a runner (the CLI's pack commands); `shipped_packs=False`
+    does not import the configured pack folders (an operator managing packs by hand).
+    """
     repository = await open_repository(settings.database_url)
     runner = make_runner() if sandbox else None
     service = QuizService(
         repository=repository,
-        runner=runner,  # type: ignore[arg-type]
+        runner=runner,
         clock=SystemClock(),
         admins=frozenset(settings.admins),
         session_ttl=timedelta(hours=settings.session_ttl_hours),
     )
     try:
-        await load_shipped_packs(service, settings.packs)
+        if shipped_packs:
+            await load_shipped_packs(service, settings.packs)
         yield App(settings=settings, repository=repository, service=service, runner=runner)
     finally:
         if runner is not None:
-            await runner.close()  # type: ignore[attr-defined]
+            await runner.close()
         await repository.close()

@@ -133,12 +133,10 @@ async def _pack(args: argparse.Namespace, settings: Settings) -> int:
         err.print(f"[green]OK[/green]: {len(paths)} pack(s), {total} questions" + (", every key proven by running it." if args.run else "."))
         return 0
 
-    from .core import QuizService, SystemClock
-    from .storage import open_repository
+    from .app import build
 
-    repo = await open_repository(settings.database_url)
-    service = QuizService(repository=repo, runner=None, clock=SystemClock())
-    try:
+    async with build(settings, sandbox=False, shipped_packs=False) as app:
+        service, repo = app.service, app.repository
         if args.pack_command == "import":
             status = 0
             for path in args.paths:
@@ -173,12 +171,10 @@ async def _pack(args: argparse.Namespace, settings: Settings) -> int:
             else:
                 sys.stdout.write(text)
             return 0
-    finally:
-        await repo.close()
     return 2
 
 
-async def _prove(loaded: list[object]) -> list[Problem]:
+async def _prove(loaded: Sequence[object]) -> list[Problem]:
     from .app import make_runner
     from .core.packs.loader import LoadedPack
     from .core.packs.proof import count_jobs, prove
@@ -192,9 +188,9 @@ async def _prove(loaded: list[object]) -> list[Problem]:
         with _progress() as progress:
             task = progress.add_task("Running keys in the sandbox", total=sum(count_jobs(p) for p in packs))
             for pack in packs:
-                problems.extend(await prove(pack, runner, on_step=lambda: progress.advance(task)))  # type: ignore[arg-type]
+                problems.extend(await prove(pack, runner, on_step=lambda: progress.advance(task)))
     finally:
-        await runner.close()  # type: ignore[attr-defined]
+        await runner.close()
     return problems
 
 

@@ -37,8 +37,13 @@ class SandboxRunner:
     """Start the warm pool in the background; the first job waits for it."""
 
     def __init__(self, config: SandboxConfig) -> None:
+        self._config = config
         self._sandbox = Sandbox(config)
         self._started: asyncio.Task[None] | None = None
+
+    @property
+    def max_code_bytes(self) -> int:
+        return self._config.code_bytes
 
     def start_soon(self) -> None:
         if self._started is None:

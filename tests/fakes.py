@@ -43,8 +43,13 @@ class FakeClock:
 
 
 class LocalRunner:
+    max_code_bytes = 64 * 1024
+
     def __init__(self) -> None:
         self.requests: list[RunRequest] = []
+
+    async def close(self) -> None:
+        return None
 
     async def run(self, request: RunRequest) -> RunOutcome:
         self.requests.append(request)

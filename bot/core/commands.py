@@ -44,13 +44,13 @@ def parse(text: str, *, user_of: Callable[[str], str | None] = lambda word: None
     rest = rest.strip()
     words = tuple(rest.split())
     if name not in SUBCOMMANDS:
-        return Usage(f"`{shown(head)}` is not a command. {cmd('help')} lists them.")
+        return Usage(f"`{shown(head)}` is not a command; {cmd('help')} lists them.")
     if name in NO_ARGUMENTS and words:
         return Usage(f"{cmd(name)} takes no arguments.")
     if name == "start":
         return start(words)
     if name == "run":
-        return rq.RunCode(rest) if rest.strip() else Usage(f"Give the code after {cmd('run')}, in a code block.")
+        return rq.RunCode(rest)  # empty: the front end opens a form for the code
     if name == "stats":
         if len(words) > 1:
             return Usage(f"{cmd('stats')} takes at most one user, as a mention.")

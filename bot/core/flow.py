@@ -31,7 +31,6 @@ class Flow:
         clock: Clock,
         runner: CodeRunner | None,
         rng: random.Random,
-        max_code_bytes: int | None = None,
     ) -> None:
         self._repo = repository
         self._catalogue = catalogue
@@ -39,7 +38,6 @@ class Flow:
         self._clock = clock
         self._runner = runner
         self._rng = rng
-        self._max_code_bytes = max_code_bytes
 
     # ----------------------------------------------------------------- starting
 
@@ -188,7 +186,7 @@ class Flow:
             if form is None:
                 raise BadSubmission(f"This question is answered with its buttons or menus; {cmd('current')} shows it again.")
             return Reply(form=form)
-        context = Context(self._runner, actor.key, self._max_code_bytes)
+        context = Context(self._runner, actor.key)
         outcome = await kind.answer(question, item, Input(verb, action.argument, tuple(values)), context)
         if isinstance(outcome, Changed):
             session.updated_at = self._clock.now()

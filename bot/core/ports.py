@@ -105,6 +105,13 @@ class RunOutcome:
 
 
 class CodeRunner(Protocol):
+    """The sandbox as the core sees it."""
+
+    @property
+    def max_code_bytes(self) -> int:
+        """The longest code it accepts: the sandbox's setting, the one home of that limit."""
+        ...
+
     async def run(self, request: RunRequest) -> RunOutcome: ...
 
     async def close(self) -> None: ...

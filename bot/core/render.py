@@ -85,7 +85,7 @@ def help_message() -> Message:
         f"{cmd('stats')} `[user]` — attempts, accuracy by topic, streak, reviews due\n"
         f"{cmd('packs')} — the packs and topics here\n"
         f"{cmd('pack load')}, {cmd('pack enable')}, {cmd('pack disable')}, {cmd('pack remove')} — admins only\n\n"
-        "Code can also be sent in a code block (```python ... ```), or as an attached .py file, while a code item is open."
+        "While a code item is open, you can also send your code as a Python code block, or as an attached .py file."
     )
     return Message(kind="help", title="QuizBot", parts=(Text(lines),))
 

@@ -47,12 +47,10 @@ class QuizService:
         admins: frozenset[str] = frozenset(),
         rng: random.Random | None = None,
         session_ttl: timedelta = timedelta(hours=24),
-        max_code_bytes: int | None = None,
     ) -> None:
         self._repo = repository
         self._runner = runner
         self._clock = clock
-        self._max_code_bytes = max_code_bytes
         self.catalogue = Catalogue(repository)
         self.gate = Gate(repository, clock, ttl=session_ttl)
         self.admins = Admins(admins)
@@ -63,7 +61,6 @@ class QuizService:
             clock=clock,
             runner=runner,
             rng=rng or random.Random(),
-            max_code_bytes=max_code_bytes,
         )
         from .views import Views
 
@@ -177,9 +174,9 @@ class QuizService:
         return Reply(messages=(render.help_message(),))
 
     async def _run_code(self, actor: Actor, request: rq.RunCode) -> Reply:
-        code = codetext.check(codetext.code_of(request.text), limit=self._max_code_bytes)
         if self._runner is None:
             raise QuizError("Code can't be run here: the sandbox is not configured.")
+        code = codetext.check(codetext.code_of(request.text), limit=self._runner.max_code_bytes)
         outcome = await self._runner.run(RunRequest(code=code, owner=actor.key))
         tone = Tone.SUCCESS if outcome.status == "passed" else Tone.FAILURE
         parts = tuple(run_report(outcome, graded=False, code=code))

@@ -26,7 +26,7 @@ from discord.gateway import DiscordWebSocket
 from discord.http import Route
 
 from bot.adapters.discord import QuizBotClient, create_client
-from bot.adapters.discord.client import use_api
+from bot.adapters.discord.api import use_api
 from bot.app import App
 from bot.core import QuizService
 from bot.core.packs import load_path

@@ -100,13 +100,13 @@ async def test_the_commands_are_registered_with_admin_and_autocomplete_options(b
     (quiz,) = sync.body
     assert quiz["name"] == "quiz"
     subs = {o["name"]: o for o in quiz["options"]}
-    assert set(subs) == {"start", "answer", "hint", "skip", "stop", "run", "stats", "packs", "help", "pack"}
+    assert set(subs) == {"start", "answer", "current", "hint", "skip", "stop", "run", "stats", "packs", "help", "pack"}
     start = {o["name"]: o for o in subs["start"]["options"]}
     assert start["pack"]["autocomplete"] and start["topic"]["autocomplete"]
     assert [c["value"] for c in start["difficulty"]["choices"]] == ["easy", "medium", "hard"]
     assert (start["count"]["min_value"], start["count"]["max_value"]) == (1, 50)
     pack = {o["name"]: o for o in subs["pack"]["options"]}
-    assert subs["pack"]["type"] == 2 and set(pack) == {"load", "enable", "disable"}
+    assert subs["pack"]["type"] == 2 and set(pack) == {"load", "enable", "disable", "remove"}
     assert pack["load"]["options"][0]["type"] == 11  # an attachment
 
 

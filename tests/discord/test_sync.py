@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.adapters.discord.sync import HASH_KEY
+from bot.adapters.discord.api import HASH_KEY
 
 from . import payloads as p
 from .conftest import BotRunner

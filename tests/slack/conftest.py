@@ -21,7 +21,7 @@ import pytest
 from aiohttp.test_utils import TestServer
 from slack_sdk.signature import SignatureVerifier
 
-from bot.adapters.slack import SlackFrontEnd, slack_front_end, web_app
+from bot.adapters.slack import Inbound, slack_front_end, web_app
 from bot.core import QuizService
 from bot.core.packs import load_path
 from bot.storage import open_repository
@@ -47,7 +47,7 @@ def dm(user: str) -> str:
 class Slack:
     """A Slack workspace pointed at one running front end: it signs and sends requests."""
 
-    def __init__(self, http: aiohttp.ClientSession, url: str, fake: FakeSlack, front: SlackFrontEnd | None) -> None:
+    def __init__(self, http: aiohttp.ClientSession, url: str, fake: FakeSlack, front: Inbound | None) -> None:
         self.http = http
         self.url = url
         self.fake = fake

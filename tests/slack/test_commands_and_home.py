@@ -43,8 +43,8 @@ async def test_unknown_words_get_the_usage(slack: Slack) -> None:
     _, body = await slack.command("frobnicate now")
     payload = json.loads(body)
     text = block_text(payload["blocks"])
-    assert "`frobnicate` is not a `/quiz` subcommand. Usage:" in text
-    assert "*/quiz start* `[pack] [topic] [difficulty] [count]`" in text
+    assert "`frobnicate` is not a command; `/quiz help` lists them. Usage:" in text
+    assert "`/quiz start` `[pack] [topic] [difficulty] [count]`" in text
     assert slack.fake.responses == []  # the acknowledgement itself was the answer
     _, body = await slack.command("start demo count:lots")
     assert "`count` must be a whole number; you gave `lots`." in block_text(json.loads(body)["blocks"])
@@ -82,7 +82,7 @@ async def test_stats_and_packs_answer_privately(slack: Slack) -> None:
     await slack.command(f"stats <@{STRANGER}|someone>", channel=CHANNEL)
     assert "No attempts yet" in block_text(slack.fake.responses[-1]["blocks"])
     await slack.command("packs", channel=CHANNEL)
-    assert "*Demo pack* — `demo` v1, 5 questions" in block_text(slack.fake.responses[-1]["blocks"])
+    assert "*Demo pack*\n`demo` v1 · 5 questions" in block_text(slack.fake.responses[-1]["blocks"])
 
 
 async def test_the_home_tab_shows_progress_and_starts_a_quiz(slack: Slack) -> None:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from bot.adapters.slack.blocks import form_view, home_view, message_blocks, pack_load_view, run_view
-from bot.adapters.slack.mrkdwn import split_mrkdwn, to_mrkdwn, to_plain, unescape
+from bot.adapters.slack.markup import split_mrkdwn, to_mrkdwn, to_plain, unescape
+from bot.adapters.slack.render import form_view, home_view, message_blocks, pack_load_view, run_view
 from bot.core.model import PackInfo
 from bot.core.replies import Button, Code, Fields, InputRequest, Message, Option, Select, Text
 from tests.slack.conftest import block_text

@@ -65,7 +65,7 @@ async def test_tokens_and_secrets_never_reach_the_logs(slack: Slack, caplog: pyt
     file = slack.fake.add_file("answer.py", SOLUTION.encode(), filetype="python")
     await slack.message("", files=[file])  # a download with the bot token
     slack.fake.fail("chat.postMessage", error="channel_not_found")
-    await slack.command("start demo count:1", channel=dm(LEARNER))  # an API error, logged
+    await slack.command("stop", channel=dm(LEARNER))  # an API error, logged
     await slack.send(slack.command_body("help"), "application/x-www-form-urlencoded", secret="forged-secret-value")
     assert any("chat.postMessage failed: channel_not_found" in r.getMessage() for r in caplog.records)
     assert slack.fake.downloads and all(authorized for _, authorized in slack.fake.downloads)

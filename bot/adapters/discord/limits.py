@@ -24,6 +24,7 @@ INPUT_LABEL = 45
 INPUT_VALUE = 4000
 INPUT_PLACEHOLDER = 100
 CHOICE_NAME = 100
+MAX_PACK_BYTES = 5 * 1024 * 1024  # an attached pack is downloaded only up to this size
 AUTOCOMPLETE_CHOICES = 25
 
 CUT_NOTE = "\n… _(cut to fit Discord's limits)_"

@@ -13,7 +13,8 @@ import discord
 from bot.core.replies import Button, Code, Control, Fields, Image, InputRequest, Message, Select, Text, Tone
 
 from . import limits as lim
-from .components import PageButton, QuizControl, is_quiz_id
+from .markup import fence, plain, spell
+from .origin import PageButton, QuizControl, is_quiz_id
 
 log = logging.getLogger(__name__)
 
@@ -113,7 +114,7 @@ def _embed(message: Message, notes: list[str]) -> tuple[discord.Embed, list[disc
     image_set = False
     for part in message.parts:
         if isinstance(part, Text):
-            chunks.append(part.markdown)
+            chunks.append(spell(part.markdown))
         elif isinstance(part, Code):
             chunks.append(fence(part.code, part.language))
         elif isinstance(part, Fields):
@@ -140,7 +141,7 @@ def _embed(message: Message, notes: list[str]) -> tuple[discord.Embed, list[disc
     shown = 0
     for name, value in fields[: lim.EMBED_FIELDS]:
         name = lim.clip_plain(name, lim.FIELD_NAME) or "\u200b"
-        value = lim.clip(value, lim.FIELD_VALUE) or "\u200b"
+        value = lim.clip(spell(value), lim.FIELD_VALUE) or "\u200b"
         cost = lim.size(name) + lim.size(value)
         if used + cost > lim.EMBED_TOTAL - reserve:
             break
@@ -162,13 +163,6 @@ def _embed(message: Message, notes: list[str]) -> tuple[discord.Embed, list[disc
     elif not message.title and not fields:
         embed.description = "\u200b"
     return embed, files
-
-
-def fence(code: str, language: str = "python") -> str:
-    """Put code in a fenced block that its own backticks cannot close."""
-    safe = code.replace("```", "``\u200b`").rstrip("\n")
-    lang = "" if language in ("text", "") else language
-    return f"```{lang}\n{safe}\n```"
 
 
 # ----------------------------------------------------------------------------- components
@@ -228,7 +222,7 @@ def _view(message: Message, pages: list[list[Row]], page: int, notes: list[str])
     total_controls = sum(len(r) for r in message.rows)
     placed = 0
     choice_texts = [c.text for c in message.controls() if isinstance(c, Button) and c.text]
-    long_texts = any(lim.size(_plain(t)) > SHORT_CHOICE for t in choice_texts)
+    long_texts = any(lim.size(plain(t)) > SHORT_CHOICE for t in choice_texts)
     for index, row in enumerate(rows[: lim.ROWS]):
         for control in row:
             item = _item(control, message, page, index, long_texts, notes)
@@ -270,7 +264,7 @@ def _item(
     if isinstance(control, Button):
         label = control.label
         if control.text and not long_texts:
-            label = f"{control.label}. {_plain(control.text)}"
+            label = f"{control.label}. {plain(control.text)}"
         button: discord.ui.Button[Any] = discord.ui.Button(
             label=lim.clip_plain(label, lim.BUTTON_LABEL) or "…",
             style=STYLES.get(control.style, discord.ButtonStyle.secondary),
@@ -306,8 +300,3 @@ def _item(
         disabled=control.disabled,
     )
     return QuizControl(select, row=row)
-
-
-def _plain(markdown: str) -> str:
-    """Return Markdown as a button label shows it: without backticks and emphasis marks."""
-    return " ".join(markdown.replace("`", "").replace("**", "").replace("__", "").split())

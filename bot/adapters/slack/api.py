@@ -25,7 +25,7 @@ from slack_sdk.webhook.async_client import AsyncWebhookClient
 
 from bot.core.replies import Message
 
-from .blocks import fallback_text, message_blocks
+from .render import fallback_text, message_blocks
 
 log = logging.getLogger("quizbot.slack")
 

@@ -64,7 +64,10 @@ class Context:
 
     runner: CodeRunner | None
     owner_key: str
-    max_code_bytes: int | None = None
+
+    @property
+    def max_code_bytes(self) -> int | None:
+        return self.runner.max_code_bytes if self.runner is not None else None
 
     async def run(self, request: RunRequest) -> RunOutcome:
         if self.runner is None:

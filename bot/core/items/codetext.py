@@ -38,7 +38,7 @@ def extract(text: str) -> str | None:
             raise BadSubmission(f"That block is marked `{word}`; send Python in a code block that starts with ```python.")
     if body.startswith("\n"):
         body = body[1:]
-    return body.rstrip(" \t\n") + "\n" if body.strip() else body
+    return body.rstrip("\n").rstrip(" \t") if body.strip() else ""
 
 
 def code_of(text: str) -> str:

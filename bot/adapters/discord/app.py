@@ -1,55 +1,28 @@
-"""The Discord client: wires the /quiz commands, lasting components, forms and messages to the handler."""
+"""The Discord client: wires the /quiz commands, lasting components, forms and messages to `Inbound`."""
 
 from __future__ import annotations
 
 import logging
-import re
 from typing import TYPE_CHECKING, Any
 
 import discord
 import yarl
 from discord import app_commands
 from discord.gateway import DiscordWebSocket
-from discord.http import Route
 
 from bot.core import QuizService
-from bot.logs import RedactSecrets
 
+from .api import SettingsStore, install_redaction, invite_url, sync_commands, use_api
 from .commands import build_quiz_group
-from .components import PageButton, QuizControl
-from .handler import QuizHandler, SettingsStore
-from .respond import APOLOGY
-from .sync import sync_commands
+from .deliver import APOLOGY
+from .inbound import Inbound
+from .origin import PageButton, QuizControl
 
 if TYPE_CHECKING:
     from bot.app import App
     from bot.settings import Settings
 
 log = logging.getLogger(__name__)
-
-# What the bot does in channels: read them, answer in them and their threads, with embeds and files.
-BOT_PERMISSIONS = discord.Permissions(
-    view_channel=True,
-    send_messages=True,
-    send_messages_in_threads=True,
-    embed_links=True,
-    attach_files=True,
-    read_message_history=True,
-)
-
-_WEBHOOK_TOKEN = re.compile(r"(/(?:webhooks|interactions)/\d+/)[A-Za-z0-9_.\-]+")
-
-
-class RedactDiscordSecrets(RedactSecrets):
-    """Also hide interaction and webhook tokens, which discord.py puts in the URLs it logs."""
-
-    def add(self, secret: str) -> None:
-        if len(secret) >= 6 and secret not in self._secrets:
-            self._secrets.append(secret)
-
-    def redact(self, text: str) -> str:
-        return _WEBHOOK_TOKEN.sub(r"\1[redacted]", super().redact(text))
-
 
 def intents(*, message_content: bool = True) -> discord.Intents:
     """Guilds (channels and threads), messages in DMs and guilds, and their content (privileged)."""
@@ -74,7 +47,7 @@ class QuizBotClient(discord.Client):
         super().__init__(
             intents=intents(message_content=message_content), allowed_mentions=discord.AllowedMentions.none()
         )
-        self.handler = QuizHandler(service=service, settings_store=settings_store)
+        self.handler = Inbound(service=service, settings_store=settings_store)
         self.tree: app_commands.CommandTree[QuizBotClient] = app_commands.CommandTree(self)
         self.tree.add_command(build_quiz_group(self.handler))
         self.tree.on_error = self._on_command_error  # type: ignore[method-assign]
@@ -126,34 +99,6 @@ class QuizBotClient(discord.Client):
                 await interaction.response.send_message(text, ephemeral=True)
         except discord.HTTPException as exc:
             log.warning("could not apologise (%s %s)", exc.status, exc.code)
-
-
-def invite_url(application_id: int) -> str:
-    """The link that adds the bot to a server with the scopes and permissions it needs."""
-    return discord.utils.oauth_url(
-        application_id, permissions=BOT_PERMISSIONS, scopes=("bot", "applications.commands")
-    )
-
-
-def use_api(url: str) -> None:
-    """Point discord.py at another Discord HTTP API (DISCORD_API_URL: tests, proxies)."""
-    Route.BASE = url.rstrip("/")
-
-
-def install_redaction(token: str) -> None:
-    """Keep the bot token and interaction tokens out of every discord.py and adapter log record.
-
-    A filter on a logger sees only the records made on that logger, so each one gets it.
-    """
-    names = [n for n in logging.root.manager.loggerDict if n == "discord" or n.startswith("discord.")]
-    ours = [n for n in logging.root.manager.loggerDict if n.startswith(__package__ or "bot.adapters.discord")]
-    for name in {*names, *ours, __package__ or "bot.adapters.discord"}:
-        logger = logging.getLogger(name)
-        existing = next((f for f in logger.filters if isinstance(f, RedactDiscordSecrets)), None)
-        if existing is None:
-            logger.addFilter(RedactDiscordSecrets([token]))
-        else:
-            existing.add(token)
 
 
 def create_client(app: App, settings: Settings, *, message_content: bool = True) -> QuizBotClient:

@@ -18,7 +18,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.core.service import QuizService
 
 from .api import SlackApi, SlackCallFailed, make_client
-from .front import SlackFrontEnd
+from .inbound import Inbound
 
 if TYPE_CHECKING:
     from bot.app import App
@@ -30,7 +30,7 @@ EVENTS_PATH = "/slack/events"
 DRAIN_SECONDS = 15.0
 
 
-def build_bolt_app(front: SlackFrontEnd, client: AsyncWebClient, *, signing_secret: str | None) -> AsyncApp:
+def build_bolt_app(front: Inbound, client: AsyncWebClient, *, signing_secret: str | None) -> AsyncApp:
     """A Bolt app whose listeners are the front end's; requests are verified when a secret is given.
 
     Bolt's request verification rejects a bad signature or a timestamp more than five minutes
@@ -79,10 +79,10 @@ def web_app(bolt: AsyncApp, *, path: str = EVENTS_PATH) -> web.Application:
 @asynccontextmanager
 async def slack_front_end(
     service: QuizService, *, token: str, api_url: str | None, signing_secret: str | None
-) -> AsyncIterator[tuple[SlackFrontEnd, AsyncApp]]:
+) -> AsyncIterator[tuple[Inbound, AsyncApp]]:
     """Open the HTTP session and Web API client, build the front end and its Bolt app; close them after."""
     async with aiohttp.ClientSession() as http:
-        front = SlackFrontEnd(service=service, api=SlackApi(make_client(token, api_url=api_url, session=http), http, token=token))
+        front = Inbound(service=service, api=SlackApi(make_client(token, api_url=api_url, session=http), http, token=token))
         # Bolt deep-copies its client into every lazy listener's request, so it gets one without a
         # shared aiohttp session; the front end's own calls reuse the session.
         bolt = build_bolt_app(front, make_client(token, api_url=api_url), signing_secret=signing_secret)

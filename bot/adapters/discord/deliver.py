@@ -256,6 +256,46 @@ class Responder:
             self.refs.remember(message.session_id, ItemRef(None, None, channel_message=sent))
 
 
+    async def show_page(self, item: Message, page: int) -> None:
+        """Show another step of an item whose menus do not fit in one message."""
+        try:
+            if self.interaction.response.is_done():
+                await self.interaction.edit_original_response(**render(item, page=page).edit_kwargs())
+            else:
+                await self.interaction.response.edit_message(**render(item, page=page).edit_kwargs())
+        except discord.HTTPException as exc:
+            log.warning("could not show another step (%s %s)", exc.status, exc.code)
+
+
+class ChannelResponder:
+    """Answer a plain message (code sent in a DM or a quiz thread): no interaction token, the channel."""
+
+    def __init__(self, message: discord.Message, refs: ItemRefs) -> None:
+        self.message = message
+        self.refs = refs
+
+    async def deliver(self, reply: Reply, *, clicked: str | None = None) -> None:
+        if reply.update is not None:
+            await self.refs.edit(reply.update)
+        for number, core_message in enumerate(reply.messages):
+            kwargs = render(core_message).send_kwargs()
+            if number == 0:
+                kwargs.update(reference=self.message, mention_author=False)
+            try:
+                sent = await self.message.channel.send(**kwargs)
+            except discord.HTTPException as exc:
+                log.warning("could not answer a message (%s %s)", exc.status, exc.code)
+                return
+            if core_message.kind == "item" and core_message.session_id:
+                self.refs.remember(core_message.session_id, ItemRef(None, None, channel_message=sent))
+
+    async def apologise(self) -> None:
+        try:
+            await self.message.channel.send(**render(render_notice_message(APOLOGY)).send_kwargs())
+        except discord.HTTPException:
+            log.exception("could not even apologise for an error")
+
+
 class _Expired(Exception):
     pass
 

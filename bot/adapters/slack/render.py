@@ -14,30 +14,32 @@ from typing import Any
 from bot.core.model import PackInfo
 from bot.core.replies import Button, Code, Control, Fields, Image, InputRequest, Message, Select, Text, Tone
 
-from .mrkdwn import clip, code_block, cut_note, escape, split_mrkdwn, to_mrkdwn, to_plain
+from .limits import (
+    BUTTON_TEXT_MAX,
+    BUTTON_VALUE_MAX,
+    ELEMENTS_PER_ACTIONS,
+    FALLBACK_MAX,
+    FIELD_MAX,
+    FIELDS_PER_SECTION,
+    HEADER_MAX,
+    INPUT_MAX,
+    LABEL_MAX,
+    MESSAGE_BLOCKS_MAX,
+    METADATA_MAX,
+    MODAL_TITLE_MAX,
+    NOTE_ROOM,
+    OPTION_TEXT_MAX,
+    OPTION_VALUE_MAX,
+    OPTIONS_MAX,
+    PART_SECTIONS_MAX,
+    PLACEHOLDER_MAX,
+    TEXT_MAX,
+    VIEW_BLOCKS_MAX,
+)
+from .markup import clip, code_block, cut_note, escape, split_mrkdwn, to_mrkdwn, to_plain
 
 Block = dict[str, Any]
 
-TEXT_MAX = 3000
-HEADER_MAX = 150
-MESSAGE_BLOCKS_MAX = 50
-VIEW_BLOCKS_MAX = 100
-FIELDS_PER_SECTION = 10
-FIELD_MAX = 2000
-BUTTON_TEXT_MAX = 75
-BUTTON_VALUE_MAX = 2000
-OPTION_TEXT_MAX = 75
-OPTION_VALUE_MAX = 150
-OPTIONS_MAX = 100
-PLACEHOLDER_MAX = 150
-ELEMENTS_PER_ACTIONS = 25
-MODAL_TITLE_MAX = 24
-LABEL_MAX = 2000
-INPUT_MAX = 3000
-METADATA_MAX = 3000
-FALLBACK_MAX = 300
-PART_SECTIONS_MAX = 3  # one text or code part never takes more than this many sections
-NOTE_ROOM = 80  # characters kept free in a section for a "cut" note
 
 ANSWER_BLOCK, ANSWER_INPUT = "answer", "text"
 CODE_BLOCK, CODE_INPUT = "code", "text"

@@ -11,7 +11,7 @@ from bot.core.model import Session
 from bot.core.replies import Message, Reply, notice
 from bot.core.service import QuizService
 
-from . import blocks as bk
+from . import render as bk
 from .api import Place, SlackApi, SlackCallFailed
 from .origin import Origin
 

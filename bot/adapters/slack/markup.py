@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from bot.core.replies import spell_commands
+
 _FENCE_LINE = re.compile(r"^[ \t]*```")
 _INLINE_CODE = re.compile(r"(`+)(.+?)\1", re.S)
 _SLACK_TOKEN = re.compile(r"<(?:[@#!][A-Za-z0-9^|_.:-][^<>\s]*|(?:https?|mailto):[^<>\s]+)>")
@@ -30,8 +32,14 @@ def escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
+def spell(markdown: str) -> str:
+    """The core's command names as Slack users type them: `/quiz start`."""
+    return spell_commands(markdown, lambda name: f"`/quiz {name}`")
+
+
 def to_mrkdwn(markdown: str) -> str:
     """Convert Markdown (bold, italics, strike, links, headings, lists, code) to Slack mrkdwn."""
+    markdown = spell(markdown)
     out: list[str] = []
     prose: list[str] = []
     code: list[str] | None = None
@@ -96,7 +104,8 @@ def _link_url(url: str) -> str:
 
 def to_plain(markdown: str) -> str:
     """Strip Markdown to the plain text Slack shows in buttons, options and titles."""
-    text = _LINK.sub(r"\1", markdown)
+    text = spell_commands(markdown, lambda name: f"/quiz {name}")
+    text = _LINK.sub(r"\1", text)
     text = _INLINE_CODE.sub(lambda m: m.group(2), text)
     text = _BOLD.sub(lambda m: m.group(1) or m.group(2), text)
     text = _ITALIC_STAR.sub(r"\1", text)

@@ -1,4 +1,4 @@
-"""Translate Slack requests into QuizService calls, and the core's replies into Slack messages.
+"""Every Slack request becomes one core request; the reply goes out through `deliver`.
 
 Every listener acknowledges at once (Bolt's `ack`) and does its work in a lazy listener, so
 Slack has its answer within 3 seconds even while the sandbox runs. No quiz rule lives here:
@@ -17,22 +17,23 @@ from typing import Any
 from slack_bolt.async_app import AsyncApp
 
 from bot.core import actions as ax
-from bot.core.errors import NotAllowed, QuizError
+from bot.core import commands as cm
+from bot.core import requests as rq
+from bot.core.errors import QuizError
 from bot.core.model import Actor
 from bot.core.replies import Message, Reply, Text, Tone, notice
 from bot.core.service import QuizService, error_reply
 
-from . import blocks as bk
+from . import render as bk
 from .api import Place, SlackApi, SlackCallFailed
-from .commands import Command, Usage, mentioned_user, parse_command
-from .delivery import Courier, anchor_of
-from .mrkdwn import unescape
+from .commands import parse
+from .deliver import Courier, anchor_of
+from .limits import PACK_FILE_LIMIT, PY_FILE_LIMIT
+from .markup import unescape
 from .origin import Origin, from_action, from_command, from_event, from_view
 
 log = logging.getLogger("quizbot.slack")
 
-PY_FILE_LIMIT = 256 * 1024
-PACK_FILE_LIMIT = 4 * 1024 * 1024
 PACK_SUFFIXES = (".yaml", ".yml", ".zip")
 _PACK_LOAD = re.compile(r"\bpack\s+load\b", re.I)
 _FORCE = re.compile(r"(?:^|\s)(?:--)?force\b", re.I)
@@ -44,7 +45,26 @@ DM_HINT = (
 )
 
 
-class SlackFrontEnd:
+# Where the reply to each typed request is shown: the quiz's own place, or only to the person.
+QUIZ, CURRENT, TELL, KEEP = "quiz", "current", "tell", "keep"
+ROUTES: dict[type, str] = {
+    rq.Start: QUIZ,
+    rq.OpenAnswer: CURRENT,
+    rq.Current: CURRENT,
+    rq.Hint: CURRENT,
+    rq.Skip: CURRENT,
+    rq.Stop: CURRENT,
+    rq.RunCode: KEEP,
+    rq.Stats: TELL,
+    rq.Packs: TELL,
+    rq.Help: TELL,
+    rq.PackEnable: TELL,
+    rq.PackRemove: TELL,
+}
+ADMIN_REQUESTS = (rq.PackEnable, rq.PackRemove, rq.PackLoad)
+
+
+class Inbound:
     """The Slack listeners: commands, clicks, forms, messages and the Home tab."""
 
     def __init__(self, *, service: QuizService, api: SlackApi) -> None:
@@ -83,8 +103,8 @@ class SlackFrontEnd:
         await ack()
 
     async def ack_command(self, ack: Callable[..., Awaitable[Any]], body: dict[str, Any]) -> None:
-        command = parse_command(str(body.get("text", "")))
-        if isinstance(command, Usage):
+        command = parse(str(body.get("text", "")))
+        if isinstance(command, cm.Usage):
             help_message = self.service.help().messages[0]
             usage = Message(
                 kind="help",
@@ -92,9 +112,9 @@ class SlackFrontEnd:
                 parts=(Text(f"⚠️ {command.problem} Usage:"), *help_message.parts),
             )
             await ack(**_ephemeral(usage))
-        elif command.name == "help":
+        elif isinstance(command, rq.Help):
             await ack(**_ephemeral(self.service.help().messages[0]))
-        elif command.name == "run" and command.rest.strip():
+        elif isinstance(command, rq.RunCode) and command.text.strip():
             await ack(text=RUNNING, response_type="ephemeral")
         else:
             await ack()
@@ -122,19 +142,66 @@ class SlackFrontEnd:
     async def run_command(self, body: dict[str, Any]) -> None:
         """`/quiz <subcommand> ...`, after the acknowledgement."""
         origin = from_command(body)
-        command = parse_command(str(body.get("text", "")))
-        if isinstance(command, Usage) or command.name == "help":
+        command = parse(str(body.get("text", "")))
+        if isinstance(command, cm.Usage | rq.Help):
             return  # answered in the acknowledgement
         async with self._job(origin):
-            handler: Callable[[Origin, Command], Awaitable[None]] = getattr(self, f"_cmd_{command.name}")
-            await handler(origin, command)
+            if isinstance(command, cm.PackLoadAsked):
+                actor = await self._admin_actor(origin)
+                self.service.admins.require(actor, "load packs")
+                await self.courier.open(origin, bk.pack_load_view(bk.metadata(r=origin.response_url, c=origin.channel)))
+                return
+            await self._command(origin, command)
+
+    async def _command(self, origin: Origin, request: rq.Request) -> None:
+        if isinstance(request, rq.RunCode):
+            if not request.text.strip():
+                await self.courier.open(origin, bk.run_view(bk.metadata(r=origin.response_url, c=origin.channel)))
+                return
+            request = rq.RunCode(unescape(request.text))
+        if isinstance(request, rq.Stats) and request.user_id:
+            request = rq.Stats(request.user_id, f"<@{request.user_id}>")
+        actor = await self._admin_actor(origin) if isinstance(request, ADMIN_REQUESTS) else origin.actor()
+        route = ROUTES.get(type(request), TELL)
+        if route == CURRENT:
+            session = await self.service.active_session(actor)
+            reply = await self.service.handle(actor, request)
+            place, item_ts = anchor_of(session)
+            await self.courier.deliver(origin, reply, place, update_ts=item_ts)
+        elif route == QUIZ:
+            reply = await self.service.handle(actor, request)
+            if not any(m.kind == "item" for m in reply.messages):
+                await self.courier.tell(origin, reply)
+                return
+            place, note = await self.courier.quiz_home(origin)
+            await self.courier.deliver(origin, reply, place)
+            if note:
+                await self.courier.tell(origin, notice(note))
+        else:
+            await self.courier.tell(origin, await self.service.handle(actor, request), persistent=route == KEEP)
 
     async def on_action(self, body: dict[str, Any]) -> None:
         """A click or menu choice on a quiz message: hand the action id to the core unchanged."""
         origin = from_action(body)
         async with self._job(origin):
             action = (body.get("actions") or [{}])[0]
-            reply = await self.service.act(origin.actor(), str(action.get("action_id", "")), _action_values(action))
+            action_id = str(action.get("action_id", ""))
+            key = f"{origin.user}:{action.get('action_ts', '')}:{action_id}"[:200]
+            parsed = ax.parse(action_id)
+            actor = origin.actor()
+            if parsed is not None and parsed.session_id == ax.NO_SESSION:
+                actor = await self._admin_actor(origin)  # an admin's confirmation
+            reply = await self.service.handle(actor, rq.Act(action_id, tuple(_action_values(action)), key))
+            if parsed is not None and parsed.verb in (ax.RESTART, ax.CURRENT) and any(m.kind == "item" for m in reply.messages):
+                place, note = await self.courier.quiz_home(origin) if parsed.verb == ax.RESTART else (anchor_of(
+                    await self.service.active_session(actor))[0], None)
+                await self.courier.deliver(origin, reply, place)
+                if note:
+                    await self.courier.tell(origin, notice(note))
+                return
+            if parsed is not None and parsed.session_id == ax.NO_SESSION:
+                await self.courier.tell(origin, reply)
+                return
             place = Place(origin.channel, origin.thread_ts) if origin.channel else None
             await self.courier.deliver(origin, reply, place, update_ts=origin.message_ts)
 
@@ -143,7 +210,8 @@ class SlackFrontEnd:
         origin = from_action(body)
         async with self._job(origin):
             action = (body.get("actions") or [{}])[0]
-            reply = await self.service.start(origin.actor(), pack=str(action.get("value") or "") or None)
+            request = rq.Start(pack=str(action.get("value") or "") or None, replace=True)
+            reply = await self.service.handle(origin.actor(), request)
             await self.courier.deliver(origin, reply, Place(await self.api.open_dm(origin.user)))
 
     async def on_answer(self, body: dict[str, Any], view: dict[str, Any]) -> None:
@@ -156,7 +224,7 @@ class SlackFrontEnd:
             action = str(view.get("callback_id", ""))
             if ax.is_slow(action):
                 await self.courier.tell(origin, notice(RUNNING))
-            reply = await self.service.act(origin.actor(), action, [value])
+            reply = await self.service.handle(origin.actor(), rq.Act(action, (value,), key=str(view.get("id") or "") or None))
             place = Place(origin.channel, origin.thread_ts) if origin.channel else None
             await self.courier.deliver(origin, reply, place, update_ts=origin.message_ts)
 
@@ -166,7 +234,7 @@ class SlackFrontEnd:
             return
         origin = from_view(body, bk.read_metadata(view.get("private_metadata")))
         async with self._job(origin):
-            await self.courier.tell(origin, await self.service.run_code(origin.actor(), code), persistent=True)
+            await self.courier.tell(origin, await self.service.handle(origin.actor(), rq.RunCode(code)), persistent=True)
 
     async def on_pack_load(self, body: dict[str, Any], view: dict[str, Any]) -> None:
         files = _view_files(view)
@@ -193,77 +261,11 @@ class SlackFrontEnd:
         origin = from_event(body)
         async with self._job(origin):
             actor = origin.actor()
-            stats = await self.service.stats(actor)
+            stats = await self.service.handle(actor, rq.Stats())
             packs = await self.service.enabled_packs(actor.scope)
             await self.api.publish_home(origin.user, bk.home_view(stats.messages[0] if stats.messages else None, packs))
 
-    # ----------------------------------------------------------------- subcommands
-
-    async def _cmd_start(self, origin: Origin, command: Command) -> None:
-        options = command.options
-        count = options.get("count")
-        reply = await self.service.start(
-            origin.actor(),
-            pack=_opt(options, "pack"),
-            topic=_opt(options, "topic"),
-            difficulty=_opt(options, "difficulty"),
-            count=count if isinstance(count, int) else None,
-        )
-        place, note = await self.courier.quiz_home(origin)
-        await self.courier.deliver(origin, reply, place)
-        if note:
-            await self.courier.tell(origin, notice(note))
-
-    async def _cmd_answer(self, origin: Origin, command: Command) -> None:
-        await self._on_current(origin, self.service.answer_form)
-
-    async def _cmd_hint(self, origin: Origin, command: Command) -> None:
-        await self._on_current(origin, self.service.hint)
-
-    async def _cmd_skip(self, origin: Origin, command: Command) -> None:
-        await self._on_current(origin, self.service.skip)
-
-    async def _cmd_stop(self, origin: Origin, command: Command) -> None:
-        await self._on_current(origin, self.service.stop)
-
-    async def _cmd_run(self, origin: Origin, command: Command) -> None:
-        code = unescape(command.rest)
-        if not code.strip():
-            await self.courier.open(origin, bk.run_view(bk.metadata(r=origin.response_url, c=origin.channel)))
-            return
-        await self.courier.tell(origin, await self.service.run_code(origin.actor(), code), persistent=True)
-
-    async def _cmd_stats(self, origin: Origin, command: Command) -> None:
-        user = None
-        if command.words:
-            user = mentioned_user(command.words[0])
-            if user is None:
-                raise QuizError("Name the learner as a mention: `/quiz stats @someone`.")
-        reply = await self.service.stats(origin.actor(), user_id=user, name=f"<@{user}>" if user else None)
-        await self.courier.tell(origin, reply)
-
-    async def _cmd_packs(self, origin: Origin, command: Command) -> None:
-        await self.courier.tell(origin, await self.service.packs(origin.actor()))
-
-    async def _cmd_pack(self, origin: Origin, command: Command) -> None:
-        action = command.words[0].lower()
-        actor = await self._admin_actor(origin)
-        if action == "load":
-            if not self.service.is_admin(actor):
-                raise NotAllowed("load packs")
-            await self.courier.open(origin, bk.pack_load_view(bk.metadata(r=origin.response_url, c=origin.channel)))
-            return
-        await self.courier.tell(origin, await self.service.set_enabled(actor, command.words[1], action == "enable"))
-
     # ----------------------------------------------------------------- flows
-
-    async def _on_current(self, origin: Origin, call: Callable[[Any], Awaitable[Reply]]) -> None:
-        """Hint, skip, stop or answer the current item from a command; show it where the quiz lives."""
-        actor = origin.actor()
-        session = await self.service.active_session(actor)
-        reply = await call(actor)
-        place, item_ts = anchor_of(session)
-        await self.courier.deliver(origin, reply, place, update_ts=item_ts)
 
     async def _message(self, origin: Origin, event: dict[str, Any]) -> None:
         text = str(event.get("text") or "")
@@ -284,6 +286,9 @@ class SlackFrontEnd:
         place, item_ts = anchor_of(session)
         if not in_dm and (place is None or place.channel != origin.channel or not origin.thread_ts or place.thread_ts != origin.thread_ts):
             return  # code in some other thread is just conversation
+        if session is None and in_dm:
+            session = await self.service.gate.for_code(actor)  # a quiz started in another place
+            place, item_ts = anchor_of(session)
         if fenced:
             code = unescape(text)
         else:
@@ -294,13 +299,14 @@ class SlackFrontEnd:
                 raise QuizError(f"`{name}` is not UTF-8 text; send Python source.") from exc
         if session is not None:
             await self.courier.tell(origin, notice(RUNNING))
-        reply = await self.service.submit_text(actor, code, session_id=session.id if session else None, code_only=True)
+        key = f"{origin.user}:{event.get('ts', '')}"
+        request = rq.Submit(code, code_only=True, session_id=session.id if session else None, key=key)
+        reply = await self.service.handle(actor, request)
         await self.courier.deliver(origin, reply, place or Place(origin.channel or await self.api.open_dm(origin.user)), update_ts=item_ts)
 
     async def _load_packs(self, origin: Origin, files: list[dict[str, Any]], *, force: bool) -> None:
         actor = await self._admin_actor(origin)
-        if not self.service.is_admin(actor):
-            raise NotAllowed("load packs")
+        self.service.admins.require(actor, "load packs")
         packs = [f for f in files if str(f.get("name", "")).lower().endswith(PACK_SUFFIXES)]
         if not packs:
             raise QuizError("Attach the pack as a .yaml, .yml or .zip file.")
@@ -308,7 +314,7 @@ class SlackFrontEnd:
             name = str(file.get("name", "the file"))
             try:
                 name, data = await self.api.download(file, limit=PACK_FILE_LIMIT)
-                reply = await self.service.load_pack(actor, name, data, force=force)
+                reply = await self.service.handle(actor, rq.PackLoad(name, data, force))
             except QuizError as exc:
                 reply = error_reply(exc)
             except SlackCallFailed as exc:
@@ -361,11 +367,6 @@ class SlackFrontEnd:
 
 def _ephemeral(message: Message) -> dict[str, Any]:
     return {"text": bk.fallback_text(message), "blocks": bk.message_blocks(message), "response_type": "ephemeral"}
-
-
-def _opt(options: dict[str, str | int], key: str) -> str | None:
-    value = options.get(key)
-    return str(value) if value is not None else None
 
 
 def _action_values(action: dict[str, Any]) -> list[str]:

@@ -1,4 +1,4 @@
-"""Lasting components: templates that turn any click on a quiz control back into a core action.
+"""Who acted and where, and the lasting components that turn any click back into a core action.
 
 The custom_id of every quiz button and menu is the core's action id, and the state it names lives
 in the database, so the templates registered at start answer clicks on messages sent before a
@@ -8,14 +8,15 @@ restart. A stopped `View` carries the components; nothing is kept in memory per 
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 import discord
 
+from bot.core import Actor
 from bot.core import actions as ax
 
-if TYPE_CHECKING:
-    from .handler import QuizHandler
+PLATFORM = "discord"
 
 QUIZ_ID = re.compile(rf"{re.escape(ax.PREFIX)}:\S+")
 PAGE_PREFIX = "qzp"  # the adapter's own step buttons: qzp:<session>:<page>
@@ -27,13 +28,71 @@ def is_quiz_id(custom_id: str) -> bool:
     return QUIZ_ID.fullmatch(custom_id) is not None
 
 
+class Clicks(Protocol):
+    """What the lasting components hand their clicks to (the client's `Inbound`)."""
+
+    async def component(self, interaction: discord.Interaction[Any], custom_id: str, values: Sequence[str]) -> None: ...
+
+    async def page(self, interaction: discord.Interaction[Any], session_id: str, page: int) -> None: ...
+
+
 class HasHandler(Protocol):
-    handler: QuizHandler
+    handler: Clicks
 
 
-def _handler(interaction: discord.Interaction[Any]) -> QuizHandler:
+def _handler(interaction: discord.Interaction[Any]) -> Clicks:
     client: HasHandler = interaction.client
     return client.handler
+
+
+def actor_of(
+    user: discord.abc.User,
+    guild_id: int | None,
+    channel_id: int | None,
+    permissions: discord.Permissions | None,
+) -> Actor:
+    """Build the core's Actor: the guild is the scope (or "dm"); Manage Server makes an admin."""
+    is_admin = (
+        guild_id is not None
+        and permissions is not None
+        and (permissions.manage_guild or permissions.administrator)
+    )
+    return Actor(
+        platform=PLATFORM,
+        scope=str(guild_id) if guild_id is not None else "dm",
+        user_id=str(user.id),
+        name=user.display_name,
+        is_admin=is_admin,
+        channel_id=str(channel_id) if channel_id is not None else None,
+    )
+
+
+def modal_text(data: Any) -> str:
+    """Return the text typed in a submitted modal (its first text input)."""
+    stack = list(reversed((data or {}).get("components", [])))
+    while stack:
+        component = stack.pop()
+        if component.get("type") == 4 and "value" in component:
+            return str(component["value"])
+        if "component" in component:
+            stack.append(component["component"])
+        stack.extend(reversed(component.get("components", [])))
+    return ""
+
+
+def message_ids(message: discord.Message | None) -> set[str]:
+    """Return the custom_ids of a message's components."""
+    ids: set[str] = set()
+    if message is None:
+        return ids
+    stack: list[Any] = list(message.components)
+    while stack:
+        component = stack.pop()
+        custom_id = getattr(component, "custom_id", None)
+        if custom_id:
+            ids.add(custom_id)
+        stack.extend(getattr(component, "children", []) or [])
+    return ids
 
 
 class QuizControl(discord.ui.DynamicItem[discord.ui.Item[Any]], template=QUIZ_ID):

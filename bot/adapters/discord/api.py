@@ -1,0 +1,126 @@
+"""Discord's API as the bot uses it: where it is, the invite link, token redaction, command sync."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import re
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+import discord
+from discord import app_commands
+from discord.http import Route
+
+from bot.logs import RedactSecrets
+
+log = logging.getLogger(__name__)
+
+HASH_KEY = "discord:commands:{application_id}"
+
+# What the bot does in channels: read them, answer in them and their threads, with embeds and files.
+BOT_PERMISSIONS = discord.Permissions(
+    view_channel=True,
+    send_messages=True,
+    send_messages_in_threads=True,
+    embed_links=True,
+    attach_files=True,
+    read_message_history=True,
+)
+
+_WEBHOOK_TOKEN = re.compile(r"(/(?:webhooks|interactions)/\d+/)[A-Za-z0-9_.\-]+")
+
+
+class SettingsStore(Protocol):
+    async def get_setting(self, key: str) -> str | None: ...
+
+    async def set_setting(self, key: str, value: str) -> None: ...
+
+
+class RedactDiscordSecrets(RedactSecrets):
+    """Also hide interaction and webhook tokens, which discord.py puts in the URLs it logs."""
+
+    def add(self, secret: str) -> None:
+        if len(secret) >= 6 and secret not in self._secrets:
+            self._secrets.append(secret)
+
+    def redact(self, text: str) -> str:
+        return _WEBHOOK_TOKEN.sub(r"\1[redacted]", super().redact(text))
+
+
+def invite_url(application_id: int) -> str:
+    """The link that adds the bot to a server with the scopes and permissions it needs."""
+    return discord.utils.oauth_url(
+        application_id, permissions=BOT_PERMISSIONS, scopes=("bot", "applications.commands")
+    )
+
+
+def use_api(url: str) -> None:
+    """Point discord.py at another Discord HTTP API (DISCORD_API_URL: tests, proxies)."""
+    Route.BASE = url.rstrip("/")
+
+
+def install_redaction(token: str) -> None:
+    """Keep the bot token and interaction tokens out of every discord.py and adapter log record.
+
+    A filter on a logger sees only the records made on that logger, so each one gets it.
+    """
+    package = "bot.adapters.discord"
+    names = [n for n in logging.root.manager.loggerDict if n == "discord" or n.startswith("discord.")]
+    ours = [n for n in logging.root.manager.loggerDict if n.startswith(package)]
+    for name in {*names, *ours, package}:
+        logger = logging.getLogger(name)
+        existing = next((f for f in logger.filters if isinstance(f, RedactDiscordSecrets)), None)
+        if existing is None:
+            logger.addFilter(RedactDiscordSecrets([token]))
+        else:
+            existing.add(token)
+
+
+def tree_hash(tree: app_commands.CommandTree[Any]) -> str:
+    """Hash the commands as Discord receives them, so any change in name, option or text shows."""
+    payload = [command.to_dict(tree) for command in tree.get_commands()]
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
+async def sync_commands(
+    tree: app_commands.CommandTree[Any],
+    store: SettingsStore,
+    *,
+    application_id: int,
+    guild_ids: Sequence[int],
+) -> str:
+    """Sync the tree and return what was done: "guilds", "global" or "unchanged" (or "failed")."""
+    if guild_ids:
+        for guild_id in guild_ids:
+            guild = discord.Object(id=guild_id)
+            tree.copy_global_to(guild=guild)
+            try:
+                synced = await tree.sync(guild=guild)
+            except discord.HTTPException as exc:
+                log.error(
+                    "could not sync commands to guild %s (%s %s): is the bot in it, invited with the "
+                    "applications.commands scope?",
+                    guild_id,
+                    exc.status,
+                    exc.code,
+                )
+                continue
+            log.info("synced %d command(s) to guild %s", len(synced), guild_id)
+        return "guilds"
+    key = HASH_KEY.format(application_id=application_id)
+    digest = tree_hash(tree)
+    if await store.get_setting(key) == digest:
+        log.info("commands unchanged since the last global sync; not syncing")
+        return "unchanged"
+    try:
+        synced = await tree.sync()
+    except discord.HTTPException as exc:
+        log.error(
+            "could not sync commands globally (%s %s); will try again at the next start", exc.status, exc.code
+        )
+        return "failed"
+    await store.set_setting(key, digest)
+    log.info("synced %d command(s) globally (they may take a while to show everywhere)", len(synced))
+    return "global"

@@ -1,0 +1,270 @@
+"""Every Discord event becomes one core request; the reply goes out through `deliver`. No quiz rule here."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+import discord
+from discord import app_commands
+
+from bot.core import Actor, QuizError, QuizService, Reply, StaleAction, error_reply
+from bot.core import requests as rq
+from bot.core.replies import Button, InputRequest, Select
+
+from . import limits as lim
+from .api import SettingsStore
+from .deliver import ChannelResponder, ItemRefs, Responder
+from .origin import PLATFORM, RUN_FORM_ID, actor_of, is_quiz_id, message_ids, modal_text
+from .render import render_modal
+
+log = logging.getLogger(__name__)
+
+ACK_WITHIN = 2.0  # seconds; Discord wants an answer within 3
+MAX_CODE_FILE_BYTES = 1024 * 1024  # the core refuses long code itself; this only caps the download
+RUNNING = "⏳ Running your code in the sandbox…"
+LOADING = "⏳ Loading the pack…"
+MAX_LEARNER_LOCKS = 10_000
+
+
+class Inbound:
+    """The one place where Discord events become core requests, one at a time per learner."""
+
+    def __init__(
+        self, *, service: QuizService, settings_store: SettingsStore, ack_within: float = ACK_WITHIN
+    ) -> None:
+        self.service = service
+        self.store = settings_store
+        self.refs = ItemRefs()
+        self.ack_within = ack_within
+        self._anchored: OrderedDict[str, None] = OrderedDict()
+        self._learners: dict[str, asyncio.Lock] = {}
+
+    def actor(self, interaction: discord.Interaction[Any]) -> Actor:
+        permissions = interaction.permissions if interaction.guild_id is not None else None
+        return actor_of(interaction.user, interaction.guild_id, interaction.channel_id, permissions)
+
+    def _learner(self, actor: Actor) -> asyncio.Lock:
+        """One lock per learner: two quick clicks are handled in the order they came."""
+        lock = self._learners.get(actor.key)
+        if lock is None:
+            if len(self._learners) > MAX_LEARNER_LOCKS:
+                self._learners = {k: v for k, v in self._learners.items() if v.locked()}
+            lock = self._learners[actor.key] = asyncio.Lock()
+        return lock
+
+    # ------------------------------------------------------------------ interactions
+
+    async def handle(
+        self,
+        interaction: discord.Interaction[Any],
+        request: rq.Request | Callable[[Actor], Awaitable[rq.Request]],
+        *,
+        clicked: str | None = None,
+    ) -> None:
+        """Acknowledge in time, ask the core, deliver its reply; never leave the person without an answer."""
+        responder = Responder(interaction, self.refs)
+        actor = self.actor(interaction)
+        try:
+            async with self._learner(actor):
+                if callable(request):
+                    await responder.defer(working=None)
+                    request = await request(actor)
+                if rq.is_slow(request):
+                    working = LOADING if isinstance(request, rq.PackLoad) else RUNNING
+                    await responder.defer(working=working)
+                reply = await self._within_ack(responder, self.service.handle(actor, request))
+                await responder.deliver(reply, clicked=clicked)
+        except QuizError as exc:
+            await self._deliver_or_apologise(responder, error_reply(exc))
+            return
+        except Exception:
+            log.exception("error while handling a %s interaction", interaction.type.name)
+            await responder.apologise()
+            return
+        await self._anchor(interaction, [m for m, _ in responder.sent])
+
+    async def _within_ack(self, responder: Responder, work: Awaitable[Reply]) -> Reply:
+        task = asyncio.ensure_future(work)
+        try:
+            done, _ = await asyncio.wait({task}, timeout=self.ack_within)
+            if not done:
+                await responder.defer()
+            return await task
+        finally:
+            task.cancel()  # only does something when we were cancelled ourselves
+
+    async def component(self, interaction: discord.Interaction[Any], custom_id: str, values: Sequence[str]) -> None:
+        await self.handle(interaction, rq.Act(custom_id, tuple(values), key=str(interaction.id)), clicked=custom_id)
+
+    async def modal(self, interaction: discord.Interaction[Any]) -> None:
+        """Handle a submitted form, whether it was opened before or after a restart."""
+        data: Any = interaction.data or {}
+        custom_id = str(data.get("custom_id", ""))
+        text = modal_text(data)
+        if custom_id == RUN_FORM_ID:
+            await self.handle(interaction, rq.RunCode(text))
+        elif is_quiz_id(custom_id):
+            await self.handle(interaction, rq.Act(custom_id, (text,), key=str(interaction.id)), clicked=custom_id)
+
+    async def page(self, interaction: discord.Interaction[Any], session_id: str, page: int) -> None:
+        """Show another step of an item whose menus do not fit in one message."""
+        responder = Responder(interaction, self.refs)
+        try:
+            reply = await self._within_ack(responder, self.service.handle(self.actor(interaction), rq.Current()))
+            item = next((m for m in reply.messages if m.kind == "item"), None)
+            shown = message_ids(interaction.message)
+            actions = {c.action for c in item.controls() if isinstance(c, Button | Select)} if item else set()
+            if item is None or item.session_id != session_id or not (actions & shown):
+                raise StaleAction()
+        except QuizError as exc:
+            await self._deliver_or_apologise(responder, error_reply(exc))
+            return
+        except Exception:
+            log.exception("error while showing another step")
+            await responder.apologise()
+            return
+        await responder.show_page(item, page)
+
+    async def _deliver_or_apologise(self, responder: Responder | ChannelResponder, reply: Reply) -> None:
+        try:
+            await responder.deliver(reply)
+        except Exception:
+            log.exception("could not deliver a reply")
+            await responder.apologise()
+
+    # ------------------------------------------------------------------ commands
+
+    async def open_form(self, interaction: discord.Interaction[Any], custom_id: str, title: str, label: str) -> None:
+        try:
+            await interaction.response.send_modal(
+                render_modal(InputRequest(custom_id, title, label, "code", placeholder="print('hello')"))
+            )
+        except discord.HTTPException as exc:
+            log.warning("could not open a form (%s %s)", exc.status, exc.code)
+
+    def pack_load(self, attachment: discord.Attachment, force: bool) -> Callable[[Actor], Awaitable[rq.Request]]:
+        """`/quiz pack load`: check the attachment, download it, and ask the core to load it."""
+
+        async def request(actor: Actor) -> rq.Request:
+            name = attachment.filename
+            self.service.admins.require(actor, "load packs")
+            if not name.lower().endswith((".yaml", ".yml", ".zip")):
+                raise QuizError(f"Attach the pack as a `.yaml` or `.zip` file; `{name}` is neither.")
+            if attachment.size > lim.MAX_PACK_BYTES:
+                raise QuizError(
+                    f"`{name}` is {attachment.size / 1024 / 1024:.1f} MB; a pack may be at most "
+                    f"{lim.MAX_PACK_BYTES // 1024 // 1024} MB."
+                )
+            try:
+                data = await attachment.read()
+            except discord.HTTPException as exc:
+                raise QuizError("The attachment could not be downloaded from Discord; please try again.") from exc
+            return rq.PackLoad(name, data, force)
+
+        return request
+
+    def run_file(self, attachment: discord.Attachment) -> Callable[[Actor], Awaitable[rq.Request]]:
+        async def request(actor: Actor) -> rq.Request:
+            return rq.RunCode(await read_code_file(attachment))
+
+        return request
+
+    async def complete(
+        self,
+        interaction: discord.Interaction[Any],
+        current: str,
+        names: Callable[[str], Awaitable[list[str]]],
+    ) -> list[app_commands.Choice[str]]:
+        try:
+            found = await names(self.actor(interaction).scope)
+        except Exception:
+            log.exception("autocomplete failed")
+            return []
+        needle = current.casefold()
+        return [
+            app_commands.Choice(name=lim.clip_plain(n, lim.CHOICE_NAME), value=n[: lim.CHOICE_NAME])
+            for n in found
+            if needle in n.casefold()
+        ][: lim.AUTOCOMPLETE_CHOICES]
+
+    # ------------------------------------------------------------------ messages (code in DMs and threads)
+
+    async def message(self, message: discord.Message) -> None:
+        """Take a ```python block or a .py file sent in a DM, or in the thread the quiz lives in."""
+        if message.author.bot or message.webhook_id is not None:
+            return
+        files = [a for a in message.attachments if a.filename.lower().endswith(".py")]
+        if not files and "```" not in message.content:
+            return  # just talk
+        # An uncached guild's channel is a PartialMessageable: it still knows its guild id.
+        guild_id = message.guild.id if message.guild else getattr(message.channel, "guild_id", None)
+        actor = actor_of(message.author, guild_id, message.channel.id, None)
+        session_id: str | None = None
+        if guild_id is not None:
+            session_id = await self._quiz_in_thread(actor, message)
+            if session_id is None:
+                return  # a code block in some channel or thread that is not this learner's quiz
+        responder = ChannelResponder(message, self.refs)
+        try:
+            async with self._learner(actor):
+                text = await read_code_file(files[0]) if files else message.content
+                async with message.channel.typing():
+                    request = rq.Submit(text, code_only=True, session_id=session_id, key=f"m{message.id}")
+                    reply = await self.service.handle(actor, request)
+        except QuizError as exc:
+            reply = error_reply(exc)
+        except Exception:
+            log.exception("error while grading code sent as a message")
+            await responder.apologise()
+            return
+        await self._deliver_or_apologise(responder, reply)
+
+    async def _quiz_in_thread(self, actor: Actor, message: discord.Message) -> str | None:
+        session = await self.service.active_session(actor)
+        if session is None:
+            return None
+        anchor = session.anchor
+        if anchor.get("thread") == "1" and anchor.get("channel_id") == str(message.channel.id):
+            return session.id
+        return None
+
+    # ------------------------------------------------------------------ where quizzes live
+
+    async def _anchor(self, interaction: discord.Interaction[Any], sent: Sequence[Any]) -> None:
+        """Remember where a new quiz lives (its channel, whether that is a thread)."""
+        for message in sent:
+            session_id = getattr(message, "session_id", None)
+            if getattr(message, "kind", None) != "item" or not session_id or session_id in self._anchored:
+                continue
+            self._anchored[session_id] = None
+            while len(self._anchored) > 5000:
+                self._anchored.popitem(last=False)
+            channel = interaction.channel
+            try:
+                await self.service.set_anchor(
+                    session_id,
+                    platform=PLATFORM,
+                    channel_id=str(interaction.channel_id or ""),
+                    guild_id=str(interaction.guild_id or ""),
+                    thread="1" if isinstance(channel, discord.Thread) else "0",
+                )
+            except Exception:
+                log.exception("could not remember where a quiz lives")
+
+
+async def read_code_file(attachment: discord.Attachment) -> str:
+    if attachment.size > MAX_CODE_FILE_BYTES:
+        raise QuizError(f"`{attachment.filename}` is too large to be code for an exercise.")
+    try:
+        data = await attachment.read()
+    except discord.HTTPException as exc:
+        raise QuizError("The file could not be downloaded from Discord; please try again.") from exc
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise QuizError(f"`{attachment.filename}` is not UTF-8 text.") from exc
+

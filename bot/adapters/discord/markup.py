@@ -1,0 +1,22 @@
+"""Markdown as Discord shows it: the core's command names spelt as slash commands."""
+
+from __future__ import annotations
+
+from bot.core.replies import spell_commands
+
+
+def spell(markdown: str) -> str:
+    """`⟦start⟧` -> `/quiz start`, as a code span a learner can copy."""
+    return spell_commands(markdown, lambda name: f"`/quiz {name}`")
+
+
+def fence(code: str, language: str = "python") -> str:
+    """Put code in a fenced block that its own backticks cannot close."""
+    safe = code.replace("```", "``\u200b`").rstrip("\n")
+    lang = "" if language in ("text", "") else language
+    return f"```{lang}\n{safe}\n```"
+
+
+def plain(markdown: str) -> str:
+    """Return Markdown as a button label shows it: without backticks and emphasis marks."""
+    return " ".join(markdown.replace("`", "").replace("**", "").replace("__", "").split())
