@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-from dataclasses import replace
 
 from . import actions as ax
 from . import render
@@ -90,7 +89,13 @@ class Flow:
             items=picked,
             created_at=now,
             updated_at=now,
-            filters={"pack": request.pack, "topic": request.topic, "difficulty": request.difficulty, "count": count},
+            filters={
+                "pack": request.pack,
+                "topic": request.topic,
+                "difficulty": request.difficulty,
+                "count": count,
+                "question": request.question,
+            },
         )
         await self._gate.create(session)
         pack, question = await self.question(session.items[0])
@@ -194,9 +199,8 @@ class Flow:
             return Reply(update=render.item_message(session, session.position, pack, question))
         if isinstance(outcome, NotAnAnswer):
             message = Message(kind="feedback", parts=outcome.parts, tone=outcome.tone, session_id=session.id)
-            return Reply(messages=(message,), slow=kind.answered_by_text)
-        reply = await self._graded(session, item, pack, question, outcome, key)
-        return replace(reply, slow=kind.answered_by_text)
+            return Reply(messages=(message,))
+        return await self._graded(session, item, pack, question, outcome, key)
 
     # ----------------------------------------------------------------- grading and moving on
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Literal
 
@@ -149,14 +149,14 @@ class Reply:
 
     `update` is a new rendering of the message the action came from (a clicked item: buttons
     disabled, choices marked); `messages` are new messages, in order; `form` asks the adapter to
-    open an input form instead. `private` replies go only to the person who acted.
+    open an input form instead. `private` replies go only to the person who acted. Whether a
+    request may take seconds is known before it runs: `requests.working_note`.
     """
 
     messages: tuple[Message, ...] = ()
     update: Message | None = None
     form: InputRequest | None = None
     private: bool = True
-    slow: bool = field(default=False, compare=False)
 
 
 def notice(markdown: str, *, tone: Tone = Tone.INFO, title: str | None = None) -> Reply:

@@ -114,15 +114,24 @@ Request = (
     | PackEnable | PackRemove
 )
 
-SLOW = (RunCode, PackLoad)  # may take seconds: acknowledge first
+RUNNING = "⏳ Running your code in the sandbox…"
+LOADING = "⏳ Loading the pack…"
+
+
+def working_note(request: Request) -> str | None:
+    """What to show while a request that may take seconds runs (code, a pack), else None.
+
+    Front ends acknowledge such a request first and show this note, then replace it with the reply.
+    """
+    from . import actions as ax
+
+    if isinstance(request, PackLoad):
+        return LOADING
+    if isinstance(request, RunCode | Submit) or (isinstance(request, Act) and ax.is_slow(request.action)):
+        return RUNNING
+    return None
 
 
 def is_slow(request: Request) -> bool:
-    """Say whether handling may take seconds (code runs): front ends acknowledge first."""
-    from . import actions as ax
-
-    if isinstance(request, SLOW):
-        return True
-    if isinstance(request, Act):
-        return ax.is_slow(request.action)
-    return isinstance(request, Submit)
+    """Say whether handling may take seconds: front ends acknowledge first."""
+    return working_note(request) is not None

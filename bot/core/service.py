@@ -180,7 +180,7 @@ class QuizService:
         outcome = await self._runner.run(RunRequest(code=code, owner=actor.key))
         tone = Tone.SUCCESS if outcome.status == "passed" else Tone.FAILURE
         parts = tuple(run_report(outcome, graded=False, code=code))
-        return Reply(messages=(Message(kind="run", title="Run", parts=parts, tone=tone),), slow=True)
+        return Reply(messages=(Message(kind="run", title="Run", parts=parts, tone=tone),))
 
     # ----------------------------------------------------------------- for front ends
 

@@ -87,10 +87,15 @@ async def test_quiz_run_without_code_opens_a_modal(slack: Slack) -> None:
 class GatedRunner:
     """A sandbox that waits for the test's go before running: proves the ack comes first."""
 
+    max_code_bytes = LocalRunner.max_code_bytes
+
     def __init__(self, inner: LocalRunner) -> None:
         self.inner = inner
         self.started = asyncio.Event()
         self.go = asyncio.Event()
+
+    async def close(self) -> None:
+        return None
 
     async def run(self, request: RunRequest) -> RunOutcome:
         self.started.set()

@@ -25,8 +25,6 @@ log = logging.getLogger(__name__)
 
 ACK_WITHIN = 2.0  # seconds; Discord wants an answer within 3
 MAX_CODE_FILE_BYTES = 1024 * 1024  # the core refuses long code itself; this only caps the download
-RUNNING = "⏳ Running your code in the sandbox…"
-LOADING = "⏳ Loading the pack…"
 MAX_LEARNER_LOCKS = 10_000
 
 
@@ -73,9 +71,9 @@ class Inbound:
                 if callable(request):
                     await responder.defer(working=None)
                     request = await request(actor)
-                if rq.is_slow(request):
-                    working = LOADING if isinstance(request, rq.PackLoad) else RUNNING
-                    await responder.defer(working=working)
+                note = rq.working_note(request)
+                if note is not None:
+                    await responder.defer(working=note)
                 reply = await self._within_ack(responder, self.service.handle(actor, request))
                 await responder.deliver(reply, clicked=clicked)
         except QuizError as exc:

@@ -38,7 +38,6 @@ PACK_SUFFIXES = (".yaml", ".yml", ".zip")
 _PACK_LOAD = re.compile(r"\bpack\s+load\b", re.I)
 _FORCE = re.compile(r"(?:^|\s)(?:--)?force\b", re.I)
 
-RUNNING = "⏳ Running your code in the sandbox…"
 DM_HINT = (
     "I read a ```python block or a .py file as your answer to a code question. For everything else use "
     "`/quiz` (try `/quiz help`), or the buttons under a question."
@@ -115,7 +114,7 @@ class Inbound:
         elif isinstance(command, rq.Help):
             await ack(**_ephemeral(self.service.help().messages[0]))
         elif isinstance(command, rq.RunCode) and command.text.strip():
-            await ack(text=RUNNING, response_type="ephemeral")
+            await ack(text=rq.RUNNING, response_type="ephemeral")
         else:
             await ack()
 
@@ -223,7 +222,7 @@ class Inbound:
         async with self._job(origin):
             action = str(view.get("callback_id", ""))
             if ax.is_slow(action):
-                await self.courier.tell(origin, notice(RUNNING))
+                await self.courier.tell(origin, notice(rq.RUNNING))
             reply = await self.service.handle(origin.actor(), rq.Act(action, (value,), key=str(view.get("id") or "") or None))
             place = Place(origin.channel, origin.thread_ts) if origin.channel else None
             await self.courier.deliver(origin, reply, place, update_ts=origin.message_ts)
@@ -298,7 +297,7 @@ class Inbound:
             except UnicodeDecodeError as exc:
                 raise QuizError(f"`{name}` is not UTF-8 text; send Python source.") from exc
         if session is not None:
-            await self.courier.tell(origin, notice(RUNNING))
+            await self.courier.tell(origin, notice(rq.RUNNING))
         key = f"{origin.user}:{event.get('ts', '')}"
         request = rq.Submit(code, code_only=True, session_id=session.id if session else None, key=key)
         reply = await self.service.handle(actor, request)

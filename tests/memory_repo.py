@@ -1,0 +1,133 @@
+"""An in-memory Repository: the core's storage port without a database, for the core's own tests.
+
+It keeps the port's promises that the core relies on: a save whose version is stale raises
+Conflict and changes nothing (attempt and card included), and an attempt's key is recorded once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from bot.core.errors import PackRefused
+from bot.core.model import Attempt, History, ImportReport, Owner, PackInfo, Session, TopicStats, UserStats
+from bot.core.packs import Pack
+from bot.core.ports import Conflict
+from bot.core.review import Review
+
+
+class MemoryRepository:
+    def __init__(self) -> None:
+        self.packs: dict[str, Pack] = {}
+        self.disabled: set[tuple[str, str]] = set()
+        self.sessions: dict[str, Session] = {}
+        self.attempts: list[Attempt] = []
+        self.cards: dict[tuple[str, str, str, str], Review] = {}
+        self.settings: dict[str, str] = {}
+
+    # ----------------------------------------------------------------- packs
+
+    async def get_pack(self, pack_id: str) -> Pack | None:
+        return self.packs.get(pack_id)
+
+    async def list_packs(self, scope: str | None = None) -> list[PackInfo]:
+        infos = []
+        for pack in sorted(self.packs.values(), key=lambda p: p.pack):
+            topics = tuple((t.id, t.title) for t in pack.topics)
+            enabled = scope is None or (scope, pack.pack) not in self.disabled
+            infos.append(PackInfo(pack.pack, pack.title, pack.version, len(pack.questions), enabled, topics))
+        return infos
+
+    async def import_pack(self, pack: Pack, *, force: bool = False) -> ImportReport:
+        old = self.packs.get(pack.pack)
+        if old is not None and pack.version <= old.version and not force:
+            raise PackRefused(f"Pack `{pack.pack}` is already at version {old.version}.")
+        self.packs[pack.pack] = pack
+        before = {q.id for q in old.questions} if old else set()
+        after = {q.id for q in pack.questions}
+        return ImportReport(
+            pack.pack,
+            pack.version,
+            old.version if old else None,
+            tuple(sorted(after - before)),
+            tuple(sorted(after & before)),
+            tuple(sorted(before - after)),
+        )
+
+    async def delete_pack(self, pack_id: str) -> bool:
+        return self.packs.pop(pack_id, None) is not None
+
+    async def set_pack_enabled(self, scope: str, pack_id: str, enabled: bool) -> None:
+        (self.disabled.discard if enabled else self.disabled.add)((scope, pack_id))
+
+    # ----------------------------------------------------------------- sessions
+
+    async def create_session(self, session: Session) -> None:
+        self.sessions[session.id] = session.copy()
+
+    async def get_session(self, session_id: str) -> Session | None:
+        stored = self.sessions.get(session_id)
+        return stored.copy() if stored is not None else None
+
+    def forget(self, session_id: str) -> None:
+        return None
+
+    async def active_session(self, owner: Owner) -> Session | None:
+        for session in self.sessions.values():
+            if session.owner == owner and session.status == "active":
+                return session.copy()
+        return None
+
+    async def active_sessions_of(self, platform: str, user_id: str) -> list[Session]:
+        return [
+            s.copy()
+            for s in self.sessions.values()
+            if s.owner.platform == platform and s.owner.kind == "user" and s.owner.id == user_id and s.status == "active"
+        ]
+
+    async def save_session(self, session: Session, attempt: Attempt | None = None, review: Review | None = None) -> None:
+        stored = self.sessions.get(session.id)
+        if stored is None or stored.version != session.version:
+            raise Conflict(session.id)
+        if attempt is not None and attempt.key is not None and any(a.key == attempt.key for a in self.attempts):
+            raise Conflict(session.id)
+        session.version += 1
+        self.sessions[session.id] = session.copy()
+        if attempt is not None:
+            self.attempts.append(attempt)
+        if review is not None:
+            self.cards[(review.platform, review.user_id, review.pack, review.question)] = review
+
+    # ----------------------------------------------------------------- progress
+
+    async def history(self, platform: str, user_id: str, packs: Sequence[str]) -> dict[tuple[str, str], History]:
+        found: dict[tuple[str, str], History] = {}
+        for a in self.attempts:
+            if a.platform == platform and a.user_id == user_id and a.pack in packs:
+                seen = found.get((a.pack, a.question))
+                card = self.cards.get((platform, user_id, a.pack, a.question))
+                found[(a.pack, a.question)] = History(
+                    (seen.attempts if seen else 0) + 1, a.correct, card.due if card else None, card.card if card else None
+                )
+        return found
+
+    async def user_stats(self, platform: str, user_id: str, now: datetime) -> UserStats:
+        mine = [a for a in self.attempts if a.platform == platform and a.user_id == user_id]
+        topics: dict[tuple[str, str | None], list[Attempt]] = {}
+        for a in mine:
+            topics.setdefault((a.pack, a.topic), []).append(a)
+        due = sum(1 for c in self.cards.values() if c.platform == platform and c.user_id == user_id and c.due <= now)
+        return UserStats(
+            attempts=len(mine),
+            correct=sum(a.correct for a in mine),
+            topics=tuple(TopicStats(p, t, len(v), sum(a.correct for a in v)) for (p, t), v in topics.items()),
+            days=tuple(sorted({a.at.date() for a in mine}, reverse=True)),
+            due=due,
+            last_practice=max((a.at for a in mine), default=None),
+        )
+
+    async def get_setting(self, key: str) -> str | None:
+        return self.settings.get(key)
+
+    async def set_setting(self, key: str, value: str) -> None:
+        self.settings[key] = value
