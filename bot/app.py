@@ -75,7 +75,7 @@ async def load_shipped_packs(service: QuizService, folders: list[Path]) -> None:
 @asynccontextmanager
 async def build(settings: Settings, *, sandbox: bool = True) -> AsyncIterator[App]:
     """Open everything the bot needs and close it again, in order."""
-    repository = await open_repository(settings.database_url)
+    repository = await open_repository(settings.database_url, db_timeout=settings.database_timeout_seconds)
     runner = make_runner() if sandbox else None
     service = QuizService(
         repository=repository,
