@@ -195,3 +195,42 @@ def test_the_timeout_is_a_setting(monkeypatch: pytest.MonkeyPatch) -> None:
     assert Settings().database_timeout_seconds == 2.5
     monkeypatch.delenv("QUIZBOT_DATABASE_TIMEOUT_SECONDS")
     assert Settings().database_timeout_seconds == 10.0
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+async def any_url(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[str]:
+    if request.param == "sqlite":
+        yield f"sqlite+aiosqlite:///{tmp_path / 'q.db'}"
+        return
+    import uuid
+
+    import asyncpg
+
+    name = f"quizbot_test_{uuid.uuid4().hex[:12]}"
+    admin = await asyncpg.connect("postgresql://postgres@127.0.0.1:5432/test")
+    await admin.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield f"postgresql+asyncpg://postgres@127.0.0.1:5432/{name}"
+    finally:
+        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        await admin.close()
+
+
+async def test_the_largest_values_a_pack_may_hold_are_stored(any_url: str) -> None:
+    """The pack format's limits (version, topic length) are what both databases can store."""
+    from bot.core import QuizService, SystemClock
+    from bot.core.packs import load_bytes
+
+    topic = "ü" * 64  # 64 characters, 128 bytes: VARCHAR(64) counts characters on PostgreSQL
+    text = (
+        f"pack: edge\ntitle: '{'T' * 120}'\nversion: 2147483647\nquestions:\n"
+        f"  - id: '{'q' * 64}'\n    type: short\n    topic: {topic}\n    prompt: Say\n    accept: ['x']\n"
+    )
+    repo = await open_repository(any_url)
+    try:
+        service = QuizService(repository=repo, runner=None, clock=SystemClock())
+        await service.import_pack(load_bytes("edge.yaml", text.encode()).pack)
+        stored = await repo.get_pack("edge")
+        assert stored is not None and stored.version == 2**31 - 1 and stored.questions[0].topic == topic
+    finally:
+        await repo.close()
