@@ -85,7 +85,7 @@ def test_the_alias_bomb_is_refused_within_the_cap(tmp_path: Path) -> None:
     path = tmp_path / "bomb.yaml"
     path.write_text(bomb, encoding="utf-8")
     problems = load_capped("bytes", path)
-    assert problems == [f"bomb.yaml:6:1: `f` expands to more than {yamlpos.MAX_NODES:,} values (each alias repeats all it points at)"]
+    assert problems == [f"bomb.yaml:5:1: `e` expands to more than {yamlpos.MAX_NODES:,} values (each alias repeats all it points at)"]
 
 
 def test_aliases_within_the_budget_still_work(tmp_path: Path) -> None:

@@ -21,7 +21,7 @@ Path = tuple[str | int, ...]
 Mark = tuple[int, int]  # 1-based line and column
 
 MAX_DEPTH = 32  # nested mappings and lists; a pack needs about 6
-MAX_NODES = 100_000  # values after aliases are expanded; the largest shipped pack has about 2,000
+MAX_NODES = 50_000  # values after aliases are expanded; the largest shipped pack has about 700
 
 
 class YamlProblem(Exception):
