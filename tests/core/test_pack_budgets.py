@@ -200,3 +200,30 @@ def test_the_whole_pack_has_a_budget(tmp_path: Path, monkeypatch: pytest.MonkeyP
     first_over = loader.MAX_TOTAL_BYTES // (250 * 1024 + 18)  # the question whose read crosses 8 MiB
     assert over[0].endswith(f"questions[{first_over}] (id `c{first_over}`).test_file: `tests/c.py` takes the pack over 8 MiB read in all")
     assert len(over) == 40 - first_over
+
+
+def test_the_cli_answers_a_hostile_pack_in_one_line_and_exit_1(tmp_path: Path) -> None:
+    bomb = tmp_path / "bomb.yaml"
+    bomb.write_text(alias_bomb(), encoding="utf-8")
+    lying = tmp_path / "lying.zip"
+    lying.write_bytes(
+        _raw_zip(
+            [
+                _stored("pack.yaml", GOOD),
+                ("tests/c.py", zlib.DEFLATED, _deflated_run(b"\xff", GiB), zlib.crc32(b"\xff" * 1000), 1000),
+                _stored("solutions/c.py", "x = 1\n"),
+            ]
+        )
+    )
+    env = {"QUIZBOT_DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path / 'cli.db'}", "QUIZBOT_PACKS": str(tmp_path / "none"), "PATH": "/usr/bin:/bin"}
+    for action, target, expected in (
+        ("validate", bomb, f"{bomb}:5:1: `e` expands to more than"),
+        ("import", lying, f"{lying}/pack.yaml:8:16: questions[0] (id `c`).test_file: `tests/c.py` is not UTF-8 text"),
+    ):
+        result = subprocess.run(
+            [sys.executable, "-m", "bot.cli", "pack", action, str(target)],
+            capture_output=True, text=True, timeout=120, cwd=Path(__file__).parents[2], env=env,
+        )
+        assert result.returncode == 1, result.stderr
+        assert result.stdout.splitlines() == [result.stdout.strip()] and result.stdout.startswith(expected), result.stdout
+        assert "Traceback" not in result.stderr
