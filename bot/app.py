@@ -79,7 +79,7 @@ async def build(settings: Settings, *, sandbox: bool = True, shipped_packs: bool
     `sandbox=False` leaves code items without a runner (the CLI's pack commands); `shipped_packs=False`
     does not import the configured pack folders (an operator managing packs by hand).
     """
-    repository = await open_repository(settings.database_url)
+    repository = await open_repository(settings.database_url, db_timeout=settings.database_timeout_seconds)
     runner = make_runner() if sandbox else None
     service = QuizService(
         repository=repository,

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -67,7 +68,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return asyncio.run(_dispatch(args, settings))
     except StorageError as exc:
-        err.print(f"[red]Database error:[/red] {exc}")
+        err.print(f"[red]Database error:[/red] {escape(str(exc))}", soft_wrap=True)  # one line, however long
         return 1
     except KeyboardInterrupt:
         return 130
@@ -83,7 +84,7 @@ async def _dispatch(args: argparse.Namespace, settings: Settings) -> int:
     if args.command == "db":
         from .storage import open_repository, safe_url
 
-        repo = await open_repository(settings.database_url)
+        repo = await open_repository(settings.database_url, db_timeout=settings.database_timeout_seconds)
         await repo.close()
         out.print(f"Database {safe_url(settings.database_url)} is at the newest schema.")
         return 0

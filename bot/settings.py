@@ -44,6 +44,9 @@ class Settings(BaseSettings):
     )
     log_level: str = "INFO"
     session_ttl_hours: float = Field(default=24.0, gt=0, description="A quiz left untouched this long expires.")
+    database_timeout_seconds: float = Field(
+        default=10.0, gt=0, le=600, description="PostgreSQL: the longest wait to connect, and for one statement."
+    )
 
     discord_token: SecretStr | None = Field(default=None, validation_alias=AliasChoices("DISCORD_TOKEN", "discord_token"))
     discord_guild_ids: Annotated[list[int], NoDecode] = Field(

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from .database import create_engine, describe_error, safe_url, upgrade
+from .database import DEFAULT_TIMEOUT, check_writable, create_engine, describe_error, safe_url, upgrade
 from .repository import SqlRepository
 
 
-async def open_repository(url: str, *, migrate: bool = True) -> SqlRepository:
-    """Create the engine, apply migrations and return the repository (raise StorageError)."""
-    engine = create_engine(url)
+async def open_repository(url: str, *, migrate: bool = True, db_timeout: float = DEFAULT_TIMEOUT) -> SqlRepository:
+    """Create the engine, apply migrations, check it can be written, and return the repository (raise StorageError)."""
+    engine = create_engine(url, timeout=db_timeout)
     try:
         if migrate:
             await upgrade(engine, url)
@@ -18,4 +18,4 @@ async def open_repository(url: str, *, migrate: bool = True) -> SqlRepository:
     return SqlRepository(engine)
 
 
-__all__ = ["SqlRepository", "create_engine", "describe_error", "open_repository", "safe_url", "upgrade"]
+__all__ = ["SqlRepository", "check_writable", "create_engine", "describe_error", "open_repository", "safe_url", "upgrade"]

@@ -1,21 +1,33 @@
-"""Open the database: engine, pragmas, migrations, and clear errors for a bad file."""
+"""Open the database: engine, pragmas, migrations, start-up checks, and clear errors for a bad file.
+
+Every fault an operator can cause (an unreadable URL, a driver that is not async, a folder that
+cannot be created, a damaged or read-only file, a lock held by another program, a server that
+never answers) becomes one StorageError line that names the database without its password.
+"""
 
 from __future__ import annotations
 
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
 from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import event, text
-from sqlalchemy.engine import Connection, make_url
-from sqlalchemy.exc import DBAPIError, SQLAlchemyError
+from sqlalchemy import event, insert, text
+from sqlalchemy.engine import URL, Connection, make_url
+from sqlalchemy.exc import DBAPIError, IntegrityError, SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from bot.core.errors import StorageError
 
+from . import tables as t
+
 MIGRATIONS = Path(__file__).parent / "migrations"
+DEFAULT_TIMEOUT = 10.0  # seconds to connect to PostgreSQL, and for one statement there
+SQLITE_BUSY_SECONDS = 5.0  # how long SQLite waits for another writer's lock
+PROBE_KEY = "quizbot.write-probe"  # the settings row the write check inserts and rolls back
+URL_FORMS = "sqlite+aiosqlite:///path/to/file.db or postgresql+asyncpg://user@host/db"
 
 
 def safe_url(url: str) -> str:
@@ -26,25 +38,65 @@ def safe_url(url: str) -> str:
         return "<unparseable database URL>"
 
 
-def create_engine(url: str) -> AsyncEngine:
-    parsed = make_url(url)
-    if parsed.get_backend_name() == "sqlite":
-        database = parsed.database or ""
-        if database and database != ":memory:":
-            Path(database).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_async_engine(url, connect_args={"timeout": 5})
-        event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
-        return engine
-    if parsed.get_backend_name() == "postgresql":
-        return create_async_engine(url, pool_size=10, max_overflow=10, pool_pre_ping=True)
-    raise StorageError(f"Unsupported database URL {safe_url(url)}: use sqlite+aiosqlite:// or postgresql+asyncpg://")
+def _parse(url: str) -> URL:
+    try:
+        return make_url(url)
+    except (SQLAlchemyError, ValueError, TypeError):
+        raise StorageError(f"The database URL cannot be read (QUIZBOT_DATABASE_URL): write {URL_FORMS}") from None
+
+
+def create_engine(url: str, *, timeout: float = DEFAULT_TIMEOUT) -> AsyncEngine:
+    """Build the engine for a sqlite+aiosqlite or postgresql+asyncpg URL; raise StorageError for anything else.
+
+    `timeout` bounds connecting to PostgreSQL and each statement there, so a server that accepts
+    connections but never answers fails in seconds rather than minutes.
+    """
+    parsed = _parse(url)
+    backend, driver = parsed.get_backend_name(), parsed.get_driver_name()
+    where = safe_url(url)
+    try:
+        if backend == "sqlite":
+            if driver != "aiosqlite":
+                raise StorageError(f"The database URL {where} does not name an async driver: write sqlite+aiosqlite:///...")
+            _make_folder(parsed, where)
+            engine = create_async_engine(parsed, connect_args={"timeout": SQLITE_BUSY_SECONDS})
+            event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
+            return engine
+        if backend == "postgresql":
+            if driver != "asyncpg":
+                raise StorageError(f"The database URL {where} does not name an async driver: write postgresql+asyncpg://...")
+            return create_async_engine(
+                parsed,
+                pool_size=10,
+                max_overflow=10,
+                pool_pre_ping=True,
+                pool_timeout=timeout,
+                connect_args={"timeout": timeout, "command_timeout": timeout},
+            )
+    except StorageError:
+        raise
+    except (SQLAlchemyError, ImportError, ValueError, TypeError) as exc:
+        detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise StorageError(f"The database URL {where} cannot be used ({detail}): write {URL_FORMS}") from None
+    raise StorageError(f"Unsupported database URL {where}: use sqlite+aiosqlite:// or postgresql+asyncpg://")
+
+
+def _make_folder(parsed: URL, where: str) -> None:
+    database = parsed.database or ""
+    if not database or database == ":memory:" or database.startswith("file:"):
+        return
+    folder = Path(database).parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StorageError(f"The folder {folder} for the database {where} cannot be created ({exc.strerror or exc})") from None
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=NORMAL")
-    cursor.execute("PRAGMA busy_timeout=5000")
+    cursor.execute(f"PRAGMA busy_timeout={int(SQLITE_BUSY_SECONDS * 1000)}")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.close()
 
@@ -67,26 +119,77 @@ def _current(connection: Connection) -> str | None:
     return MigrationContext.configure(connection).get_current_revision()
 
 
-async def upgrade(engine: AsyncEngine, url: str) -> str | None:
-    """Apply migrations; turn driver errors into a StorageError an operator can act on."""
+async def upgrade(engine: AsyncEngine, url: str, *, check: bool = True) -> str | None:
+    """Apply migrations, then check the database can be read whole and written; raise StorageError in one line."""
     try:
         async with engine.begin() as connection:
             await connection.run_sync(_upgrade)
         async with engine.connect() as connection:
-            return await connection.run_sync(_current)
+            revision = await connection.run_sync(_current)
+        if check:
+            await check_integrity(engine, url)
+            await check_writable(engine, url)
+        return revision
+    except StorageError:
+        raise
+    except (TimeoutError, SQLAlchemyError, OSError) as exc:
+        raise StorageError(describe_error(exc, url)) from None
+
+
+async def check_integrity(engine: AsyncEngine, url: str) -> None:
+    """On SQLite, read every page (PRAGMA quick_check): a damaged page fails start, not a later action."""
+    if engine.dialect.name != "sqlite":
+        return
+    try:
+        async with engine.connect() as connection:
+            rows = (await connection.exec_driver_sql("PRAGMA quick_check(1)")).scalars().all()
+    except (TimeoutError, SQLAlchemyError, OSError) as exc:
+        raise StorageError(describe_error(exc, url)) from None
+    if rows != ["ok"]:
+        first = str(rows[0]).splitlines()[0] if rows else "no answer"
+        raise StorageError(
+            f"The database {safe_url(url)} is damaged ({first}). Restore a backup, or move it away and point QUIZBOT_DATABASE_URL elsewhere."
+        )
+
+
+async def check_writable(engine: AsyncEngine, url: str, *, wait: float | None = None) -> None:
+    """Write a row in a transaction and roll it back; raise StorageError in one line when that fails.
+
+    This is the readiness check: a read-only file or disk, a lock held by another program, a
+    read-only PostgreSQL (a standby) or an unreachable server all fail it. `wait` caps how long
+    SQLite waits for another writer's lock (default SQLITE_BUSY_SECONDS).
+    """
+    sqlite_wait = engine.dialect.name == "sqlite" and wait is not None
+    try:
+        async with engine.connect() as connection:
+            transaction = await connection.begin()
+            try:
+                if sqlite_wait:
+                    await connection.exec_driver_sql(f"PRAGMA busy_timeout={max(0, int((wait or 0) * 1000))}")
+                with suppress(IntegrityError):  # the row exists: the insert reached the table, enough
+                    await connection.execute(insert(t.settings).values(key=PROBE_KEY, value=""))
+            finally:
+                await transaction.rollback()
+            if sqlite_wait:
+                await connection.exec_driver_sql(f"PRAGMA busy_timeout={int(SQLITE_BUSY_SECONDS * 1000)}")
     except (TimeoutError, SQLAlchemyError, OSError) as exc:
         raise StorageError(describe_error(exc, url)) from None
 
 
 def describe_error(exc: BaseException, url: str) -> str:
+    """One line for an operator: what is wrong with the database and what to do."""
     where = safe_url(url)
-    original = exc.orig if isinstance(exc, DBAPIError) else exc
-    detail = str(original).splitlines()[0] if str(original) else type(original).__name__
+    original = exc.orig if isinstance(exc, DBAPIError) and exc.orig is not None else exc
+    detail = str(original).splitlines()[0] if str(original).strip() else type(original).__name__
     lowered = detail.lower()
-    if "file is not a database" in lowered or "malformed" in lowered:
+    if isinstance(original, TimeoutError) or "timeout" in type(original).__name__.lower() or "timed out" in lowered:
+        return f"The database {where} did not answer in time ({detail}). Check the server, or raise QUIZBOT_DATABASE_TIMEOUT_SECONDS."
+    if "file is not a database" in lowered or "malformed" in lowered or "corrupt" in lowered:
         return f"The database {where} is not a valid SQLite database (corrupt or another kind of file). Move it away or point QUIZBOT_DATABASE_URL elsewhere."
     if "locked" in lowered:
         return f"The database {where} is locked by another program. Stop it, or use PostgreSQL to run several bot processes."
-    if "unable to open" in lowered or "permission" in lowered or "readonly" in lowered:
+    if "readonly" in lowered or "read-only" in lowered or "read only" in lowered:
+        return f"The database {where} is read-only ({detail}): the bot must be able to write it."
+    if "unable to open" in lowered or "permission" in lowered:
         return f"The database {where} cannot be opened for writing ({detail})."
     return f"The database {where} could not be used: {detail}"

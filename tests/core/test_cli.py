@@ -24,7 +24,7 @@ def test_validate_reports_file_line_col_and_exits_1(tmp_path: Path) -> None:
     result = quizbot("pack", "validate", str(broken), cwd=tmp_path)
     assert result.returncode == 1
     lines = result.stdout.strip().splitlines()
-    assert f"{broken}:10:5: questions[0] (id `one`).promt: unknown field (check the spelling)" in lines
+    assert f"{broken}:10:5: questions[0] (id `one`): unknown key `promt`: did you mean `prompt`?" in lines
     assert any(line.startswith(f"{broken}:12:28: ") for line in lines), lines
 
 

@@ -61,8 +61,8 @@ async def test_a_broken_pack_sent_to_the_dm_reports_its_problems_and_changes_not
     assert await pack_ids(quiz_service) == ["demo"]
     report = slack.fake.posts(dm(ADMIN))[-1]  # kept in the DM, not a vanishing ephemeral
     text = block_text(report["blocks"])
-    assert "The pack has 3 problem(s)" in text
-    assert "extra.yaml:3:10: version" in text and "extra.yaml:7:5: questions[0] (id `one`).promt: unknown field" in text
+    assert "The pack has 2 problem(s)" in text  # the missing `prompt` folds into the misspelt `promt`
+    assert "extra.yaml:3:10: version" in text and "extra.yaml:7:5: questions[0] (id `one`): unknown key `promt`: did you mean `prompt`?" in text
 
 
 async def test_a_zip_sent_to_the_dm_loads(slack: Slack, quiz_service: QuizService) -> None:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import aiohttp
 from aiohttp import web
-from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
+from slack_bolt.adapter.aiohttp import to_aiohttp_response
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
@@ -19,6 +19,7 @@ from bot.core.service import QuizService
 
 from .api import SlackApi, SlackCallFailed, make_client
 from .inbound import Inbound
+from .origin import checked_request, protect
 
 if TYPE_CHECKING:
     from bot.app import App
@@ -47,6 +48,7 @@ def build_bolt_app(front: Inbound, client: AsyncWebClient, *, signing_secret: st
         logger=logger,
     )
     front.register(bolt)
+    protect(bolt, signing_secret)  # signature before parsing (HTTP), each request once (both modes)
     return bolt
 
 
@@ -64,8 +66,10 @@ def web_app(bolt: AsyncApp, *, path: str = EVENTS_PATH) -> web.Application:
     """The aiohttp application: Slack's requests on `path`, a health check on /healthz."""
 
     async def events(request: web.Request) -> web.Response:
-        response = await bolt.async_dispatch(await to_bolt_request(request))
-        return await to_aiohttp_response(response)
+        checked = await checked_request(bolt, request)
+        if isinstance(checked, web.Response):
+            return checked
+        return await to_aiohttp_response(await bolt.async_dispatch(checked))
 
     async def health(request: web.Request) -> web.Response:
         return web.Response(text="ok")

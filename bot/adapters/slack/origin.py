@@ -1,9 +1,37 @@
-"""Who acted and where, read from the payloads Slack sends (commands, actions, views, events)."""
+"""Who acted and where, and whether a request is genuine and new.
+
+The first half reads the payloads Slack sends (commands, actions, views, events) into an `Origin`.
+
+Check Slack's requests before Bolt reads them, and let each one through once.
+
+Over HTTP the signature is verified on the raw bytes before anything parses the body: a forged or
+stale request is answered 401 and a signed but malformed one 400, both in one log line without a
+traceback. Then, in HTTP and Socket Mode alike, a Bolt middleware drops a request already seen:
+an event with the same `event_id` (Slack retries events it thinks were not acknowledged, with
+`X-Slack-Retry-Num`), a slash command or interaction with the same `trigger_id`, or an action with
+the same `action_ts`. A duplicate is acknowledged with an empty 200 and nothing else happens.
+
+The claims live in this process, bounded in number and age. Several bot processes behind one
+Slack app each keep their own: a retry that reaches another process is processed there too.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import logging
+import time
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
+from weakref import WeakKeyDictionary
+
+from aiohttp import web
+from slack_bolt.adapter.aiohttp import to_bolt_request
+from slack_bolt.async_app import AsyncApp
+from slack_bolt.request.async_request import AsyncBoltRequest
+from slack_bolt.response import BoltResponse
 
 from bot.core.model import Actor
 
@@ -98,3 +126,124 @@ def from_event(body: dict[str, Any]) -> Origin:
         thread_ts=event.get("thread_ts") or None,
         message_ts=event.get("ts") or None,
     )
+
+
+log = logging.getLogger("quizbot.slack")
+
+# Slack refuses nothing older than five minutes, and retries an event after about 1 s, 1 min and
+# 5 min: remembering ten minutes covers both a replayed request and the last retry.
+REPLAY_WINDOW = 600.0
+REPLAY_CAPACITY = 50_000  # claims kept at most; the oldest go first
+SIGNATURE_AGE = 300  # seconds: Slack's own limit for a request's timestamp
+
+Clock = Callable[[], float]
+
+
+class ReplayGuard:
+    """Remember request keys for a window; `claim` is true only the first time a key is seen."""
+
+    def __init__(self, *, window: float = REPLAY_WINDOW, capacity: int = REPLAY_CAPACITY, clock: Clock = time.monotonic) -> None:
+        self._window, self._capacity, self._clock = window, capacity, clock
+        self._seen: OrderedDict[str, float] = OrderedDict()  # key -> when it may be forgotten
+
+    def __len__(self) -> int:
+        return len(self._seen)
+
+    def claim(self, key: str) -> bool:
+        now = self._clock()
+        while self._seen:
+            first, until = next(iter(self._seen.items()))
+            if until > now:
+                break
+            del self._seen[first]
+        if key in self._seen:
+            return False
+        self._seen[key] = now + self._window
+        while len(self._seen) > self._capacity:
+            self._seen.popitem(last=False)
+        return True
+
+
+def replay_key(body: dict[str, Any]) -> str | None:
+    """Name what makes a request unique, or None when it may be repeated (URL checks)."""
+    kind = body.get("type")
+    if kind in ("url_verification", "ssl_check"):
+        return None
+    event_id = body.get("event_id")
+    if isinstance(event_id, str) and event_id:
+        return f"event:{event_id}"
+    trigger = body.get("trigger_id")
+    if isinstance(trigger, str) and trigger:
+        return f"trigger:{trigger}"
+    actions = body.get("actions")
+    if isinstance(actions, list) and actions and isinstance(actions[0], dict) and actions[0].get("action_ts"):
+        user = body.get("user")
+        user_id = user.get("id") if isinstance(user, dict) else user
+        return f"action:{user_id}:{actions[0].get('action_id')}:{actions[0]['action_ts']}"
+    return None
+
+
+def dedupe_middleware(guard: ReplayGuard) -> Callable[..., Awaitable[BoltResponse | None]]:
+    """A Bolt global middleware that acknowledges a request seen before and stops it there."""
+
+    async def once(body: dict[str, Any], next: Callable[[], Awaitable[None]]) -> BoltResponse | None:
+        key = replay_key(body) if isinstance(body, dict) else None
+        if key is not None and not guard.claim(key):
+            log.info("Slack sent a request again (%s); acknowledged, not processed twice", key.split(":", 1)[0])
+            return BoltResponse(status=200, body="")
+        await next()
+        return None
+
+    return once
+
+
+# ------------------------------------------------------------------ HTTP: verify, then parse
+
+class Verifier:
+    """Slack's v0 request signature, checked on the raw bytes (any bytes, any header value)."""
+
+    def __init__(self, signing_secret: str, *, clock: Clock = time.time) -> None:
+        self._key = signing_secret.encode()
+        self._clock = clock
+
+    def valid(self, raw: bytes, timestamp: str, signature: str) -> bool:
+        if not (timestamp.isascii() and timestamp.isdigit() and len(timestamp) <= 12 and signature.isascii()):
+            return False
+        if abs(self._clock() - int(timestamp)) > SIGNATURE_AGE:
+            return False
+        digest = hmac.new(self._key, b"v0:" + timestamp.encode() + b":" + raw, hashlib.sha256).hexdigest()
+        return hmac.compare_digest(f"v0={digest}".encode(), signature.encode())
+
+
+_verifiers: WeakKeyDictionary[AsyncApp, Verifier] = WeakKeyDictionary()
+
+
+def protect(bolt: AsyncApp, signing_secret: str | None, guard: ReplayGuard | None = None) -> ReplayGuard:
+    """Install the dedupe middleware, and remember the secret for `checked_request` (HTTP mode)."""
+    replays = guard or ReplayGuard()
+    bolt.use(dedupe_middleware(replays))
+    if signing_secret:
+        _verifiers[bolt] = Verifier(signing_secret)
+    return replays
+
+
+async def checked_request(bolt: AsyncApp, request: web.Request) -> AsyncBoltRequest | web.Response:
+    """Return the request for Bolt, or the response that refuses it (401 unsigned, 400 malformed)."""
+    raw = await request.read()  # bounded by the application's client_max_size
+    verifier = _verifiers.get(bolt)
+    if verifier is not None:
+        timestamp = request.headers.get("X-Slack-Request-Timestamp", "")
+        signature = request.headers.get("X-Slack-Signature", "")
+        if not verifier.valid(raw, timestamp, signature):
+            log.warning("refused a Slack request: missing, wrong or stale signature")
+            return web.Response(status=401, text="")
+    try:
+        raw.decode("utf-8")
+        bolt_request = await to_bolt_request(request)
+    except (ValueError, RecursionError, TypeError, AttributeError, KeyError) as exc:
+        log.warning("refused a signed Slack request whose body cannot be read (%s)", type(exc).__name__)
+        return web.Response(status=400, text="")
+    if not isinstance(bolt_request.body, dict):
+        log.warning("refused a signed Slack request whose body is not an object")
+        return web.Response(status=400, text="")
+    return bolt_request

@@ -10,6 +10,8 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator
 PACK_ID = r"^[a-z0-9][a-z0-9-]{0,38}[a-z0-9]$"
 ITEM_ID = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
 BLANK = re.compile(r"\{\{\s*(\d+)\s*\}\}")
+MAX_VERSION = 2**31 - 1  # a 32-bit INTEGER column on SQLite and PostgreSQL
+TOPIC_CHARS = 64  # the topic columns are VARCHAR(64)
 
 Difficulty = Literal["easy", "medium", "hard"]
 DIFFICULTIES: tuple[str, ...] = ("easy", "medium", "hard")
@@ -36,8 +38,8 @@ class Limits(Strict):
 
 
 class NumberSpec(Strict):
-    value: float
-    tolerance: Annotated[float, Field(ge=0)] = 0.0
+    value: Annotated[float, Field(allow_inf_nan=False)]
+    tolerance: Annotated[float, Field(ge=0, allow_inf_nan=False)] = 0.0
 
 
 class QuestionBase(Strict):
@@ -45,7 +47,7 @@ class QuestionBase(Strict):
     title: Annotated[str, Field(min_length=1, max_length=80)] | None = Field(
         default=None, description="A short name for summaries; else the prompt's first words."
     )
-    topic: str | None = None
+    topic: Annotated[str, Field(min_length=1, max_length=TOPIC_CHARS)] | None = None
     difficulty: Difficulty = "medium"
     prompt: Annotated[str, Field(min_length=1, max_length=3500, description="Markdown; fenced code allowed.")]
     hint: str | None = None
@@ -130,7 +132,7 @@ class Pack(Strict):
 
     pack: Annotated[str, Field(pattern=PACK_ID, description="Pack id: 2-40 of a-z, 0-9 and '-'.")]
     title: Annotated[str, Field(min_length=1, max_length=120)]
-    version: Annotated[int, Field(ge=1, description="Raise it on every change.")]
+    version: Annotated[int, Field(ge=1, le=MAX_VERSION, description="Raise it on every change.")]
     description: str = ""
     language: str = "en"
     authors: list[str] = Field(default_factory=list)

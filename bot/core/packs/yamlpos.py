@@ -3,6 +3,10 @@
 YAML 1.1's habit of reading `yes`, `no`, `on` and `off` as booleans is undone on purpose: in a
 quiz pack those are answers, not switches. Only `true` and `false` are booleans. Duplicate keys are
 errors rather than silently keeping the last one.
+
+The parse has a budget: nesting deeper than MAX_DEPTH and documents that expand (through aliases)
+to more than MAX_NODES values are refused before they can exhaust the stack or memory. Strings that
+no database can store (a NUL character, a lone surrogate) are refused where they stand.
 """
 
 from __future__ import annotations
@@ -16,9 +20,31 @@ import yaml
 Path = tuple[str | int, ...]
 Mark = tuple[int, int]  # 1-based line and column
 
+MAX_DEPTH = 32  # nested mappings and lists; a pack needs about 6
+MAX_NODES = 50_000  # values after aliases are expanded; the largest shipped pack has about 700
+
+
+class YamlProblem(Exception):
+    def __init__(self, line: int, col: int, message: str) -> None:
+        super().__init__(message)
+        self.line, self.col, self.message = line, col, message
+
 
 class _StrictLoader(yaml.SafeLoader):
-    pass
+    """SafeLoader without YAML 1.1 booleans, whose composer refuses deep nesting."""
+
+    _depth = 0
+
+    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
+        self._depth += 1
+        try:
+            if self._depth > MAX_DEPTH:
+                mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
+                raise YamlProblem(mark.line + 1, mark.column + 1, f"nested more than {MAX_DEPTH} levels deep")
+            node: yaml.Node | None = super().compose_node(parent, index)
+            return node
+        finally:
+            self._depth -= 1
 
 
 _StrictLoader.yaml_implicit_resolvers = {
@@ -28,12 +54,6 @@ _StrictLoader.yaml_implicit_resolvers = {
 _StrictLoader.add_implicit_resolver(
     "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
 )
-
-
-class YamlProblem(Exception):
-    def __init__(self, line: int, col: int, message: str) -> None:
-        super().__init__(message)
-        self.line, self.col, self.message = line, col, message
 
 
 @dataclass
@@ -58,40 +78,136 @@ def _mark(node: yaml.Node) -> Mark:
 
 
 def parse(text: str) -> tuple[Any, Positions]:
-    """Parse one YAML document; raise YamlProblem with a position on any syntax error."""
-    loader = _StrictLoader(text)
+    """Parse one YAML document; raise YamlProblem with a position on any syntax error or budget overrun."""
+    try:
+        loader = _StrictLoader(text)
+    except yaml.reader.ReaderError as exc:
+        raise _reader_problem(text, exc) from None
     try:
         node = loader.get_single_node()
+    except yaml.reader.ReaderError as exc:
+        raise _reader_problem(text, exc) from None
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
-        raise YamlProblem(line, col, f"YAML syntax: {exc.problem or exc.context}") from exc
+        raise explain(text, exc) from None
     except yaml.YAMLError as exc:
-        raise YamlProblem(1, 1, f"YAML syntax: {exc}") from exc
+        raise YamlProblem(1, 1, f"YAML syntax: {exc}") from None
     finally:
         loader.dispose()
     positions = Positions()
     if node is None:
         return None, positions
-    return _build(loader, node, (), positions), positions
+    return _Builder(loader, positions).build(node, ()), positions
 
 
-def _build(loader: _StrictLoader, node: yaml.Node, path: Path, pos: Positions) -> Any:
-    pos.values[path] = _mark(node)
-    if isinstance(node, yaml.MappingNode):
-        result: dict[Any, Any] = {}
-        for key_node, value_node in node.value:
-            if not isinstance(key_node, yaml.ScalarNode):
-                raise YamlProblem(*_mark(key_node), "a mapping key must be a plain value")
-            key = loader.construct_object(key_node, deep=True)
-            if key in result:
-                raise YamlProblem(*_mark(key_node), f"duplicate key {key!r}")
-            pos.keys[(*path, key)] = _mark(key_node)
-            result[key] = _build(loader, value_node, (*path, key), pos)
-        return result
-    if isinstance(node, yaml.SequenceNode):
-        return [_build(loader, child, (*path, i), pos) for i, child in enumerate(node.value)]
+class _Builder:
+    """Turn composed nodes into plain values, counting every value an alias expands to."""
+
+    def __init__(self, loader: _StrictLoader, positions: Positions) -> None:
+        self.loader, self.pos, self.count = loader, positions, 0
+
+    def build(self, node: yaml.Node, path: Path) -> Any:
+        self.count += 1
+        if self.count > MAX_NODES:
+            line, col = self.pos.keys.get(path[:1], (1, 1))
+            where = f"`{path[0]}`" if path else "the document"
+            raise YamlProblem(
+                line, col, f"{where} expands to more than {MAX_NODES:,} values (each alias repeats all it points at)"
+            )
+        if len(path) > MAX_DEPTH:
+            raise YamlProblem(*_mark(node), f"nested more than {MAX_DEPTH} levels deep (an alias that contains itself?)")
+        self.pos.values.setdefault(path, _mark(node))
+        if isinstance(node, yaml.MappingNode):
+            result: dict[Any, Any] = {}
+            for key_node, value_node in node.value:
+                if not isinstance(key_node, yaml.ScalarNode):
+                    raise YamlProblem(*_mark(key_node), "a mapping key must be a plain value")
+                key = self.scalar(key_node)
+                if key in result:
+                    raise YamlProblem(*_mark(key_node), f"duplicate key {key!r}")
+                self.pos.keys.setdefault((*path, key), _mark(key_node))
+                result[key] = self.build(value_node, (*path, key))
+            return result
+        if isinstance(node, yaml.SequenceNode):
+            return [self.build(child, (*path, i)) for i, child in enumerate(node.value)]
+        return self.scalar(node)
+
+    def scalar(self, node: yaml.Node) -> Any:
+        try:
+            value = self.loader.construct_object(node, deep=True)
+        except (yaml.YAMLError, ValueError, OverflowError) as exc:
+            raise YamlProblem(*_mark(node), f"YAML value: {str(exc).splitlines()[0]}") from None
+        if isinstance(value, str):
+            if "\x00" in value:
+                raise YamlProblem(*_mark(node), "a NUL character (\\0) in this text; no database stores it")
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                raise YamlProblem(*_mark(node), "a lone surrogate (\\uD800-\\uDFFF) in this text is not valid Unicode") from None
+        return value
+
+
+# ------------------------------------------------------------------ syntax errors in plain words
+
+
+def _reader_problem(text: str, exc: yaml.reader.ReaderError) -> YamlProblem:
+    position = exc.position if isinstance(exc.position, int) else 0
+    line = text.count("\n", 0, position) + 1
+    col = position - (text.rfind("\n", 0, position) + 1) + 1
+    code = exc.character if isinstance(exc.character, int) else ord(str(exc.character)[:1] or "\0")
+    return YamlProblem(line, col, f"YAML syntax: the character U+{code:04X} is not allowed in YAML; remove it")
+
+
+def explain(text: str, exc: yaml.MarkedYAMLError) -> YamlProblem:
+    """Say where the mistake most likely is, which is often above where the parser gave up."""
+    problem = exc.problem or ""
+    context = exc.context or ""
+    at = exc.problem_mark or exc.context_mark
+    line, col = (at.line + 1, at.column + 1) if at else (1, 1)
+    ctx_line, ctx_col = (exc.context_mark.line + 1, exc.context_mark.column + 1) if exc.context_mark else (line, col)
+
+    if "quoted scalar" in context:
+        return YamlProblem(ctx_line, ctx_col, "YAML syntax: the quote that opens here is never closed")
+    runaway = _runaway_quote(text, line)
+    if runaway is not None:
+        start, quote = runaway
+        inner = "two single quotes ('')" if quote == "'" else 'a backslash before it (\\")'
+        return YamlProblem(
+            *start,
+            f"YAML syntax: the quote ({quote}) that opens here is not closed on this line; YAML read on to line {line}. "
+            f"Close it; to put the quote itself in the text, write {inner}",
+        )
+    if "flow sequence" in context or "flow mapping" in context:
+        opener, closer = ("[", "]") if "sequence" in context else ("{", "}")
+        return YamlProblem(ctx_line, ctx_col, f"YAML syntax: the `{opener}` that opens here is not closed with `{closer}`")
+    if "simple key" in context and "':'" in problem:
+        return YamlProblem(ctx_line, ctx_col, "YAML syntax: this line has no `:`; write `key: value`")
+    if "'\\t'" in problem:
+        return YamlProblem(line, col, "YAML syntax: a tab character; indent with spaces only")
+    if "mapping values are not allowed" in problem:
+        return YamlProblem(
+            line, col, "YAML syntax: a `: ` inside a value; put the value in quotes, or check this line's indentation"
+        )
+    if "expected <block end>" in problem:
+        return YamlProblem(line, col, "YAML syntax: this line's indentation does not fit the lines above it")
+    if "undefined alias" in problem:
+        return YamlProblem(line, col, "YAML syntax: an alias (`*name`) with no anchor (`&name`) above it")
+    return YamlProblem(line, col, f"YAML syntax: {problem or context or 'cannot be read'}")
+
+
+def _runaway_quote(text: str, error_line: int) -> tuple[Mark, str] | None:
+    """Find a quoted value that began on an earlier line and ended on the line the parser complained about."""
+    found: tuple[Mark, str] | None = None
     try:
-        return loader.construct_object(node, deep=True)
-    except yaml.YAMLError as exc:
-        raise YamlProblem(*_mark(node), f"YAML value: {exc}") from exc
+        for token in yaml.scan(text, Loader=yaml.SafeLoader):
+            if token.start_mark.line + 1 > error_line:
+                break
+            if (
+                isinstance(token, yaml.ScalarToken)
+                and token.style in ("'", '"')
+                and token.end_mark.line + 1 == error_line
+                and token.start_mark.line < token.end_mark.line
+            ):
+                found = ((token.start_mark.line + 1, token.start_mark.column + 1), token.style)
+    except yaml.YAMLError:
+        pass
+    return found
