@@ -177,7 +177,7 @@ def test_a_missing_key_without_a_near_miss_is_still_reported() -> None:
     text = GOOD.replace("    choices:", "    zzz:")
     assert problems_of(text) == [
         "errs.yaml:7:5: questions[0] (id `one`): missing required field `choices`",
-        "errs.yaml:11:5: questions[0] (id `one`): unknown key `zzz` (allowed here: id, topic, difficulty, prompt, hint, "
+        "errs.yaml:11:5: questions[0] (id `one`): unknown key `zzz` (allowed here: id, title, topic, difficulty, prompt, hint, "
         "explanation, attempts, points, type, choices, multiple, shuffle)",
     ]
 
