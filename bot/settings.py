@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import tomllib
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import (
@@ -44,6 +44,9 @@ class Settings(BaseSettings):
     )
     log_level: str = "INFO"
     session_ttl_hours: float = Field(default=24.0, gt=0, description="A quiz left untouched this long expires.")
+    scheduler: Literal["on", "off"] = Field(
+        default="on", description="off: this process only serves interactions; daily posts and reminders run elsewhere."
+    )
 
     discord_token: SecretStr | None = Field(default=None, validation_alias=AliasChoices("DISCORD_TOKEN", "discord_token"))
     discord_guild_ids: Annotated[list[int], NoDecode] = Field(
