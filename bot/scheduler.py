@@ -90,6 +90,7 @@ class Scheduler:
         admins: frozenset[str] = frozenset(),
         sleep: Sleep | None = None,
         tally_every: timedelta = TALLY_EVERY,
+        max_sleep_s: float = MAX_SLEEP_S,
     ) -> None:
         self._store = store
         self._packs = packs
@@ -97,6 +98,7 @@ class Scheduler:
         self._poster = poster
         self._admins = admins
         self._tally_every = tally_every
+        self._max_sleep_s = max_sleep_s
         self._woken = asyncio.Event()
         self._sleep = sleep or self._wait
         self._task: asyncio.Task[None] | None = None
@@ -135,10 +137,10 @@ class Scheduler:
                 wake_at = await self.tick()
                 now = self._clock.now()
                 if wake_at is None:
-                    delay = MAX_SLEEP_S
+                    delay = self._max_sleep_s
                 else:
                     # A job still due after a tick failed to move on: do not spin on it.
-                    delay = min(max((wake_at - now).total_seconds(), 1.0), MAX_SLEEP_S)
+                    delay = min(max((wake_at - now).total_seconds(), 1.0), self._max_sleep_s)
             except asyncio.CancelledError:
                 raise
             except Exception:

@@ -295,7 +295,13 @@ class DailyRepository(Base):
                 )
                 await c.execute(
                     update(d.daily_schedules)
-                    .where(and_(s.platform == schedule.platform, s.channel_id == schedule.channel_id))
+                    .where(
+                        and_(
+                            s.platform == schedule.platform,
+                            s.channel_id == schedule.channel_id,
+                            or_(s.last_day.is_(None), s.last_day < post.day),  # days only move forward
+                        )
+                    )
                     .values(last_day=post.day, cycle=cycle, next_at=next_at)
                 )
         except IntegrityError:
@@ -469,11 +475,17 @@ class DailyRepository(Base):
             await self._put_learner(c, learner)
 
     async def _put_learner(self, c: AsyncConnection, learner: Learner) -> None:
+        # Update in place (never delete and insert): a transaction waiting on this row's lock
+        # must find it again, not a gap.
         l_ = d.daily_learners.c
-        await c.execute(
-            delete(d.daily_learners).where(and_(l_.platform == learner.platform, l_.user_id == learner.user_id))
+        values = _learner_values(learner, datetime.now(UTC))
+        result = await c.execute(
+            update(d.daily_learners)
+            .where(and_(l_.platform == learner.platform, l_.user_id == learner.user_id))
+            .values(**values)
         )
-        await c.execute(insert(d.daily_learners).values(**_learner_values(learner, datetime.now(UTC))))
+        if result.rowcount == 0:
+            await c.execute(insert(d.daily_learners).values(**values))
 
     async def day_count(self, platform: str, user_id: str, day: date) -> DayCount:
         y = d.daily_days.c
