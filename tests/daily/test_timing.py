@@ -15,8 +15,8 @@ BERLIN = ZoneInfo("Europe/Berlin")
 NEW_YORK = ZoneInfo("America/New_York")
 
 
-def utc(*args: int) -> datetime:
-    return datetime(*args, tzinfo=UTC)
+def utc(year: int, month: int, day: int, hour: int = 0, minute: int = 0) -> datetime:
+    return datetime(year, month, day, hour, minute, tzinfo=UTC)
 
 
 @pytest.mark.parametrize(("text", "expected"), [("09:30", time(9, 30)), ("9:05", time(9, 5)), (" 23:59 ", time(23, 59)), ("00:00", time(0, 0))])
