@@ -15,6 +15,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from datetime import date, datetime, timedelta
+from functools import partial
 from typing import Protocol
 from zoneinfo import ZoneInfo
 
@@ -46,6 +47,7 @@ log = logging.getLogger(__name__)
 MAX_SLEEP_S = 60.0  # look at the database at least this often: other processes change schedules too
 IDLE_AFTER_ERROR_S = 30.0
 BATCH = 100
+RETRY_AFTER = timedelta(minutes=5)  # a job that failed is looked at again after this
 
 
 class DeliveryFailed(Exception):
@@ -151,32 +153,52 @@ class Scheduler:
     async def tick(self) -> datetime | None:
         """Run every job due now; return when the next one may fall due."""
         now = self._clock.now()
-        while batch := await self._store.due_schedules(now, BATCH):
-            for schedule in batch:
-                await self._guarded(self._schedule_job(schedule, now))
-            if len(batch) < BATCH:
+        seen: set[tuple[str, ...]] = set()
+        # Batches until none is left; a job that failed stays due, so stop when a batch brings nothing new.
+        while True:
+            schedules = [s for s in await self._store.due_schedules(now, BATCH) if ("s", s.platform, s.channel_id) not in seen]
+            for schedule in schedules:
+                seen.add(("s", schedule.platform, schedule.channel_id))
+                await self._guarded(
+                    self._schedule_job(schedule, now),
+                    partial(self._store.advance_schedule, schedule, next_at=now + RETRY_AFTER),
+                )
+            if not schedules:
                 break
-        while reveals := await self._store.due_reveals(now, BATCH):
+        while True:
+            reveals = [p for p in await self._store.due_reveals(now, BATCH) if ("r", p.id) not in seen]
             for post in reveals:
+                seen.add(("r", post.id))
                 await self._guarded(self._reveal(post, now))
-            if len(reveals) < BATCH:
+            if not reveals:
                 break
         for post in await self._store.due_tallies(now, self._tally_every, BATCH):
             await self._guarded(self._tally(post, now))
-        while learners := await self._store.due_reminders(now, BATCH):
+        while True:
+            learners = [
+                x for x in await self._store.due_reminders(now, BATCH) if ("m", x.platform, x.user_id) not in seen
+            ]
             for learner in learners:
-                await self._guarded(self._remind(learner, now))
-            if len(learners) < BATCH:
+                seen.add(("m", learner.platform, learner.user_id))
+                await self._guarded(
+                    self._remind(learner, now),
+                    partial(self._store.advance_reminder, learner, next_at=now + RETRY_AFTER),
+                )
+            if not learners:
                 break
         return await self._store.next_wake(self._tally_every)
 
-    async def _guarded(self, job: Awaitable[object]) -> None:
+    async def _guarded(self, job: Awaitable[object], retry: Callable[[], Awaitable[None]] | None = None) -> None:
         try:
             await job
         except asyncio.CancelledError:
             raise
         except Exception:
             log.exception("A scheduled job failed")
+            if retry is not None:
+                # Look again later, so one failing job does not hold up the others behind it.
+                with contextlib.suppress(Exception):
+                    await retry()
 
     # ------------------------------------------------------------ the channel's daily question
 

@@ -144,6 +144,14 @@ def _learner_values(learner: Learner, now: datetime) -> dict[str, Any]:
 class DailyRepository(Base):
     """Implements `bot.core.daily.ports.DailyStore`, and the claims the scheduler takes."""
 
+    @classmethod
+    def beside(cls, repository: Base) -> DailyRepository:
+        """Return a daily repository on the same engine and SQLite write queue as `repository`."""
+        daily = cls(repository.engine)
+        # One queue of writers per SQLite file: a second one would make writers wait in the driver.
+        daily._write_lock = repository._write_lock
+        return daily
+
     # ------------------------------------------------------------ schedules
 
     async def save_schedule(self, schedule: Schedule) -> None:

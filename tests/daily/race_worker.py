@@ -54,7 +54,7 @@ async def main(url: str, now: str, start: Path, log: Path) -> None:
     repo = await open_repository(url, migrate=False)
     try:
         scheduler = Scheduler(
-            store=DailyRepository(repo.engine), packs=repo, clock=FixedClock(datetime.fromisoformat(now)),
+            store=DailyRepository.beside(repo), packs=repo, clock=FixedClock(datetime.fromisoformat(now)),
             poster=LoggingPoster(log),
         )
         await repo.list_packs()  # connect and parse the packs before the start, so both start level

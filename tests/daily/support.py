@@ -51,7 +51,7 @@ async def open_stores(url: str, *, with_pack: bool = True) -> Stores:
     repo = await open_repository(url)
     if with_pack:
         await repo.import_pack(load_path(DEMO_PACK).pack)
-    return Stores(repo, DailyRepository(repo.engine))
+    return Stores(repo, DailyRepository.beside(repo))
 
 
 @dataclass

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import update
@@ -135,3 +136,19 @@ async def test_one_reminder_a_day_only_when_due_and_it_stops_after_two_failures(
     await service.remind_off(ANN)
     await drive(scheduler, clock, datetime(2026, 6, 8, 4, 0, tzinfo=UTC))
     assert len(poster.of("dm")) == 4
+
+
+async def test_mastered_items_are_counted_per_topic(sqlite_stores: Stores) -> None:
+    now = datetime(2026, 6, 1, 10, 0, tzinfo=UTC)
+    _, service = parts(sqlite_stores, FakeClock(now), FakePoster())
+    await add_cards(sqlite_stores.repo, "discord", "ann", ["q-short", "q-choice", "q-code"], now)
+    async with sqlite_stores.repo.engine.begin() as c:
+        rows = (await c.execute(t.reviews.select())).all()
+        for row in rows:
+            data = json.loads(row.card)
+            data["stability"] = 30.0 if row.question_id != "q-code" else 5.0
+            await c.execute(
+                update(t.reviews).where(t.reviews.c.question_id == row.question_id).values(card=json.dumps(data))
+            )
+    assert await service.mastered(ANN) == {("demo", "Basics"): 2}
+    assert await service.mastered(BO) == {}

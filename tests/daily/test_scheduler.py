@@ -248,3 +248,26 @@ async def test_setting_a_schedule_checks_who_and_what(sqlite_stores: Stores) -> 
         await service.turn_off(MEMBER, channel_id="c1")
     await service.turn_off(ADMIN, channel_id="c1")
     assert [s.channel_id for s in await sqlite_stores.daily.list_schedules("discord", "g1")] == ["c2"]
+
+
+class FlakyPoster(FakePoster):
+    """A platform whose API errors out (not a refusal) for one channel."""
+
+    async def post_item(self, post, message):  # type: ignore[no-untyped-def]
+        if post.channel_id == "c1":
+            raise RuntimeError("HTTP 502")
+        return await super().post_item(post, message)
+
+
+async def test_an_unexpected_error_loses_that_post_without_repeating_it_or_stopping_others(sqlite_stores: Stores) -> None:
+    clock = FakeClock(datetime(2026, 6, 1, 6, 0, tzinfo=UTC))
+    poster = FlakyPoster()
+    scheduler, service = parts(sqlite_stores, clock, poster)
+    for channel in ("c1", "c2"):
+        await service.set_schedule(ADMIN, channel_id=channel, time="09:00", timezone="Europe/Berlin")
+    await drive(scheduler, clock, datetime(2026, 6, 2, 6, 0, tzinfo=UTC))
+    assert [where for _, where, _ in poster.of("post")] == ["c2"]
+    assert [p.status for p in await sqlite_stores.daily.posts("discord", "c1")] == ["failed"]
+    schedule = await sqlite_stores.daily.get_schedule("discord", "c1")
+    assert schedule is not None and not schedule.paused
+    assert schedule.next_at == datetime(2026, 6, 2, 7, 0, tzinfo=UTC)  # tomorrow as usual
