@@ -70,6 +70,9 @@ async def test_a_week_in_berlin_posts_at_nine_local_across_the_spring_change(sql
     assert first.title == "Daily question · 2026-03-25 · Basics"
     assert first.footer == "0 people have answered · 0 right"
     assert first.session_id == posts[0].id
+    actions = [c.action for c in first.controls()]
+    assert actions and all(a.startswith(f"qz:{posts[0].id}:0:") for a in actions)
+    assert not any(a.endswith((":s", ":x")) for a in actions)  # no Skip or Stop on a channel's question
 
 
 async def test_new_york_posts_survive_a_restart_and_the_fall_change(tmp_path: Path) -> None:
@@ -181,7 +184,7 @@ async def test_members_answer_privately_the_tally_is_throttled_and_the_reveal_na
 
     # The day counts for the members' streaks.
     stats = await service.stats(members[1])
-    assert ("Streak", "1 days (longest 1)") in stats.items
+    assert ("Streak", "1 day (longest 1)") in stats.items
 
 
 async def test_a_channel_the_bot_cannot_post_in_pauses_and_tells_the_admin_once(sqlite_stores: Stores) -> None:

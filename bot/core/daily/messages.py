@@ -7,10 +7,11 @@ from dataclasses import replace
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
+from bot.core import actions as ax
 from bot.core.model import ItemState, Owner, Session
 from bot.core.packs.models import AnyQuestion, Pack
 from bot.core.render import correct_answer_text, item_message
-from bot.core.replies import Button, Fields, Message, Text, Tone
+from bot.core.replies import Button, Control, Fields, Message, Text, Tone
 
 from . import actions as dx
 from .channel import DailyPost, MemberAnswer, Tally
@@ -31,9 +32,22 @@ def _as_session(post: DailyPost) -> Session:
     )
 
 
+_NOT_IN_A_CHANNEL = {ax.SKIP, ax.STOP, ax.RESTART}  # a member cannot skip or stop the channel's question
+
+
+def _channel_rows(message: Message) -> tuple[tuple[Control, ...], ...]:
+    rows = []
+    for row in message.rows:
+        kept = tuple(c for c in row if (a := ax.parse(c.action)) is None or a.verb not in _NOT_IN_A_CHANNEL)
+        if kept:
+            rows.append(kept)
+    return tuple(rows)
+
+
 def post_message(post: DailyPost, pack: Pack, question: AnyQuestion, counts: Tally) -> Message:
     """Render the day's post: the item with its controls, and the live tally below."""
     item = item_message(_as_session(post), 0, pack, question)
+    item = replace(item, rows=_channel_rows(item))
     topic = pack.topic_title(question.topic)
     title = f"Daily question · {post.day.isoformat()}" + (f" · {topic}" if topic else "")
     note = Text("_Answer privately with the controls below; one scored answer each._")
@@ -43,6 +57,7 @@ def post_message(post: DailyPost, pack: Pack, question: AnyQuestion, counts: Tal
 def closed_post_message(post: DailyPost, pack: Pack, question: AnyQuestion, counts: Tally) -> Message:
     """Render the post once revealed: controls disabled, the tally final."""
     item = item_message(_as_session(post), 0, pack, question, final=True)
+    item = replace(item, rows=_channel_rows(item))
     title = f"Daily question · {post.day.isoformat()} · closed"
     return replace(item, title=title, footer=counts.text(), session_id=post.id)
 
@@ -151,7 +166,7 @@ def daily_stats_fields(
 ) -> Fields:
     """Streak, due count, leeches and the reminder's state, for `/quiz stats`."""
     items = [
-        ("Streak", f"{streak.current} days (longest {streak.longest})"),
+        ("Streak", f"{_days(streak.current)} (longest {streak.longest})"),
         ("Streak freezes", str(streak.freezes)),
         ("Due today", str(due)),
         ("Leeches", ", ".join(f"`{p}/{q}`" for p, q in leeches) or "none"),
@@ -163,3 +178,7 @@ def daily_stats_fields(
             state = f"{reminder.at:%H:%M} {reminder.zone}"
         items.append(("Reminder", state))
     return Fields(tuple(items))
+
+
+def _days(n: int) -> str:
+    return f"{n} day" if n == 1 else f"{n} days"
