@@ -12,11 +12,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from dataclasses import replace
 from datetime import date, datetime, timedelta
 from functools import partial
-from typing import Protocol
+from typing import Any, Protocol
 from zoneinfo import ZoneInfo
 
 from bot.core.daily.channel import TALLY_EVERY, DailyPost, Tally, first_right, tally
@@ -47,6 +47,7 @@ log = logging.getLogger(__name__)
 MAX_SLEEP_S = 60.0  # look at the database at least this often: other processes change schedules too
 IDLE_AFTER_ERROR_S = 30.0
 BATCH = 100
+PARALLEL_JOBS = 8  # jobs in flight at once: platform calls overlap, the database pool is not drained
 RETRY_AFTER = timedelta(minutes=5)  # a job that failed is looked at again after this
 
 
@@ -104,6 +105,7 @@ class Scheduler:
         self._woken = asyncio.Event()
         self._sleep = sleep or self._wait
         self._task: asyncio.Task[None] | None = None
+        self._parallel = asyncio.Semaphore(PARALLEL_JOBS)
 
     # ------------------------------------------------------------ the task
 
@@ -157,36 +159,43 @@ class Scheduler:
         # Batches until none is left; a job that failed stays due, so stop when a batch brings nothing new.
         while True:
             schedules = [s for s in await self._store.due_schedules(now, BATCH) if ("s", s.platform, s.channel_id) not in seen]
-            for schedule in schedules:
-                seen.add(("s", schedule.platform, schedule.channel_id))
-                await self._guarded(
-                    self._schedule_job(schedule, now),
-                    partial(self._store.advance_schedule, schedule, next_at=now + RETRY_AFTER),
+            seen.update(("s", x.platform, x.channel_id) for x in schedules)
+            await self._all(
+                self._guarded(
+                    self._schedule_job(x, now), partial(self._store.advance_schedule, x, next_at=now + RETRY_AFTER)
                 )
+                for x in schedules
+            )
             if not schedules:
                 break
         while True:
             reveals = [p for p in await self._store.due_reveals(now, BATCH) if ("r", p.id) not in seen]
-            for post in reveals:
-                seen.add(("r", post.id))
-                await self._guarded(self._reveal(post, now))
+            seen.update(("r", p.id) for p in reveals)
+            await self._all(self._guarded(self._reveal(p, now)) for p in reveals)
             if not reveals:
                 break
-        for post in await self._store.due_tallies(now, self._tally_every, BATCH):
-            await self._guarded(self._tally(post, now))
+        tallies = await self._store.due_tallies(now, self._tally_every, BATCH)
+        await self._all(self._guarded(self._tally(p, now)) for p in tallies)
         while True:
             learners = [
                 x for x in await self._store.due_reminders(now, BATCH) if ("m", x.platform, x.user_id) not in seen
             ]
-            for learner in learners:
-                seen.add(("m", learner.platform, learner.user_id))
-                await self._guarded(
-                    self._remind(learner, now),
-                    partial(self._store.advance_reminder, learner, next_at=now + RETRY_AFTER),
-                )
+            seen.update(("m", x.platform, x.user_id) for x in learners)
+            await self._all(
+                self._guarded(self._remind(x, now), partial(self._store.advance_reminder, x, next_at=now + RETRY_AFTER))
+                for x in learners
+            )
             if not learners:
                 break
         return await self._store.next_wake(self._tally_every)
+
+    async def _all(self, jobs: Iterable[Coroutine[Any, Any, None]]) -> None:
+        """Run jobs for different channels and learners side by side, a few at a time."""
+        async def limited(job: Coroutine[Any, Any, None]) -> None:
+            async with self._parallel:
+                await job
+
+        await asyncio.gather(*(limited(job) for job in jobs))
 
     async def _guarded(self, job: Awaitable[object], retry: Callable[[], Awaitable[None]] | None = None) -> None:
         try:

@@ -16,7 +16,7 @@ from bot.core.replies import Fields, Message, Reply, Tone, notice
 
 from .cards import LEECH_FAILURES
 from .channel import DailyPost, MemberAnswer, apply_attempt, apply_hint
-from .errors import AlreadyAnswered, NoSchedule, QuestionClosed
+from .errors import AlreadyAnswered, BadSetting, NoSchedule, QuestionClosed
 from .learner import Learner, is_mastered
 from .messages import answer_feedback, daily_stats_fields, queue_message, schedule_message
 from .ports import DailyStore, Packs
@@ -26,6 +26,8 @@ from .rotation import ItemKey
 from .schedule import Schedule, check_filters, parse_reveal_hours, parse_time, parse_zone
 from .streak import Streak, settle
 from .timing import local_day, next_run, occurrence
+
+MAX_ID = 100  # platform ids (channels, users) are far shorter; the columns hold 100
 
 
 @dataclass(frozen=True)
@@ -82,6 +84,8 @@ class DailyService:
         """Set (or replace) the channel's daily question; admins only."""
         if not self.is_admin(actor):
             raise NotAllowed("set the channel's daily question")
+        if not channel_id or len(channel_id) > MAX_ID:
+            raise BadSetting("That channel id is not one the bot can use.")
         at = parse_time(time)
         zone = parse_zone(timezone)
         hours = parse_reveal_hours(reveal_after_hours)
