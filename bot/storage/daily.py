@@ -85,6 +85,7 @@ def _answer(row: Any) -> MemberAnswer:
         correct=bool(row.correct),
         first_at=row.first_at,
         done_at=row.done_at,
+        selections={int(k): int(v) for k, v in json.loads(row.selections).items()},
     )
 
 
@@ -430,6 +431,7 @@ class DailyRepository(Base):
             "correct": answer.correct,
             "first_at": answer.first_at,
             "done_at": answer.done_at,
+            "selections": json.dumps({str(k): v for k, v in answer.selections.items()}),
         }
         try:
             async with self._write() as c:

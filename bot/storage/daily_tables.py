@@ -67,6 +67,7 @@ daily_answers = Table(
     Column("correct", Boolean, nullable=False),
     Column("first_at", UTCDateTime),
     Column("done_at", UTCDateTime),
+    Column("selections", Text, nullable=False),  # JSON object: menu picks before Check
 )
 
 daily_learners = Table(

@@ -274,3 +274,27 @@ async def test_an_unexpected_error_loses_that_post_without_repeating_it_or_stopp
     schedule = await sqlite_stores.daily.get_schedule("discord", "c1")
     assert schedule is not None and not schedule.paused
     assert schedule.next_at == datetime(2026, 6, 2, 7, 0, tzinfo=UTC)  # tomorrow as usual
+
+
+async def test_each_member_keeps_their_own_menu_picks_until_they_answer(sqlite_stores: Stores) -> None:
+    clock = FakeClock(datetime(2026, 6, 1, 6, 0, tzinfo=UTC))
+    poster = FakePoster()
+    scheduler, service = parts(sqlite_stores, clock, poster)
+    await service.set_schedule(ADMIN, channel_id="c1", time="09:00", timezone="Europe/Berlin")
+    await scheduler.post_now(ADMIN, channel_id="c1")
+    (post,) = await sqlite_stores.daily.posts("discord", "c1")
+    ann, bo = Actor("discord", "g1", "ann", "Ann"), Actor("discord", "g1", "bo", "Bo")
+    await service.select(ann, post.id, {1: 0})
+    await service.select(bo, post.id, {1: 3})
+    await service.select(ann, post.id, {2: 2})
+    assert (await service.member_answer(post.id, "ann")).selections == {1: 0, 2: 2}  # type: ignore[union-attr]
+    assert (await service.member_answer(post.id, "bo")).selections == {1: 3}  # type: ignore[union-attr]
+    for _ in range(3):
+        result = await service.answer_post(ann, post.id, correct=False)
+        if result.scored:
+            break
+    assert (await service.member_answer(post.id, "ann")).selections == {1: 0, 2: 2}  # type: ignore[union-attr]
+    with pytest.raises(AlreadyAnswered):
+        await service.select(ann, post.id, {1: 1})
+    tally = await sqlite_stores.daily.get_post(post.id)
+    assert tally is not None and (tally.answered, tally.right) == (1, 0)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
 
 from .errors import AlreadyAnswered
@@ -48,6 +48,7 @@ class MemberAnswer:
     correct: bool = False
     first_at: datetime | None = None
     done_at: datetime | None = None
+    selections: dict[int, int] = field(default_factory=dict)  # menus picked so far (blank -> option)
 
 
 def apply_attempt(
@@ -82,6 +83,16 @@ def apply_hint(previous: MemberAnswer | None, *, user_id: str, name: str, at: da
     if base.done:
         raise AlreadyAnswered()
     return replace(base, hinted=True)
+
+
+def apply_selection(
+    previous: MemberAnswer | None, *, user_id: str, name: str, selections: dict[int, int], at: datetime
+) -> MemberAnswer:
+    """Return the member's answer with menu picks merged in (blanks, select-all), before Check grades them."""
+    base = previous or MemberAnswer(user_id, name, first_at=at)
+    if base.done:
+        raise AlreadyAnswered()
+    return replace(base, selections={**base.selections, **selections})
 
 
 @dataclass(frozen=True)

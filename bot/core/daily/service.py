@@ -15,7 +15,7 @@ from bot.core.render import correct_answer_text
 from bot.core.replies import Fields, Message, Reply, Tone, notice
 
 from .cards import LEECH_FAILURES
-from .channel import DailyPost, MemberAnswer, apply_attempt, apply_hint
+from .channel import DailyPost, MemberAnswer, apply_attempt, apply_hint, apply_selection
 from .errors import AlreadyAnswered, BadSetting, NoSchedule, QuestionClosed
 from .learner import Learner, is_mastered
 from .messages import answer_feedback, daily_stats_fields, queue_message, schedule_message
@@ -28,6 +28,7 @@ from .streak import Streak, settle
 from .timing import local_day, next_run, occurrence
 
 MAX_ID = 100  # platform ids (channels, users) are far shorter; the columns hold 100
+MAX_SELECTIONS = 25  # a question has at most 25 choices or blank options
 
 
 @dataclass(frozen=True)
@@ -205,6 +206,24 @@ class DailyService:
             post.id, answer, previous_attempts=previous.attempts if previous is not None else None
         )
         return notice(question.hint or "There is no hint for this one.", title="Hint")
+
+    async def select(self, actor: Actor, post_id: str, selections: dict[int, int]) -> MemberAnswer:
+        """Remember the member's menu picks on the post (a blank's option, select-all indices) for Check."""
+        if len(selections) > MAX_SELECTIONS:
+            raise BadSetting("Too many selections.")
+        post, _, _ = await self.open_post(actor, post_id)
+        previous = await self._store.member_answer(post.id, actor.user_id)
+        answer = apply_selection(
+            previous, user_id=actor.user_id, name=actor.mention, selections=selections, at=self._clock.now()
+        )
+        await self._store.save_member_answer(
+            post.id, answer, previous_attempts=previous.attempts if previous is not None else None
+        )
+        return answer
+
+    async def member_answer(self, post_id: str, user_id: str) -> MemberAnswer | None:
+        """Return the member's answer so far (attempts, hint, menu picks), or None."""
+        return await self._store.member_answer(post_id, user_id)
 
     async def member_hinted(self, post_id: str, user_id: str) -> bool:
         answer = await self._store.member_answer(post_id, user_id)

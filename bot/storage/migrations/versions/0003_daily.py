@@ -72,6 +72,7 @@ def upgrade() -> None:
         sa.Column("correct", sa.Boolean, nullable=False),
         sa.Column("first_at", UTCDateTime),
         sa.Column("done_at", UTCDateTime),
+        sa.Column("selections", sa.Text, nullable=False),
     )
     op.create_table(
         "daily_learners",
