@@ -40,7 +40,9 @@ from bot.core.model import Actor, new_session_id
 from bot.core.packs.models import AnyQuestion, Pack
 from bot.core.ports import Clock
 from bot.core.replies import Message, Reply, Tone, notice
+from bot.settings import Settings
 from bot.storage.daily import DailyRepository
+from bot.storage.repository import SqlRepository
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +79,31 @@ class Poster(Protocol):
     async def send_dm(self, platform: str, user_id: str, message: Message) -> None:
         """Send a direct message: a reminder, or a paused schedule's notice to its admin."""
         ...
+
+
+class PlatformPosters:
+    """One Poster per platform behind one: each call goes to the poster of its platform."""
+
+    def __init__(self, posters: dict[str, Poster]) -> None:
+        self._posters = dict(posters)
+
+    def _for(self, platform: str) -> Poster:
+        poster = self._posters.get(platform)
+        if poster is None:
+            raise DeliveryFailed(f"this process does not run the {platform} front end")
+        return poster
+
+    async def post_item(self, post: DailyPost, message: Message) -> str:
+        return await self._for(post.platform).post_item(post, message)
+
+    async def edit_post(self, post: DailyPost, message: Message) -> None:
+        await self._for(post.platform).edit_post(post, message)
+
+    async def post_reveal(self, post: DailyPost, message: Message) -> None:
+        await self._for(post.platform).post_reveal(post, message)
+
+    async def send_dm(self, platform: str, user_id: str, message: Message) -> None:
+        await self._for(platform).send_dm(platform, user_id, message)
 
 
 Sleep = Callable[[float], Awaitable[None]]
@@ -348,3 +375,18 @@ class Scheduler:
         await self._store.finish_reminder(
             learner, day, sent=delivered, failures=after.failures, stopped=after.stopped
         )
+
+
+def scheduler_for(
+    settings: Settings, *, repository: SqlRepository, poster: Poster, clock: Clock
+) -> Scheduler | None:
+    """Build the scheduler for `quizbot run`, or None when QUIZBOT_SCHEDULER is off."""
+    if settings.scheduler == "off":
+        return None
+    return Scheduler(
+        store=DailyRepository.beside(repository),
+        packs=repository,
+        clock=clock,
+        poster=poster,
+        admins=frozenset(settings.admins),
+    )
