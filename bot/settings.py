@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import tomllib
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import (
@@ -46,6 +46,9 @@ class Settings(BaseSettings):
     session_ttl_hours: float = Field(default=24.0, gt=0, description="A quiz left untouched this long expires.")
     database_timeout_seconds: float = Field(
         default=10.0, gt=0, le=600, description="PostgreSQL: the longest wait to connect, and for one statement."
+    )
+    scheduler: Literal["on", "off"] = Field(
+        default="on", description="off: this process only serves interactions; daily posts and reminders run elsewhere."
     )
 
     discord_token: SecretStr | None = Field(default=None, validation_alias=AliasChoices("DISCORD_TOKEN", "discord_token"))

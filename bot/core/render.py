@@ -64,6 +64,11 @@ def item_message(
     )
 
 
+def correct_answer_text(question: AnyQuestion) -> str:
+    """The right answer as Markdown (empty for a code exercise): the type module's reveal."""
+    return kind_of(question).reveal(question)
+
+
 _MARKUP = re.compile(r"```.*?(```|$)|[`*_#>]", re.S)
 
 

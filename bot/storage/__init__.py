@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from . import daily_tables  # noqa: F401  (registers the daily tables on the shared MetaData)
+from .daily import DailyRepository
 from .database import DEFAULT_TIMEOUT, check_writable, create_engine, describe_error, safe_url, upgrade
 from .repository import SqlRepository
 
@@ -18,4 +20,13 @@ async def open_repository(url: str, *, migrate: bool = True, db_timeout: float =
     return SqlRepository(engine)
 
 
-__all__ = ["SqlRepository", "check_writable", "create_engine", "describe_error", "open_repository", "safe_url", "upgrade"]
+__all__ = [
+    "DailyRepository",
+    "SqlRepository",
+    "check_writable",
+    "create_engine",
+    "describe_error",
+    "open_repository",
+    "safe_url",
+    "upgrade",
+]

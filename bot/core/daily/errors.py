@@ -1,0 +1,58 @@
+"""Errors of daily practice; adapters show their messages to the person who acted.
+
+QuizError
+ └── DailyError
+      ├── BadTime          a time that is not HH:MM
+      ├── UnknownZone      a time zone the database does not know (names close matches)
+      ├── BadSetting       a cap, an hour count or a name out of its range
+      ├── NoSchedule       a channel with no daily question
+      ├── AlreadyAnswered  a second scored answer to the same day's question
+      └── QuestionClosed   an answer to a question already revealed (carries the answer)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from bot.core.errors import QuizError
+
+
+class DailyError(QuizError):
+    """A problem with a daily-practice command that the person can fix."""
+
+
+class BadTime(DailyError):
+    def __init__(self, text: str) -> None:
+        self.text = text
+        super().__init__(f"`{text[:20]}` is not a time: use HH:MM on a 24-hour clock, for example `09:30` or `18:05`.")
+
+
+class UnknownZone(DailyError):
+    def __init__(self, name: str, close: Sequence[str]) -> None:
+        self.name, self.close = name, tuple(close)
+        hint = (
+            "Did you mean " + ", ".join(f"`{c}`" for c in self.close) + "?"
+            if self.close
+            else "Use an IANA name such as `Europe/Berlin` or `America/New_York`."
+        )
+        super().__init__(f"There is no time zone `{name[:64]}`. {hint}")
+
+
+class BadSetting(DailyError):
+    pass
+
+
+class NoSchedule(DailyError):
+    def __init__(self) -> None:
+        super().__init__("This channel has no daily question. An admin can set one with `/quiz daily set`.")
+
+
+class AlreadyAnswered(DailyError):
+    def __init__(self) -> None:
+        super().__init__("You already answered today's question; the answer shows at reveal time.")
+
+
+class QuestionClosed(DailyError):
+    def __init__(self, answer: str) -> None:
+        self.answer = answer
+        super().__init__(f"This question closed. {answer}".strip())

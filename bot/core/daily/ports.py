@@ -1,0 +1,86 @@
+"""What daily practice needs from storage and from the pack library; bot.storage implements it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date, datetime
+from typing import Protocol
+
+from bot.core.model import PackInfo
+from bot.core.packs.models import Pack
+
+from .channel import DailyPost, MemberAnswer
+from .learner import Learner
+from .queue import DayCount, DueCard
+from .rotation import ItemKey
+from .schedule import Schedule
+
+
+class Packs(Protocol):
+    """The part of the core's Repository that daily practice reads."""
+
+    async def get_pack(self, pack_id: str) -> Pack | None: ...
+
+    async def list_packs(self, scope: str | None = None) -> list[PackInfo]: ...
+
+
+class DailyStore(Protocol):
+    async def save_schedule(self, schedule: Schedule) -> None:
+        """Create or replace the channel's schedule."""
+        ...
+
+    async def get_schedule(self, platform: str, channel_id: str) -> Schedule | None: ...
+
+    async def list_schedules(self, platform: str, scope: str) -> list[Schedule]: ...
+
+    async def delete_schedule(self, platform: str, channel_id: str) -> bool: ...
+
+    async def get_post(self, post_id: str) -> DailyPost | None: ...
+
+    async def member_answer(self, post_id: str, user_id: str) -> MemberAnswer | None: ...
+
+    async def member_answers(self, post_id: str) -> list[MemberAnswer]: ...
+
+    async def save_member_answer(self, post_id: str, answer: MemberAnswer, *, previous_attempts: int | None) -> bool:
+        """Store the answer unless another click changed it first (then return False).
+
+        `previous_attempts` is None for a first row. A scored answer updates the post's tally and
+        marks it for the scheduler's next tally edit, in the same transaction.
+        """
+        ...
+
+    async def get_learner(self, platform: str, user_id: str) -> Learner:
+        """Return the learner's settings and state (defaults for a learner never seen)."""
+        ...
+
+    async def save_learner(self, learner: Learner) -> None: ...
+
+    async def day_count(self, platform: str, user_id: str, day: date) -> DayCount: ...
+
+    async def record_activity(
+        self, learner: Learner, day: date, *, reviews: int = 0, new: int = 0, channel: int = 0
+    ) -> Learner:
+        """Add to the day's counts and move the streak, in one transaction; return the learner after."""
+        ...
+
+    async def due_cards(self, platform: str, user_id: str, now: datetime, limit: int) -> tuple[list[DueCard], int, datetime | None]:
+        """Return the most overdue unsuspended cards (at most `limit`), how many are due, and the next due later."""
+        ...
+
+    async def new_items(self, platform: str, user_id: str, packs: Sequence[str], limit: int) -> list[ItemKey]:
+        """Return items of `packs` the learner never answered, in pack order."""
+        ...
+
+    async def practised_packs(self, platform: str, user_id: str) -> list[str]: ...
+
+    async def card_failures(self, platform: str, user_id: str, item: ItemKey) -> tuple[int, bool]:
+        """Return how often the card was failed and whether it is suspended as a leech."""
+        ...
+
+    async def save_card_failures(self, platform: str, user_id: str, item: ItemKey, failures: int, suspended: bool) -> None: ...
+
+    async def leeches(self, platform: str, user_id: str) -> list[ItemKey]: ...
+
+    async def cards(self, platform: str, user_id: str) -> list[tuple[str, str, str]]:
+        """Return every review card of the learner as (pack, question, card JSON)."""
+        ...

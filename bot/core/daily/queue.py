@@ -1,0 +1,107 @@
+"""A learner's daily review: due cards most overdue first, then new items, within the day's caps."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+from zoneinfo import ZoneInfo
+
+from .errors import BadSetting
+from .rotation import ItemKey
+from .timing import REVIEW_ROLLOVER, local_day
+
+DEFAULT_REVIEWS = 20
+DEFAULT_NEW = 5
+MAX_REVIEWS = 200
+MAX_NEW = 50
+SECONDS_PER_CARD = 30
+
+
+@dataclass(frozen=True)
+class Caps:
+    reviews: int = DEFAULT_REVIEWS
+    new: int = DEFAULT_NEW
+
+    def __post_init__(self) -> None:
+        if not (0 <= self.reviews <= MAX_REVIEWS):
+            raise BadSetting(f"The review cap must be between 0 and {MAX_REVIEWS}.")
+        if not (0 <= self.new <= MAX_NEW):
+            raise BadSetting(f"The new-item cap must be between 0 and {MAX_NEW}.")
+
+
+@dataclass(frozen=True)
+class DueCard:
+    pack: str
+    question: str
+    due: datetime
+    card: str
+
+
+@dataclass(frozen=True)
+class DayCount:
+    """What a learner did on one review day."""
+
+    reviews: int = 0
+    new: int = 0
+    channel: int = 0  # daily channel items answered
+
+    @property
+    def active(self) -> bool:
+        return self.reviews + self.new + self.channel > 0
+
+
+@dataclass(frozen=True)
+class DailyQueue:
+    day: date
+    reviews: tuple[DueCard, ...]
+    new: tuple[ItemKey, ...]
+    next_due: datetime | None  # the earliest card due later than now (suspended cards excluded)
+    due_total: int  # every due card, before the cap
+
+    def items(self) -> list[ItemKey]:
+        """Return the session's items in order: reviews, then new."""
+        return [(c.pack, c.question) for c in self.reviews] + list(self.new)
+
+    @property
+    def empty(self) -> bool:
+        return not self.reviews and not self.new
+
+
+def review_day(now: datetime, zone: ZoneInfo) -> date:
+    """Return the learner's review day: it rolls over at 04:00 local time."""
+    return local_day(now, zone, REVIEW_ROLLOVER)
+
+
+def build_queue(
+    due: Sequence[DueCard],
+    new: Sequence[ItemKey],
+    *,
+    now: datetime,
+    zone: ZoneInfo,
+    caps: Caps,
+    done: DayCount,
+    next_due: datetime | None,
+) -> DailyQueue:
+    """Return today's queue from due cards and new candidates, less what was done today."""
+    ready = sorted((c for c in due if c.due <= now), key=lambda c: (c.due, c.pack, c.question))
+    room = max(caps.reviews - done.reviews, 0)
+    new_room = max(caps.new - done.new, 0)
+    seen = {(c.pack, c.question) for c in ready}
+    fresh = [k for k in dict.fromkeys(new) if k not in seen][:new_room]
+    later = [c.due for c in due if c.due > now]
+    if next_due is not None:
+        later.append(next_due)
+    return DailyQueue(
+        day=review_day(now, zone),
+        reviews=tuple(ready[:room]),
+        new=tuple(fresh),
+        next_due=min(later) if later else None,
+        due_total=len(ready),
+    )
+
+
+def minutes_for(cards: int) -> int:
+    """Estimate the minutes a review of `cards` takes (half a minute each, rounded up)."""
+    return math.ceil(cards * SECONDS_PER_CARD / 60)

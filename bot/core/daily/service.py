@@ -1,0 +1,382 @@
+"""Daily practice for the adapters: one method per command, a neutral reply out."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from datetime import timedelta
+
+from bot.core.errors import NotAllowed, UnknownName
+from bot.core.model import Actor
+from bot.core.packs.models import AnyQuestion, Pack
+from bot.core.ports import Clock
+from bot.core.render import correct_answer_text
+from bot.core.replies import Fields, Message, Reply, Tone, notice
+
+from .cards import LEECH_FAILURES
+from .channel import DailyPost, MemberAnswer, apply_attempt, apply_hint, apply_selection
+from .errors import AlreadyAnswered, BadSetting, NoSchedule, QuestionClosed
+from .learner import Learner, is_mastered
+from .messages import answer_feedback, daily_stats_fields, queue_message, schedule_message
+from .ports import DailyStore, Packs
+from .queue import Caps, DailyQueue, build_queue, review_day
+from .reminders import Reminder
+from .rotation import ItemKey
+from .schedule import Schedule, check_filters, parse_reveal_hours, parse_time, parse_zone
+from .streak import Streak, settle
+from .timing import local_day, next_run, occurrence
+
+MAX_ID = 100  # platform ids (channels, users) are far shorter; the columns hold 100
+MAX_SELECTIONS = 25  # a question has at most 25 choices or blank options
+
+
+@dataclass(frozen=True)
+class ChannelAnswer:
+    """A member's answer to the daily question, after one graded attempt."""
+
+    reply: Reply  # private feedback for the member
+    answer: MemberAnswer
+    scored: bool  # this attempt scored it: store the attempt and the review card like a quiz answer
+
+
+@dataclass(frozen=True)
+class ReviewRecorded:
+    failures: int
+    leech: bool  # this answer made the card a leech: it leaves the daily review
+    streak: Streak
+
+
+class DailyService:
+    """Schedules, the daily question's answers, the personal review, reminders, streaks."""
+
+    def __init__(
+        self,
+        *,
+        store: DailyStore,
+        packs: Packs,
+        clock: Clock,
+        admins: frozenset[str] = frozenset(),
+        wake: Callable[[], None] | None = None,
+    ) -> None:
+        self._store = store
+        self._packs = packs
+        self._clock = clock
+        self._admins = admins
+        self._wake = wake or (lambda: None)  # tells this process's scheduler that a job changed
+
+    def is_admin(self, actor: Actor) -> bool:
+        return actor.is_admin or actor.key in self._admins
+
+    # ------------------------------------------------------------ channel schedule
+
+    async def set_schedule(
+        self,
+        actor: Actor,
+        *,
+        channel_id: str,
+        time: str,
+        timezone: str,
+        pack: str | None = None,
+        topic: str | None = None,
+        difficulty: str | None = None,
+        reveal_after_hours: float | str | None = None,
+    ) -> Reply:
+        """Set (or replace) the channel's daily question; admins only."""
+        if not self.is_admin(actor):
+            raise NotAllowed("set the channel's daily question")
+        if not channel_id or len(channel_id) > MAX_ID:
+            raise BadSetting("That channel id is not one the bot can use.")
+        at = parse_time(time)
+        zone = parse_zone(timezone)
+        hours = parse_reveal_hours(reveal_after_hours)
+        packs = (pack,) if pack else ()
+        check_filters(packs, topic, difficulty)
+        enabled = [p for p in await self._packs.list_packs(actor.scope) if p.enabled]
+        if pack and pack not in {p.id for p in enabled}:
+            raise UnknownName("pack", pack, [p.id for p in enabled])
+        if topic:
+            chosen = [p for p in enabled if not pack or p.id == pack]
+            topics = sorted({t for p in chosen for t, _ in p.topics})
+            if topic not in topics:
+                raise UnknownName("topic", topic, topics)
+        now = self._clock.now()
+        today = local_day(now, zone)
+        # Set after today's time: the first post is tomorrow's, not one right now.
+        last_day = today if occurrence(today, at, zone) <= now else today - timedelta(days=1)
+        previous = await self._store.get_schedule(actor.platform, channel_id)
+        if previous is not None and previous.last_day is not None and previous.last_day >= today:
+            last_day = max(last_day, previous.last_day)
+        _, next_at = next_run(at, zone, now, last_day)
+        schedule = Schedule(
+            platform=actor.platform,
+            scope=actor.scope,
+            channel_id=channel_id,
+            at=at,
+            zone=zone.key,
+            packs=packs,
+            topic=topic or None,
+            difficulty=difficulty or None,
+            reveal_after_hours=hours,
+            set_by=actor.user_id,
+            last_day=last_day,
+            cycle=previous.cycle if previous is not None else 0,
+            next_at=next_at,
+        )
+        await self._store.save_schedule(schedule)
+        self._wake()
+        message = replace(schedule_message(schedule, now=now), tone=Tone.SUCCESS, title="Daily question set")
+        return Reply(messages=(message,))
+
+    async def show_schedule(self, actor: Actor, *, channel_id: str | None = None) -> Reply:
+        """Show the channel's schedule, or every schedule of the server when no channel is named."""
+        now = self._clock.now()
+        if channel_id is not None:
+            schedule = await self._store.get_schedule(actor.platform, channel_id)
+            if schedule is None or schedule.scope != actor.scope:
+                raise NoSchedule()
+            return Reply(messages=(schedule_message(schedule, now=now),))
+        schedules = await self._store.list_schedules(actor.platform, actor.scope)
+        if not schedules:
+            raise NoSchedule()
+        return Reply(messages=tuple(schedule_message(s, now=now) for s in schedules))
+
+    async def turn_off(self, actor: Actor, *, channel_id: str) -> Reply:
+        """Remove the channel's daily question; admins only. Posts already made keep working."""
+        if not self.is_admin(actor):
+            raise NotAllowed("turn off the channel's daily question")
+        schedule = await self._store.get_schedule(actor.platform, channel_id)
+        if schedule is None or schedule.scope != actor.scope:
+            raise NoSchedule()
+        await self._store.delete_schedule(actor.platform, channel_id)
+        self._wake()
+        return notice(f"The daily question for <#{channel_id}> is off.", tone=Tone.SUCCESS)
+
+    # ------------------------------------------------------------ answering the daily question
+
+    async def post(self, post_id: str) -> DailyPost | None:
+        """Return the daily post a control names, or None when the id is not a daily post."""
+        if not post_id or len(post_id) > 32:
+            return None
+        return await self._store.get_post(post_id)
+
+    async def open_post(self, actor: Actor, post_id: str) -> tuple[DailyPost, Pack, AnyQuestion]:
+        """Return the post and its question, ready to grade; raise QuestionClosed or AlreadyAnswered."""
+        post = await self.post(post_id)
+        if post is None:
+            raise QuestionClosed("")
+        pack = await self._packs.get_pack(post.pack)
+        question = pack.question(post.question) if pack is not None else None
+        if pack is None or question is None:
+            raise QuestionClosed("")
+        if post.closed(self._clock.now()):
+            raise QuestionClosed(correct_answer_text(question))
+        mine = await self._store.member_answer(post.id, actor.user_id)
+        if mine is not None and mine.done:
+            raise AlreadyAnswered()
+        return post, pack, question
+
+    async def answer_post(self, actor: Actor, post_id: str, *, correct: bool, detail: str = "") -> ChannelAnswer:
+        """Count one graded attempt of the member; `detail` is the grader's feedback line."""
+        post, _, question = await self.open_post(actor, post_id)
+        now = self._clock.now()
+        previous = await self._store.member_answer(post.id, actor.user_id)
+        answer = apply_attempt(
+            previous, user_id=actor.user_id, name=actor.mention, correct=correct,
+            max_attempts=question.max_attempts(), at=now,
+        )
+        stored = await self._store.save_member_answer(
+            post.id, answer, previous_attempts=previous.attempts if previous is not None else None
+        )
+        if not stored:
+            raise AlreadyAnswered()
+        if answer.done:
+            learner = await self._store.get_learner(actor.platform, actor.user_id)
+            await self._store.record_activity(learner, review_day(now, learner.tz), channel=1)
+        left = max(question.max_attempts() - answer.attempts, 0)
+        feedback = answer_feedback(answer, attempts_left=left, detail=detail)
+        return ChannelAnswer(Reply(messages=(feedback,)), answer, answer.done)
+
+    async def hint_post(self, actor: Actor, post_id: str) -> Reply:
+        """Show the member the hint privately; a right answer afterwards rates Hard."""
+        post, _, question = await self.open_post(actor, post_id)
+        previous = await self._store.member_answer(post.id, actor.user_id)
+        answer = apply_hint(previous, user_id=actor.user_id, name=actor.mention, at=self._clock.now())
+        await self._store.save_member_answer(
+            post.id, answer, previous_attempts=previous.attempts if previous is not None else None
+        )
+        return notice(question.hint or "There is no hint for this one.", title="Hint")
+
+    async def select(self, actor: Actor, post_id: str, selections: dict[int, int]) -> MemberAnswer:
+        """Remember the member's menu picks on the post (a blank's option, select-all indices) for Check."""
+        if len(selections) > MAX_SELECTIONS:
+            raise BadSetting("Too many selections.")
+        post, _, _ = await self.open_post(actor, post_id)
+        previous = await self._store.member_answer(post.id, actor.user_id)
+        answer = apply_selection(
+            previous, user_id=actor.user_id, name=actor.mention, selections=selections, at=self._clock.now()
+        )
+        await self._store.save_member_answer(
+            post.id, answer, previous_attempts=previous.attempts if previous is not None else None
+        )
+        return answer
+
+    async def member_answer(self, post_id: str, user_id: str) -> MemberAnswer | None:
+        """Return the member's answer so far (attempts, hint, menu picks), or None."""
+        return await self._store.member_answer(post_id, user_id)
+
+    async def member_hinted(self, post_id: str, user_id: str) -> bool:
+        answer = await self._store.member_answer(post_id, user_id)
+        return answer is not None and answer.hinted
+
+    # ------------------------------------------------------------ personal review
+
+    async def learner(self, actor: Actor) -> Learner:
+        return await self._store.get_learner(actor.platform, actor.user_id)
+
+    async def review_queue(self, actor: Actor) -> DailyQueue:
+        """Return today's review: due cards most overdue first, then new items, within the caps."""
+        learner = await self.learner(actor)
+        now = self._clock.now()
+        day = review_day(now, learner.tz)
+        done = await self._store.day_count(actor.platform, actor.user_id, day)
+        room = max(learner.caps.reviews - done.reviews, 0)
+        due, due_total, next_due = await self._store.due_cards(actor.platform, actor.user_id, now, room)
+        packs = learner.packs or tuple(await self._store.practised_packs(actor.platform, actor.user_id))
+        new_room = max(learner.caps.new - done.new, 0)
+        new = await self._store.new_items(actor.platform, actor.user_id, packs, new_room) if new_room else []
+        queue = build_queue(due, new, now=now, zone=learner.tz, caps=learner.caps, done=done, next_due=next_due)
+        return replace(queue, due_total=due_total)
+
+    async def review_intro(self, actor: Actor) -> tuple[DailyQueue, Reply]:
+        """Return the queue and the message that opens it (or says when the next card is due)."""
+        learner = await self.learner(actor)
+        queue = await self.review_queue(actor)
+        return queue, Reply(messages=(queue_message(queue, learner.tz),))
+
+    async def record_review(
+        self, actor: Actor, item: ItemKey, *, correct: bool, new: bool
+    ) -> ReviewRecorded:
+        """Count one graded answer of the daily review: day caps, the streak, failures toward a leech.
+
+        The FSRS card itself is stored with the attempt by the quiz path (`bot.core.review`).
+        """
+        learner = await self.learner(actor)
+        now = self._clock.now()
+        failures, suspended = await self._store.card_failures(actor.platform, actor.user_id, item)
+        failed = failures + (0 if correct else 1)
+        leech = failed >= LEECH_FAILURES
+        if failed != failures or (leech and not suspended):
+            await self._store.save_card_failures(actor.platform, actor.user_id, item, failed, suspended or leech)
+        after = await self._store.record_activity(
+            learner, review_day(now, learner.tz), reviews=0 if new else 1, new=1 if new else 0
+        )
+        return ReviewRecorded(failed, leech and not suspended, after.streak)
+
+    async def reset_leech(self, actor: Actor, item: ItemKey) -> Reply:
+        """Put a leech back into the daily review with its failures forgotten."""
+        _, suspended = await self._store.card_failures(actor.platform, actor.user_id, item)
+        if not suspended:
+            return notice(f"`{item[0]}/{item[1]}` is not a leech.")
+        await self._store.save_card_failures(actor.platform, actor.user_id, item, 0, False)
+        return notice(f"`{item[0]}/{item[1]}` is back in your daily review.", tone=Tone.SUCCESS)
+
+    async def settings(
+        self,
+        actor: Actor,
+        *,
+        reviews: int | None = None,
+        new: int | None = None,
+        timezone: str | None = None,
+        packs: tuple[str, ...] | None = None,
+    ) -> Reply:
+        """Change (or just show, with no arguments) the learner's caps, time zone and packs."""
+        learner = await self.learner(actor)
+        changed = learner
+        if reviews is not None or new is not None:
+            changed = replace(
+                changed,
+                caps=Caps(
+                    reviews=learner.caps.reviews if reviews is None else reviews,
+                    new=learner.caps.new if new is None else new,
+                ),
+            )
+        if timezone is not None:
+            changed = replace(changed, zone=parse_zone(timezone).key)
+        if packs is not None:
+            check_filters(packs, None, None)
+            known = {p.id for p in await self._packs.list_packs(actor.scope) if p.enabled}
+            for p in packs:
+                if p not in known:
+                    raise UnknownName("pack", p, sorted(known))
+            changed = replace(changed, packs=packs)
+        if changed != learner:
+            await self._store.save_learner(changed)
+        fields = Fields(
+            (
+                ("Reviews a day", str(changed.caps.reviews)),
+                ("New items a day", str(changed.caps.new)),
+                ("Time zone", changed.zone),
+                ("Day starts", "04:00"),
+                ("Packs", ", ".join(f"`{p}`" for p in changed.packs) or "the packs you have practised"),
+            )
+        )
+        title = "Daily review settings" + (" saved" if changed != learner else "")
+        return Reply(messages=(Message(kind="notice", title=title, parts=(fields,)),))
+
+    # ------------------------------------------------------------ reminders
+
+    async def remind(self, actor: Actor, *, time: str, timezone: str) -> Reply:
+        """Turn on the daily reminder DM at `time` in `timezone` (it also becomes the learner's zone)."""
+        at = parse_time(time)
+        zone = parse_zone(timezone)
+        now = self._clock.now()
+        learner = await self.learner(actor)
+        today = local_day(now, zone)
+        last_day = today if occurrence(today, at, zone) <= now else today - timedelta(days=1)
+        _, next_at = next_run(at, zone, now, last_day)
+        reminder = Reminder(at=at, zone=zone.key, last_day=last_day, next_at=next_at)
+        await self._store.save_learner(replace(learner, zone=zone.key, reminder=reminder))
+        self._wake()
+        return notice(
+            f"You will get a direct message at {at:%H:%M} ({zone.key}) on days when reviews are due. "
+            "Turn it off with `/quiz remind off`.",
+            tone=Tone.SUCCESS,
+            title="Reminder on",
+        )
+
+    async def remind_off(self, actor: Actor) -> Reply:
+        learner = await self.learner(actor)
+        if learner.reminder is None:
+            return notice("You have no reminder.")
+        await self._store.save_learner(replace(learner, reminder=None))
+        self._wake()
+        return notice("Reminder off.", tone=Tone.SUCCESS)
+
+    # ------------------------------------------------------------ stats
+
+    async def stats(self, actor: Actor, *, user_id: str | None = None) -> Fields:
+        """Return the daily part of `/quiz stats`: streak, due today, leeches, reminder state."""
+        who = user_id or actor.user_id
+        learner = await self._store.get_learner(actor.platform, who)
+        now = self._clock.now()
+        streak = settle(learner.streak, review_day(now, learner.tz))
+        _, due_total, _ = await self._store.due_cards(actor.platform, who, now, 0)
+        leeches = await self._store.leeches(actor.platform, who)
+        return daily_stats_fields(streak, due=due_total, leeches=leeches, reminder=learner.reminder)
+
+    async def mastered(self, actor: Actor, *, user_id: str | None = None) -> dict[tuple[str, str], int]:
+        """Count mastered items (stability above 21 days) per (pack, topic title)."""
+        counts: Counter[tuple[str, str]] = Counter()
+        packs: dict[str, Pack | None] = {}
+        for pack_id, question_id, card in await self._store.cards(actor.platform, user_id or actor.user_id):
+            if not is_mastered(card):
+                continue
+            if pack_id not in packs:
+                packs[pack_id] = await self._packs.get_pack(pack_id)
+            pack = packs[pack_id]
+            question = pack.question(question_id) if pack is not None else None
+            topic = pack.topic_title(question.topic) if pack is not None and question is not None else ""
+            counts[(pack_id, topic)] += 1
+        return dict(counts)
+
