@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from . import social_tables  # noqa: F401  (registers the social tables on the shared MetaData)
 from .database import create_engine, describe_error, safe_url, upgrade
 from .repository import SqlRepository
 
