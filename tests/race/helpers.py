@@ -19,8 +19,9 @@ def member(name: str, *, admin: bool = False, channel: str = "chan-1", platform:
     return Actor(platform, "guild-1", name.lower(), name, is_admin=admin, channel_id=channel)
 
 
-def race_pack(choices: int = 6, *, pack_id: str = "race-pack") -> Pack:
-    """A pack with `choices` single-choice items (answer: the first choice), one of each other type, and code."""
+def race_pack(choices: int = 6, *, pack_id: str = "race-pack", others: bool = True) -> Pack:
+    """A pack with `choices` single-choice items (answer: the first choice) and, with `others`,
+    one select-all, one blanks, one short and one code item."""
     questions: list[dict[str, Any]] = [
         {
             "id": f"c{i}",
@@ -33,7 +34,7 @@ def race_pack(choices: int = 6, *, pack_id: str = "race-pack") -> Pack:
         }
         for i in range(choices)
     ]
-    questions += [
+    questions += [] if not others else [
         {
             "id": "multi",
             "type": "choice",
