@@ -86,9 +86,9 @@ def render_progress_png(who: str, data: ProgressData) -> bytes:
     topics = _top_topics(data.topics)
     bar_height = max(1.6, 0.42 * len(topics) + 0.9)
     with _LOCK:
-        figure = Figure(figsize=(WIDTH_IN, bar_height + 2.9), dpi=DPI)
+        figure = Figure(figsize=(WIDTH_IN, bar_height + 2.9), dpi=DPI, layout="constrained")
         FigureCanvasAgg(figure)
-        grid_spec = figure.add_gridspec(2, 1, height_ratios=[bar_height, 2.3], hspace=0.55)
+        grid_spec = figure.add_gridspec(2, 1, height_ratios=[bar_height, 2.3])
         bars = figure.add_subplot(grid_spec[0])
         if topics:
             labels = [_clip(t.label, 34) for t in topics][::-1]
@@ -146,7 +146,7 @@ def render_leaderboard_png(title: str, rows: Sequence[tuple[str, int]]) -> bytes
 
     shown = list(rows[:10])
     with _LOCK:
-        figure = Figure(figsize=(WIDTH_IN, max(1.8, 0.45 * len(shown) + 1.0)), dpi=DPI)
+        figure = Figure(figsize=(WIDTH_IN, max(1.8, 0.45 * len(shown) + 1.0)), dpi=DPI, layout="constrained")
         FigureCanvasAgg(figure)
         axes = figure.add_subplot()
         if shown:
@@ -165,11 +165,11 @@ def render_leaderboard_png(title: str, rows: Sequence[tuple[str, int]]) -> bytes
 
 
 def _png(figure: Any) -> bytes:
-    """Save as PNG; lower the resolution until it fits MAX_BYTES."""
+    """Save as PNG (WIDTH_IN × DPI pixels wide); lower the resolution until it fits MAX_BYTES."""
     dpi = float(DPI)
     while True:
         buffer = io.BytesIO()
-        figure.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight", metadata={"Software": None})
+        figure.savefig(buffer, format="png", dpi=dpi, metadata={"Software": None})
         data = buffer.getvalue()
         if len(data) <= MAX_BYTES or dpi <= 40:
             return data
