@@ -1,10 +1,11 @@
 """The social side in the database: races (RaceStore), leaderboards, privacy, picture data.
 
 Concurrency: every change to a race happens in one transaction that first locks the race's row
-(`UPDATE ... RETURNING` for an answer, `SELECT ... FOR UPDATE` for a round change; on SQLite the
-process's single writer). So with several processes on PostgreSQL an answer is numbered and stored
-exactly once, in the order the row lock was granted, and a round closes exactly once: an answer that
-waits behind the close sees the new round and is refused as "round closed".
+(`SELECT ... FOR UPDATE`; on SQLite the process's single writer). So with several processes on
+PostgreSQL an answer is numbered and stored exactly once, in the order the row lock was granted,
+and a round closes exactly once: an answer that waits behind the close sees the new round and is
+refused as "round closed". Within a process, answers to one race that arrive while a transaction
+is running are queued and stored together by the next one, numbered in the order they arrived.
 """
 
 from __future__ import annotations
@@ -52,6 +53,8 @@ class SocialStore(Base):
         super().__init__(engine)
         if write_lock is not None:
             self._write_lock = write_lock
+        self._pending: dict[str, list[tuple[RaceAnswer, asyncio.Future[Recorded]]]] = {}
+        self._flushers: dict[str, asyncio.Task[None]] = {}
 
     @classmethod
     def beside(cls, repository: Base) -> SocialStore:
@@ -106,42 +109,82 @@ class SocialStore(Base):
             return [await _load(c, row) for row in rows]
 
     async def record_answer(self, race_id: str, answer: RaceAnswer) -> Recorded:
+        """Queue the answer; one writer per race stores everything queued in one transaction.
+
+        Under a burst (200 members clicking within a second) this turns hundreds of commits into a
+        few, while keeping each answer's number in the order it reached the queue.
+        """
+        future: asyncio.Future[Recorded] = asyncio.get_running_loop().create_future()
+        self._pending.setdefault(race_id, []).append((answer, future))
+        if race_id not in self._flushers:
+            # A task of its own: a caller that gives up waiting must not strand the others' answers.
+            self._flushers[race_id] = asyncio.create_task(self._flush(race_id))
+        return await future
+
+    async def _flush(self, race_id: str) -> None:
+        try:
+            while batch := self._pending.pop(race_id, []):
+                try:
+                    outcomes = await self._record_batch(race_id, [answer for answer, _ in batch])
+                except Exception as exc:
+                    outcomes = [exc] * len(batch)
+                for (_, future), outcome in zip(batch, outcomes, strict=True):
+                    if future.done():
+                        continue
+                    if isinstance(outcome, Recorded):
+                        future.set_result(outcome)
+                    else:
+                        future.set_exception(outcome)
+        finally:
+            del self._flushers[race_id]
+
+    async def _record_batch(self, race_id: str, answers: list[RaceAnswer]) -> list[Recorded | Exception]:
+        """Store answers in arrival order in one transaction, under the race's row lock."""
+        outcomes: list[Recorded | Exception] = []
         async with self._write() as c:
-            # Takes the race's row lock: answers to one race are numbered one at a time, in arrival order.
-            seq = (
+            row = (
                 await c.execute(
-                    update(st.races)
-                    .where(
-                        and_(
-                            R.id == race_id,
-                            R.round == answer.round,
-                            R.status == "running",
-                            R.deadline > answer.at,
-                        )
+                    select(R.round, R.status, R.deadline, R.next_seq).where(R.id == race_id).with_for_update()
+                )
+            ).first()
+            if row is None:
+                return [RoundClosed() for _ in answers]
+            answered = list(
+                (
+                    await c.execute(
+                        select(A.user_id).where(and_(A.race_id == race_id, A.round == row.round)).order_by(A.seq)
                     )
-                    .values(next_seq=R.next_seq + 1)
-                    .returning(R.next_seq)
-                )
-            ).scalar()
-            if seq is None:
-                raise RoundClosed()
-            mine = and_(A.race_id == race_id, A.round == answer.round)
-            if (await c.execute(select(A.seq).where(and_(mine, A.user_id == answer.user_id)))).first() is not None:
-                raise AlreadyAnswered()  # rolls back the number taken above
-            await c.execute(
-                insert(st.race_answers).values(
-                    race_id=race_id,
-                    round=answer.round,
-                    user_id=answer.user_id,
-                    name=answer.name[:100],
-                    seq=seq,
-                    answer=answer.answer,
-                    correct=answer.correct,
-                    at=answer.at,
-                )
+                ).scalars()
             )
-            answered = (await c.execute(select(A.user_id).where(mine))).scalars().all()
-        return Recorded(seq=int(seq), place=len(answered), answered=frozenset(answered))
+            seen = set(answered)
+            seq = int(row.next_seq)
+            rows: list[dict[str, Any]] = []
+            for answer in answers:
+                if row.status != "running" or answer.round != row.round or answer.at >= row.deadline:
+                    outcomes.append(RoundClosed())
+                elif answer.user_id in seen:
+                    outcomes.append(AlreadyAnswered())
+                else:
+                    seq += 1
+                    seen.add(answer.user_id)
+                    answered.append(answer.user_id)
+                    rows.append(
+                        {
+                            "race_id": race_id,
+                            "round": answer.round,
+                            "user_id": answer.user_id,
+                            "name": answer.name[:100],
+                            "seq": seq,
+                            "answer": answer.answer,
+                            "correct": answer.correct,
+                            "at": answer.at,
+                        }
+                    )
+                    outcomes.append(Recorded(seq=seq, place=len(answered), answered=frozenset(answered)))
+            if rows:
+                await c.execute(update(st.races).where(R.id == race_id).values(next_seq=seq))
+                await c.execute(insert(st.race_answers), rows)
+        return outcomes
 
     async def update_race(self, race_id: str, change: Callable[[Race], Change | None]) -> Change | None:
         async with self._write() as c:

@@ -271,3 +271,26 @@ async def test_a_restarted_bot_resumes_the_round_with_the_time_left(db_url: str,
     finally:
         await second.aclose()
         await repo.close()
+
+
+async def test_a_burst_of_answers_is_stored_once_each_in_arrival_order(
+    races: RaceService, store: SocialStore
+) -> None:
+    await races.start(ANN, rounds=3, seconds=60)
+    race = await current(store)
+    users = [f"m{i:02d}" for i in range(40)]
+    users[10:10] = ["m03", "m07"]  # two double clicks, after each member's first answer
+    item = race.items[0]
+    verb = rx.MULTI if item.question == "multi" else rx.CHOOSE
+    outcomes = await asyncio.gather(
+        *(
+            races.act(member(u), rx.make(race.id, 0, verb, "" if verb == rx.MULTI else 0), ["0"])
+            for u in users
+        ),
+        return_exceptions=True,
+    )
+    refused = [u for u, o in zip(users, outcomes, strict=True) if isinstance(o, AlreadyAnswered)]
+    assert refused == ["m03", "m07"]
+    stored = (await current(store)).round_answers(0)
+    assert [a.user_id for a in stored] == [f"m{i:02d}" for i in range(40)]
+    assert [a.seq for a in stored] == list(range(1, 41))

@@ -29,6 +29,7 @@ from .rules import MAX_ANSWER_CHARS, Race, RaceAnswer, RaceItem, check_options
 
 log = logging.getLogger(__name__)
 PACK_CACHE_SECONDS = 30.0
+MAX_CACHED_RACES = 1000
 Sleep = Callable[[float], Awaitable[None]]
 
 
@@ -58,6 +59,8 @@ class RaceService:
         self._timers: dict[str, asyncio.Task[None]] = {}
         self._background: set[asyncio.Task[None]] = set()
         self._packs: dict[str, tuple[float, Pack | None]] = {}
+        self._races: dict[str, Race] = {}  # running races as of their current round's start
+        self._loading: dict[str, asyncio.Future[Race | None]] = {}
 
     # ------------------------------------------------------------ commands
 
@@ -130,6 +133,7 @@ class RaceService:
             filters={"pack": pack, "topic": topic, "difficulty": difficulty},
         )
         await self._store.create_race(race)
+        self._remember(race)
         self._schedule(race)
         first_pack, first = candidates[0]
         where = f"`{pack}`" if pack else "the enabled packs"
@@ -153,9 +157,7 @@ class RaceService:
             raise QuizError("That button is not one of this bot's.")
         if parsed.verb == rx.STOP:
             return await self._stop(actor, parsed.race_id)
-        race = await self._store.get_race(parsed.race_id)
-        if race is None:
-            raise NoRace()
+        race = await self._snapshot(parsed.race_id, parsed.round)
         now = self._clock.now()
         self._ensure_timer(race)
         try:
@@ -210,6 +212,7 @@ class RaceService:
         if done is None:
             return False
         race = done.race
+        self._remember(race)
         self._schedule(race)
         await self._post_after_round(race, round_index)
         return True
@@ -312,6 +315,7 @@ class RaceService:
         if done is None:
             raise RaceOver("finished")
         self._cancel_timer(race_id)
+        self._remember(done.race)
         return Reply(messages=(view.final_message(done.race),), private=False)
 
     async def _post_after_round(self, race: Race, closed: int) -> None:
@@ -342,6 +346,33 @@ class RaceService:
             await self._publish(post)
         except Exception:
             log.exception("posting race %s round %d failed", race.id, closed + 1)
+
+    async def _snapshot(self, race_id: str, round_index: int) -> Race:
+        """Return the race as it was when the clicked round opened, reading it only when needed.
+
+        Earlier rounds never change once closed, so a copy taken in the clicked round serves every
+        click of that round; the store still checks each answer against the stored round.
+        """
+        cached = self._races.get(race_id)
+        if cached is not None and cached.running and cached.round == round_index:
+            return cached
+        loading = self._loading.get(race_id)
+        if loading is None:  # one read serves every click that arrives while it runs
+            loading = self._loading[race_id] = asyncio.ensure_future(self._store.get_race(race_id))
+            loading.add_done_callback(lambda _: self._loading.pop(race_id, None))
+        race = await asyncio.shield(loading)
+        if race is None:
+            raise NoRace()
+        self._remember(race)
+        return race
+
+    def _remember(self, race: Race) -> None:
+        if race.running:
+            self._races[race.id] = race
+            while len(self._races) > MAX_CACHED_RACES:
+                del self._races[next(iter(self._races))]
+        else:
+            self._races.pop(race.id, None)
 
     async def _pack(self, pack_id: str) -> Pack | None:
         cached = self._packs.get(pack_id)
