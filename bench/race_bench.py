@@ -21,13 +21,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bot.core import Actor, QuizService  # noqa: E402
-from bot.core.packs import Pack  # noqa: E402
-from bot.core.ports import SystemClock  # noqa: E402
-from bot.core.race import ChannelPost, RaceAnswer, RaceService, Recorded  # noqa: E402
-from bot.core.race import actions as rx  # noqa: E402
-from bot.storage import open_repository  # noqa: E402
-from bot.storage.social import SocialStore  # noqa: E402
+from bot.core import Actor, QuizService
+from bot.core.packs import Pack
+from bot.core.ports import SystemClock
+from bot.core.race import ChannelPost, RaceAnswer, RaceService, Recorded
+from bot.core.race import actions as rx
+from bot.storage import open_repository
+from bot.storage.social import SocialStore
 
 
 class ArrivalStore(SocialStore):
