@@ -207,7 +207,8 @@ class SocialStore(Base):
                     version=race.version,
                 )
             )
-            await c.execute(delete(st.race_drafts).where(and_(D.race_id == race_id, D.round < race.round)))
+            finished = D.race_id == race_id if not race.running else and_(D.race_id == race_id, D.round < race.round)
+            await c.execute(delete(st.race_drafts).where(finished))
             if done.attempts:
                 await self._store_attempts(c, done.attempts)
         return done

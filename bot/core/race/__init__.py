@@ -1,9 +1,11 @@
-"""Races in a channel: rules, scoring, what each step shows, and the service adapters call.
+"""The social side: races in a channel, leaderboards, progress pictures.
 
-Adapters route every action id for which `is_race_action` is true to `RaceService.act`.
+Adapters route every action id for which `is_race_action` is true to `RaceService.act`, and
+`/quiz leaderboard` and `/quiz privacy` to `SocialService`.
 """
 
 from .actions import is_race_action
+from .board import ACCURACY_MIN, PERIODS, WEIGHTS, Board, BoardRow, leaderboard_message, period_start
 from .errors import (
     AlreadyAnswered,
     BadRaceOption,
@@ -14,7 +16,7 @@ from .errors import (
     RaceRunning,
     RoundClosed,
 )
-from .ports import Change, ChannelPost, Publisher, RaceStore, Recorded
+from .ports import BoardStore, Change, ChannelPost, Publisher, RaceStore, Recorded
 from .rules import (
     ROUNDS_DEFAULT,
     ROUNDS_MAX,
@@ -30,16 +32,23 @@ from .rules import (
     points,
 )
 from .service import RaceService
+from .social import SocialService, with_image
 
 __all__ = [
+    "ACCURACY_MIN",
+    "PERIODS",
     "ROUNDS_DEFAULT",
     "ROUNDS_MAX",
     "ROUNDS_MIN",
     "SECONDS_DEFAULT",
     "SECONDS_MAX",
     "SECONDS_MIN",
+    "WEIGHTS",
     "AlreadyAnswered",
     "BadRaceOption",
+    "Board",
+    "BoardRow",
+    "BoardStore",
     "Change",
     "ChannelPost",
     "NoRace",
@@ -55,8 +64,12 @@ __all__ = [
     "RaceStore",
     "Recorded",
     "RoundClosed",
+    "SocialService",
     "Standing",
     "check_options",
     "is_race_action",
+    "leaderboard_message",
+    "period_start",
     "points",
+    "with_image",
 ]

@@ -1,14 +1,17 @@
-"""What races need from storage and from the adapters."""
+"""What races and leaderboards need from storage, and races from the adapters."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Protocol
 
 from bot.core.model import Attempt
+from bot.core.pictures import ProgressData
 from bot.core.replies import Message
 
+from .board import Board, Period
 from .rules import Race, RaceAnswer
 
 
@@ -96,3 +99,17 @@ class Publisher(Protocol):
         """Post to the channel; failures are the adapter's to log (the race goes on)."""
         ...
 
+
+
+class BoardStore(Protocol):
+    """Leaderboards, the privacy switch and the data of progress pictures."""
+
+    async def leaderboard(
+        self, platform: str, scope: str, *, now: datetime, period: Period = "week", pack: str | None = None, tz: str | None = None
+    ) -> Board: ...
+
+    async def set_leaderboard_visible(self, platform: str, user_id: str, visible: bool) -> None: ...
+
+    async def leaderboard_visible(self, platform: str, user_id: str) -> bool: ...
+
+    async def progress_data(self, platform: str, user_id: str, *, now: datetime, weeks: int = 16) -> ProgressData: ...

@@ -173,7 +173,10 @@ def reveal_message(race: Race, index: int, question: AnyQuestion) -> Message:
             Fields(tuple((f"{MEDALS[i]} {s.answer.name}", f"+{s.points}") for i, s in enumerate(top)))
         )
     right = sum(1 for s in scored if s.answer.correct)
-    parts.append(Text(f"{right} of {len(scored)} answer{'s' if len(scored) != 1 else ''} right."))
+    if scored:
+        parts.append(Text(f"{right} of {len(scored)} answer{'s' if len(scored) != 1 else ''} right."))
+    else:
+        parts.append(Text("Nobody answered this round."))
     return Message(
         kind="feedback",
         title=f"Round {index + 1} of {race.rounds}: the answer",
