@@ -2,8 +2,9 @@
 
 Each member's click goes through `RaceService.act` (load the race, grade, record the answer under
 the race's row lock) on a real database: a SQLite file by default, or `--url postgresql+asyncpg://...`.
-Prints p50/p99/max of the time to record each answer, and checks that the arrival numbers follow
-the order in which the answers reached the store.
+Prints p50/p99/max of the time to record each answer, checks that the arrival numbers follow
+the order in which the answers reached the store, and times closing the round (the reveal, and an
+attempt and a review card per answer).
 
     .venv/bin/python bench/race_bench.py [--members 200] [--spread 1.0] [--url URL]
 """
@@ -16,6 +17,7 @@ import random
 import statistics
 import tempfile
 import time
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from bot.core import Actor, QuizService
@@ -25,6 +27,15 @@ from bot.core.race import ChannelPost, RaceAnswer, RaceService, Recorded
 from bot.core.race import actions as rx
 from bot.storage import open_repository
 from bot.storage.social import SocialStore
+
+
+class ShiftedClock(SystemClock):
+    """The real clock, which the benchmark can move past a round's deadline."""
+
+    shift = timedelta(0)
+
+    def now(self) -> datetime:
+        return super().now() + self.shift
 
 
 class ArrivalStore(SocialStore):
@@ -64,7 +75,7 @@ async def posted(post: ChannelPost) -> None:
 async def run(url: str, members: int, spread: float) -> None:
     repo = await open_repository(url)
     try:
-        clock = SystemClock()
+        clock = ShiftedClock()
         await QuizService(repository=repo, runner=None, clock=clock).import_pack(bench_pack(), force=True)
         store = ArrivalStore(repo.engine, write_lock=repo._write_lock)
         store.arrivals = []
@@ -103,6 +114,11 @@ async def run(url: str, members: int, spread: float) -> None:
               f"p99 {ms[max(0, int(len(ms) * 0.99) - 1)]:.1f} ms  max {ms[-1]:.1f} ms")
         print(f"all {members} answers stored {wall * 1000:.0f} ms after the first was sent")
         print(f"each answer stored once: {once}; numbered in arrival order: {in_order}")
+        clock.shift = timedelta(seconds=61)
+        began = time.perf_counter()
+        closed = await races.close_round(race.id, 0)
+        print(f"close the round (reveal; {members} attempts and review cards written): "
+              f"{(time.perf_counter() - began) * 1000:.0f} ms, closed: {closed}")
         await races.stop(starter)
     finally:
         await repo.close()
