@@ -13,6 +13,7 @@ from bot.core import QuizService
 from bot.core.ports import SystemClock
 from bot.core.race import RaceService
 from bot.storage import open_repository, tables
+from bot.storage import social_tables as st
 from bot.storage.social import SocialStore
 
 from .conftest import Posts
@@ -104,3 +105,25 @@ async def test_two_processes_record_each_answer_once_in_arrival_order() -> None:
             assert stored == len(answers)  # the close wrote each answer as an attempt, once
         finally:
             await repo.close()
+
+
+async def test_two_processes_starting_a_race_in_one_channel_get_one_race() -> None:
+    async with postgres_url() as url:
+        first, second = await open_repository(url), await open_repository(url, migrate=False)
+        try:
+            await QuizService(repository=first, runner=None, clock=SystemClock()).import_pack(race_pack(others=False))
+            services = [
+                RaceService(repository=r, store=SocialStore.beside(r), clock=SystemClock(), publish=Posts(), timers=False)
+                for r in (first, second)
+            ]
+            outcomes = await asyncio.gather(
+                *(s.start(member(name), rounds=3) for s, name in zip(services, ("Ann", "Bob"), strict=True)),
+                return_exceptions=True,
+            )
+            assert sorted(type(o).__name__ for o in outcomes) == ["RaceRunning", "Reply"]
+            async with first.engine.connect() as c:
+                running = (await c.execute(select(func.count()).where(st.races.c.status == "running"))).scalar()
+            assert running == 1
+        finally:
+            await first.close()
+            await second.close()
