@@ -294,3 +294,15 @@ async def test_a_burst_of_answers_is_stored_once_each_in_arrival_order(
     stored = (await current(store)).round_answers(0)
     assert [a.user_id for a in stored] == [f"m{i:02d}" for i in range(40)]
     assert [a.seq for a in stored] == list(range(1, 41))
+
+
+async def test_forged_controls_are_refused_without_counting(races: RaceService, store: SocialStore) -> None:
+    await races.start(ANN, rounds=3)
+    race = await current(store)
+    with pytest.raises(QuizError, match="not one of this bot's"):
+        await races.act(BOB, "rc:" + race.id + ":0:zz")
+    with pytest.raises(QuizError, match="Too many values"):
+        await races.act(BOB, rx.make(race.id, 0, rx.MULTI), [str(i) for i in range(26)])
+    with pytest.raises(QuizError, match="not one of this question's"):
+        await races.act(BOB, rx.make(race.id, 0, rx.CHOOSE, 7))
+    assert (await current(store)).answers == []

@@ -30,6 +30,7 @@ from .rules import MAX_ANSWER_CHARS, Race, RaceAnswer, RaceItem, check_options
 log = logging.getLogger(__name__)
 PACK_CACHE_SECONDS = 30.0
 MAX_CACHED_RACES = 1000
+MAX_VALUES = 25  # a menu holds at most 25 options
 Sleep = Callable[[float], Awaitable[None]]
 
 
@@ -155,6 +156,8 @@ class RaceService:
         parsed = rx.parse(action)
         if parsed is None:
             raise QuizError("That button is not one of this bot's.")
+        if len(values) > MAX_VALUES:
+            raise BadSubmission("Too many values for one control.")
         if parsed.verb == rx.STOP:
             return await self._stop(actor, parsed.race_id)
         race = await self._snapshot(parsed.race_id, parsed.round)
