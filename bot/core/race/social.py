@@ -37,9 +37,14 @@ class SocialService:
         period: str | None = None,
         pack: str | None = None,
         mention: Mention | None = None,
+        display_name: Mention | None = None,
         picture: bool = True,
     ) -> Reply:
-        """`/quiz leaderboard [week|month|all] [pack]`: a public message, with a picture of the top ten."""
+        """`/quiz leaderboard [week|month|all] [pack]`: a public message, with a picture of the top ten.
+
+        `mention` renders a user id in the text (a platform mention); `display_name` in the
+        picture, where mention markup would show as is (default: `mention`).
+        """
         chosen = _period(period)
         board = await self._store.leaderboard(
             actor.platform,
@@ -54,7 +59,8 @@ class SocialService:
         message = leaderboard_message(board, names)
         if picture and board.by_points:
             title = message.title or "Leaderboard"
-            image = await leaderboard_image(title, [(names[r.user_id], r.points) for r in board.by_points[:10]])
+            label = display_name or show
+            image = await leaderboard_image(title, [(label(r.user_id), r.points) for r in board.by_points[:10]])
             message = with_image(message, image)
         return Reply(messages=(message,), private=False)
 
