@@ -48,6 +48,9 @@ async def test_the_leaderboard_is_public_text_first_then_a_picture(repository: S
     assert isinstance(image, Image) and image.data.startswith(b"\x89PNG") and "<@bob> 20 points" in image.alt
     assert await social.rank(member("Bob")) == 1
     assert await social.rank(member("Cat")) is None
+    named = await social.leaderboard(member("Ann"), mention=lambda u: f"<@{u}>", display_name=str.title)
+    drawn = named.messages[0].parts[-1]
+    assert isinstance(drawn, Image) and "1. Bob 20 points" in drawn.alt  # no mention markup in the picture
 
 
 async def test_the_week_follows_the_zone_the_daily_question_set(repository: SqlRepository) -> None:
