@@ -1,0 +1,150 @@
+"""Leaderboards per server or workspace: periods, weights, and what `/quiz leaderboard` shows.
+
+Points on the board, from the stored attempts in the period (and pack, if given):
+
+    board points = floor(10 × quiz points + 20 × daily question points + race points / 5)
+
+Quiz and daily points are the pack's points for a right answer (1 unless the pack says otherwise);
+race points are the 0-100 of the race formula (see `rules`), so a fast first right answer in a race
+is worth about two right quiz answers, and the channel's daily question twice a quiz answer.
+Accuracy ranks learners with at least ACCURACY_MIN answers by the share of right answers.
+Ties go to whoever got there first: the earlier time of the last answer that changed the figure.
+Weeks start on Monday at 00:00 in the server's time zone (UTC when none is set); months on the 1st.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from fractions import Fraction
+from typing import Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from bot.core.replies import Fields, Message, Text, Tone
+
+Period = Literal["week", "month", "all"]
+PERIODS: tuple[Period, ...] = ("week", "month", "all")
+Source = Literal["quiz", "daily", "race"]
+WEIGHTS: dict[Source, Fraction] = {"quiz": Fraction(10), "daily": Fraction(20), "race": Fraction(1, 5)}
+ACCURACY_MIN = 20
+BOARD_ROWS = 10
+
+
+def zone(name: str | None) -> ZoneInfo:
+    """Return the time zone, UTC when unset or unknown."""
+    if not name:
+        return ZoneInfo("UTC")
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        return ZoneInfo("UTC")
+
+
+def period_start(period: Period, now: datetime, tz: str | None = None) -> datetime | None:
+    """Return when the period containing `now` began, in UTC (None for all time)."""
+    if period == "all":
+        return None
+    local = now.astimezone(zone(tz))
+    day = local.date()
+    if period == "week":
+        day -= timedelta(days=day.weekday())
+    else:
+        day = day.replace(day=1)
+    start = datetime(day.year, day.month, day.day, tzinfo=zone(tz))
+    return start.astimezone(UTC)
+
+
+def board_points(by_source: Mapping[str, int]) -> int:
+    total = sum((WEIGHTS[s] * n for s, n in by_source.items() if s in WEIGHTS), Fraction(0))
+    return int(total)  # floor: the total is never negative
+
+
+@dataclass(frozen=True)
+class BoardRow:
+    user_id: str
+    points: int
+    answers: int
+    right: int
+    reached: datetime  # when the figure the row is ranked by was last changed
+
+    @property
+    def accuracy(self) -> float:
+        return self.right / self.answers if self.answers else 0.0
+
+
+@dataclass(frozen=True)
+class Board:
+    period: Period
+    since: datetime | None
+    pack: str | None
+    by_points: tuple[BoardRow, ...]
+    by_accuracy: tuple[BoardRow, ...]
+
+    def rank(self, user_id: str) -> int | None:
+        """The learner's place by points (1 = top), or None when not on the board."""
+        for place, row in enumerate(self.by_points, start=1):
+            if row.user_id == user_id:
+                return place
+        return None
+
+
+def rank_by_points(rows: list[BoardRow]) -> tuple[BoardRow, ...]:
+    return tuple(sorted((r for r in rows if r.points > 0), key=lambda r: (-r.points, r.reached, r.user_id)))
+
+
+def rank_by_accuracy(rows: list[BoardRow]) -> tuple[BoardRow, ...]:
+    eligible = [r for r in rows if r.answers >= ACCURACY_MIN]
+    return tuple(sorted(eligible, key=lambda r: (-Fraction(r.right, r.answers), r.reached, r.user_id)))
+
+
+def _when(period: Period, pack: str | None) -> str:
+    label = {"week": "this week", "month": "this month", "all": "of all time"}[period]
+    return label + (f" in `{pack}`" if pack else "")
+
+
+def leaderboard_message(board: Board, names: Mapping[str, str] | None = None, *, rows: int = BOARD_ROWS) -> Message:
+    """Render the board; `names` maps user ids to how the platform shows a person (a mention)."""
+    names = names or {}
+    title = "Leaderboard " + _when(board.period, board.pack)
+    if not board.by_points and not board.by_accuracy:
+        return Message(kind="stats", title=title, parts=(Text(f"Nobody is on the leaderboard {_when(board.period, board.pack)} yet."),))
+    parts: list[Text | Fields] = []
+    if board.by_points:
+        parts.append(Text("**By points**"))
+        parts.append(
+            Fields(
+                tuple(
+                    (f"{place}. {names.get(r.user_id, r.user_id)}", f"{r.points} pts")
+                    for place, r in enumerate(board.by_points[:rows], start=1)
+                )
+            )
+        )
+    if board.by_accuracy:
+        parts.append(Text(f"**By accuracy** (at least {ACCURACY_MIN} answers)"))
+        parts.append(
+            Fields(
+                tuple(
+                    (f"{place}. {names.get(r.user_id, r.user_id)}", f"{round(100 * r.accuracy)}% of {r.answers}")
+                    for place, r in enumerate(board.by_accuracy[:rows], start=1)
+                )
+            )
+        )
+    else:
+        parts.append(Text(f"_Nobody has {ACCURACY_MIN} answers yet for the accuracy board._"))
+    return Message(
+        kind="stats",
+        title=title,
+        parts=tuple(parts),
+        footer="Hide yourself with /quiz privacy leaderboard off",
+        tone=Tone.INFO,
+    )
+
+
+def privacy_message(visible: bool) -> Message:
+    text = (
+        "You are shown on leaderboards again."
+        if visible
+        else "You are hidden from leaderboards. Your progress is kept; `/quiz privacy leaderboard on` shows you again."
+    )
+    return Message(kind="notice", parts=(Text(text),), tone=Tone.SUCCESS)

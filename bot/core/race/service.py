@@ -1,0 +1,475 @@
+"""RaceService: the one entry into races for every platform.
+
+Adapters call `start`, `act` (every control whose action id starts with `rc:`) and `stop`; they get
+a neutral Reply back. Round ends that no click causes (time up) reach the channel through the
+`publish` port the adapter supplies. Any process may close a round: the store's conditional update
+lets exactly one of them do it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from collections.abc import Awaitable, Callable, Sequence
+
+from bot.core.errors import BadSubmission, QuizError, UnknownName
+from bot.core.grading import grade_blanks, grade_choice, grade_short
+from bot.core.model import Actor, Attempt, new_session_id
+from bot.core.packs import DIFFICULTIES, AnyQuestion, BlanksQuestion, ChoiceQuestion, Pack, ShortQuestion
+from bot.core.ports import Clock, Repository
+from bot.core.replies import InputRequest, Message, Reply
+
+from . import actions as rx
+from . import view
+from .errors import BadRaceOption, NoRace, NotEnoughItems, NotRaceStarter, RaceOver, RaceRunning, RoundClosed
+from .ports import Change, ChannelPost, Publisher, RaceStore
+from .rules import MAX_ANSWER_CHARS, Race, RaceAnswer, RaceItem, check_options
+
+log = logging.getLogger(__name__)
+PACK_CACHE_SECONDS = 30.0
+MAX_CACHED_RACES = 1000
+MAX_VALUES = 25  # a menu holds at most 25 options
+Sleep = Callable[[float], Awaitable[None]]
+
+
+class RaceService:
+    """Races in channels, independent of any chat platform."""
+
+    def __init__(
+        self,
+        *,
+        repository: Repository,
+        store: RaceStore,
+        clock: Clock,
+        publish: Publisher,
+        admins: frozenset[str] = frozenset(),
+        rng: random.Random | None = None,
+        sleep: Sleep = asyncio.sleep,
+        timers: bool = True,
+    ) -> None:
+        self._repo = repository
+        self._store = store
+        self._clock = clock
+        self._publish = publish
+        self._admins = admins
+        self._rng = rng or random.Random()
+        self._sleep = sleep
+        self._use_timers = timers
+        self._timers: dict[str, asyncio.Task[None]] = {}
+        self._background: set[asyncio.Task[None]] = set()
+        self._packs: dict[str, tuple[float, Pack | None]] = {}
+        self._races: dict[str, Race] = {}  # running races as of their current round's start
+        self._loading: dict[str, asyncio.Future[Race | None]] = {}
+
+    # ------------------------------------------------------------ commands
+
+    async def start(
+        self,
+        actor: Actor,
+        *,
+        channel_id: str | None = None,
+        pack: str | None = None,
+        topic: str | None = None,
+        difficulty: str | None = None,
+        rounds: int | None = None,
+        seconds: int | None = None,
+    ) -> Reply:
+        """`/quiz race`: start a race in the actor's channel; the reply is public."""
+        channel = channel_id or actor.channel_id
+        if not channel:
+            raise BadRaceOption("Races run in a channel: start one in a server or workspace channel.")
+        rounds, seconds = check_options(rounds, seconds)
+        running = await self._store.running_race(actor.platform, actor.scope, channel)
+        if running is not None:
+            raise RaceRunning(running.started_by_name)
+        enabled = [p for p in await self._repo.list_packs(actor.scope) if p.enabled]
+        if not enabled:
+            raise QuizError("No packs are enabled here. An admin can load one with `/quiz pack load`.")
+        names = [p.id for p in enabled]
+        if pack is not None and pack not in names:
+            raise UnknownName("pack", pack, names)
+        if difficulty is not None and difficulty not in DIFFICULTIES:
+            raise UnknownName("difficulty", difficulty, DIFFICULTIES)
+        packs = [p for p in [await self._pack(n) for n in names if pack is None or n == pack] if p is not None]
+        if topic is not None:
+            topics = sorted({q.topic for p in packs for q in p.questions if q.topic} | {t.id for p in packs for t in p.topics})
+            if topic not in topics:
+                raise UnknownName("topic", topic, topics)
+        candidates = [
+            (p, q)
+            for p in packs
+            for q in p.questions
+            if view.raceable(q)
+            and (topic is None or q.topic == topic)
+            and (difficulty is None or q.difficulty == difficulty)
+        ]
+        if len(candidates) < rounds:
+            where = f"Pack `{pack}`" if pack else "The enabled packs"
+            if topic or difficulty:
+                where += " with those filters"
+            raise NotEnoughItems(len(candidates), rounds, where)
+        self._rng.shuffle(candidates)
+        items = []
+        for p, q in candidates[:rounds]:
+            order: list[int] = []
+            if isinstance(q, ChoiceQuestion):
+                order = list(range(len(q.choices)))
+                if q.shuffle:
+                    self._rng.shuffle(order)
+            items.append(RaceItem(p.pack, q.id, q.topic, tuple(order)))
+        now = self._clock.now()
+        race = Race(
+            id=new_session_id(),
+            platform=actor.platform,
+            scope=actor.scope,
+            channel_id=channel,
+            started_by=actor.user_id,
+            started_by_name=actor.mention,
+            items=items,
+            seconds=seconds,
+            starts=[now],
+            created_at=now,
+            filters={"pack": pack, "topic": topic, "difficulty": difficulty},
+        )
+        await self._store.create_race(race)
+        self._remember(race)
+        self._schedule(race)
+        first_pack, first = candidates[0]
+        where = f"`{pack}`" if pack else "the enabled packs"
+        return Reply(
+            messages=(view.start_message(race, where), view.round_message(race, 0, first_pack, first)),
+            private=False,
+        )
+
+    async def stop(self, actor: Actor, *, channel_id: str | None = None) -> Reply:
+        """`/quiz race stop`: stop the channel's race (its starter or an admin); the reply is public."""
+        channel = channel_id or actor.channel_id
+        race = await self._store.running_race(actor.platform, actor.scope, channel) if channel else None
+        if race is None:
+            raise NoRace()
+        return await self._stop(actor, race.id)
+
+    async def act(self, actor: Actor, action: str, values: Sequence[str] = ()) -> Reply:
+        """Handle a click, a menu choice or a form submission on a race message (action `rc:...`)."""
+        parsed = rx.parse(action)
+        if parsed is None:
+            raise QuizError("That button is not one of this bot's.")
+        if len(values) > MAX_VALUES:
+            raise BadSubmission("Too many values for one control.")
+        if parsed.verb == rx.STOP:
+            return await self._stop(actor, parsed.race_id)
+        race = await self._snapshot(parsed.race_id, parsed.round)
+        now = self._clock.now()
+        self._ensure_timer(race)
+        try:
+            race.check_answer(actor.user_id, parsed.round, now)
+        except RoundClosed:
+            if race.running and parsed.round == race.round:
+                self._spawn(self.close_round(race.id, race.round))  # time is up and nobody closed it yet
+            raise
+        if parsed.round >= race.rounds:
+            raise RoundClosed()
+        item = race.items[parsed.round]
+        question = await self._question(item)
+        if parsed.verb == rx.ANSWER:
+            return Reply(
+                form=InputRequest(
+                    action=rx.make(race.id, parsed.round, rx.SHORT_FORM),
+                    title=f"Race · round {parsed.round + 1}",
+                    label="Your answer (one try)",
+                    kind="short",
+                    max_length=MAX_ANSWER_CHARS,
+                )
+            )
+        if parsed.verb == rx.BLANK:
+            if not isinstance(question, BlanksQuestion):
+                raise QuizError("That menu does not belong to this round.")
+            number, option = _blank_pick(question, parsed.argument, values)
+            picks = await self._store.save_draft(race.id, parsed.round, actor.user_id, number, option)
+            return Reply(messages=(view.draft_message(len(picks), len(question.blanks())),))
+        answer, correct = await self._grade(actor, race, parsed.round, parsed.verb, parsed.argument, values, question)
+        return await self._answer(actor, race, parsed.round, answer, correct)
+
+    # ------------------------------------------------------------ rounds
+
+    async def close_round(self, race_id: str, round_index: int) -> bool:
+        """Close round `round_index` if its time is up or every member answered; post the reveal.
+
+        Return whether this call closed it (another process, or an earlier call, may have).
+        """
+        clock = self._clock
+
+        def change(race: Race) -> Change | None:
+            now = clock.now()
+            if not race.running or race.round != round_index:
+                return None
+            if now < race.deadline and not race.all_answered():
+                return None
+            race.close_round(now)
+            race.version += 1
+            return Change(race, _attempts(race, round_index))
+
+        done = await self._store.update_race(race_id, change)
+        if done is None:
+            return False
+        race = done.race
+        self._remember(race)
+        self._schedule(race)
+        await self._post_after_round(race, round_index)
+        return True
+
+    async def tick(self) -> int:
+        """Close every round whose time is up, across all races in the database; return how many.
+
+        Timers do this on their own; a scheduler may also call it now and then, so a race started
+        by a process that died still moves on.
+        """
+        now = self._clock.now()
+        closed = 0
+        for race in await self._store.running_races():
+            if now >= race.deadline and await self.close_round(race.id, race.round):
+                closed += 1
+        return closed
+
+    async def resume(self) -> list[str]:
+        """At start-up: set timers for every running race with the time its round has left."""
+        races = await self._store.running_races()
+        for race in races:
+            self._schedule(race)
+        return [r.id for r in races]
+
+    async def set_anchor(self, race_id: str, anchor: dict[str, str]) -> None:
+        """Note where the adapter posted the current round, so the closed round can be edited."""
+        await self._store.set_anchor(race_id, anchor)
+
+    async def drain(self) -> None:
+        """Wait for round closes started in the background (tests, shutdown)."""
+        while self._background:
+            await asyncio.gather(*list(self._background), return_exceptions=True)
+
+    async def aclose(self) -> None:
+        """Cancel the timers and wait for background work; races stay stored and resume later."""
+        timers = list(self._timers.values())
+        self._timers.clear()
+        for task in timers:
+            task.cancel()
+        await asyncio.gather(*timers, return_exceptions=True)
+        await self.drain()
+
+    # ------------------------------------------------------------ helpers
+
+    async def _answer(self, actor: Actor, race: Race, round_index: int, answer: str, correct: bool) -> Reply:
+        """Record the answer (the store numbers it); close the round early once every member is in."""
+        at = self._clock.now()
+        recorded = await self._store.record_answer(
+            race.id, RaceAnswer(round_index, actor.user_id, actor.mention, answer[:MAX_ANSWER_CHARS], correct, at)
+        )
+        if race.all_answered(recorded.answered):
+            self._spawn(self.close_round(race.id, round_index))
+        return Reply(messages=(view.ack_message(recorded.place, race.time_left(at)),))
+
+    async def _grade(
+        self, actor: Actor, race: Race, round_index: int, verb: str, argument: str, values: Sequence[str], question: AnyQuestion
+    ) -> tuple[str, bool]:
+        if isinstance(question, ChoiceQuestion) and verb in (rx.CHOOSE, rx.MULTI):
+            order = view.shown_order(race, round_index, question)
+            raw = [argument] if verb == rx.CHOOSE and argument else list(values)
+            if verb == rx.CHOOSE and len(raw) != 1:
+                raise BadSubmission("Pick one choice.")
+            shown = _indices(raw, len(order))
+            return ",".join(view.letter(i) for i in shown), grade_choice(question, [order[i] for i in shown])
+        if isinstance(question, BlanksQuestion) and verb == rx.CHECK:
+            picks = await self._store.get_draft(race.id, round_index, actor.user_id)
+            missing = [n for n in question.blanks() if n not in picks]
+            if missing:
+                raise BadSubmission(
+                    "Pick every blank before you submit; still empty: " + ", ".join(f"[{n}]" for n in missing) + "."
+                )
+            graded = grade_blanks(question, picks)
+            text = ", ".join(f"[{n}] {question.options[picks[n]]}" for n in question.blanks())
+            return text, all(graded.values())
+        if isinstance(question, ShortQuestion) and verb == rx.SHORT_FORM:
+            if not values or not values[0].strip():
+                raise BadSubmission("The answer is empty.")
+            text = values[0][:MAX_ANSWER_CHARS]
+            return text, grade_short(question, text)
+        raise QuizError("That control does not belong to this round.")
+
+    async def _stop(self, actor: Actor, race_id: str) -> Reply:
+        race = await self._store.get_race(race_id)
+        if race is None:
+            raise NoRace()
+        if not race.running:
+            raise RaceOver(race.status)
+        if actor.user_id != race.started_by and not (actor.is_admin or actor.key in self._admins):
+            raise NotRaceStarter(race.started_by_name)
+
+        def change(current: Race) -> Change | None:
+            if not current.running:
+                return None
+            index = current.round
+            current.stop()
+            current.version += 1
+            return Change(current, _attempts(current, index))
+
+        done = await self._store.update_race(race_id, change)
+        if done is None:
+            raise RaceOver("finished")
+        self._cancel_timer(race_id)
+        self._remember(done.race)
+        return Reply(messages=(view.final_message(done.race),), private=False)
+
+    async def _post_after_round(self, race: Race, closed: int) -> None:
+        question = await self._question(race.items[closed])
+        pack = await self._pack(race.items[closed].pack)
+        assert pack is not None
+        messages: list[Message] = [view.reveal_message(race, closed, question)]
+        next_round: int | None = None
+        if race.running:
+            next_item = race.items[race.round]
+            next_pack = await self._pack(next_item.pack)
+            assert next_pack is not None
+            messages.append(view.round_message(race, race.round, next_pack, await self._question(next_item)))
+            next_round = race.round
+        else:
+            messages.append(view.final_message(race))
+        post = ChannelPost(
+            platform=race.platform,
+            scope=race.scope,
+            channel_id=race.channel_id,
+            race_id=race.id,
+            messages=tuple(messages),
+            closed_round=view.round_message(race, closed, pack, question, closed=True),
+            anchor=dict(race.anchor),
+            next_round=next_round,
+        )
+        try:
+            await self._publish(post)
+        except Exception:
+            log.exception("posting race %s round %d failed", race.id, closed + 1)
+
+    async def _snapshot(self, race_id: str, round_index: int) -> Race:
+        """Return the race as it was when the clicked round opened, reading it only when needed.
+
+        Earlier rounds never change once closed, so a copy taken in the clicked round serves every
+        click of that round; the store still checks each answer against the stored round.
+        """
+        cached = self._races.get(race_id)
+        if cached is not None and cached.running and cached.round == round_index:
+            return cached
+        loading = self._loading.get(race_id)
+        if loading is None:  # one read serves every click that arrives while it runs
+            loading = self._loading[race_id] = asyncio.ensure_future(self._store.get_race(race_id))
+            loading.add_done_callback(lambda _: self._loading.pop(race_id, None))
+        race = await asyncio.shield(loading)
+        if race is None:
+            raise NoRace()
+        self._remember(race)
+        return race
+
+    def _remember(self, race: Race) -> None:
+        if race.running:
+            self._races[race.id] = race
+            while len(self._races) > MAX_CACHED_RACES:
+                del self._races[next(iter(self._races))]
+        else:
+            self._races.pop(race.id, None)
+
+    async def _pack(self, pack_id: str) -> Pack | None:
+        cached = self._packs.get(pack_id)
+        now = time.monotonic()
+        if cached is not None and now - cached[0] < PACK_CACHE_SECONDS:
+            return cached[1]
+        pack = await self._repo.get_pack(pack_id)
+        self._packs[pack_id] = (now, pack)
+        return pack
+
+    async def _question(self, item: RaceItem) -> AnyQuestion:
+        pack = await self._pack(item.pack)
+        question = pack.question(item.question) if pack is not None else None
+        if question is None:
+            raise QuizError(f"The item `{item.pack}/{item.question}` no longer exists; stop the race and start another.")
+        return question
+
+    # ------------------------------------------------------------ timers
+
+    def _schedule(self, race: Race) -> None:
+        self._cancel_timer(race.id)
+        if not self._use_timers or not race.running:
+            return
+        delay = race.time_left(self._clock.now())
+        self._timers[race.id] = asyncio.create_task(self._wait_and_close(race.id, race.round, delay))
+
+    def _ensure_timer(self, race: Race) -> None:
+        """A process that learns of a race through a click also keeps time for it."""
+        if self._use_timers and race.running and race.id not in self._timers:
+            self._schedule(race)
+
+    def _cancel_timer(self, race_id: str) -> None:
+        task = self._timers.pop(race_id, None)
+        if task is not None and task is not asyncio.current_task():
+            task.cancel()
+
+    async def _wait_and_close(self, race_id: str, round_index: int, delay: float) -> None:
+        await self._sleep(delay)
+        if self._timers.get(race_id) is asyncio.current_task():
+            del self._timers[race_id]
+        try:
+            await self.close_round(race_id, round_index)
+        except Exception:
+            log.exception("closing race %s round %d failed", race_id, round_index + 1)
+
+    def _spawn(self, work: Awaitable[bool]) -> None:
+        async def run() -> None:
+            try:
+                await work
+            except Exception:
+                log.exception("closing a race round failed")
+
+        task = asyncio.create_task(run())
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+
+def _attempts(race: Race, index: int) -> tuple[Attempt, ...]:
+    """The closed round's answers as attempts, so they count in each member's progress."""
+    item = race.items[index]
+    return tuple(
+        Attempt(
+            platform=race.platform,
+            scope=race.scope,
+            user_id=s.answer.user_id,
+            pack=item.pack,
+            question=item.question,
+            topic=item.topic,
+            answer=s.answer.answer,
+            correct=s.answer.correct,
+            points=s.points,
+            at=s.answer.at,
+            session_id=race.id,
+        )
+        for s in race.scored(index)
+    )
+
+
+def _indices(raw: Sequence[str], size: int) -> list[int]:
+    try:
+        picked = sorted({int(v) for v in raw})
+    except ValueError:
+        raise BadSubmission("That choice is not one of this question's.") from None
+    if not picked or any(not 0 <= i < size for i in picked):
+        raise BadSubmission("That choice is not one of this question's.")
+    return picked
+
+
+def _blank_pick(question: BlanksQuestion, argument: str, values: Sequence[str]) -> tuple[int, int]:
+    try:
+        number = int(argument)
+        option = int(values[0]) if len(values) == 1 else -1
+    except ValueError:
+        raise BadSubmission("That option is not one of this blank's.") from None
+    if number not in question.blanks() or not 0 <= option < len(question.options):
+        raise BadSubmission("That option is not one of this blank's.")
+    return number, option
