@@ -97,14 +97,14 @@ def _question(body: str, line: int, topic: str | None, sink: Sink) -> None:
     if start == -1 and finish == -1:
         sink.skip(line, "description", name or first_words(_restore(body)), "a description holds no question")
         return
-    if start == -1 or finish < start:
-        at = line + body[: finish].count("\n")
-        raise ConvertError(sink.source, at, "`}` closes an answer block that was never opened (write \\} for a brace in text)")
     if finish == -1:
         at = line + body[:start].count("\n")
         raise ConvertError(
             sink.source, at, "`{` opens an answer block that is never closed (a GIFT question ends at a blank line)"
         )
+    if start == -1 or finish < start:
+        at = line + body[:finish].count("\n")
+        raise ConvertError(sink.source, at, "`}` closes an answer block that was never opened (write \\} for a brace in text)")
     if body.find("{", start + 1, finish) != -1:
         at = line + body[:finish].count("\n")
         raise ConvertError(sink.source, at, "`{` inside an answer block (write \\{ for a brace in text)")
