@@ -200,11 +200,11 @@ async def _pack(args: argparse.Namespace, settings: Settings) -> int:
 
                 exported = export_pack(pack, args.export_format)
                 for qid, why in exported.left_out:
-                    err.print(f"Left out `{qid}`: {why}", markup=False)
+                    err.print(f"Left out `{qid}`: {why}", markup=False, soft_wrap=True)
                 for what in exported.lost:
-                    err.print(f"Not carried: {what}", markup=False)
+                    err.print(f"Not carried: {what}", markup=False, soft_wrap=True)
                 if not exported.written:
-                    err.print(f"Nothing in `{pack.pack}` can be written as {args.export_format}.", markup=False)
+                    err.print(f"Nothing in `{pack.pack}` can be written as {args.export_format}.", markup=False, soft_wrap=True)
                     return 1
                 text = exported.text
             if args.output:
@@ -226,14 +226,14 @@ def _convert(args: argparse.Namespace) -> int:
         sys.stdout.write(csv_template())
         return 0
     if args.file is None:
-        err.print("Give the FILE to convert (or --template for a CSV template).", markup=False)
+        err.print("Give the FILE to convert (or --template for a CSV template).", markup=False, soft_wrap=True)
         return 2
     path: Path = args.file
     if not path.is_file():
-        err.print(f"{path}: no such file", markup=False)
+        err.print(f"{path}: no such file", markup=False, soft_wrap=True)
         return 1
     if path.stat().st_size > MAX_INPUT_BYTES:
-        err.print(f"{path}: the file is larger than {MAX_INPUT_BYTES // 1048576} MiB, the limit for conversion", markup=False)
+        err.print(f"{path}: the file is larger than {MAX_INPUT_BYTES // 1048576} MiB, the limit for conversion", markup=False, soft_wrap=True)
         return 1
     with path.open("rb") as handle:
         data = handle.read(MAX_INPUT_BYTES + 1)
@@ -245,7 +245,7 @@ def _convert(args: argparse.Namespace) -> int:
     for line in conversion.report_lines():
         out.print(line, markup=False, soft_wrap=True)
     if not conversion.ok:
-        err.print("Nothing was converted; no pack written.", markup=False)
+        err.print("Nothing was converted; no pack written.", markup=False, soft_wrap=True)
         return 1
     target: Path = args.output or Path(conversion.pack["pack"])
     files = conversion.folder_files()
@@ -253,7 +253,7 @@ def _convert(args: argparse.Namespace) -> int:
         target.write_bytes(conversion.zip_bytes())
     else:
         if target.exists() and (not target.is_dir() or (any(target.iterdir()) and not (target / "pack.yaml").exists())):
-            err.print(f"{target} exists and is not a pack folder; choose another -o OUT", markup=False)
+            err.print(f"{target} exists and is not a pack folder; choose another -o OUT", markup=False, soft_wrap=True)
             return 1
         for name, content in files.items():
             (target / name).parent.mkdir(parents=True, exist_ok=True)
