@@ -7,7 +7,9 @@ reported, not dropped), then the whole pack through the project's own loader, ex
 
 from __future__ import annotations
 
+import io
 import re
+import zipfile
 from collections.abc import Callable
 from typing import Any
 
@@ -20,11 +22,16 @@ from bot.core.packs.models import Question
 from . import anki, gift, moodle, opentdb, red, table
 from .detect import FORMATS, detect, resolve
 from .draft import Draft, Sink
-from .result import FORMAT_NAMES, Conversion, Converted, ConvertError, NotConverted
+from .result import FORMAT_NAMES, PACK_FILE, Conversion, Converted, ConvertError, NotConverted
 from .text import first_words, item_id, pack_id_from, slug, title_from, unique, valid_pack_id
+from .yamlout import dump_yaml
 
 MAX_INPUT_BYTES = 5 * 1024 * 1024
 """The largest source file accepted, checked before anything is parsed."""
+
+MAX_ITEMS = 5000
+"""The most items one conversion turns into a pack (checking a pack takes a few ms per item)."""
+MAX_PACK_UNPACKED = 8 * 1024 * 1024  # what the pack loader accepts from a .zip
 
 GENERAL_TOPIC = "General"
 
@@ -63,6 +70,10 @@ def convert_bytes(
     name = resolve(fmt, filename) if fmt is not None else detect(data, filename)
     sink = Sink(filename)
     READERS[name](data, sink)
+    if len(sink.drafts) > MAX_ITEMS:
+        raise ConvertError(
+            filename, None, f"the file holds {len(sink.drafts)} items; a pack holds at most {MAX_ITEMS}: split the file"
+        )
     return _build(sink, name, pack_id or pack_id_from(filename), (title or title_from(filename)).strip())
 
 
@@ -104,8 +115,17 @@ def _build(sink: Sink, fmt: str, pack_id: str, title: str) -> Conversion:
         pack, files = _assemble(sink, fmt, pack_id, title, kept, topic_ids)
         if not kept:
             break
+        text = dump_yaml(pack)
+        size = len(text.encode()) + sum(len(t.encode()) for t in files.values())
+        if size > MAX_PACK_UNPACKED:
+            raise ConvertError(
+                sink.source,
+                None,
+                f"the pack would be {size / 1048576:.1f} MiB, over the {MAX_PACK_UNPACKED // 1048576} MiB a pack may be: "
+                "split the file",
+            )
         try:
-            loaded = load_bytes(f"{pack_id}.zip", _zip(pack, files))
+            loaded = load_bytes(f"{pack_id}.zip", _zip(pack_id, text, files))
             break
         except PackInvalid as exc:
             kept = _drop_refused(sink, kept, exc)
@@ -144,8 +164,13 @@ def _assemble(
     return pack, files
 
 
-def _zip(pack: dict[str, Any], files: dict[str, str]) -> bytes:
-    return Conversion(source="", format="", pack=pack, files=files).zip_bytes()
+def _zip(pack_id: str, text: str, files: dict[str, str]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_STORED) as archive:
+        archive.writestr(f"{pack_id}/{PACK_FILE}", text)
+        for name, body in files.items():
+            archive.writestr(f"{pack_id}/{name}", body)
+    return buffer.getvalue()
 
 
 def _drop_refused(

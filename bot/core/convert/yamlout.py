@@ -6,12 +6,17 @@ from typing import Any
 
 import yaml
 
+try:  # libyaml's emitter is several times faster on large packs; the output is the same YAML
+    from yaml import CSafeDumper as _Base
+except ImportError:  # pragma: no cover - PyYAML built without libyaml
+    from yaml import SafeDumper as _Base  # type: ignore[assignment]
 
-class _Dumper(yaml.SafeDumper):
+
+class _Dumper(_Base):
     pass
 
 
-def _str(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
+def _str(dumper: _Base, value: str) -> yaml.Node:
     # Block style only where YAML can round-trip it exactly (no trailing spaces on a line).
     style = "|" if "\n" in value and not any(line != line.rstrip() for line in value.splitlines()) else None
     return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
