@@ -126,3 +126,9 @@ def test_gift_with_nothing_convertible_is_not_ok() -> None:
     conversion = convert_bytes("essays.gift", b"::A::Explain autograd.{}\n\n::B::Intro text.\n")
     assert not conversion.ok
     assert conversion.summary() == "Converted 0 items from GIFT; 2 not converted."
+
+
+def test_item_cap() -> None:
+    many = "".join(f"Question {i}?:\n- {i}\n" for i in range(5001)).encode()
+    error = refused("huge.yaml", many)
+    assert error.message == "the file holds 5001 items; a pack holds at most 5000: split the file"

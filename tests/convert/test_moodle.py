@@ -165,3 +165,22 @@ def test_the_pack_folder_round_trips_through_the_loader(moodle: Conversion, tmp_
     loaded = load_path(tmp_path)
     assert [q.id for q in loaded.pack.questions] == [c.id for c in moodle.converted]
     assert loaded.lines["zeros-of-a-shape"][0] > 1
+
+
+def test_escaped_star_is_literal_and_case_sensitivity_is_reported() -> None:
+    from bot.core.convert import convert_bytes
+
+    xml = b"""<?xml version="1.0" encoding="UTF-8"?>
+<quiz>
+  <question type="shortanswer">
+    <name><text>Unpacking operator</text></name>
+    <questiontext format="plain_text"><text>Which operator unpacks a list into arguments?</text></questiontext>
+    <usecase>1</usecase>
+    <answer fraction="100" format="moodle_auto_format"><text>\\*</text></answer>
+  </question>
+</quiz>
+"""
+    conversion = convert_bytes("star.xml", xml)
+    [q] = conversion.pack["questions"]
+    assert q["accept"] == ["*"] and q["prompt"] == "Which operator unpacks a list into arguments?"
+    assert assumed(conversion) == {"case-sensitive answers are compared ignoring case": (3,)}

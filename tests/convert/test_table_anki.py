@@ -89,3 +89,11 @@ def test_anki_export_without_headers() -> None:
     assert conversion.format == "anki"
     assert [q["accept"] for q in conversion.pack["questions"]] == [["4"], ["Paris"]]
     assert "topics" not in conversion.pack
+
+
+def test_semicolon_csv_and_an_escaped_bar() -> None:
+    text = "type;prompt;answer;options\nchoice;Which is bitwise or?;a \\| b;a \\| b|a or b\nshort;Set union of a and b?;a \\| b|a.union(b);\n"
+    conversion = convert_bytes("sheet.csv", text.encode())
+    first, second = conversion.pack["questions"]
+    assert first["choices"] == [{"text": "a | b", "correct": True}, {"text": "a or b"}]
+    assert second["accept"] == ["a | b", "a.union(b)"]
