@@ -184,3 +184,18 @@ def test_escaped_star_is_literal_and_case_sensitivity_is_reported() -> None:
     [q] = conversion.pack["questions"]
     assert q["accept"] == ["*"] and q["prompt"] == "Which operator unpacks a list into arguments?"
     assert assumed(conversion) == {"case-sensitive answers are compared ignoring case": (3,)}
+
+
+def test_preview_for_the_chat(moodle: Conversion) -> None:
+    preview = moodle.preview(problems=2)
+    lines = preview.splitlines()
+    assert lines[0] == "**Converted 8 items from Moodle XML (3 choice, 2 blanks, 2 short, 1 code); 4 not converted.**"
+    assert lines[1] == "Pack `moodle-pytorch-basics` · Moodle pytorch basics · version 1"
+    assert lines[2] == "Topics: Tensors, Autograd"
+    assert lines[3:7] == [
+        "Not converted:",
+        "- line 187: `Any dtype name` (shortanswer): its right answer `torch.float*` uses the `*` wildcard; QuizBot compares whole answers",
+        "- line 263: `About this part` (description): a description holds no question (Moodle shows it as text between questions)",
+        "- ... and 2 more",
+    ]
+    assert lines[7] == "Assumed:" and lines[-1] == "- ... and 2 more"

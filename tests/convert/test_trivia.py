@@ -79,3 +79,15 @@ def test_opentdb_pretty_printed_gives_each_question_its_line_and_base64_is_decod
     assert [c.line for c in conversion.converted] == [4, 14]
     assert conversion.pack["questions"][1]["choices"][0] == {"text": "then", "correct": True}
     assert "the response was base64-encoded; it was decoded" in assumed(conversion)
+
+
+def test_red_list_with_inline_answers_is_detected_and_not_taken_for_a_pack() -> None:
+    from bot.core.convert import is_native_pack
+
+    data = b"What does `len([1, 2])` give?: [2, two]\nWhich keyword defines a function?: [def]\n"
+    conversion = convert_bytes("python.yaml", data)
+    assert conversion.format == "red-trivia"
+    assert [q["accept"] for q in conversion.pack["questions"]] == [["2", "two"], ["def"]]
+    assert not is_native_pack("python.yaml", data)
+    assert is_native_pack("demo.yaml", b"pack: demo\ntitle: Demo\n") and is_native_pack("demo.zip", b"PK")
+    assert not is_native_pack("quiz.xml", b"<quiz/>")

@@ -6,7 +6,7 @@ platform, storage or file-system access; callers hand in bytes and get plain dat
 """
 
 from .build import MAX_INPUT_BYTES, convert_bytes
-from .detect import FORMATS, detect
+from .detect import FORMATS, detect, is_native_pack
 from .export import EXPORT_FORMATS, Export, export_pack
 from .result import FORMAT_NAMES, Assumption, Conversion, Converted, ConvertError, NotConverted
 from .table import template as csv_template
@@ -26,4 +26,5 @@ __all__ = [
     "csv_template",
     "detect",
     "export_pack",
+    "is_native_pack",
 ]

@@ -22,9 +22,24 @@ SNIFF_BYTES = 64 * 1024
 
 _GIFT_BLOCK = re.compile(r"\{\s*(?:[=~#]|T\s*[}#]|F\s*[}#]|TRUE\b|FALSE\b)", re.M)
 _GIFT_MARKS = re.compile(r"^\s*(?:::[^:\n]+::|\$CATEGORY:)", re.M)
-_RED_KEY = re.compile(r"^[^\s#\-][^\n]*:\s*\n(?:\s*#.*\n)*\s*-\s+\S", re.M)
+_RED_KEY = re.compile(r"^[^\s#\-][^\n]*:\s*(?:\n(?:\s*#.*\n)*\s*-\s+\S|\[)", re.M)
+_PACK_KEY = re.compile(r"^(?:pack|questions):", re.M)
 _ANKI_HEADER = re.compile(r"^#(?:separator|html|tags column|notetype column|deck column|guid column|columns):", re.M)
 _TABLE_HEADER = re.compile(r"^\ufeff?\s*([^\n]*)")
+
+
+def is_native_pack(filename: str, data: bytes) -> bool:
+    """Tell whether an upload is already a QuizBot pack (a .zip, or YAML with `pack:` or `questions:`).
+
+    Front ends use it to choose between loading a file as it is and converting it first; a Red
+    trivia list is YAML too, but has neither key at the top level.
+    """
+    lower = filename.lower()
+    if lower.endswith(".zip"):
+        return True
+    if not lower.endswith((".yaml", ".yml")):
+        return False
+    return _PACK_KEY.search(data[:SNIFF_BYTES].decode("utf-8", errors="replace")) is not None
 
 
 def resolve(name: str, source: str = "") -> str:

@@ -9,6 +9,11 @@ from __future__ import annotations
 
 import yaml
 
+try:  # libyaml composes large lists several times faster; marks and node values are the same
+    from yaml import CSafeLoader as _Loader
+except ImportError:  # pragma: no cover - PyYAML built without libyaml
+    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+
 from .draft import Draft, Sink, Unmappable, short_fields
 from .result import ConvertError
 from .text import decode, first_words
@@ -18,7 +23,7 @@ def read(data: bytes, sink: Sink) -> None:
     """Read every question of a Red trivia list into `sink`."""
     text = decode(data, sink.source)
     try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        root = yaml.compose(text, Loader=_Loader)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None

@@ -122,6 +122,28 @@ class Conversion:
         left = len(self.not_converted)
         return head + tail + (f"; {left} not converted." if left else ".")
 
+    def preview(self, *, problems: int = 5) -> str:
+        """Return a short Markdown preview for an admin: counts per type, then the first problems."""
+        lines = [f"**{self.summary()}**"]
+        if self.ok:
+            lines.append(f"Pack `{self.pack['pack']}` · {self.pack['title']} · version {self.pack['version']}")
+            topics = self.pack.get("topics") or []
+            if topics:
+                lines.append("Topics: " + ", ".join(t["title"] for t in topics[:10]) + (" ..." if len(topics) > 10 else ""))
+        if self.not_converted:
+            lines.append("Not converted:")
+            lines.extend(
+                f"- line {n.line}: `{n.label}` ({n.source_type}): {n.reason}" for n in self.not_converted[:problems]
+            )
+            if len(self.not_converted) > problems:
+                lines.append(f"- ... and {len(self.not_converted) - problems} more")
+        if self.assumptions:
+            lines.append("Assumed:")
+            lines.extend(f"- {a.describe()}" for a in self.assumptions[:problems])
+            if len(self.assumptions) > problems:
+                lines.append(f"- ... and {len(self.assumptions) - problems} more")
+        return "\n".join(lines)
+
     def report_lines(self, *, limit: int | None = None) -> list[str]:
         """Return the report as plain lines: summary, items not converted, assumptions."""
         lines = [self.summary()]
