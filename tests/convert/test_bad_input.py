@@ -132,3 +132,11 @@ def test_item_cap() -> None:
     many = "".join(f"Question {i}?:\n- {i}\n" for i in range(5001)).encode()
     error = refused("huge.yaml", many)
     assert error.message == "the file holds 5001 items; a pack holds at most 5000: split the file"
+
+
+def test_deep_json_and_yaml_are_refused() -> None:
+    deep_json = b'{"results": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+    assert refused("deep.json", deep_json).message == "the JSON nests too deeply"
+    deep_yaml = b"Q?: " + b"[" * 100_000 + b"]" * 100_000 + b"\n"
+    error = refused("deep.yaml", deep_yaml)
+    assert error.line == 1 and error.message.startswith("broken YAML")

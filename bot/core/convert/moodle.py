@@ -78,6 +78,7 @@ def _markdown(node: Node | None, sink: Sink, line: int, default: str = "html") -
 
 
 def _plain(node: Node, tag: str, sink: Sink) -> str:
+    """Return a text element as Markdown for a label, without noting anything in `sink`."""
     return _markdown(node.find(tag), Sink(sink.source), node.line)
 
 
