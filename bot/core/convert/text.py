@@ -171,7 +171,9 @@ def item_id(name: str | None, prompt: str) -> str:
         return name.strip()
     if name and slug(name):
         return slug(name, 60)
-    words = slug(" ".join(prompt.split()[:8]), 40)
+    words = slug(" ".join(prompt.split()[:8]), 200)
+    if len(words) > 40:
+        words = words[:41].rsplit("-", 1)[0] if "-" in words[:41] else words[:40]
     return f"{words}-{short_hash(prompt)}" if words else f"q-{short_hash(prompt)}"
 
 
