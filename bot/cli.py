@@ -31,7 +31,7 @@ def _parser() -> argparse.ArgumentParser:
     slack = sub.add_parser("slack", help="the Slack front end (HTTP mode, or Socket Mode with SLACK_APP_TOKEN)")
     slack.add_argument("--port", type=int, default=None, help="HTTP port for /slack/events (default 3000)")
 
-    pack = sub.add_parser("pack", help="validate, import, list and export packs").add_subparsers(
+    pack = sub.add_parser("pack", help="validate, import, list, export and convert packs").add_subparsers(
         dest="pack_command", metavar="ACTION", required=True
     )
     validate = pack.add_parser("validate", help="check packs; every problem as file:line:col: message")
@@ -41,9 +41,34 @@ def _parser() -> argparse.ArgumentParser:
     imp.add_argument("paths", nargs="+", type=Path, metavar="PATH")
     imp.add_argument("--force", action="store_true", help="replace even when the version is not higher")
     pack.add_parser("list", help="the packs in the database")
-    export = pack.add_parser("export", help="write a stored pack as one YAML file")
+    export = pack.add_parser(
+        "export", help="write a stored pack as one YAML file, or as GIFT, Moodle XML or CSV with --format"
+    )
     export.add_argument("pack", metavar="PACK")
     export.add_argument("-o", "--output", type=Path, help="file to write (default: standard output)")
+    export.add_argument(
+        "--format",
+        dest="export_format",
+        choices=("yaml", "gift", "moodle-xml", "csv"),
+        default="yaml",
+        help="yaml (default: the whole pack) or gift, moodle-xml, csv (the item types each holds; code items are left out)",
+    )
+    convert = pack.add_parser(
+        "convert", help="turn a Moodle XML, GIFT, Red trivia, Open Trivia DB, CSV/TSV or Anki text file into a pack"
+    )
+    convert.add_argument("file", nargs="?", type=Path, metavar="FILE", help="the file to convert (at most 5 MiB)")
+    convert.add_argument(
+        "--format",
+        dest="source_format",
+        metavar="F",
+        help="moodle-xml, gift, red-trivia, opentdb, csv (or tsv), anki; detected from the content when absent",
+    )
+    convert.add_argument(
+        "-o", "--output", type=Path, metavar="OUT", help="pack folder to write, or a .zip when OUT ends in .zip (default: ./PACK-ID)"
+    )
+    convert.add_argument("--pack", metavar="ID", help="the pack id (default: derived from the file name)")
+    convert.add_argument("--title", metavar="T", help="the pack title (default: derived from the file name)")
+    convert.add_argument("--template", action="store_true", help="print a CSV template with one example row per item type")
 
     sandbox = sub.add_parser("sandbox", help="run or grade code in the sandbox; check the host", add_help=False)
     sandbox.add_argument("args", nargs=argparse.REMAINDER, help="run CODE_FILE [--test TEST_FILE] [--json] | doctor")
@@ -109,6 +134,8 @@ async def _pack(args: argparse.Namespace, settings: Settings) -> int:
     from .app import pack_dirs
     from .core.packs import LoadedPack, dump_pack, load_path
 
+    if args.pack_command == "convert":
+        return await asyncio.to_thread(_convert, args)
     if args.pack_command == "validate":
         paths: list[Path] = []
         for path in args.paths:
@@ -165,7 +192,20 @@ async def _pack(args: argparse.Namespace, settings: Settings) -> int:
                 names = ", ".join(p.id for p in await repo.list_packs()) or "none"
                 err.print(f"There is no pack `{args.pack}`. Stored: {names}.", markup=False)
                 return 1
-            text = dump_pack(pack)
+            if args.export_format == "yaml":
+                text = dump_pack(pack)
+            else:
+                from .core.convert import export_pack
+
+                exported = export_pack(pack, args.export_format)
+                for qid, why in exported.left_out:
+                    err.print(f"Left out `{qid}`: {why}", markup=False, soft_wrap=True)
+                for what in exported.lost:
+                    err.print(f"Not carried: {what}", markup=False, soft_wrap=True)
+                if not exported.written:
+                    err.print(f"Nothing in `{pack.pack}` can be written as {args.export_format}.", markup=False, soft_wrap=True)
+                    return 1
+                text = exported.text
             if args.output:
                 args.output.write_text(text, encoding="utf-8")
                 err.print(f"Wrote {args.output}", markup=False)
@@ -173,6 +213,57 @@ async def _pack(args: argparse.Namespace, settings: Settings) -> int:
                 sys.stdout.write(text)
             return 0
     return 2
+
+
+def _convert(args: argparse.Namespace) -> int:
+    """Convert a quiz file from another tool and write the pack (runs in a worker thread)."""
+    from .core.convert import MAX_INPUT_BYTES, ConvertError, convert_bytes, csv_template
+
+    if args.template:
+        sys.stdout.write(csv_template())
+        return 0
+    if args.file is None:
+        err.print("Give the FILE to convert (or --template for a CSV template).", markup=False, soft_wrap=True)
+        return 2
+    path: Path = args.file
+    if not path.is_file():
+        err.print(f"{path}: no such file", markup=False, soft_wrap=True)
+        return 1
+    if path.stat().st_size > MAX_INPUT_BYTES:
+        err.print(f"{path}: the file is larger than {MAX_INPUT_BYTES // 1048576} MiB, the limit for conversion", markup=False, soft_wrap=True)
+        return 1
+    with path.open("rb") as handle:
+        data = handle.read(MAX_INPUT_BYTES + 1)
+    try:
+        conversion = convert_bytes(str(path), data, fmt=args.source_format, pack_id=args.pack, title=args.title)
+    except ConvertError as exc:
+        err.print(str(exc), markup=False, soft_wrap=True)
+        return 1
+    for line in conversion.report_lines():
+        out.print(line, markup=False, soft_wrap=True)
+    if not conversion.ok:
+        err.print("Nothing was converted; no pack written.", markup=False, soft_wrap=True)
+        return 1
+    target: Path = args.output or Path(conversion.pack["pack"])
+    files = conversion.folder_files()
+    if target.suffix.lower() == ".zip":
+        target.write_bytes(conversion.zip_bytes())
+    else:
+        if target.exists() and (not target.is_dir() or (any(target.iterdir()) and not (target / "pack.yaml").exists())):
+            err.print(f"{target} exists and is not a pack folder; choose another -o OUT", markup=False, soft_wrap=True)
+            return 1
+        for name, content in files.items():
+            (target / name).parent.mkdir(parents=True, exist_ok=True)
+            (target / name).write_bytes(content)
+    extra = len(files) - 1
+    err.print(
+        f"Wrote pack `{conversion.pack['pack']}` to {target}"
+        + (f" (pack.yaml and {extra} test file{'s' if extra != 1 else ''})" if extra else "")
+        + f". Check it with: quizbot pack validate --run {target}",
+        markup=False,
+        soft_wrap=True,
+    )
+    return 0
 
 
 async def _prove(loaded: Sequence[object]) -> list[Problem]:

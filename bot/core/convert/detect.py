@@ -1,0 +1,89 @@
+"""Tell the format of a quiz file from its content (the file name only breaks ties)."""
+
+from __future__ import annotations
+
+import re
+
+from .result import ConvertError
+
+FORMATS: tuple[str, ...] = ("moodle-xml", "gift", "red-trivia", "opentdb", "csv", "anki")
+ALIASES = {
+    "moodle": "moodle-xml",
+    "xml": "moodle-xml",
+    "red": "red-trivia",
+    "trivia": "red-trivia",
+    "yaml": "red-trivia",
+    "open-trivia-db": "opentdb",
+    "json": "opentdb",
+    "tsv": "csv",
+    "anki-text": "anki",
+}
+SNIFF_BYTES = 64 * 1024
+
+_GIFT_BLOCK = re.compile(r"\{\s*(?:[=~#]|T\s*[}#]|F\s*[}#]|TRUE\b|FALSE\b)", re.M)
+_GIFT_MARKS = re.compile(r"^\s*(?:::[^:\n]+::|\$CATEGORY:)", re.M)
+_RED_KEY = re.compile(r"^[^\s#\-][^\n]*:\s*(?:\n(?:\s*#.*\n)*\s*-\s+\S|\[)", re.M)
+_PACK_KEY = re.compile(r"^(?:pack|questions):", re.M)
+_ANKI_HEADER = re.compile(r"^#(?:separator|html|tags column|notetype column|deck column|guid column|columns):", re.M)
+_TABLE_HEADER = re.compile(r"^\ufeff?\s*([^\n]*)")
+
+
+def is_native_pack(filename: str, data: bytes) -> bool:
+    """Tell whether an upload is already a QuizBot pack (a .zip, or YAML with `pack:` or `questions:`).
+
+    Front ends use it to choose between loading a file as it is and converting it first; a Red
+    trivia list is YAML too, but has neither key at the top level.
+    """
+    lower = filename.lower()
+    if lower.endswith(".zip"):
+        return True
+    if not lower.endswith((".yaml", ".yml")):
+        return False
+    return _PACK_KEY.search(data[:SNIFF_BYTES].decode("utf-8", errors="replace")) is not None
+
+
+def resolve(name: str, source: str = "") -> str:
+    """Return the canonical format name for `name`, or raise ConvertError naming the known ones."""
+    key = name.strip().lower()
+    key = ALIASES.get(key, key)
+    if key not in FORMATS:
+        raise ConvertError(source or name, None, f"unknown format `{name}`; known formats: {', '.join(FORMATS)}")
+    return key
+
+
+def detect(data: bytes, source: str) -> str:
+    """Return the format of `data`, or raise ConvertError listing the formats known."""
+    head = data[:SNIFF_BYTES]
+    for bom in (b"\xef\xbb\xbf",):
+        head = head.removeprefix(bom)
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        text = head.decode("utf-16", errors="replace")
+    else:
+        text = head.decode("utf-8", errors="replace")
+    stripped = text.lstrip()
+    lower_name = source.lower()
+    if stripped.startswith("<") and ("<quiz" in stripped[:4096] or lower_name.endswith(".xml")):
+        return "moodle-xml"
+    if stripped.startswith(("{", "[")) and ('"results"' in stripped[:4096] or '"correct_answer"' in stripped):
+        return "opentdb"
+    first = _TABLE_HEADER.match(stripped)
+    if first is not None:
+        cells = {c.strip().strip('"').lower() for c in re.split(r"[,\t;]", first.group(1))}
+        if {"type", "prompt", "answer"} <= cells:
+            return "csv"
+    if _ANKI_HEADER.search(text[:4096]):
+        return "anki"
+    if _GIFT_MARKS.search(text) or _GIFT_BLOCK.search(text):
+        return "gift"
+    if re.search(r"^(?:AUTHOR|CONFIG):", text, re.M) or _RED_KEY.search(text):
+        return "red-trivia"
+    lines = [line for line in text.splitlines()[:50] if line.strip()]
+    if lines and sum("\t" in line for line in lines) >= max(1, len(lines) * 3 // 4):
+        return "anki"
+    raise ConvertError(
+        source,
+        None,
+        "this is not a quiz file I know; known formats: "
+        + ", ".join(FORMATS)
+        + " (name one with --format if the file is one of them)",
+    )

@@ -1,0 +1,203 @@
+"""What every format hands to the builder: drafts of items, items left out, and assumptions.
+
+A format reader never writes ids, topics ids or files; it describes each item (`Draft`) with the
+line it starts on, and the builder turns the drafts into a pack. The item builders here check
+what the pack format needs and raise `Unmappable` with a reason a person can act on.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .result import Assumption, NotConverted
+
+MAX_CHOICES = 25
+MAX_OPTION = 80
+
+
+class Unmappable(Exception):
+    """This item cannot become a question; the message says why."""
+
+
+@dataclass
+class Draft:
+    """One item read from the source: the question's fields without id and topic."""
+
+    line: int
+    source_type: str
+    name: str | None
+    fields: dict[str, Any]
+    topic: str | None = None  # the topic's title as the source names it
+    test: str | None = None  # a code item's unittest file
+
+
+@dataclass
+class Sink:
+    """Collect what a format reader found."""
+
+    source: str
+    drafts: list[Draft] = field(default_factory=list)
+    skipped: list[NotConverted] = field(default_factory=list)
+    authors: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # for the pack's description
+    _assumed: dict[str, list[int]] = field(default_factory=dict)
+
+    def add(self, draft: Draft) -> None:
+        self.drafts.append(draft)
+
+    def skip(self, line: int, source_type: str, label: str, reason: str) -> None:
+        self.skipped.append(NotConverted(line=line, label=label or "(no text)", source_type=source_type, reason=reason))
+
+    def assume(self, message: str, line: int | None = None) -> None:
+        lines = self._assumed.setdefault(message, [])
+        if line is not None and line not in lines:
+            lines.append(line)
+
+    def assumptions(self) -> tuple[Assumption, ...]:
+        return tuple(Assumption(message, tuple(lines)) for message, lines in self._assumed.items())
+
+
+def _base(kind: str, prompt: str, hint: str | None, explanation: str | None, difficulty: str | None) -> dict[str, Any]:
+    prompt = prompt.strip()
+    if not prompt:
+        raise Unmappable("the question has no text")
+    fields: dict[str, Any] = {"type": kind, "difficulty": difficulty or "medium", "prompt": prompt}
+    if hint and hint.strip():
+        fields["hint"] = hint.strip()
+    if explanation and explanation.strip():
+        fields["explanation"] = explanation.strip()
+    return fields
+
+
+def choice_fields(
+    prompt: str,
+    choices: Sequence[tuple[str, bool, str | None]],
+    *,
+    multiple: bool,
+    shuffle: bool = True,
+    hint: str | None = None,
+    explanation: str | None = None,
+    difficulty: str | None = None,
+) -> dict[str, Any]:
+    """Build a choice item from (text, correct, feedback) triples."""
+    fields = _base("choice", prompt, hint, explanation, difficulty)
+    out: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for text, correct, feedback in choices:
+        text = text.strip()
+        if not text:
+            raise Unmappable("a choice has no text")
+        if text in seen:
+            raise Unmappable(f"two choices read `{text}`")
+        seen.add(text)
+        entry: dict[str, Any] = {"text": text}
+        if correct:
+            entry["correct"] = True
+        if feedback and feedback.strip():
+            entry["feedback"] = feedback.strip()
+        out.append(entry)
+    if len(out) < 2:
+        raise Unmappable("a choice question needs at least two choices")
+    if len(out) > MAX_CHOICES:
+        raise Unmappable(f"{len(out)} choices; QuizBot shows at most {MAX_CHOICES}")
+    right = sum(1 for c in out if c.get("correct"))
+    if right == 0:
+        raise Unmappable("no choice is marked right")
+    if not multiple and right != 1:
+        raise Unmappable(f"{right} choices are marked right in a single-answer question")
+    fields["choices"] = out
+    if multiple:
+        fields["multiple"] = True
+    if not shuffle:
+        fields["shuffle"] = False
+    return fields
+
+
+def short_fields(
+    prompt: str,
+    accept: Iterable[str],
+    *,
+    number: tuple[float, float] | None = None,
+    hint: str | None = None,
+    explanation: str | None = None,
+    difficulty: str | None = None,
+) -> dict[str, Any]:
+    """Build a short-answer item from accepted texts and/or a number with its tolerance."""
+    fields = _base("short", prompt, hint, explanation, difficulty)
+    answers: list[str] = []
+    for answer in accept:
+        cleaned = " ".join(answer.split())
+        if cleaned and cleaned not in answers:
+            answers.append(cleaned)
+    if not answers and number is None:
+        raise Unmappable("no right answer")
+    if answers:
+        fields["accept"] = answers
+    if number is not None:
+        value, tolerance = number
+        if not (math.isfinite(value) and math.isfinite(tolerance)):
+            raise Unmappable("the number is not finite")
+        fields["number"] = {"value": _plain(value), "tolerance": _plain(abs(tolerance))}
+    return fields
+
+
+def blanks_fields(
+    prompt: str,
+    code: str,
+    options: Sequence[str],
+    answers: dict[int, str],
+    *,
+    hint: str | None = None,
+    explanation: str | None = None,
+    difficulty: str | None = None,
+) -> dict[str, Any]:
+    """Build a fill-in-the-blanks item: `code` marks blanks {{n}}, one menu of `options`."""
+    fields = _base("blanks", prompt, hint, explanation, difficulty)
+    distinct: list[str] = []
+    for option in options:
+        option = option.strip()
+        if not option:
+            raise Unmappable("an option has no text")
+        if len(option) > MAX_OPTION:
+            raise Unmappable(f"the option `{option[:30]}…` is longer than {MAX_OPTION} characters")
+        if option not in distinct:
+            distinct.append(option)
+    for number, answer in answers.items():
+        if answer.strip() not in distinct:
+            raise Unmappable(f"blank {number}'s answer `{answer}` is not among the options")
+    if len(distinct) < 2:
+        raise Unmappable("the blanks offer fewer than two different options")
+    if len(distinct) > MAX_CHOICES:
+        raise Unmappable(f"{len(distinct)} options; a menu holds at most {MAX_CHOICES}")
+    fields["code"] = code.rstrip() + "\n"
+    fields["options"] = distinct
+    fields["answers"] = {n: a.strip() for n, a in sorted(answers.items())}
+    return fields
+
+
+def code_fields(
+    prompt: str,
+    *,
+    solution: str,
+    starter: str = "",
+    hint: str | None = None,
+    explanation: str | None = None,
+    difficulty: str | None = None,
+    limits: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Build a code item; the builder adds `test_file`."""
+    fields = _base("code", prompt, hint, explanation, difficulty)
+    if not solution.strip():
+        raise Unmappable("no sample answer; a code item needs a solution that passes its tests")
+    fields["starter"] = starter
+    fields["solution"] = solution if solution.endswith("\n") else solution + "\n"
+    if limits:
+        fields["limits"] = limits
+    return fields
+
+
+def _plain(value: float) -> float | int:
+    return int(value) if value.is_integer() and abs(value) < 2**53 else value

@@ -1,0 +1,245 @@
+"""Write a pack back out as GIFT, Moodle XML or CSV, for the item types each format holds.
+
+Each writer returns the text and a list of what it left out or could not carry, so the admin
+knows what a round trip loses (hints in GIFT, per-choice feedback in CSV, code items everywhere).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from xml.sax.saxutils import escape
+
+from bot.core.packs import AnyQuestion, BlanksQuestion, ChoiceQuestion, CodeQuestion, Pack, ShortQuestion
+
+from .table import COLUMNS
+
+EXPORT_FORMATS: tuple[str, ...] = ("gift", "moodle-xml", "csv")
+
+
+@dataclass
+class Export:
+    """An exported pack: the file's text and what did not make it across."""
+
+    text: str
+    written: int = 0
+    left_out: list[tuple[str, str]] = field(default_factory=list)  # (question id, why)
+    lost: list[str] = field(default_factory=list)  # what the format cannot hold, once each
+
+    def lose(self, what: str) -> None:
+        if what not in self.lost:
+            self.lost.append(what)
+
+
+def export_pack(pack: Pack, fmt: str) -> Export:
+    """Write `pack` in `fmt` (one of EXPORT_FORMATS)."""
+    writer = _WRITERS.get(fmt)
+    if writer is None:
+        raise ValueError(f"unknown export format `{fmt}`; known: {', '.join(EXPORT_FORMATS)}")
+    return writer(pack)
+
+
+def _number_text(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
+def _numeric(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+# --- GIFT ---------------------------------------------------------------------------------
+
+def _gift_escape(text: str) -> str:
+    text = text.replace("\\", "\\\\")
+    for char in "~=#{}:":
+        text = text.replace(char, "\\" + char)
+    return text.replace("\r", "").replace("\n", "\\n")
+
+
+def _gift(pack: Pack) -> Export:
+    out = Export(text="")
+    parts = [f"// QuizBot pack `{pack.pack}` version {pack.version}: {pack.title}\n// Written by quizbot pack export --format gift\n"]
+    current_topic: str | None = None
+    for q in pack.questions:
+        body = _gift_answers(q, out)
+        if body is None:
+            continue
+        if q.topic != current_topic and q.topic is not None:
+            parts.append(f"$CATEGORY: $course$/top/{pack.topic_title(q.topic)}\n")
+            current_topic = q.topic
+        general = f"\n\t####{_gift_escape(q.explanation)}" if q.explanation else ""
+        parts.append(f"::{_gift_escape(q.id)}::[markdown]{_gift_escape(q.prompt)}{{{body}{general}\n}}\n")
+        out.written += 1
+        if q.hint:
+            out.lose("hints (GIFT has none)")
+        if q.difficulty != "medium":
+            out.lose("difficulty (GIFT has none)")
+    out.text = "\n".join(parts)
+    return out
+
+
+def _gift_answers(q: AnyQuestion, out: Export) -> str | None:
+    if isinstance(q, ChoiceQuestion):
+        lines = []
+        right = sum(c.correct for c in q.choices)
+        for c in q.choices:
+            if not q.multiple:
+                mark = "=" if c.correct else "~"
+            else:
+                mark = f"~%{_weight(100 / right)}%" if c.correct else "~%-100%"
+            feedback = f"#{_gift_escape(c.feedback)}" if c.feedback else ""
+            lines.append(f"\n\t{mark}{_gift_escape(c.text)}{feedback}")
+        return "".join(lines)
+    if isinstance(q, ShortQuestion):
+        if q.number is not None:
+            extra = [a for a in q.accept if _numeric(a) and float(a) != q.number.value]
+            if any(not _numeric(a) for a in q.accept):
+                out.lose("text answers of items that also take a number (GIFT holds one or the other)")
+            first = f"\n\t={_number_text(q.number.value)}:{_number_text(q.number.tolerance)}"
+            return "#" + first + "".join(f"\n\t={a}:0" for a in extra)
+        return "".join(f"\n\t={_gift_escape(a)}" for a in q.accept)
+    out.left_out.append((q.id, f"{q.type} items have no GIFT form"))
+    return None
+
+
+def _weight(value: float) -> str:
+    return f"{value:.5f}".rstrip("0").rstrip(".")
+
+
+# --- Moodle XML ---------------------------------------------------------------------------
+
+def _text_el(tag: str, text: str, indent: str = "    ", fmt: str = "markdown") -> str:
+    return f'{indent}<{tag} format="{fmt}">\n{indent}  <text>{escape(text)}</text>\n{indent}</{tag}>\n'
+
+
+def _moodle(pack: Pack) -> Export:
+    out = Export(text="")
+    parts = ['<?xml version="1.0" encoding="UTF-8"?>\n<quiz>\n']
+    current_topic: str | None = None
+    for q in pack.questions:
+        kind, body = _moodle_body(q, out)
+        if kind is None:
+            continue
+        if q.topic is not None and q.topic != current_topic:
+            current_topic = q.topic
+            category = escape(f"$course$/top/{pack.topic_title(q.topic)}")
+            parts.append(
+                '  <question type="category">\n    <category>\n'
+                f"      <text>{category}</text>\n    </category>\n  </question>\n"
+            )
+        head = (
+            f'  <question type="{kind}">\n'
+            f"    <name>\n      <text>{escape(q.id)}</text>\n    </name>\n"
+            + _text_el("questiontext", _moodle_prompt(q))
+            + _text_el("generalfeedback", q.explanation or "")
+            + f"    <defaultgrade>{q.points}</defaultgrade>\n    <penalty>0</penalty>\n    <hidden>0</hidden>\n"
+            f"    <idnumber>{escape(q.id)}</idnumber>\n"
+        )
+        hint = _text_el("hint", q.hint) if q.hint else ""
+        tags = f"    <tags>\n      <tag><text>difficulty:{q.difficulty}</text></tag>\n    </tags>\n"
+        parts.append(head + body + hint + tags + "  </question>\n")
+        out.written += 1
+    parts.append("</quiz>\n")
+    out.text = "".join(parts)
+    return out
+
+
+def _moodle_prompt(q: AnyQuestion) -> str:
+    if not isinstance(q, BlanksQuestion):
+        return q.prompt
+    option_number = {option: i for i, option in enumerate(q.options, start=1)}
+    code = re.sub(r"\{\{\s*(\d+)\s*\}\}", lambda m: f"[[{option_number[q.answers[int(m.group(1))]]}]]", q.code)
+    return f"{q.prompt}\n\n```\n{code.rstrip()}\n```"
+
+
+def _answer_el(fraction: float, text: str, feedback: str | None, extra: str = "") -> str:
+    return (
+        f'    <answer fraction="{_weight(fraction)}" format="markdown">\n'
+        f"      <text>{escape(text)}</text>\n"
+        + _text_el("feedback", feedback or "", indent="      ")
+        + extra
+        + "    </answer>\n"
+    )
+
+
+def _moodle_body(q: AnyQuestion, out: Export) -> tuple[str | None, str]:
+    if isinstance(q, ChoiceQuestion):
+        right = sum(c.correct for c in q.choices)
+        body = (
+            f"    <single>{'false' if q.multiple else 'true'}</single>\n"
+            f"    <shuffleanswers>{'true' if q.shuffle else 'false'}</shuffleanswers>\n"
+            "    <answernumbering>abc</answernumbering>\n"
+        )
+        for c in q.choices:
+            fraction = (100 / right if c.correct else -100.0) if q.multiple else 100.0 if c.correct else 0.0
+            body += _answer_el(fraction, c.text, c.feedback)
+        return "multichoice", body
+    if isinstance(q, ShortQuestion):
+        if q.number is not None:
+            if any(not _numeric(a) for a in q.accept):
+                out.lose("text answers of items that also take a number (Moodle's numerical type takes numbers)")
+            values = [(q.number.value, q.number.tolerance)] + [
+                (float(a), 0.0) for a in q.accept if _numeric(a) and float(a) != q.number.value
+            ]
+            body = "".join(
+                _answer_el(100.0, _number_text(v), None, f"      <tolerance>{_number_text(t)}</tolerance>\n") for v, t in values
+            )
+            return "numerical", body
+        body = "    <usecase>0</usecase>\n" + "".join(_answer_el(100.0, a.replace("*", "\\*"), None) for a in q.accept)
+        return "shortanswer", body
+    if isinstance(q, BlanksQuestion):
+        body = "    <shuffleanswers>1</shuffleanswers>\n" + "".join(
+            f"    <selectoption>\n      <text>{escape(o)}</text>\n      <group>1</group>\n    </selectoption>\n"
+            for o in q.options
+        )
+        return "gapselect", body
+    assert isinstance(q, CodeQuestion)
+    out.left_out.append((q.id, "code items are graded by a unittest file, which Moodle XML cannot hold"))
+    return None, ""
+
+
+# --- CSV ----------------------------------------------------------------------------------
+
+def _bar(values: list[str]) -> str:
+    return "|".join(v.replace("|", "\\|") for v in values)
+
+
+def _csv(pack: Pack) -> Export:
+    out = Export(text="")
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["id", *COLUMNS])
+    for q in pack.questions:
+        prompt, answer, options = q.prompt, "", ""
+        if isinstance(q, ChoiceQuestion):
+            answer = _bar([c.text for c in q.choices if c.correct])
+            options = _bar([c.text for c in q.choices])
+            if any(c.feedback for c in q.choices):
+                out.lose("per-choice feedback (CSV has no column for it)")
+        elif isinstance(q, ShortQuestion):
+            values = list(q.accept)
+            if q.number is not None:
+                values.insert(0, f"{_number_text(q.number.value)}:{_number_text(q.number.tolerance)}")
+            answer = _bar(values)
+        elif isinstance(q, BlanksQuestion):
+            prompt = f"{q.prompt}\n\n```\n{q.code.rstrip()}\n```"
+            answer = _bar([q.answers[n] for n in sorted(q.blanks())])
+            options = _bar(list(q.options))
+        else:
+            out.left_out.append((q.id, "code items need a unittest file, which a CSV row cannot hold"))
+            continue
+        topic = pack.topic_title(q.topic) if q.topic else ""
+        writer.writerow([q.id, q.type, topic, prompt, answer, options, q.hint or "", q.explanation or "", q.difficulty])
+        out.written += 1
+    out.text = buffer.getvalue()
+    return out
+
+
+_WRITERS: dict[str, Callable[[Pack], Export]] = {"gift": _gift, "moodle-xml": _moodle, "csv": _csv}

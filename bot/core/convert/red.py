@@ -1,0 +1,86 @@
+"""Read a Red-DiscordBot trivia list: `question: [answers]`, with optional AUTHOR and CONFIG.
+
+The YAML is composed into nodes with the safe loader and never constructed: every answer stays
+the text the author wrote (`yes` stays `yes`, `3.10` stays `3.10`), aliases are never expanded,
+and each question keeps its line.
+"""
+
+from __future__ import annotations
+
+import yaml
+
+try:  # libyaml composes large lists several times faster; marks and node values are the same
+    from yaml import CSafeLoader as _Loader
+except ImportError:  # pragma: no cover - PyYAML built without libyaml
+    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+
+from .draft import Draft, Sink, Unmappable, short_fields
+from .result import ConvertError
+from .text import decode, first_words
+
+
+def read(data: bytes, sink: Sink) -> None:
+    """Read every question of a Red trivia list into `sink`."""
+    text = decode(data, sink.source)
+    try:
+        root = yaml.compose(text, Loader=_Loader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark is not None else None
+        raise ConvertError(sink.source, line, f"broken YAML: {exc.problem or exc.context}") from exc
+    except yaml.YAMLError as exc:
+        raise ConvertError(sink.source, None, f"broken YAML: {exc}") from exc
+    if not isinstance(root, yaml.MappingNode):
+        line = root.start_mark.line + 1 if root is not None else 1
+        raise ConvertError(sink.source, line, "a Red trivia list is a mapping of `question: [answers]`")
+    seen: dict[str, int] = {}
+    sink.assume("Red accepted an answer found anywhere in a message; QuizBot compares the whole answer")
+    for key, value in root.value:
+        line = key.start_mark.line + 1
+        question = str(key.value).strip() if isinstance(key, yaml.ScalarNode) else ""
+        if question == "AUTHOR" and isinstance(value, yaml.ScalarNode):
+            sink.authors.append(str(value.value).strip())
+            continue
+        if question == "CONFIG":
+            sink.notes.append("Red trivia settings, kept as a note (QuizBot does not use them): " + _config(value))
+            sink.assume("the list's CONFIG is kept as a note in the pack's description", line)
+            continue
+        label = first_words(question)
+        if not question:
+            sink.skip(line, "question", "(not text)", "the question is not text")
+            continue
+        if question in seen:
+            sink.skip(line, "question", label, f"the same question is already on line {seen[question]}")
+            continue
+        seen[question] = line
+        try:
+            answers = _answers(value)
+            sink.add(Draft(line, "question", None, short_fields(question, answers)))
+        except Unmappable as exc:
+            sink.skip(line, "question", label, str(exc))
+
+
+def _answers(node: yaml.Node) -> list[str]:
+    if isinstance(node, yaml.ScalarNode):
+        items: list[yaml.Node] = [node]
+    elif isinstance(node, yaml.SequenceNode):
+        items = list(node.value)
+    else:
+        raise Unmappable("the answers are not a list")
+    answers = [str(item.value) for item in items if isinstance(item, yaml.ScalarNode) and str(item.value).strip()]
+    if len(answers) != len(items):
+        raise Unmappable("every answer must be plain text")
+    if not answers:
+        raise Unmappable("no answers")
+    return answers
+
+
+def _config(node: yaml.Node) -> str:
+    if isinstance(node, yaml.MappingNode):
+        pairs = [
+            f"{k.value}: {v.value}"
+            for k, v in node.value
+            if isinstance(k, yaml.ScalarNode) and isinstance(v, yaml.ScalarNode)
+        ]
+        return ", ".join(pairs) or "(empty)"
+    return str(getattr(node, "value", ""))
