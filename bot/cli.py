@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -14,10 +15,11 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from .core.errors import PackInvalid, PackRefused, Problem, StorageError
+from .core.errors import PackInvalid, PackRefused, Problem, QuizError, StorageError
 from .logs import setup_logging
 from .settings import Settings
 
+log = logging.getLogger("quizbot.cli")
 err = Console(stderr=True, highlight=False)
 out = Console(highlight=False)
 
@@ -37,9 +39,12 @@ def _parser() -> argparse.ArgumentParser:
     validate = pack.add_parser("validate", help="check packs; every problem as file:line:col: message")
     validate.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="pack folders, .yaml or .zip files")
     validate.add_argument("--run", action="store_true", help="run every solution, starter and verified snippet in the sandbox")
-    imp = pack.add_parser("import", help="load a pack into the database")
+    imp = pack.add_parser(
+        "import", help="prove a pack in the sandbox (as validate --run does), then load it into the database"
+    )
     imp.add_argument("paths", nargs="+", type=Path, metavar="PATH")
     imp.add_argument("--force", action="store_true", help="replace even when the version is not higher")
+    imp.add_argument("--unproven", action="store_true", help="store without running the keys (logged)")
     pack.add_parser("list", help="the packs in the database")
     export = pack.add_parser(
         "export", help="write a stored pack as one YAML file, or as GIFT, Moodle XML or CSV with --format"
@@ -163,7 +168,8 @@ async def _pack(args: argparse.Namespace, settings: Settings) -> int:
 
     from .app import build
 
-    async with build(settings, sandbox=False, shipped_packs=False) as app:
+    proving = args.pack_command == "import" and not args.unproven
+    async with build(settings, sandbox=proving, shipped_packs=False) as app:
         service, repo = app.service, app.repository
         if args.pack_command == "import":
             status = 0
@@ -171,12 +177,16 @@ async def _pack(args: argparse.Namespace, settings: Settings) -> int:
                 for one in pack_dirs([path]) if path.is_dir() and not (path / "pack.yaml").exists() else [path]:
                     try:
                         loaded_pack = await asyncio.to_thread(load_path, one)
+                        if proving:
+                            await service.pack_admin.prove(loaded_pack)
+                        else:
+                            log.warning("pack %s stored unproven (--unproven)", loaded_pack.pack.pack)
                         report = await service.import_pack(loaded_pack.pack, force=args.force)
                         out.print(report.summary(), markup=False)
                     except PackInvalid as exc:
                         _print_problems(exc.problems)
                         status = 1
-                    except PackRefused as exc:
+                    except (PackRefused, QuizError) as exc:
                         err.print(str(exc), markup=False)
                         status = 1
             return status

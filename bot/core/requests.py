@@ -6,7 +6,8 @@ the answer is always a `Reply`. Text front ends read typed commands with `comman
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 
 from .model import Owner
 
@@ -92,9 +93,13 @@ class RunCode:
 
 @dataclass(frozen=True)
 class PackLoad:
+    """Load a pack from a file; it is proven in the sandbox first unless an operator says `unproven`."""
+
     filename: str
     data: bytes
     force: bool = False
+    unproven: bool = False
+    progress: Callable[[str], Awaitable[None]] | None = field(default=None, compare=False)  # edits the working note
 
 
 @dataclass(frozen=True)

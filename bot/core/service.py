@@ -65,7 +65,7 @@ class QuizService:
         from .views import Views
 
         self.views = Views(repository=repository, catalogue=self.catalogue, clock=clock)
-        self.pack_admin = PackAdmin(catalogue=self.catalogue, admins=self.admins)
+        self.pack_admin = PackAdmin(catalogue=self.catalogue, admins=self.admins, runner=runner)
         self._handlers: dict[type, Handler] = {
             rq.Start: self._start,
             rq.Act: self._act,
@@ -79,7 +79,9 @@ class QuizService:
             rq.Packs: lambda actor, r: self.views.packs(actor),
             rq.Help: self._help,
             rq.RunCode: self._run_code,
-            rq.PackLoad: lambda actor, r: self.pack_admin.load(actor, r.filename, r.data, force=r.force),
+            rq.PackLoad: lambda actor, r: self.pack_admin.load(
+                actor, r.filename, r.data, force=r.force, unproven=r.unproven, progress=r.progress
+            ),
             rq.PackEnable: lambda actor, r: self.pack_admin.set_enabled(actor, r.pack, r.enabled),
             rq.PackRemove: lambda actor, r: self.pack_admin.remove(actor, r.pack, confirmed=r.confirmed),
         }

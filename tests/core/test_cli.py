@@ -66,3 +66,14 @@ def test_help_lists_the_commands(tmp_path: Path) -> None:
 def test_sandbox_help_is_forwarded(tmp_path: Path) -> None:
     result = quizbot("sandbox", "--help", cwd=tmp_path)
     assert result.returncode == 0 and "run" in result.stdout and "doctor" in result.stdout
+
+
+def test_import_proves_the_keys_first_and_unproven_is_an_explicit_choice(tmp_path: Path) -> None:
+    wrong = Path(__file__).parents[1] / "fixtures" / "wrong_key.yaml"
+    refused = quizbot("pack", "import", str(wrong), cwd=tmp_path)
+    assert refused.returncode == 1
+    assert "wrong_key.yaml:5:" in refused.stdout and "question `adds-up`" in refused.stdout
+    assert "wrong-key" not in quizbot("pack", "list", cwd=tmp_path).stdout
+    stored = quizbot("pack", "import", "--unproven", str(wrong), cwd=tmp_path)
+    assert stored.returncode == 0 and "stored unproven" in stored.stderr
+    assert "wrong-key" in quizbot("pack", "list", cwd=tmp_path).stdout

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 from . import payloads as p
@@ -45,8 +46,11 @@ def downloads(answer: Answer) -> int:
 
 async def test_an_admin_loads_a_good_pack_and_enables_and_disables_it(bot: Harness) -> None:
     answer = await load(bot, p.ADMIN, "extra.yaml", GOOD.encode())
-    assert answer.kind == 5 and answer.data["flags"] & EPHEMERAL  # "thinking" at once, privately
-    assert "Pack `extra` v1 added with 1 questions." in answer.text()
+    assert answer.kind == 4 and answer.data["flags"] & EPHEMERAL  # a private "loading" note at once
+    assert "Loading the pack" in answer.text()
+    final = answer.edits()[-1].body  # the note becomes the result: one message, not two
+    assert "Pack `extra` v1 added with 1 questions." in final["embeds"][0]["description"]
+    assert not answer.followups()
     packs = await bot.command(p.ALICE, "packs")
     assert "`extra` v1" in packs.text() and "`tensors`" in packs.text()
     disabled = await bot.command(p.ADMIN, "disable", [p.option("pack", "extra")], group="pack")
@@ -60,6 +64,15 @@ async def test_an_admin_loads_a_good_pack_and_enables_and_disables_it(bot: Harne
     newer = await load(bot, p.ADMIN, "extra.yaml", GOOD.replace("version: 1", "version: 2").encode())
     assert "updated v1 → v2" in newer.text()
     bot.assert_all_acknowledged()
+
+
+async def test_a_pack_whose_key_is_wrong_is_refused_before_anything_is_stored(bot: Harness) -> None:
+    data = (Path(__file__).parents[1] / "fixtures" / "wrong_key.yaml").read_bytes()
+    answer = await load(bot, p.ADMIN, "wrong_key.yaml", data)
+    text = answer.edits()[-1].body["embeds"][0]["description"]
+    assert "wrong_key.yaml:5:" in text and "question `adds-up`" in text and "does not run" in text
+    started = await bot.command(p.ALICE, "start", [p.option("pack", "wrong-key")])
+    assert "There is no pack `wrong-key`" in started.text()
 
 
 async def test_a_broken_pack_gets_its_problems_with_file_and_line(bot: Harness) -> None:

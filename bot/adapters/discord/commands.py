@@ -114,7 +114,7 @@ def build_quiz_group(inbound: Inbound) -> app_commands.Group:
         force="Replace even if the version is not higher",
     )
     async def load(interaction: Interaction, file: discord.Attachment, force: bool = False) -> None:
-        await inbound.handle(interaction, inbound.pack_load(file, force))
+        await inbound.handle(interaction, inbound.pack_load(file, force), working=rq.LOADING)
 
     @pack_group.command(name="enable", description="Enable a pack in this server (admins)")
     @app_commands.autocomplete(pack=all_pack_names)

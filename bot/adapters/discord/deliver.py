@@ -94,6 +94,7 @@ class Responder:
         self.interaction = interaction
         self.refs = refs
         self.placeholder: int | None = None  # a "working on it" follow-up to replace with the answer
+        self.original_note = False  # the command's first answer is a "working on it" note to replace
         self.sent: list[tuple[Message, int | None]] = []
 
     # ------------------------------------------------------------------ acknowledgement
@@ -115,8 +116,11 @@ class Responder:
         # In a DM everything is private already, and plain messages outlive the client's reload.
         return private and self.in_guild
 
-    async def defer(self, *, working: str | None = None) -> None:
-        """Acknowledge now, answer later; `working` is shown meanwhile under a clicked message."""
+    async def defer(self, *, working: str | None = None, progress: bool = False) -> None:
+        """Acknowledge now, answer later; `working` is shown meanwhile under a clicked message.
+
+        With `progress`, a command's acknowledgement is the note itself, so `progress()` can edit it.
+        """
         response = self.interaction.response
         if response.is_done():
             return
@@ -129,6 +133,11 @@ class Responder:
                         wait=True, ephemeral=self.ephemeral(True), **note.send_kwargs()
                     )
                     self.placeholder = sent.id
+            elif working and progress:
+                # A command's own answer is the note, edited as the work goes on and replaced at the end.
+                note = render_notice(working, Tone.INFO)
+                await response.send_message(ephemeral=self.ephemeral(True), **note.send_kwargs())
+                self.original_note = True
             else:
                 await response.defer(thinking=True, ephemeral=self.ephemeral(True))
         except discord.HTTPException as exc:
@@ -171,6 +180,11 @@ class Responder:
                 placeholder, self.placeholder = self.placeholder, None
                 await interaction.followup.edit_message(placeholder, **rendered.edit_kwargs())
                 self._sent(message, ItemRef(interaction, placeholder), placeholder)
+                return
+            if self.original_note:
+                self.original_note = False
+                await interaction.edit_original_response(**rendered.edit_kwargs())
+                self._sent(message, ItemRef(interaction, None), None)
                 return
             sent = await interaction.followup.send(wait=True, ephemeral=ephemeral, **rendered.send_kwargs())
             self._sent(message, ItemRef(interaction, sent.id), sent.id)
@@ -255,6 +269,20 @@ class Responder:
         if message.kind == "item" and message.session_id:
             self.refs.remember(message.session_id, ItemRef(None, None, channel_message=sent))
 
+
+    async def progress(self, text: str) -> None:
+        """Say how long work is getting on, in the working note (when there is one)."""
+        note = render_notice(text, Tone.INFO)
+        try:
+            # A "thinking" acknowledgement is replaced by the first follow-up: only a note of ours is edited.
+            if self._token_expiring():
+                return
+            if self.placeholder is not None:
+                await self.interaction.followup.edit_message(self.placeholder, **note.edit_kwargs())
+            elif self.original_note:
+                await self.interaction.edit_original_response(**note.edit_kwargs())
+        except discord.HTTPException as exc:
+            log.info("could not show progress (%s %s)", exc.status, exc.code)
 
     async def show_page(self, item: Message, page: int) -> None:
         """Show another step of an item whose menus do not fit in one message."""

@@ -6,6 +6,7 @@ import asyncio
 import logging
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 import discord
@@ -62,18 +63,25 @@ class Inbound:
         request: rq.Request | Callable[[Actor], Awaitable[rq.Request]],
         *,
         clicked: str | None = None,
+        working: str | None = None,
     ) -> None:
-        """Acknowledge in time, ask the core, deliver its reply; never leave the person without an answer."""
+        """Acknowledge in time, ask the core, deliver its reply; never leave the person without an answer.
+
+        A request that needs a download first comes as a function of the actor; `working` is the note
+        shown meanwhile (and edited with progress).
+        """
         responder = Responder(interaction, self.refs)
         actor = self.actor(interaction)
         try:
             async with self._learner(actor):
                 if callable(request):
-                    await responder.defer(working=None)
+                    await responder.defer(working=working, progress=working is not None)
                     request = await request(actor)
                 note = rq.working_note(request)
                 if note is not None:
-                    await responder.defer(working=note)
+                    await responder.defer(working=note, progress=isinstance(request, rq.PackLoad))
+                if isinstance(request, rq.PackLoad) and request.progress is None:
+                    request = replace(request, progress=responder.progress)
                 reply = await self._within_ack(responder, self.service.handle(actor, request))
                 await responder.deliver(reply, clicked=clicked)
         except QuizError as exc:
