@@ -194,7 +194,14 @@ class Slack:
         return await self.send(json.dumps(body), "application/json", **kwargs)
 
     async def message(
-        self, text: str, *, user: str = LEARNER, channel: str | None = None, thread_ts: str | None = None, files: list[dict[str, Any]] | None = None
+        self,
+        text: str,
+        *,
+        user: str = LEARNER,
+        channel: str | None = None,
+        thread_ts: str | None = None,
+        files: list[dict[str, Any]] | None = None,
+        blocks: list[dict[str, Any]] | None = None,
     ) -> tuple[int, str]:
         channel = channel or dm(user)
         event: dict[str, Any] = {
@@ -209,6 +216,8 @@ class Slack:
         }
         if thread_ts:
             event["thread_ts"] = thread_ts
+        if blocks is not None:
+            event["blocks"] = blocks
         if files:
             event["subtype"] = "file_share"
             event["files"] = files

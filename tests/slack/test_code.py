@@ -62,6 +62,31 @@ async def test_slack_escaping_is_undone_before_the_code_runs(slack: Slack, runne
     assert runner.requests[-1].code == "total = sum(range(1, 11)) if 1 < 2 & 3 else 0\nprint(total)  # x.org"
 
 
+async def test_code_from_slacks_composer_is_read_from_its_rich_text_block(slack: Slack, runner: LocalRunner) -> None:
+    item = await start_code_item(slack)
+    # What Slack's composer sends for a code block: fences glued to the code, entities in the text,
+    # and the code exactly as typed in a rich_text_preformatted element.
+    typed = "total = sum(range(1, 11)) if 1 < 2 else 0\nprint(total)"
+    text = "```total = sum(range(1, 11)) if 1 &lt; 2 else 0\nprint(total)```"
+    blocks = [
+        {
+            "type": "rich_text",
+            "block_id": "Xy1",
+            "elements": [{"type": "rich_text_preformatted", "elements": [{"type": "text", "text": typed}], "border": 0}],
+        }
+    ]
+    await slack.message(text, blocks=blocks)
+    assert runner.requests[-1].code == typed
+    assert not has_controls(slack.fake.message(dm(LEARNER), item["ts"]))  # right on the first try: the item closed
+    assert "Correct" in json.dumps(slack.fake.posts(dm(LEARNER))[-2:])
+
+
+async def test_a_fence_glued_to_the_code_without_blocks_still_counts(slack: Slack, runner: LocalRunner) -> None:
+    await start_code_item(slack)
+    await slack.message("here you go ```total = sum(range(1, 11))\nprint(total)``` thanks")
+    assert runner.requests[-1].code == "total = sum(range(1, 11))\nprint(total)"
+
+
 async def test_quiz_run_with_over_long_output_is_cut_with_a_note(slack: Slack) -> None:
     status, body = await slack.command("run ```python\nfor i in range(40):\n    print(str(i) * 4000)\n```")
     assert status == 200 and json.loads(body)["text"].startswith("⏳")  # acknowledged before the run

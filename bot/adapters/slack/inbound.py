@@ -30,7 +30,7 @@ from .commands import parse
 from .deliver import Courier, anchor_of
 from .limits import PACK_FILE_LIMIT, PY_FILE_LIMIT
 from .markup import unescape
-from .origin import Origin, from_action, from_command, from_event, from_view
+from .origin import Origin, from_action, from_command, from_event, from_view, preformatted_code
 
 log = logging.getLogger("quizbot.slack")
 
@@ -288,7 +288,10 @@ class Inbound:
         if session is None and in_dm:
             session = await self.service.gate.for_code(actor)  # a quiz started in another place
             place, item_ts = anchor_of(session)
-        if fenced:
+        block = preformatted_code(event)
+        if block is not None:
+            code = f"```\n{block}\n```"
+        elif fenced:
             code = unescape(text)
         else:
             name, data = await self.api.download(py_files[0], limit=PY_FILE_LIMIT)

@@ -247,3 +247,31 @@ async def checked_request(bolt: AsyncApp, request: web.Request) -> AsyncBoltRequ
         log.warning("refused a signed Slack request whose body is not an object")
         return web.Response(status=400, text="")
     return bolt_request
+
+
+def preformatted_code(event: dict[str, Any]) -> str | None:
+    """Return the code of the message's rich-text code blocks, as typed (no HTML escaping), or None.
+
+    Slack's composer sends a code block twice: as text with ``` (escaped, fences glued to the code)
+    and as `rich_text_preformatted` elements; the latter is exactly what was typed.
+    """
+    found: list[str] = []
+    for block in event.get("blocks") or []:
+        if not isinstance(block, dict) or block.get("type") != "rich_text":
+            continue
+        for element in block.get("elements") or []:
+            if isinstance(element, dict) and element.get("type") == "rich_text_preformatted":
+                found.append("".join(_inline_text(part) for part in element.get("elements") or []))
+    return "\n".join(found) if found else None
+
+
+def _inline_text(part: Any) -> str:
+    if not isinstance(part, dict):
+        return ""
+    if part.get("type") == "link":
+        return str(part.get("text") or part.get("url") or "")
+    if part.get("type") == "user":
+        return f"@{part.get('user_id', '')}"
+    if part.get("type") == "emoji":
+        return f":{part.get('name', '')}:"
+    return str(part.get("text") or "")
