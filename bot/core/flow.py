@@ -235,9 +235,8 @@ class Flow:
             parts.append(Text(f"{hint}{left} attempt{'s' if left != 1 else ''} left."))
             session.updated_at = now
             await self._gate.save(session, attempt)
-            update = render.item_message(session, session.position, pack, question)
-            feedback = Message(kind="feedback", parts=tuple(parts), tone=tone, session_id=session.id)
-            return Reply(messages=(feedback,), update=update, private=session.owner.kind == "user")
+            update = render.item_message(session, session.position, pack, question, feedback=parts, tone=tone)
+            return Reply(update=update, private=session.owner.kind == "user")
         reveal = kind_of(question).reveal(question)
         if not correct and reveal:
             parts.append(Text(reveal))
@@ -278,8 +277,12 @@ class Flow:
         if session.position >= len(session.items):
             session.status = "finished"
         await self._gate.save(session, attempt, card)
-        update = render.item_message(session, index, pack, question, final=True) if pack and question else None
-        messages: list[Message] = [Message(kind="feedback", parts=feedback, tone=tone, session_id=session.id)]
+        messages: list[Message] = []
+        update: Message | None = None
+        if pack and question:
+            update = render.item_message(session, index, pack, question, final=True, feedback=feedback, tone=tone)
+        else:
+            messages.append(Message(kind="feedback", parts=feedback, tone=tone, session_id=session.id))
         if session.status == "finished":
             messages.append(await self.summary(session, stopped=False))
         else:

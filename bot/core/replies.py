@@ -148,7 +148,9 @@ class Reply:
     """The answer to one user action.
 
     `update` is a new rendering of the message the action came from (a clicked item: buttons
-    disabled, choices marked); `messages` are new messages, in order; `form` asks the adapter to
+    disabled, choices marked, and the feedback on the answer); a front end that cannot edit that
+    message sends `update` as a new one, so the feedback is never lost. `messages` are new messages,
+    in order (the next item, a summary); `form` asks the adapter to
     open an input form instead. `private` replies go only to the person who acted. Whether a
     request may take seconds is known before it runs: `requests.working_note`.
     """

@@ -29,6 +29,12 @@ ANN = Actor("console", "local", "ann", "Ann")
 BOB = Actor("console", "local", "bob", "Bob")
 
 
+def feedback(reply: Reply) -> str:
+    """What the learner sees about their answer: it is shown in the item's own message."""
+    assert reply.update is not None, reply
+    return reply.update.text()
+
+
 def item_of(reply: Reply) -> Message:
     items = [m for m in reply.messages if m.kind == "item"]
     assert items, [m.kind for m in reply.messages]
@@ -48,8 +54,7 @@ async def test_choice_right_answer_explains_and_finishes(service: QuizService) -
     item = await start_on(service, "q-choice")
     assert item.title == "Question 1 of 1"
     reply = await service.act(ANN, button(item, "A").action)
-    feedback = reply.messages[0]
-    assert "Correct" in feedback.text() and "records operations for autograd" in feedback.text()
+    assert "Correct" in feedback(reply) and "records operations for autograd" in feedback(reply)
     assert reply.update is not None and all(c.disabled for c in reply.update.controls())
     assert "✅" in reply.update.text()
     summary = reply.messages[-1]
@@ -59,7 +64,7 @@ async def test_choice_right_answer_explains_and_finishes(service: QuizService) -
 async def test_wrong_choice_shows_its_feedback_and_the_answer(service: QuizService) -> None:
     item = await start_on(service, "q-choice")
     reply = await service.act(ANN, button(item, "B").action)
-    text = reply.messages[0].text()
+    text = feedback(reply)
     assert "Not quite" in text and "There is no `track` argument." in text
     assert "The answer: `requires_grad=True`" in text
     assert reply.update is not None
@@ -72,11 +77,11 @@ async def test_short_answer_gets_hint_then_explanation_after_last_attempt(servic
     form = await service.act(ANN, button(item, "Answer").action)
     assert form.form is not None and form.form.kind == "short"
     first = await service.act(ANN, form.form.action, ["five"])
-    assert "Add the numbers." in first.messages[0].text() and "2 attempts left" in first.messages[0].text()
+    assert "Add the numbers." in feedback(first) and "2 attempts left" in feedback(first)
     second = await service.act(ANN, form.form.action, ["  7 "])
-    assert "1 attempt left" in second.messages[0].text()
+    assert "1 attempt left" in feedback(second)
     third = await service.act(ANN, form.form.action, ["8"])
-    text = third.messages[0].text()
+    text = feedback(third)
     assert "The answer: `6`" in text and "2 + 4 is 6." in text
     assert third.messages[-1].kind == "summary"
 
@@ -85,7 +90,7 @@ async def test_short_answer_gets_hint_then_explanation_after_last_attempt(servic
 async def test_short_answer_accepts_text_and_numbers(service: QuizService, answer: str) -> None:
     await start_on(service, "q-short")
     reply = await service.submit_text(ANN, answer)
-    assert "Correct" in reply.messages[0].text()
+    assert "Correct" in feedback(reply)
 
 
 async def test_blanks_keep_selections_and_grade_each_blank(service: QuizService) -> None:
@@ -99,10 +104,10 @@ async def test_blanks_keep_selections_and_grade_each_blank(service: QuizService)
     update = (await service.act(ANN, menus[1].action, [str(options.index("B. 2"))])).update
     assert update is not None and "[1: 4]" in update.text() and "[2: 2]" in update.text()
     wrong = await service.act(ANN, button(item, "Check").action)
-    assert "[1] ✅ · [2] ❌" in wrong.messages[0].text()
+    assert "[1] ✅ · [2] ❌" in feedback(wrong)
     await service.act(ANN, menus[1].action, [str(options.index("C. print"))])
     right = await service.act(ANN, button(item, "Check").action)
-    assert "Correct" in right.messages[0].text()
+    assert "Correct" in feedback(right)
 
 
 async def test_select_all_that_apply(service: QuizService) -> None:
@@ -111,18 +116,18 @@ async def test_select_all_that_apply(service: QuizService) -> None:
     assert menu.max_values == 3
     await service.act(ANN, menu.action, ["0"])
     partial = await service.act(ANN, button(item, "Check").action)
-    assert "Not quite" in partial.messages[0].text()
-    assert "The answer: `1`; `2.5`" in partial.messages[0].text()
+    assert "Not quite" in feedback(partial)
+    assert "The answer: `1`; `2.5`" in feedback(partial)
     assert partial.messages[-1].kind == "summary"  # one attempt by default for choice items
 
 
 async def test_code_item_graded_by_its_tests(service: QuizService, runner: LocalRunner) -> None:
     await start_on(service, "q-code")
     failed = await service.submit_text(ANN, "```python\ntotal = 50\nprint(total)\n```")
-    text = failed.messages[0].text()
+    text = feedback(failed)
     assert "0 of 2 tests passed" in text and "❌ `total` must be 55." in text and "Print `total`." in text
     passed = await service.submit_text(ANN, "```py\ntotal = sum(range(1, 11))\nprint(total)\n```")
-    assert "2 of 2 tests passed" in passed.messages[0].text()
+    assert "2 of 2 tests passed" in feedback(passed)
     assert runner.requests[-1].owner == "console:ann"
 
 

@@ -36,6 +36,11 @@ def has_controls(message: dict[str, Any]) -> bool:
     return any(b["type"] == "actions" for b in message["blocks"])
 
 
+def feedback_on(slack: Slack, channel: str, ts: str) -> str:
+    """The item message as it now reads: the answer's feedback is shown in it, not in a new message."""
+    return block_text(slack.fake.message(channel, ts)["blocks"])
+
+
 def posted_after(slack: Slack, channel: str, ts: str) -> list[dict[str, Any]]:
     return [m for m in slack.fake.posts(channel) if m["ts"] > ts]
 

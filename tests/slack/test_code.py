@@ -13,7 +13,7 @@ from bot.core.ports import RunOutcome, RunRequest
 from tests.conftest import DEMO_PACK
 from tests.fakes import FakeClock, LocalRunner
 from tests.slack.conftest import LEARNER, Slack, block_text, dm, make_service
-from tests.slack.helpers import SOLUTION, WRONG, has_controls, items, posted_after
+from tests.slack.helpers import SOLUTION, WRONG, feedback_on, has_controls, items
 from tests.slack.limits import blocks_problems
 
 
@@ -29,7 +29,7 @@ async def test_a_py_file_sent_to_the_dm_passes(slack: Slack) -> None:
     channel = dm(LEARNER)
     assert slack.fake.downloads == [(file["id"], True)]
     assert not has_controls(slack.fake.message(channel, item["ts"]))
-    feedback = block_text(posted_after(slack, channel, item["ts"])[0]["blocks"])
+    feedback = feedback_on(slack, channel, item["ts"])
     assert "*Correct!*" in feedback and "*2 of 2 tests passed*" in feedback
     assert "✅ `total` is 55." in feedback and "```\n55\n```" in feedback
 
@@ -41,7 +41,7 @@ async def test_failing_code_from_the_modal_gets_one_line_per_test_and_another_tr
     view = slack.last_view()
     assert view["blocks"][0]["element"]["initial_value"] == "total = 0\n"  # the starter, ready to edit
     await slack.submit(view, {"answer": WRONG})
-    feedback = block_text(posted_after(slack, channel, item["ts"])[-1]["blocks"])
+    feedback = feedback_on(slack, channel, item["ts"])
     assert "*Not quite.*" in feedback and "*0 of 2 tests passed*" in feedback
     assert "❌ `total` must be 55." in feedback and "❌ Print `total`." in feedback
     assert "2 attempts left" in feedback
@@ -78,7 +78,7 @@ async def test_code_from_slacks_composer_is_read_from_its_rich_text_block(slack:
     await slack.message(text, blocks=blocks)
     assert runner.requests[-1].code == typed
     assert not has_controls(slack.fake.message(dm(LEARNER), item["ts"]))  # right on the first try: the item closed
-    assert "Correct" in json.dumps(slack.fake.posts(dm(LEARNER))[-2:])
+    assert "Correct" in feedback_on(slack, dm(LEARNER), item["ts"])
 
 
 async def test_a_fence_glued_to_the_code_without_blocks_still_counts(slack: Slack, runner: LocalRunner) -> None:

@@ -7,7 +7,16 @@ import json
 from bot.core import Actor, QuizService
 from tests.fakes import FakeClock, LocalRunner
 from tests.slack.conftest import CHANNEL, LEARNER, STRANGER, Slack, block_text, dm, reopen
-from tests.slack.helpers import SOLUTION, answer_right, has_controls, is_item, items, kind_of, posted_after
+from tests.slack.helpers import (
+    SOLUTION,
+    answer_right,
+    feedback_on,
+    has_controls,
+    is_item,
+    items,
+    kind_of,
+    posted_after,
+)
 
 
 async def test_a_whole_quiz_of_every_item_type_in_the_dm(slack: Slack) -> None:
@@ -23,8 +32,7 @@ async def test_a_whole_quiz_of_every_item_type_in_the_dm(slack: Slack) -> None:
         seen.append(kind)
         answered = slack.fake.message(channel, item["ts"])
         assert not has_controls(answered), f"{kind}: buttons must be gone after the answer"
-        later = posted_after(slack, channel, item["ts"])
-        assert "*Correct!*" in block_text(later[0]["blocks"])
+        assert "*Correct!*" in feedback_on(slack, channel, item["ts"])
     assert sorted(seen) == ["blanks", "choice", "code", "multi", "short"]
     summary = slack.fake.posts(channel)[-1]
     text = block_text(summary["blocks"])
@@ -50,7 +58,7 @@ async def test_choices_are_marked_and_select_all_uses_a_multi_select(slack: Slac
     await slack.click(channel, item["ts"], label="Check")
     final = block_text(slack.fake.message(channel, item["ts"])["blocks"])
     assert "*A.* `1` ✅" in final and "*B.* `2.5` ✅" in final and "*C.* `'3'` ❌" in final
-    feedback = block_text(posted_after(slack, channel, item["ts"])[0]["blocks"])
+    feedback = feedback_on(slack, channel, item["ts"])
     assert "*Not quite.*" in feedback and "Quotes make a string." in feedback
 
 
@@ -72,7 +80,7 @@ async def test_a_short_answer_wrong_then_right_keeps_the_answer_button(slack: Sl
     await slack.submit(view, {"answer": "7"})
     again = slack.fake.message(channel, item["ts"])
     assert has_controls(again) and "2 attempts left" in block_text(again["blocks"])
-    feedback = block_text(posted_after(slack, channel, item["ts"])[-1]["blocks"])
+    feedback = feedback_on(slack, channel, item["ts"])
     assert "*Not quite.*" in feedback and "Add the numbers." in feedback
     await slack.click(channel, item["ts"], label="Answer")
     await slack.submit(slack.last_view(), {"answer": "6"})
@@ -93,8 +101,9 @@ async def test_a_quiz_started_in_a_channel_runs_in_a_thread_and_takes_code_there
     assert not has_controls(slack.fake.message(CHANNEL, item["ts"]))
     replies = [block_text(m["blocks"]) for m in posted_after(slack, CHANNEL, item["ts"])]
     assert all(m.get("thread_ts") == header["ts"] for m in posted_after(slack, CHANNEL, item["ts"]))
-    assert "*Correct!*" in replies[0] and "2 of 2 tests passed" in replies[0]
-    assert "Quiz finished" in replies[-1]
+    feedback = feedback_on(slack, CHANNEL, item["ts"])
+    assert "*Correct!*" in feedback and "2 of 2 tests passed" in feedback
+    assert len(replies) == 1 and "Quiz finished" in replies[-1]  # one new message per answer
 
 
 async def test_a_restart_in_the_middle_keeps_the_quiz_and_its_buttons(

@@ -16,7 +16,7 @@ from rich.console import Console
 
 from bot.core import Actor, QuizError, QuizService, Reply, commands, error_reply
 from bot.core import requests as rq
-from bot.core.replies import Button, Message, Select, notice
+from bot.core.replies import Button, Message, Select, Tone, notice
 
 from .render import render_message
 
@@ -56,8 +56,12 @@ class ConsoleFrontEnd:
         return "\n".join(lines) + "\n"
 
     def show(self, reply: Reply) -> None:
-        if reply.update is not None and reply.update.kind == "item" and not reply.messages:
-            self.current = reply.update
+        update = reply.update
+        if update is not None:
+            if update.tone != Tone.INFO or update.kind != "item":
+                render_message(self.console, update)  # an answered item, with its feedback
+            if update.kind == "item" and any(not c.disabled for c in update.controls()):
+                self.current = update
         for message in reply.messages:
             render_message(self.console, message)
             if message.kind == "item":

@@ -76,15 +76,17 @@ class ItemRefs:
         ref = self._refs.get(session_id)
         return ref if ref is not None and ref.usable() else None
 
-    async def edit(self, message: Message) -> None:
-        """Show an item as the core now renders it, wherever it was sent, when we still can."""
+    async def edit(self, message: Message) -> bool:
+        """Show an item as the core now renders it, wherever it was sent; say whether that worked."""
         ref = self.get(message.session_id)
         if ref is None:
-            return
+            return False
         try:
             await ref.edit(render(message))
         except discord.HTTPException as exc:
             log.info("could not update an earlier item message (%s %s)", exc.status, exc.code)
+            return False
+        return True
 
 
 class Responder:
@@ -220,7 +222,8 @@ class Responder:
 
     async def _update(self, message: Message, clicked: str | None) -> None:
         if not self.from_message:
-            await self.refs.edit(message)
+            if not await self.refs.edit(message) and message.tone != Tone.INFO:
+                await self.send(message, private=True)  # feedback must reach the learner somewhere
             return
         rendered = render(message, page=page_of(message, clicked))
         interaction = self.interaction
@@ -230,11 +233,13 @@ class Responder:
             elif not self._token_expiring():
                 await interaction.edit_original_response(**rendered.edit_kwargs())
             else:
-                return
-        except discord.HTTPException as exc:
-            if not token_gone(exc):
+                raise _Expired()
+        except (_Expired, discord.HTTPException) as exc:
+            if isinstance(exc, discord.HTTPException) and not token_gone(exc):
                 raise
-            log.info("could not update the clicked message (%s %s)", exc.status, exc.code)
+            log.info("could not update the clicked message (%s)", type(exc).__name__)
+            if message.tone != Tone.INFO:
+                await self._fallback(message, private=True)  # the feedback must reach the learner
             return
         if message.kind == "item" and message.session_id:
             self.refs.remember(message.session_id, ItemRef(interaction, None))
@@ -303,9 +308,10 @@ class ChannelResponder:
         self.refs = refs
 
     async def deliver(self, reply: Reply, *, clicked: str | None = None) -> None:
-        if reply.update is not None:
-            await self.refs.edit(reply.update)
-        for number, core_message in enumerate(reply.messages):
+        messages = reply.messages
+        if reply.update is not None and not await self.refs.edit(reply.update):
+            messages = (reply.update, *messages)  # the item message is out of reach: answer here instead
+        for number, core_message in enumerate(messages):
             kwargs = render(core_message).send_kwargs()
             if number == 0:
                 kwargs.update(reference=self.message, mention_author=False)

@@ -51,9 +51,12 @@ class Courier:
             return
         if place is None:
             place = Place(await self._api.open_dm(origin.user))
+        messages = reply.messages
         if reply.update is not None and update_ts:
             await self._api.update(place.channel, update_ts, reply.update)
-        for message in reply.messages:
+        elif reply.update is not None:
+            messages = (reply.update, *messages)  # no message to edit: show it as a new one
+        for message in messages:
             ts = await self._api.post(place, message)
             if message.kind == "item" and message.session_id:
                 await self._service.set_anchor(
