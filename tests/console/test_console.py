@@ -102,7 +102,7 @@ async def test_wrong_answers_get_feedback_hint_and_explanation(tmp_path: Path) -
     terminal = await open_terminal(tmp_path)
     screen = await terminal.send("start demo difficulty:easy count:2")
     for _ in range(2):
-        if "What does this print?" in screen:
+        if "What does this print?" in screen[screen.rfind("Question ") :]:  # the newest item
             screen = await terminal.send("five")
             assert "Not quite" in screen and "Add the numbers." in screen and "2 attempts left" in screen
             screen = await terminal.send("hint")
