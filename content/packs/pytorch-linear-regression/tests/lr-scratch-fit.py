@@ -77,9 +77,10 @@ class TestFit(unittest.TestCase):
             self,
             ok,
             "Each update changes `w` and `b` in place where autograd can see it (their version counters move).",
-            problem or "`w` and `b` were not changed in place as autograd tracks it: an update through `w.data` "
-            "hides the change from autograd, so a graph that still needed the old values would silently use the new "
-            "ones. Write `w -= lr * w.grad` (and the same for `b`) inside `with torch.no_grad():`.",
+            problem or "`w` and `b` were not changed in place where autograd can see it: `w = w - ...` makes a new "
+            "tensor instead of updating `w`, and an update through `w.data` hides the change from autograd (a graph "
+            "that still needed the old values would silently use the new ones). Write `w -= lr * w.grad` (and the "
+            "same for `b`) inside `with torch.no_grad():`.",
         )
 
     def test_one_loss_per_epoch(self):
