@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 import pytest
 
 from bot.core.errors import Problem
-from bot.core.packs import BlanksQuestion, CodeQuestion, LoadedPack, load_path
+from bot.core.packs import BlanksQuestion, CodeQuestion, LoadedPack, Pack, dump_pack, load_bytes, load_path
 from bot.core.packs.fillings import fillings_to_try
 from bot.core.packs.proof import count_jobs, prove
 from bot.core.ports import RunRequest
@@ -97,6 +97,16 @@ def test_also_correct_filling_passes_the_proof_and_is_graded_right(pool: _Pool) 
     assert q.right_fillings() == [{1: "1"}, {1: "2"}]
     assert q.marks({1: "2"}) == {1: True}
     assert q.marks({1: "-1"}) == {1: False}
+
+
+def test_also_correct_survives_storage_and_export() -> None:
+    pack = load_path(PACKS / "proof-also-correct").pack
+    stored = Pack.model_validate_json(pack.model_dump_json())  # how the repository keeps packs
+    assert stored == pack
+    q = stored.question("positive")
+    assert isinstance(q, BlanksQuestion) and q.also_correct == [{1: "2"}]
+    exported = load_bytes("export.yaml", dump_pack(pack).encode()).pack  # `quizbot pack export`, then import
+    assert exported == pack
 
 
 def test_also_correct_filling_that_does_not_run_is_a_problem(pool: _Pool) -> None:
