@@ -15,7 +15,7 @@ from typing import Protocol
 from bot.core import actions as ax
 from bot.core.errors import QuizError
 from bot.core.model import ItemState
-from bot.core.packs.models import AnyQuestion
+from bot.core.packs.models import AnyQuestion, BlanksQuestion
 from bot.core.ports import CodeRunner, RunOutcome, RunRequest
 from bot.core.replies import Control, InputRequest, Part, Tone
 
@@ -110,6 +110,7 @@ class ItemType(Protocol):
     name: str  # the pack format's `type`
     answered_by_text: bool  # True: a typed answer or code (the Answer form); False: buttons or menus
     file_fields: tuple[str, ...]  # keys naming files beside pack.yaml, read in by the loader
+    wrong_solutions: bool  # the pack may hold `wrong/<question id>/*.py` that must fail its tests
 
     def prepare(self, question: AnyQuestion, item: ItemState, rng: random.Random) -> None:
         """Set up a new item's state (shuffle the choices, ...)."""
@@ -141,4 +142,12 @@ class ItemType(Protocol):
 
     def proof(self, question: AnyQuestion) -> list[ProofJob]:
         """Return the sandbox runs that prove this question's key."""
+        ...
+
+    def graded_run(self, question: AnyQuestion, code: str) -> RunRequest:
+        """The run that grades `code` as an answer (types with `wrong_solutions`)."""
+        ...
+
+    def checked_fillings(self, question: AnyQuestion) -> BlanksQuestion | None:
+        """A blanks question whose other fillings `pack validate --run` must show to fail, else None."""
         ...

@@ -8,8 +8,9 @@ import re
 from bot.core import actions as ax
 from bot.core.errors import BadSubmission, StaleAction
 from bot.core.model import ItemState
+from bot.core.packs.fillings import describe
 from bot.core.packs.models import BLANK, AnyQuestion, BlanksQuestion
-from bot.core.ports import RunRequest
+from bot.core.ports import RunOutcome, RunRequest
 from bot.core.replies import Button, Code, Control, InputRequest, Option, Select, Text
 
 from ._text import letter
@@ -24,14 +25,15 @@ def _q(question: AnyQuestion) -> BlanksQuestion:
     return question
 
 
+def chosen(question: BlanksQuestion, selections: dict[int, int]) -> dict[int, str]:
+    """The options picked, by blank number (option indices become the options' text)."""
+    return {n: question.options[i] for n, i in selections.items() if 0 <= i < len(question.options)}
+
+
 def grade(question: BlanksQuestion, selections: dict[int, int]) -> dict[int, bool]:
-    """Return, per blank in the order shown, whether the selected option is the right one."""
-    result: dict[int, bool] = {}
-    for number in question.blanks():
-        index = selections.get(number)
-        chosen = question.options[index] if index is not None and 0 <= index < len(question.options) else None
-        result[number] = chosen == question.answers.get(number)
-    return result
+    """Return, per blank in the order shown, whether its pick fits a right filling (key or `also_correct`)."""
+    marks = question.marks(chosen(question, selections))
+    return {n: marks.get(n, False) for n in question.blanks()}
 
 
 def template(question: BlanksQuestion, item: ItemState, *, reveal: bool = False) -> str:
@@ -52,6 +54,7 @@ def template(question: BlanksQuestion, item: ItemState, *, reveal: bool = False)
 class BlanksType:
     name = "blanks"
     file_fields: tuple[str, ...] = ()
+    wrong_solutions = False
     answered_by_text = False
 
     def prepare(self, question: AnyQuestion, item: ItemState, rng: random.Random) -> None:
@@ -103,7 +106,7 @@ class BlanksType:
         per_blank = grade(q, item.selections)
         answer = ", ".join(f"{n}={q.options[item.selections[n]]}" for n in q.blanks())
         detail = " · ".join(f"[{n}] {'✅' if ok else '❌'}" for n, ok in per_blank.items())
-        return Graded(all(per_blank.values()), answer, (detail,))
+        return Graded(q.is_right(chosen(q, item.selections)), answer, (detail,))
 
     def reveal(self, question: AnyQuestion) -> str:
         q = _q(question)
@@ -131,9 +134,23 @@ class BlanksType:
         q = _q(question)
         if q.verify != "run":
             return []
-        return [
+        jobs = [
             ProofJob(
                 RunRequest(q.filled()),
                 lambda o: None if o.status == "passed" else "with its answers filled in the code does not run (" + why(o) + ")",
             )
         ]
+        for filling in q.also_correct:
+
+            def also_runs(o: RunOutcome, shown: str = describe(q, filling)) -> str | None:
+                return None if o.status == "passed" else f"the `also_correct` filling {shown} does not run ({why(o)})"
+
+            jobs.append(ProofJob(RunRequest(q.filled(filling)), also_runs))
+        return jobs
+
+    def graded_run(self, question: AnyQuestion, code: str) -> RunRequest:
+        raise TypeError("blanks questions are not answered with code")
+
+    def checked_fillings(self, question: AnyQuestion) -> BlanksQuestion | None:
+        q = _q(question)
+        return q if q.verify == "run" else None

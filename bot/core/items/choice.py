@@ -7,7 +7,8 @@ import random
 from bot.core import actions as ax
 from bot.core.errors import BadSubmission, StaleAction
 from bot.core.model import ItemState
-from bot.core.packs.models import AnyQuestion, ChoiceQuestion
+from bot.core.packs.models import AnyQuestion, BlanksQuestion, ChoiceQuestion
+from bot.core.ports import RunRequest
 from bot.core.replies import Button, ButtonStyle, Control, InputRequest, Option, Select, Text
 
 from ._text import clip, letter
@@ -37,6 +38,7 @@ def is_right(question: ChoiceQuestion, chosen: set[int]) -> bool:
 class ChoiceType:
     name = "choice"
     file_fields: tuple[str, ...] = ()
+    wrong_solutions = False
     answered_by_text = False
 
     def prepare(self, question: AnyQuestion, item: ItemState, rng: random.Random) -> None:
@@ -138,3 +140,9 @@ class ChoiceType:
 
     def proof(self, question: AnyQuestion) -> list[ProofJob]:
         return []
+
+    def checked_fillings(self, question: AnyQuestion) -> BlanksQuestion | None:
+        return None
+
+    def graded_run(self, question: AnyQuestion, code: str) -> RunRequest:
+        raise TypeError(f"{self.name} questions are not answered with code")

@@ -7,7 +7,7 @@ import random
 from bot.core import actions as ax
 from bot.core.errors import StaleAction
 from bot.core.model import ItemState
-from bot.core.packs.models import AnyQuestion, CodeQuestion
+from bot.core.packs.models import AnyQuestion, BlanksQuestion, CodeQuestion
 from bot.core.ports import RunOutcome, RunRequest
 from bot.core.replies import Button, Code, InputRequest, Text, Tone
 
@@ -38,6 +38,7 @@ def request(question: CodeQuestion, code: str, owner: str | None = None) -> RunR
 class CodeType:
     name = "code"
     file_fields: tuple[str, ...] = FILE_FIELDS
+    wrong_solutions = True
     answered_by_text = True
 
     def prepare(self, question: AnyQuestion, item: ItemState, rng: random.Random) -> None:
@@ -84,6 +85,9 @@ class CodeType:
         if q.test is not None and "user_code" not in q.test:
             add(("test",), "the test must import `user_code`")
 
+    def graded_run(self, question: AnyQuestion, code: str) -> RunRequest:
+        return request(_q(question), code)
+
     def proof(self, question: AnyQuestion) -> list[ProofJob]:
         q = _q(question)
 
@@ -94,3 +98,6 @@ class CodeType:
             return "the starter already passes every test; a starter must not be an answer" if o.status == "passed" else None
 
         return [ProofJob(request(q, q.solution or ""), solution_passes), ProofJob(request(q, q.starter), starter_fails)]
+
+    def checked_fillings(self, question: AnyQuestion) -> BlanksQuestion | None:
+        return None

@@ -8,7 +8,7 @@ import random
 from bot.core import actions as ax
 from bot.core.errors import BadSubmission, StaleAction
 from bot.core.model import ItemState
-from bot.core.packs.models import AnyQuestion, ShortQuestion
+from bot.core.packs.models import AnyQuestion, BlanksQuestion, ShortQuestion
 from bot.core.ports import RunOutcome, RunRequest
 from bot.core.replies import Button, InputRequest
 
@@ -53,6 +53,7 @@ def _number(answer: str, *, exact: bool) -> float | None:
 class ShortType:
     name = "short"
     file_fields: tuple[str, ...] = ()
+    wrong_solutions = False
     answered_by_text = True
 
     def prepare(self, question: AnyQuestion, item: ItemState, rng: random.Random) -> None:
@@ -116,3 +117,9 @@ class ShortType:
             return None
 
         return [ProofJob(RunRequest(first_code_block(q.prompt) or ""), judge)]
+
+    def checked_fillings(self, question: AnyQuestion) -> BlanksQuestion | None:
+        return None
+
+    def graded_run(self, question: AnyQuestion, code: str) -> RunRequest:
+        raise TypeError(f"{self.name} questions are not answered with code")

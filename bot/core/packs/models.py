@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationInfo, field_validator
 
 PACK_ID = r"^[a-z0-9][a-z0-9-]{0,38}[a-z0-9]$"
 ITEM_ID = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
@@ -75,6 +75,36 @@ class BlanksQuestion(QuestionBase):
     options: Annotated[list[Annotated[str, Field(min_length=1, max_length=80)]], Field(min_length=2, max_length=25)]
     answers: dict[int, str] = Field(description="Each blank's right option, by blank number.")
     verify: Literal["none", "run"] = "none"
+    also_correct: list[dict[int, str]] = Field(
+        default_factory=list,
+        description=(
+            "Other fillings that are right too, each a map of every blank to an option; graded right, "
+            "and exempt from `pack validate --run`'s check that no other filling runs."
+        ),
+    )
+
+    @field_validator("also_correct")
+    @classmethod
+    def _alternatives(cls, value: list[dict[int, str]], info: ValidationInfo) -> list[dict[int, str]]:
+        code = info.data.get("code")
+        options = info.data.get("options")
+        if code is None or options is None:
+            return value  # reported on those fields
+        blanks = sorted({int(m.group(1)) for m in BLANK.finditer(code)})
+        answers = info.data.get("answers")
+        for i, filling in enumerate(value):
+            if sorted(filling) != blanks:
+                listed = ", ".join(str(n) for n in sorted(filling)) or "none"
+                wanted = ", ".join(str(n) for n in blanks)
+                raise ValueError(f"entry {i} fills blanks {listed}; it must fill every blank ({wanted}) and no other")
+            for number, option in filling.items():
+                if option not in options:
+                    raise ValueError(f"entry {i}: `{option}` (blank {number}) is not one of the options")
+            if filling == answers:
+                raise ValueError(f"entry {i} is the key itself (`answers`)")
+            if filling in value[:i]:
+                raise ValueError(f"entry {i} is listed twice")
+        return value
 
     @field_validator("options")
     @classmethod
@@ -98,6 +128,25 @@ class BlanksQuestion(QuestionBase):
     def filled(self, chosen: dict[int, str] | None = None) -> str:
         values = chosen if chosen is not None else self.answers
         return BLANK.sub(lambda m: values.get(int(m.group(1)), m.group(0)), self.code)
+
+    def right_fillings(self) -> list[dict[int, str]]:
+        """Return every filling graded right: the key first, then each `also_correct` entry."""
+        return [dict(self.answers), *(dict(f) for f in self.also_correct)]
+
+    def is_right(self, chosen: dict[int, str]) -> bool:
+        """Return True when the chosen option of every blank matches one right filling."""
+        picked = {n: chosen.get(n) for n in self.blanks()}
+        return any(picked == {n: f.get(n) for n in self.blanks()} for f in self.right_fillings())
+
+    def marks(self, chosen: dict[int, str]) -> dict[int, bool]:
+        """Mark each blank against the right filling that the choice matches best (the key on a tie)."""
+        blanks = self.blanks()
+        best: dict[int, bool] = {}
+        for filling in self.right_fillings():
+            marks = {n: chosen.get(n) == filling.get(n) for n in blanks}
+            if not best or sum(marks.values()) > sum(best.values()):
+                best = marks
+        return best
 
 
 class ShortQuestion(QuestionBase):

@@ -49,10 +49,14 @@ def _grow(case, x, limit):
     if not (isinstance(result, tuple) and len(result) == 2 and isinstance(result[0], torch.Tensor)):
         _report(case, False, "", "`grow` must return a pair: the final tensor and the number of doublings.")
     out, steps = result
-    try:
-        steps = int(steps)
-    except (TypeError, ValueError):
-        _report(case, False, "", f"The second value `grow` returns must be a whole number, not {steps!r}.")
+    if isinstance(steps, bool) or not isinstance(steps, int):
+        _report(
+            case,
+            False,
+            "",
+            f"The number of doublings must be a plain Python `int` (count with `steps += 1` from `steps = 0`), "
+            f"not {type(steps).__name__} {steps!r}.",
+        )
     return out, steps
 
 
@@ -81,6 +85,17 @@ class TestGrow(unittest.TestCase):
             "With limit 5 it stops after 1 doubling: the data decides the number of steps.",
             f"`grow([1, 2], 5)` returned {out.detach()} after {steps} doublings; expected [2, 4] after 1. "
             "Loop while the sum is not greater than the limit instead of a fixed number of times.",
+        )
+
+    def test_sum_equal_to_limit(self):
+        out, steps = _grow(self, torch.tensor([1.0, 2.0]), 12)
+        ok = steps == 3 and torch.allclose(out.detach(), torch.tensor([8.0, 16.0]))
+        _report(
+            self,
+            ok,
+            "A sum equal to the limit is not greater than it, so `x` is doubled once more.",
+            f"`grow([1, 2], 12)` returned {out.detach()} after {steps} doublings; the sums go 3, 6, 12, and 12 "
+            "is not greater than 12, so expected [8, 16] after 3. Keep doubling while the sum is `<=` the limit.",
         )
 
     def test_no_doubling(self):

@@ -109,6 +109,28 @@ class TestFreeze(unittest.TestCase):
         ok = all(torch.equal(a, p.detach()) for a, p in zip(before, model.parameters(), strict=True))
         _report(self, ok, "No parameter's values were changed.", "`freeze_all_but_last` changed parameter values.")
 
+    def test_last_layer_of_any_size(self):
+        nn = torch.nn
+        torch.manual_seed(0)
+        no_bias = nn.Sequential(nn.Linear(4, 3), nn.ReLU(), nn.Linear(3, 2, bias=False))
+        block = nn.Sequential(nn.Linear(4, 3), nn.ReLU(), nn.Sequential(nn.Linear(3, 3), nn.Linear(3, 2)))
+        counts = (_freeze(self, no_bias), _freeze(self, block))
+        ok = (
+            counts == (6, 20)
+            and not any(p.requires_grad for p in no_bias[0].parameters())
+            and not any(p.requires_grad for p in block[0].parameters())
+            and all(p.requires_grad for p in no_bias[-1].parameters())
+            and all(p.requires_grad for p in block[-1].parameters())
+        )
+        _report(
+            self,
+            ok,
+            "It freezes by layer, whatever the last layer holds: one tensor (no bias) or a block of four.",
+            f"With a last layer of one parameter tensor (`Linear(3, 2, bias=False)`, 6 values) or four (a block of two "
+            f"`Linear`s, 20 values) you returned {counts[0]!r} and {counts[1]!r}, or froze the wrong tensors. "
+            "Freeze the parameters of each layer in `model[:-1]`, rather than counting parameter tensors from the end.",
+        )
+
     def test_single_layer(self):
         torch.manual_seed(0)
         model = torch.nn.Sequential(torch.nn.Linear(2, 2))

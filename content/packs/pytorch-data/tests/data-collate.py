@@ -53,23 +53,28 @@ class TestPadCollate(unittest.TestCase):
 
     def test_lengths(self):
         result, problem = _collate(_batch())
-        ok = problem is None and torch.equal(result[1], torch.tensor([3, 1, 2]))
+        ok = problem is None and result[1].dtype == torch.int64 and torch.equal(result[1], torch.tensor([3, 1, 2]))
         _report(
             self,
             ok,
             "`lengths` holds each sequence's true length as an int64 tensor.",
-            problem or "`lengths` must be `torch.tensor([3, 1, 2])` (int64) for sequences of lengths 3, 1 and 2, "
+            problem or "`lengths` must be `torch.tensor([3, 1, 2])` with dtype int64 (the default for a tensor of "
+            f"Python ints; yours is {result[1].dtype}) for sequences of lengths 3, 1 and 2, so the model can ignore "
+            "the padding later (`pack_padded_sequence` wants int64 lengths)."
+            if problem is None and torch.equal(result[1], torch.tensor([3, 1, 2]))
+            else problem or "`lengths` must be `torch.tensor([3, 1, 2])` (int64) for sequences of lengths 3, 1 and 2, "
             "so the model can ignore the padding later.",
         )
 
     def test_labels(self):
         result, problem = _collate(_batch())
-        ok = problem is None and torch.equal(result[2], torch.tensor([1, 0, 1]))
+        ok = problem is None and result[2].dtype == torch.int64 and torch.equal(result[2], torch.tensor([1, 0, 1]))
         _report(
             self,
             ok,
             "`labels` is an int64 tensor with one label per sample.",
-            problem or "`labels` must be `torch.tensor([1, 0, 1])`: turn the integer labels into one int64 tensor.",
+            problem or "`labels` must be `torch.tensor([1, 0, 1])` with dtype int64 (what `CrossEntropyLoss` expects "
+            "of class indices): turn the integer labels into one tensor with `torch.tensor(...)`.",
         )
 
     def test_in_a_loader(self):

@@ -11,21 +11,21 @@ def _report(test, ok, success, failure):
         test.fail(failure)
 
 
-def _data():
+def _data(n=100):
     # The feature of sample i is i itself, so batches show which samples they hold.
-    x = torch.arange(100, dtype=torch.float32).unsqueeze(1)
-    y = (torch.arange(100) % 2).float()
+    x = torch.arange(n, dtype=torch.float32).unsqueeze(1)
+    y = (torch.arange(n) % 2).float()
     return x, y
 
 
-def _make(seed, batch_size=16):
+def _make(seed, batch_size=16, n=100):
     """Call user_code.make_loaders; return ((train, val), problem text or None)."""
     import user_code
 
     fn = getattr(user_code, "make_loaders", None)
     if not callable(fn):
         return None, "`make_loaders` is not defined as a function."
-    x, y = _data()
+    x, y = _data(n)
     try:
         result = fn(x, y, batch_size, seed)
     except Exception as exc:
@@ -50,6 +50,29 @@ class TestMakeLoaders(unittest.TestCase):
             "100 samples are split into 80 for training and 20 for validation.",
             problem or "Split the `TensorDataset(x, y)` with `random_split(dataset, [0.8, 0.2], generator=...)`: "
             "the training loader's dataset should hold 80 samples and the validation one 20.",
+        )
+
+    def test_split_sizes_follow_the_data(self):
+        loaders, problem = _make(0, n=45)
+        ok = problem is None and len(loaders[0].dataset) == 36 and len(loaders[1].dataset) == 9
+        _report(
+            self,
+            ok,
+            "The split follows the data's size: 45 samples give 36 and 9.",
+            problem or "With 45 samples the split must be 36 / 9: pass the fractions `[0.8, 0.2]` to `random_split` "
+            "rather than fixed sizes such as `[80, 20]`.",
+        )
+
+    def test_last_partial_batch_kept(self):
+        loaders, problem = _make(0, n=45)
+        ok = problem is None and [xb.shape[0] for xb, _ in loaders[0]] == [16, 16, 4]
+        ok = ok and [xb.shape[0] for xb, _ in loaders[1]] == [9]
+        _report(
+            self,
+            ok,
+            "The last, smaller batch is kept: 36 training samples give batches of 16, 16 and 4.",
+            problem or "With 36 training samples and `batch_size=16` the batches must be 16, 16 and 4: leave "
+            "`drop_last` at False so every sample is seen each epoch.",
         )
 
     def test_split_is_a_partition(self):
@@ -85,8 +108,8 @@ class TestMakeLoaders(unittest.TestCase):
         ok = False
         if problem is None:
             order_one = _epoch(first[0]), _epoch(first[1])
-            torch.rand(7)  # other code using the global random generator in between
             second, problem = _make(3)
+            torch.rand(7)  # other code uses the global random generator before the first epoch
             if problem is None:
                 ok = (_epoch(second[0]), _epoch(second[1])) == order_one
         _report(
@@ -95,6 +118,19 @@ class TestMakeLoaders(unittest.TestCase):
             "The same seed gives the same split and the same shuffled order.",
             problem or "Two calls with the same seed must give identical splits and identical first-epoch orders: "
             "seed the split and the training loader with `torch.Generator().manual_seed(seed)`.",
+        )
+
+    def test_global_generator_untouched(self):
+        state = torch.get_rng_state()
+        _, problem = _make(4)
+        ok = problem is None and torch.equal(state, torch.get_rng_state())
+        _report(
+            self,
+            ok,
+            "`make_loaders` leaves PyTorch's global random generator alone.",
+            problem or "`make_loaders` changed PyTorch's global random generator (for example with "
+            "`torch.manual_seed`), which changes the random numbers of all other code: give `random_split` and the "
+            "training DataLoader generators of their own, `torch.Generator().manual_seed(seed)`.",
         )
 
     def test_seed_matters(self):

@@ -66,6 +66,23 @@ class TestFit(unittest.TestCase):
             "(`w -= lr * w.grad`) inside `with torch.no_grad():` rather than writing `w = w - ...`.",
         )
 
+    def test_updates_visible_to_autograd(self):
+        x, y = _data()
+        result, problem = _fit(x, y, 0.1, 5)
+        ok = problem is None
+        if ok:
+            w, b, _ = result
+            ok = isinstance(w, torch.Tensor) and isinstance(b, torch.Tensor) and w._version >= 5 and b._version >= 5
+        _report(
+            self,
+            ok,
+            "Each update changes `w` and `b` in place where autograd can see it (their version counters move).",
+            problem or "`w` and `b` were not changed in place where autograd can see it: `w = w - ...` makes a new "
+            "tensor instead of updating `w`, and an update through `w.data` hides the change from autograd (a graph "
+            "that still needed the old values would silently use the new ones). Write `w -= lr * w.grad` (and the "
+            "same for `b`) inside `with torch.no_grad():`.",
+        )
+
     def test_one_loss_per_epoch(self):
         x, y = _data()
         result, problem = _fit(x, y, 0.1, 7)

@@ -90,6 +90,37 @@ class TestMLP(unittest.TestCase):
             "(or `torch.relu`) between the two layers.",
         )
 
+    def test_computes_linear_relu_linear(self):
+        model, problem = _make(4, 8, 3)
+        ok = False
+        if problem is None:
+            by_shape = {tuple(p.shape): p.detach() for p in model.parameters()}
+            if not {(8, 4), (8,), (3, 8), (3,)} <= set(by_shape):
+                problem = (
+                    "The two Linear layers are not registered (`model.parameters()` has no weights of shapes (8, 4) "
+                    "and (3, 8)), so their output cannot be checked: keep them in `nn.Sequential` or `nn.ModuleList`, "
+                    "or assign each to an attribute."
+                )
+            else:
+                torch.manual_seed(2)
+                x = torch.randn(50, 4)
+                hidden = torch.relu(x @ by_shape[(8, 4)].T + by_shape[(8,)])
+                expected = hidden @ by_shape[(3, 8)].T + by_shape[(3,)]
+                try:
+                    with torch.no_grad():
+                        out = model(x)
+                    ok = isinstance(out, torch.Tensor) and out.shape == (50, 3) and torch.allclose(out, expected, atol=1e-5)
+                except Exception as exc:
+                    problem = f"Calling the model raised {type(exc).__name__}: {exc}"
+        _report(
+            self,
+            ok,
+            "The output is exactly Linear → ReLU → Linear: ReLU on the hidden layer, nothing after the last layer.",
+            problem or "The output differs from `Linear(in, hidden)` → ReLU → `Linear(hidden, out)` computed with your "
+            "own weights. Use ReLU (not Sigmoid or Tanh) between the layers, and return the last layer's output as it "
+            "is: an activation after it would cut off negative scores.",
+        )
+
     def test_prints_count(self):
         import user_code
 

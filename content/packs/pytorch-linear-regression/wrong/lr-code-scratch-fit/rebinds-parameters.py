@@ -1,0 +1,21 @@
+import torch
+
+
+def fit(x, y, lr=0.1, epochs=100):
+    w = torch.zeros((), requires_grad=True)
+    b = torch.zeros((), requires_grad=True)
+    losses = []
+    for _ in range(epochs):
+        loss = ((w * x + b - y) ** 2).mean()
+        losses.append(loss.item())
+        loss.backward()
+        with torch.no_grad():
+            w = (w - lr * w.grad).requires_grad_()
+            b = (b - lr * b.grad).requires_grad_()
+    return w, b, losses
+
+
+x_train = torch.linspace(-1, 1, 21)
+y_train = 3 * x_train - 0.5
+w, b, losses = fit(x_train, y_train, lr=0.1, epochs=200)
+print(f"w={w.item():.2f} b={b.item():.2f}")

@@ -1,0 +1,9 @@
+import torch
+
+
+def snapshot(model):
+    return dict(model.state_dict())
+
+
+def restore(model, snap):
+    model.load_state_dict(snap)

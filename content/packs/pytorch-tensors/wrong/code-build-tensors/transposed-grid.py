@@ -1,0 +1,8 @@
+import torch
+
+grid = torch.zeros(4, 3)
+ids = torch.arange(10)
+eye = torch.eye(3)
+probs = torch.tensor([0.2, 0.3, 0.5], dtype=torch.float64)
+
+print(grid.shape)

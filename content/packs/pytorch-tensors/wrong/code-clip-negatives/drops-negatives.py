@@ -1,0 +1,5 @@
+import torch
+
+
+def clip_negatives(x):
+    return x[x >= 0]

@@ -1,0 +1,6 @@
+import torch
+
+
+def clip_negatives(x):
+    x[x < 0] = 0
+    return x

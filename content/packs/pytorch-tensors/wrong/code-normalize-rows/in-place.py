@@ -1,0 +1,6 @@
+import torch
+
+
+def normalize_rows(m):
+    m /= m.sum(dim=1, keepdim=True)
+    return m
