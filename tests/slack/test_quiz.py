@@ -171,3 +171,13 @@ async def test_hint_stop_and_a_new_quiz_from_the_summary(slack: Slack) -> None:
 
 def slack_actor() -> Actor:
     return Actor("slack", "T0001", LEARNER)
+
+
+async def test_a_hint_in_a_channel_thread_is_private(slack: Slack) -> None:
+    await slack.command("start demo difficulty:hard count:1", channel=CHANNEL)
+    header, item = slack.fake.posts(CHANNEL)[:2]
+    await slack.click(CHANNEL, item["ts"], label="Hint")
+    assert len(slack.fake.posts(CHANNEL)) == 2  # nothing new in the thread for everyone to see
+    hint = slack.fake.ephemerals[-1]
+    assert hint["user"] == LEARNER and hint["channel"] == CHANNEL and hint.get("thread_ts") == header["ts"]
+    assert "sum(range(1, 11))" in block_text(hint["blocks"])

@@ -18,6 +18,9 @@ from .origin import Origin
 log = logging.getLogger("quizbot.slack")
 
 
+QUIZ_MESSAGES = ("item", "summary")  # the quiz itself: posted where the quiz lives
+
+
 class Courier:
     """Post, update and open what the core replied, in the place each reply belongs."""
 
@@ -57,6 +60,10 @@ class Courier:
         elif reply.update is not None:
             messages = (reply.update, *messages)  # no message to edit: show it as a new one
         for message in messages:
+            if reply.private and message.kind not in QUIZ_MESSAGES and place.thread_ts:
+                # A private note about a quiz in a channel's thread (a hint, a refusal): only the learner sees it.
+                await self._tell_one(origin, message, persistent=False)
+                continue
             ts = await self._api.post(place, message)
             if message.kind == "item" and message.session_id:
                 await self._service.set_anchor(
