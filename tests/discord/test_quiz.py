@@ -167,3 +167,26 @@ async def test_a_strangers_click_gets_a_private_note(bot: Harness) -> None:
     stale = await bot.click(p.ALICE, item, "Skip")
     assert "already answered" in stale.text()
     bot.assert_all_acknowledged()
+
+
+async def test_a_dismissed_quiz_comes_back_with_current_and_resume(bot: Harness) -> None:
+    first = (await bot.command(p.ALICE, "start", [p.option("pack", "demo")])).item()
+    again = await bot.command(p.ALICE, "current")
+    assert again.data["flags"] & EPHEMERAL
+    shown = again.item()
+    assert prompt(shown) == prompt(first) and shown["embeds"][0]["title"] == "Question 1 of 5"
+    asked = await bot.command(p.ALICE, "start", [p.option("pack", "demo")])
+    assert "You have a quiz running: question 1 of 5" in asked.text()
+    resumed = await bot.click(p.ALICE, asked.stored()[0], "Resume")
+    assert prompt(resumed.item()) == prompt(first)
+    skipped = await bot.click(p.ALICE, resumed.item(), "Skip")  # the recovered controls work
+    assert "Skipped" in skipped.text() and "Question 2 of 5" in skipped.text()
+
+
+async def test_answer_on_a_button_item_points_at_current(bot: Harness) -> None:
+    from bot.core import Actor
+
+    alice = Actor("discord", p.GUILD_ID, p.ALICE.id, p.ALICE.name)
+    await bot.service.start(alice, pack="demo", question="q-choice")
+    answer = await bot.command(p.ALICE, "answer")
+    assert answer.kind == 4 and "answered with its buttons or menus; `/quiz current` shows it again" in answer.text()
