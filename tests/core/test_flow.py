@@ -176,3 +176,19 @@ async def test_summary_names_questions_by_title_or_first_words(core: QuizService
 async def test_every_request_type_has_a_handler(core: QuizService) -> None:
     kinds = rq.Request.__args__  # type: ignore[attr-defined]
     assert set(kinds) == set(core._handlers)
+
+
+async def test_run_shows_an_error_once_with_the_line_and_a_caret(core: QuizService, runner: ScriptedRunner) -> None:
+    traceback = 'Traceback (most recent call last):\n  File "user_code.py", line 2\n    1/0\nZeroDivisionError: division by zero\n'
+    runner.outcome = RunOutcome(
+        status="error",
+        stderr=traceback,
+        message="ZeroDivisionError at line 2, column 1: division by zero",
+        error_text="ZeroDivisionError: division by zero",
+        error_line=2,
+        error_col=1,
+    )
+    reply = await core.handle(ANN, rq.RunCode("x = 1\n1/0"))
+    text = reply.messages[0].text()
+    assert text.count("ZeroDivisionError") == 1 and "Traceback" not in text
+    assert "2 | 1/0\n    ^" in text
