@@ -1,0 +1,5 @@
+def load_matching(model, state_dict):
+    own = dict(model.named_parameters())
+    kept = {k: v for k, v in state_dict.items() if k in own and v.shape == own[k].shape}
+    model.load_state_dict(kept, strict=False)
+    return sorted(k for k in state_dict if k not in kept)

@@ -1,0 +1,8 @@
+import math
+
+import torch
+
+
+def attention_weights(q, k):
+    scores = torch.einsum("bqd,bkd->bkq", q, k) / math.sqrt(q.shape[-1])
+    return torch.softmax(scores, dim=-1)

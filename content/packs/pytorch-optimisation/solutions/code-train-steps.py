@@ -1,0 +1,13 @@
+import torch
+
+
+def train_steps(model, batches, loss_fn, optimizer, scheduler, max_norm):
+    norms = []
+    for x, y in batches:
+        optimizer.zero_grad()
+        loss_fn(model(x), y).backward()
+        norm = torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)
+        norms.append(float(norm))
+        optimizer.step()
+        scheduler.step()
+    return norms
