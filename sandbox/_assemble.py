@@ -122,6 +122,7 @@ def assemble(report: dict[str, Any], *, graded: bool, limits: JobLimits, layers:
             message=str(err.get("message") or ""),
             line=err.get("line") if isinstance(err.get("line"), int) else None,
             col=err.get("col") if isinstance(err.get("col"), int) else None,
+            source=str(err["source"]) if isinstance(err.get("source"), str) and err.get("line") else None,
         )
         if err.get("where") == "test":
             return result("error", f"The test file could not be loaded: {info.message}", info)

@@ -26,15 +26,25 @@ INNER_UID = 1000
 
 @dataclass
 class JobParams:
-    """What the supervisor hands the job process (all descriptors already open)."""
+    """What the supervisor hands a job process (all descriptors already open).
 
+    Two job processes serve a graded job: the grader (``role == "grader"``) holds the results
+    channel (``res_w``) and reads the job (``job_r``); the learner (``role == "learner"``) has
+    neither, only its pipes to and from the grader. ``to_peer_w``/``from_peer_r`` are the pipes
+    towards and from the other process; ``to_sup_w``/``from_sup_r`` the set-up handshake with the
+    supervisor.
+    """
+
+    role: str
     uid: int
     out_w: int
     err_w: int
     res_w: int
     job_r: int
-    sync_w: int
-    sync_r: int
+    to_sup_w: int
+    from_sup_r: int
+    to_peer_w: int
+    from_peer_r: int
     result_fd: int
     limits: dict[str, Any]
     namespaces: bool
@@ -65,11 +75,11 @@ def _move_fd(fd: int, target: int) -> int:
 
 
 def _sync(params: JobParams, text: str) -> None:
-    os.write(params.sync_w, (text + "\n").encode())
+    os.write(params.to_sup_w, (text + "\n").encode())
 
 
 def _wait_go(params: JobParams) -> None:
-    reply = os.read(params.sync_r, 64)
+    reply = os.read(params.from_sup_r, 64)
     if not reply.startswith(b"go"):
         raise OSError(1, f"supervisor refused: {reply!r}")
 
@@ -108,8 +118,9 @@ def isolate(p: JobParams) -> list[str]:
     os.dup2(p.err_w, 2)
     os.close(p.out_w)
     os.close(p.err_w)
-    p.res_w = _move_fd(p.res_w, p.result_fd)
-    os.set_inheritable(p.result_fd, False)
+    if p.res_w >= 0:
+        p.res_w = _move_fd(p.res_w, p.result_fd)
+        os.set_inheritable(p.result_fd, False)
 
     is_root = os.geteuid() == 0
     drop_uid = drops_uid(p.namespaces, p.uid, p.readable)
@@ -132,6 +143,9 @@ def isolate(p: JobParams) -> list[str]:
         _linux.drop_capabilities(p.cap_last)
         layers.append("capabilities")
     _linux.prctl(_linux.PR_SET_PDEATHSIG, signal.SIGKILL)
+    if p.role == "grader":
+        # No process of the same uid (the learner's) may trace it or read its memory or descriptors.
+        _linux.prctl(_linux.PR_SET_DUMPABLE, 0)
     os.chdir(p.workdir)
     _linux.prctl(_linux.PR_SET_NO_NEW_PRIVS, 1)
     layers.append("no_new_privs")
@@ -193,26 +207,36 @@ def main(p: JobParams) -> NoReturn:
     try:
         try:
             layers = isolate(p)
-            _close_all_except({0, 1, 2, p.result_fd, p.job_r, p.sync_w, p.sync_r})
+            keep = {0, 1, 2, p.to_sup_w, p.from_sup_r, p.to_peer_w, p.from_peer_r}
+            if p.role == "grader":
+                keep |= {p.result_fd, p.job_r}
+            _close_all_except(keep)
         except BaseException as exc:
             _sync(p, "fail " + json.dumps(f"{type(exc).__name__}: {exc}"))
             os._exit(71)
         with contextlib.suppress(Exception):
             harness.rehearse()
         _sync(p, "ready " + json.dumps(layers))
-        os.close(p.sync_w)
-        os.close(p.sync_r)
+        os.close(p.to_sup_w)
+        os.close(p.from_sup_r)
+        env = {"HOME": p.workdir, "PWD": p.workdir, "TMPDIR": _rootfs.JOB_TMP if p.namespaces else p.workdir}
+        if p.role == "learner":
+            _reseed()
+            os.environ.update(env)
+            with contextlib.suppress(AttributeError, ValueError):
+                sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
+            status = harness.serve_learner(p.from_peer_r, p.to_peer_w, p.workdir)
+            os._exit(status)
         try:
             job = _wire.recv(p.job_r)
         except (EOFError, _wire.WireError):
             os._exit(0)
         os.close(p.job_r)
         _reseed()
-        env = {"HOME": p.workdir, "PWD": p.workdir, "TMPDIR": _rootfs.JOB_TMP if p.namespaces else p.workdir}
         os.environ.update(env)
         with contextlib.suppress(AttributeError, ValueError):
             sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
-        status = harness.run_job(job, p.result_fd)
+        status = harness.run_job(job, p.result_fd, (p.to_peer_w, p.from_peer_r))
     except BaseException:  # the harness reports through the channel; this is a last resort
         status = 70
     finally:

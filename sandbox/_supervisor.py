@@ -26,6 +26,42 @@ from . import _job, _linux, _rootfs, _wire
 
 RESULT_BUDGET = 1024 * 1024
 _KINDS = frozenset({"plan", "test", "error", "memory", "exit", "done", "tamper"})
+_LINE_BUDGET = 256 * 1024
+_MAX_NESTING = 4
+
+
+def parse_result_line(raw: bytes, nonce: str) -> tuple[dict[str, Any] | None, str | None]:
+    """Parse one line of the results channel; return the message, or None and what was wrong.
+
+    The channel is written by the job, so any input may arrive: an overlong line, nesting deep
+    enough to exhaust the parser, values of any type. Nothing here raises.
+    """
+    if len(raw) > _LINE_BUDGET:
+        return None, "an overlong line on the results channel"
+    try:
+        msg = json.loads(raw)
+    except (ValueError, RecursionError, MemoryError):
+        return None, "unexpected data on the results channel"
+    if not isinstance(msg, dict) or msg.get("n") != nonce or msg.get("k") not in _KINDS:
+        return None, "a message on the results channel was forged"
+    if not all(_flat(value, 0) for value in msg.values()):
+        return None, "unexpected data on the results channel"
+    return msg, None
+
+
+def _flat(value: object, depth: int) -> bool:
+    """Return True for the plain values the harness sends (scalars, short lists of them, a dict)."""
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return True
+    if depth >= _MAX_NESTING:
+        return False
+    if isinstance(value, list):
+        return all(_flat(v, depth + 1) for v in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _flat(v, depth + 1) for k, v in value.items())
+    return False
+
+
 F_SETPIPE_SZ = 1031
 
 
@@ -205,10 +241,9 @@ class _Watch:
         end = self.results.rfind(b"\n")
         for raw in bytes(self.results[self._scanned : end]).split(b"\n"):
             if b'"done"' in raw:
-                with contextlib.suppress(ValueError):
-                    msg = json.loads(raw)
-                    if isinstance(msg, dict) and msg.get("n") == self.nonce and msg.get("k") == "done":
-                        self.done = True
+                msg, _ = parse_result_line(raw, self.nonce)
+                if msg is not None and msg.get("k") == "done":
+                    self.done = True
         self._scanned = end + 1
 
     def run(self, wall_s: float, stop_at_done: bool) -> float:
@@ -249,13 +284,9 @@ class _Watch:
         for raw in lines[:-1]:  # the last piece is empty or an unfinished line
             if not raw.strip():
                 continue
-            try:
-                msg = json.loads(raw)
-            except ValueError:
-                problem = "unexpected data on the results channel"
-                continue
-            if not isinstance(msg, dict) or msg.get("n") != self.nonce or msg.get("k") not in _KINDS:
-                problem = "a message on the results channel was forged"
+            msg, trouble = parse_result_line(raw, self.nonce)
+            if msg is None:
+                problem = trouble
                 continue
             out.append(msg)
         return out, problem
@@ -295,47 +326,108 @@ def _supervise(p: SupervisorParams) -> None:
             shutil.rmtree(workdir, ignore_errors=True)
 
 
+def _fork_job_process(
+    p: SupervisorParams, workdir: str, role: str, fds: dict[str, int], close_in_child: list[int]
+) -> int:
+    """Fork one job process (the grader or the learner); return its pid."""
+    user_ns = p.namespaces and p.user_namespace and os.geteuid() == 0
+    pid = os.fork()
+    if pid == 0:
+        for fd in close_in_child:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        _job.main(
+            _job.JobParams(
+                role=role, uid=p.uid, out_w=fds["out_w"], err_w=fds["err_w"], res_w=fds.get("res_w", -1),
+                job_r=fds.get("job_r", -1), to_sup_w=fds["to_sup_w"], from_sup_r=fds["from_sup_r"],
+                to_peer_w=fds["to_peer_w"], from_peer_r=fds["from_peer_r"], result_fd=fds.get("result_fd", -1),
+                limits=p.limits, namespaces=p.namespaces, user_namespace=user_ns, landlock_abi=p.landlock_abi,
+                seccomp_bpf=p.seccomp_bpf, workdir=workdir, readable=p.readable, cap_last=p.cap_last,
+            )
+        )  # fmt: skip
+    return pid
+
+
 def _serve(p: SupervisorParams, workdir: str) -> None:
     cgroup_fds = [fd for fds in p.cgroup_procs for fd in fds]
     out_r, out_w = _pipe()
     err_r, err_w = _pipe()
     res_r, res_w = _pipe()
     job_r, job_w = _pipe(big=True)
-    k2j_r, k2j_w = _pipe()
-    j2k_r, j2k_w = _pipe()
-    reserved = {0, 1, 2, out_w, err_w, res_w, job_r, k2j_w, j2k_r}
+    grader_to_sup_r, grader_to_sup_w = _pipe()
+    sup_to_grader_r, sup_to_grader_w = _pipe()
+    learner_to_sup_r, learner_to_sup_w = _pipe()
+    sup_to_learner_r, sup_to_learner_w = _pipe()
+    grader_to_learner_r, grader_to_learner_w = _pipe(big=True)
+    learner_to_grader_r, learner_to_grader_w = _pipe(big=True)
+    everything = [
+        out_r, out_w, err_r, err_w, res_r, res_w, job_r, job_w, grader_to_sup_r, grader_to_sup_w,
+        sup_to_grader_r, sup_to_grader_w, learner_to_sup_r, learner_to_sup_w, sup_to_learner_r,
+        sup_to_learner_w, grader_to_learner_r, grader_to_learner_w, learner_to_grader_r, learner_to_grader_w,
+    ]  # fmt: skip
+    reserved = {0, 1, 2, *everything}
     result_fd = next(fd for fd in (131, 173, 197, 211, 157, 109) if fd not in reserved)
-    user_ns = p.namespaces and p.user_namespace and os.geteuid() == 0
-    pid = os.fork()
-    if pid == 0:
-        for fd in (p.ctl_r, p.rep_w, out_r, err_r, res_r, job_w, k2j_r, j2k_w, *cgroup_fds):
+    supervisor_only = [p.ctl_r, p.rep_w, *cgroup_fds]
+    grader_fds = {
+        "out_w": out_w, "err_w": err_w, "res_w": res_w, "job_r": job_r, "result_fd": result_fd,
+        "to_sup_w": grader_to_sup_w, "from_sup_r": sup_to_grader_r,
+        "to_peer_w": grader_to_learner_w, "from_peer_r": learner_to_grader_r,
+    }  # fmt: skip
+    learner_fds = {
+        "out_w": out_w, "err_w": err_w, "to_sup_w": learner_to_sup_w, "from_sup_r": sup_to_learner_r,
+        "to_peer_w": learner_to_grader_w, "from_peer_r": grader_to_learner_r,
+    }  # fmt: skip
+    # The learner never holds the results channel, the job pipe or the grader's handshake pipes.
+    learner_pid = _fork_job_process(
+        p, workdir, "learner", learner_fds,
+        supervisor_only + [fd for fd in everything if fd not in learner_fds.values()],
+    )  # fmt: skip
+    pid = _fork_job_process(
+        p,
+        workdir,
+        "grader",
+        grader_fds,
+        supervisor_only + [fd for fd in everything if fd not in grader_fds.values()],
+    )
+    for fd in everything:
+        if fd not in (
+            out_r,
+            err_r,
+            res_r,
+            job_w,
+            grader_to_sup_r,
+            sup_to_grader_w,
+            learner_to_sup_r,
+            sup_to_learner_w,
+        ):
             os.close(fd)
-        _job.main(
-            _job.JobParams(
-                uid=p.uid, out_w=out_w, err_w=err_w,
-                res_w=res_w, job_r=job_r, sync_w=k2j_w, sync_r=j2k_r, result_fd=result_fd, limits=p.limits,
-                namespaces=p.namespaces, user_namespace=user_ns, landlock_abi=p.landlock_abi,
-                seccomp_bpf=p.seccomp_bpf, workdir=workdir, readable=p.readable, cap_last=p.cap_last,
-            )
-        )  # fmt: skip
-    for fd in (out_w, err_w, res_w, job_r, k2j_w, j2k_r):
-        os.close(fd)
     pidfd = os.pidfd_open(pid)
+    learner_pidfd = os.pidfd_open(learner_pid)
     try:
-        layers = _handshake(pid, p, k2j_r, j2k_w)
+        layers = _handshake(learner_pid, p, learner_to_sup_r, sup_to_learner_w)
+        layers = _handshake(pid, p, grader_to_sup_r, sup_to_grader_w)
     except Exception:
-        with contextlib.suppress(OSError):
-            signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+        for fd in (pidfd, learner_pidfd):
+            with contextlib.suppress(OSError):
+                signal.pidfd_send_signal(fd, signal.SIGKILL)
         raise
     _wire.send(p.rep_w, {"kind": "ready", "layers": layers})
     try:
         job = _wire.recv(p.ctl_r)
     except EOFError:
         return
+    if job.get("test") is None:  # a plain run needs no learner process: the job runs the code itself
+        with contextlib.suppress(OSError):
+            signal.pidfd_send_signal(learner_pidfd, signal.SIGKILL)
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(learner_pid, 0)
+    os.close(learner_pidfd)
     t_job = time.monotonic()
     slot = job.get("slot")
     if isinstance(slot, int) and 0 <= slot < len(p.cgroup_procs):
-        for fd in p.cgroup_procs[slot]:  # the job process joins the slot's cgroups now
+        for fd in p.cgroup_procs[slot]:  # the job processes join the slot's cgroups now
+            if job.get("test") is not None:
+                os.write(fd, str(learner_pid).encode())
             os.write(fd, str(pid).encode())
     for fd in cgroup_fds:
         os.close(fd)
@@ -389,12 +481,12 @@ def _serve(p: SupervisorParams, workdir: str) -> None:
         _reap(block=True)
 
 
-def _handshake(pid: int, p: SupervisorParams, k2j_r: int, j2k_w: int) -> list[str]:
-    """Map the job's user namespace when asked; return the layers the job reports active."""
+def _handshake(pid: int, p: SupervisorParams, from_job_r: int, to_job_w: int) -> list[str]:
+    """Map a job process's user namespace when asked; return the layers it reports active."""
     buf = b""
     deadline = time.monotonic() + 30
     sel = selectors.DefaultSelector()
-    sel.register(k2j_r, selectors.EVENT_READ)
+    sel.register(from_job_r, selectors.EVENT_READ)
     try:
         while True:
             while b"\n" in buf:
@@ -404,7 +496,7 @@ def _handshake(pid: int, p: SupervisorParams, k2j_r: int, j2k_w: int) -> list[st
                     _write_file(f"/proc/{pid}/setgroups", "deny")
                     _write_file(f"/proc/{pid}/uid_map", f"{_job.INNER_UID} {p.uid} 1\n")
                     _write_file(f"/proc/{pid}/gid_map", f"{_job.INNER_UID} {p.uid} 1\n")
-                    os.write(j2k_w, b"go")
+                    os.write(to_job_w, b"go")
                 elif text.startswith("ready "):
                     value = json.loads(text[6:])
                     return [str(v) for v in value]
@@ -415,11 +507,11 @@ def _handshake(pid: int, p: SupervisorParams, k2j_r: int, j2k_w: int) -> list[st
             remaining = deadline - time.monotonic()
             if remaining <= 0 or not sel.select(remaining):
                 raise TimeoutError("job set-up timed out")
-            chunk = os.read(k2j_r, 4096)
+            chunk = os.read(from_job_r, 4096)
             if not chunk:
                 raise RuntimeError("job process died during set-up")
             buf += chunk
     finally:
         sel.close()
-        os.close(k2j_r)
-        os.close(j2k_w)
+        os.close(from_job_r)
+        os.close(to_job_w)

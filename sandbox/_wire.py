@@ -29,7 +29,7 @@ def decode_body(body: bytes) -> dict[str, Any]:
     """Parse a frame's body."""
     try:
         value = json.loads(body)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
         raise WireError("frame is not JSON") from exc
     if not isinstance(value, dict):
         raise WireError("frame is not an object")
@@ -70,10 +70,10 @@ def _read_exact(fd: int, n: int) -> bytes:
     return b"".join(chunks)
 
 
-def recv(fd: int) -> dict[str, Any]:
+def recv(fd: int, limit: int = MAX_FRAME) -> dict[str, Any]:
     """Read one frame from a blocking descriptor (EOFError at end of stream)."""
     (size,) = _HEADER.unpack(_read_exact(fd, _HEADER.size))
-    if size > MAX_FRAME:
+    if size > limit:
         raise WireError("frame too large")
     return decode_body(_read_exact(fd, size))
 

@@ -14,7 +14,6 @@ from sandbox import ErrorInfo, Result, SandboxConfig
 from sandbox._admission import Admission
 from sandbox._assemble import JobLimits, assemble
 from sandbox._cgroup import CgroupSet, parse_mountinfo
-from sandbox._guard import Guard
 from sandbox._process import job_environment
 from sandbox._seccomp import build_filter, libseccomp_path
 from sandbox._wire import FrameBuffer, encode
@@ -46,9 +45,15 @@ def test_config_reads_the_environment_and_bounds_values(monkeypatch: pytest.Monk
 
 
 def test_result_to_dict_is_the_design_json() -> None:
-    r = Result(status="error", error=ErrorInfo("SyntaxError", "invalid syntax", 2, 5), message="m")
+    r = Result(status="error", error=ErrorInfo("SyntaxError", "invalid syntax", 2, 5, "x = (1,"), message="m")
     d = r.to_dict()
-    assert d["error"] == {"type": "SyntaxError", "message": "invalid syntax", "line": 2, "col": 5}
+    assert d["error"] == {
+        "type": "SyntaxError",
+        "message": "invalid syntax",
+        "line": 2,
+        "col": 5,
+        "source": "x = (1,",
+    }
     assert d["tests"] == [] and d["isolation"] == [] and d["truncated"] is False
     assert ErrorInfo("NameError", "boom", 3).describe() == "NameError at line 3: boom"
 
@@ -167,21 +172,6 @@ def test_job_environment_is_an_allowlist(monkeypatch: pytest.MonkeyPatch) -> Non
     env = job_environment(("MY_SETTING", "DISCORD_TOKEN", "AWS_SECRET_ACCESS_KEY"))
     assert env["MY_SETTING"] == "ok" and "DISCORD_TOKEN" not in env and "AWS_SECRET_ACCESS_KEY" not in env
     assert env["OMP_NUM_THREADS"] == "1" and env["OPENBLAS_NUM_THREADS"] == "1"
-
-
-def test_guard_spots_objects_equal_to_everything() -> None:
-    guard = Guard()
-    guard.snapshot()
-
-    class Anything:
-        def __eq__(self, other: object) -> bool:
-            return True
-
-        __hash__ = object.__hash__
-
-    assert guard.suspicious(Anything()) == "test_guard_spots_objects_equal_to_everything.<locals>.Anything"
-    assert guard.suspicious([1, (2, Anything())]) is not None
-    assert guard.suspicious(42) is None and guard.suspicious([1.0, "a", {"k": (1, 2)}]) is None
 
 
 def test_seccomp_filter_compiles_to_bpf() -> None:
