@@ -246,10 +246,10 @@ _CUSTOM_MESSAGE = "_sandbox_message"
 
 def _note_custom_message(self: unittest.TestCase, msg: Any, standard: str) -> str:
     """Stand in for unittest's message formatting, noting the test's own message when it gave one."""
-    if msg is not None:
-        with contextlib.suppress(Exception):
-            self.__dict__[_CUSTOM_MESSAGE] = str(msg)
-    return _format_message(self, msg, standard)
+    text = _format_message(self, msg, standard)
+    with contextlib.suppress(Exception):
+        self.__dict__[_CUSTOM_MESSAGE] = (None if msg is None else str(msg), text)
+    return text
 
 
 _format_message = unittest.TestCase._formatMessage
@@ -264,15 +264,20 @@ def one_line(text: str, limit: int = _MAX_LINE) -> str:
 def failure_line(test: unittest.TestCase, exc: BaseException | None) -> str:
     """Return the line a learner reads for a failed assertion.
 
-    The test's own message when it gave one (the text unittest puts after " : "); otherwise the
-    first line of unittest's standard message ("(2, 3) != (2, 5)"), without the diff that follows.
+    For an assertion that formatted its message: the test's own message when it gave one (the
+    text unittest puts after " : "), else the first line of unittest's standard message
+    ("(2, 3) != (2, 5)") without the diff below it. For ``fail(msg)`` or a raised
+    AssertionError: its text.
     """
-    custom = test.__dict__.get(_CUSTOM_MESSAGE)
-    if isinstance(custom, str) and custom.strip():
-        return one_line(custom)
     text = str(exc) if exc is not None else ""
-    first = text.strip().split("\n", 1)[0] if text.strip() else ""
-    return one_line(first) or "the test failed"
+    noted = test.__dict__.get(_CUSTOM_MESSAGE)
+    if isinstance(noted, tuple) and len(noted) == 2 and noted[1] == text:
+        custom, _ = noted
+        if isinstance(custom, str) and custom.strip():
+            return one_line(custom)
+        first = text.strip().split("\n", 1)[0]
+        return one_line(first) or "the test failed"
+    return one_line(text.strip()) or "the test failed"
 
 
 def display_name(test: unittest.TestCase, original: str) -> str:

@@ -4,18 +4,24 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import json
+import operator
+import os
 import signal
 from pathlib import Path
 
 import pytest
+import torch
 from pydantic import ValidationError
 
 from sandbox import ErrorInfo, Result, SandboxConfig
 from sandbox._admission import Admission
 from sandbox._assemble import JobLimits, assemble
 from sandbox._cgroup import CgroupSet, parse_mountinfo
+from sandbox._peer import Decoder, Encoder, Peer, Proxy, Refused
 from sandbox._process import job_environment
 from sandbox._seccomp import build_filter, libseccomp_path
+from sandbox._supervisor import parse_result_line
 from sandbox._wire import FrameBuffer, encode
 
 LIMITS = JobLimits(wall_s=10, cpu_s=10, memory_mb=768, output_bytes=65536)
@@ -179,3 +185,73 @@ def test_seccomp_filter_compiles_to_bpf() -> None:
     assert libseccomp_path() is not None, "libseccomp.so.2 not found: the seccomp layer cannot work"
     program = build_filter()
     assert program and len(program) % 8 == 0
+
+
+def _peer_pair() -> tuple[Peer, Peer]:
+    """A grader-side and a learner-side peer over real pipes (no process needed for encoding)."""
+    a_r, a_w = os.pipe()
+    b_r, b_w = os.pipe()
+    return (
+        Peer(a_r, b_w, learner=False, user_path="/sandbox/user_code.py"),
+        Peer(b_r, a_w, learner=True, user_path="/sandbox/user_code.py"),
+    )
+
+
+def test_a_tensor_subclass_arrives_as_a_plain_tensor_with_its_real_data() -> None:
+    grader, learner = _peer_pair()
+
+    class Liar(torch.Tensor):
+        @property
+        def shape(self) -> torch.Size:  # type: ignore[override]
+            return torch.Size([1, 3])
+
+    w = torch.zeros(2, 2).as_subclass(Liar).requires_grad_(True)
+    data = json.loads(json.dumps(Encoder(learner).encode({"W": w, "n": 3})))
+    got = Decoder(grader).decode(data)
+    assert type(got["W"]) is torch.Tensor and got["W"].shape == (2, 2) and got["W"].requires_grad
+    assert got["n"] == 3
+
+
+def test_an_object_with_its_own_equality_never_equals_a_plain_value() -> None:
+    grader, learner = _peer_pair()
+
+    class Anything:
+        def __eq__(self, other: object) -> bool:
+            return True
+
+        __hash__ = object.__hash__
+
+    data = json.loads(json.dumps(Encoder(learner).encode([Anything(), 42])))
+    got = Decoder(grader).decode(data)
+    assert isinstance(got[0], Proxy) and got[1] == 42
+    assert operator.eq(got[0], 42) is False and operator.eq(42, got[0]) is False and got != [42, 42]
+
+
+def test_received_data_builds_only_trusted_classes_and_stays_shallow() -> None:
+    grader, _ = _peer_pair()
+    with pytest.raises(Refused):
+        Decoder(grader).decode({"$": "o", "i": 0, "c": "os:system", "v": []})
+    with pytest.raises(Refused):
+        Decoder(grader).decode({"$": "name", "v": "subprocess:Popen"})
+    deep: object = 1
+    for _ in range(200):
+        deep = {"$": "tuple", "v": [deep]}
+    with pytest.raises(Refused):
+        Decoder(grader).decode(deep)
+    with pytest.raises(Refused):  # bytes that do not fill the declared shape
+        Decoder(grader).decode({"$": "t", "i": 0, "dt": "float32", "sh": [1000], "v": "AAAA"})
+    linear = Decoder(grader).decode(
+        json.loads(json.dumps(Encoder(_peer_pair()[1]).encode(torch.nn.Linear(2, 1))))
+    )
+    assert type(linear) is torch.nn.Linear and linear(torch.ones(1, 2)).shape == (1, 1)
+
+
+def test_unparsable_results_lines_are_refused_without_raising() -> None:
+    nonce = "a" * 32
+    assert parse_result_line(b"[" * 100_000, nonce) == (None, "unexpected data on the results channel")
+    nested = json.dumps({"n": nonce, "k": "test", "name": [[[[[["x"]]]]]]}).encode()
+    assert parse_result_line(nested, nonce)[0] is None
+    assert parse_result_line(b"x" * 300_000, nonce)[0] is None
+    msg, problem = parse_result_line(json.dumps({"n": nonce, "k": "done", "exit": 0}).encode(), nonce)
+    assert msg == {"n": nonce, "k": "done", "exit": 0} and problem is None
+    assert parse_result_line(json.dumps({"n": "b" * 32, "k": "done"}).encode(), nonce)[0] is None
