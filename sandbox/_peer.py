@@ -143,6 +143,8 @@ class Peer:
         self.proxies: dict[int, Any] = {}
         self.gone = False
         self._ended = True
+        self.names_sent: set[str] = set()
+        self.names_received: dict[int, str] = {}
         self.module: types.ModuleType | None = None  # the learner's module (learner side)
         self.on_error: Callable[[BaseException], None] | None = None
         self._test_source: str | None = None
@@ -385,7 +387,7 @@ class Peer:
             except Exception:
                 exc = Exception(message)
         line = fields.get("line")
-        if isinstance(line, int) and 0 < line < 1_000_000:
+        if isinstance(line, int) and 0 < line < 100_000:
             exc = _raised_at(exc, self.user_path, line)
         return exc
 
@@ -416,7 +418,7 @@ class Peer:
         out = reply.get("out")
         if isinstance(out, str) and out:
             with contextlib.suppress(Exception):
-                sys.stdout.write(out)
+                sys.stdout.write(out[: 1 << 20])
         if not reply.get("ok"):
             exc = reply.get("exc")
             raise self.rebuild(
@@ -498,6 +500,19 @@ class Encoder:
             return {"$": "y", "h": value._sb_handle}  # "yours": the other side's own object
         return self._compound(value, depth)
 
+    def _may_name(self, value: Any, name: str) -> bool:
+        """Return True when a function or module may be sent by name rather than as a handle.
+
+        The grader names torch's functions freely. The learner names only those the grader named
+        to it: the grader accepts no other function or module by name, since a function it would
+        look up itself (``builtins:exec``) and then call with the learner's data would run the
+        learner's code in the grader.
+        """
+        if not self.peer.learner:
+            self.peer.names_sent.add(name)
+            return True
+        return self.peer.names_received.get(id(value)) == name
+
     def _remember(self, value: Any) -> int:
         index = len(self.objects)
         self.memo[id(value)] = index
@@ -560,11 +575,11 @@ class Encoder:
             return {"$": "ellipsis"}
         if isinstance(value, types.ModuleType):
             name = getattr(value, "__name__", "")
-            if _trusted_module_name(name) and sys.modules.get(name) is value:
+            if _trusted_module_name(name) and sys.modules.get(name) is value and self._may_name(value, name):
                 return {"$": "mod", "v": name}
             return self._handle(value)
         named = _trusted_name(value)
-        if named is not None:
+        if named is not None and (isinstance(value, type) or self._may_name(value, named)):
             return {"$": "name", "v": named}
         if isinstance(value, type):
             return self._handle(value)
@@ -834,9 +849,19 @@ class Decoder:
             mod = sys.modules.get(name)
             if mod is None or not _trusted_module_name(name):
                 raise Refused("unknown module")
+            if not self.peer.learner and name not in self.peer.names_sent:
+                raise Refused("a module the grader did not send")
+            self.peer.names_received[id(mod)] = name
             return mod
         if tag == "name":
-            return _resolve_name(str(v), self.peer)
+            text = str(v)
+            found = _resolve_name(text, self.peer)
+            if not self.peer.learner and not (
+                text in self.peer.names_sent or (isinstance(found, type) and _grader_may_build(found))
+            ):
+                raise Refused(f"the grader does not take {text[:100]} by name")
+            self.peer.names_received[id(found)] = text
+            return found
         if tag == "o":
             return self._object(data, depth)
         if tag == "h" and not self.strict:
@@ -965,7 +990,7 @@ class Decoder:
             for base_name in self._list(data.get("b") or []):
                 with contextlib.suppress(Refused):
                     base = _resolve_name(str(base_name), self.peer)
-                    if isinstance(base, type) and _subclassable(base):
+                    if isinstance(base, type) and _subclassable(base) and _grader_may_build(base):
                         bases.append(base)
             proxy = _remote_class(self.peer, h, name, str(data.get("q") or name), bases, data.get("d"))
         else:
@@ -1364,9 +1389,26 @@ def _state_class_name(tp: type, learner: bool) -> str | None:
     return name
 
 
+_GRADER_BUILTIN_CLASSES = frozenset(
+    {"object", "int", "float", "str", "bool", "list", "tuple", "dict", "set", "frozenset", "bytes", "complex"}
+)
+
+
+def _grader_may_build(cls: type) -> bool:
+    """Return True for a class the grader accepts from the learner (by name, or to rebuild an object)."""
+    module = getattr(cls, "__module__", "")
+    if module == "builtins":
+        return cls.__name__ in _GRADER_BUILTIN_CLASSES
+    if module in ("collections", "test_code", "torch"):
+        return True
+    return isinstance(module, str) and module.startswith(("torch.nn.", "torch.optim.", "torch.utils.data."))
+
+
 def _resolve_state_class(text: str, peer: Peer) -> type:
     cls = _resolve_name(text, peer)
     if not isinstance(cls, type) or _state_class_name(cls, peer.learner) is None:
+        raise Refused("an object of this class cannot be received")
+    if not peer.learner and not _grader_may_build(cls):
         raise Refused("an object of this class cannot be received")
     if getattr(cls, "_sb_handle", None) is not None:
         raise Refused("a stand-in class cannot be received")

@@ -255,3 +255,17 @@ def test_unparsable_results_lines_are_refused_without_raising() -> None:
     msg, problem = parse_result_line(json.dumps({"n": nonce, "k": "done", "exit": 0}).encode(), nonce)
     assert msg == {"n": nonce, "k": "done", "exit": 0} and problem is None
     assert parse_result_line(json.dumps({"n": "b" * 32, "k": "done"}).encode(), nonce)[0] is None
+
+
+def test_the_grader_takes_back_by_name_only_functions_it_sent() -> None:
+    grader, learner = _peer_pair()
+    with pytest.raises(Refused):  # a learner naming builtins' exec would have the grader call it
+        Decoder(grader).decode({"$": "name", "v": "builtins:exec"})
+    with pytest.raises(Refused):
+        Decoder(grader).decode({"$": "mod", "v": "torch"})
+    sent = json.loads(json.dumps(Encoder(grader).encode(torch.nn.functional.relu)))
+    relu = Decoder(learner).decode(sent)
+    back = json.loads(json.dumps(Encoder(learner).encode([relu, print])))
+    assert back["v"][0] == {"$": "name", "v": "torch.nn.functional:relu"}  # the name it was given
+    assert back["v"][1]["$"] == "h"  # any other function stays in the learner's process, as a handle
+    assert Decoder(grader).decode(back["v"][0]) is torch.nn.functional.relu
