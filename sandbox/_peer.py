@@ -143,6 +143,7 @@ class Peer:
         self.proxies: dict[int, Any] = {}
         self.gone = False
         self._ended = True
+        self.shared = _SharedState()
         self.names_sent: set[str] = set()
         self.names_received: dict[int, str] = {}
         self.module: types.ModuleType | None = None  # the learner's module (learner side)
@@ -172,13 +173,13 @@ class Peer:
 
     def request(self, msg: Request) -> Reply:
         """Send a request; serve the other side's requests until its reply arrives."""
-        msg["state"] = _sync_state()
+        msg["state"] = self.shared.outgoing()
         self._send(msg)
         while True:
             frame = self._recv()
             if frame.get("op") == "reply":
                 reply = cast(Reply, frame)
-                _apply_state(reply.get("state"))
+                self.shared.incoming(reply.get("state"))
                 return reply
             self._serve_one(cast(Request, frame))
 
@@ -193,7 +194,7 @@ class Peer:
 
     # --- serving ---------------------------------------------------------------------------------
     def _serve_one(self, req: Request) -> None:
-        _apply_state(req.get("state"))
+        self.shared.incoming(req.get("state"))
         captured = io.StringIO()
         saved = sys.stdout
         if self.learner:
@@ -210,7 +211,7 @@ class Peer:
                 sys.stdout = saved
         reply["op"] = "reply"
         reply["out"] = captured.getvalue()[: 1 << 20]
-        reply["state"] = _sync_state()
+        reply["state"] = self.shared.outgoing()
         try:
             self._send(reply)
         except PeerGone:
@@ -434,29 +435,41 @@ class Peer:
 
 
 # --- synchronised torch state ------------------------------------------------------------------
-def _sync_state() -> SyncState:
-    torch = sys.modules.get("torch")
-    if torch is None:
-        return {"grad": True, "rng": ""}
-    state = torch.get_rng_state()
-    return {"grad": bool(torch.is_grad_enabled()), "rng": base64.b64encode(state.numpy().tobytes()).decode()}
+class _SharedState:
+    """torch's generator state and grad mode as both sides last agreed on them.
+
+    The generator's state (5 KB) travels only when it changed since the last message either way.
+    """
+
+    def __init__(self) -> None:
+        self.rng: bytes = b""
+
+    def outgoing(self) -> SyncState:
+        torch = sys.modules.get("torch")
+        if torch is None:
+            return {"grad": True, "rng": ""}
+        raw = torch.get_rng_state().numpy().tobytes()
+        if raw == self.rng:
+            return {"grad": bool(torch.is_grad_enabled()), "rng": ""}
+        self.rng = raw
+        return {"grad": bool(torch.is_grad_enabled()), "rng": base64.b64encode(raw).decode()}
+
+    def incoming(self, state: Any) -> None:
+        torch = sys.modules.get("torch")
+        if torch is None or not _valid_state(state):
+            return
+        torch.set_grad_enabled(state["grad"])
+        if state["rng"]:
+            with contextlib.suppress(Exception):
+                raw = base64.b64decode(state["rng"].encode())
+                torch.set_rng_state(torch.frombuffer(bytearray(raw), dtype=torch.uint8))
+                self.rng = raw
 
 
 def _valid_state(state: Any) -> bool:
     return (
         isinstance(state, dict) and isinstance(state.get("grad"), bool) and isinstance(state.get("rng"), str)
     )
-
-
-def _apply_state(state: Any) -> None:
-    torch = sys.modules.get("torch")
-    if torch is None or not _valid_state(state):
-        return
-    torch.set_grad_enabled(state["grad"])
-    if state["rng"]:
-        with contextlib.suppress(Exception):
-            raw = base64.b64decode(state["rng"].encode())
-            torch.set_rng_state(torch.frombuffer(bytearray(raw), dtype=torch.uint8))
 
 
 # --- encoding ------------------------------------------------------------------------------------

@@ -416,11 +416,11 @@ def _serve(p: SupervisorParams, workdir: str) -> None:
         job = _wire.recv(p.ctl_r)
     except EOFError:
         return
-    if job.get("test") is None:  # a plain run needs no learner process: the job runs the code itself
+    if job.get("test") is None:
+        # A plain run needs no learner process: the job runs the code itself. The learner is reaped
+        # with the rest at the end (waiting here would put its teardown on the job's clock).
         with contextlib.suppress(OSError):
             signal.pidfd_send_signal(learner_pidfd, signal.SIGKILL)
-        with contextlib.suppress(ChildProcessError):
-            os.waitpid(learner_pid, 0)
     os.close(learner_pidfd)
     t_job = time.monotonic()
     slot = job.get("slot")
