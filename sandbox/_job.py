@@ -22,6 +22,7 @@ from . import _landlock, _linux, _rootfs, _wire, harness
 
 SECUREBITS_LOCKED_NOROOT = 0x2F  # NOROOT, NO_SETUID_FIXUP and KEEP_CAPS_OFF, each locked
 INNER_UID = 1000
+GRADER_DATA_BYTES = 1024 * 1024 * 1024  # what the grader may allocate beyond the template's data
 
 
 @dataclass
@@ -84,7 +85,7 @@ def _wait_go(params: JobParams) -> None:
         raise OSError(1, f"supervisor refused: {reply!r}")
 
 
-def _rlimits(limits: dict[str, Any], uid_dropped: bool) -> None:
+def _rlimits(limits: dict[str, Any], uid_dropped: bool, role: str) -> None:
     cpu = int(limits["cpu_s"] + 0.999)
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
     resource.setrlimit(resource.RLIMIT_FSIZE, (limits["file_bytes"], limits["file_bytes"]))
@@ -93,7 +94,11 @@ def _rlimits(limits: dict[str, Any], uid_dropped: bool) -> None:
     resource.setrlimit(resource.RLIMIT_MEMLOCK, (65536, 65536))
     if uid_dropped:
         resource.setrlimit(resource.RLIMIT_NPROC, (limits["pids"], limits["pids"]))
-    if limits.get("data_bytes"):  # no cgroup: cap what the job may add to the template's data
+    if role == "grader":  # outside the slot's cgroup: a cap of its own on what decoding may take
+        with contextlib.suppress(ValueError, OSError):
+            cap = _vm_data() + GRADER_DATA_BYTES
+            resource.setrlimit(resource.RLIMIT_DATA, (cap, cap))
+    elif limits.get("data_bytes"):  # no cgroup: cap what the job may add to the template's data
         with contextlib.suppress(ValueError, OSError):
             cap = _vm_data() + int(limits["data_bytes"])
             resource.setrlimit(resource.RLIMIT_DATA, (cap, cap))
@@ -124,7 +129,7 @@ def isolate(p: JobParams) -> list[str]:
 
     is_root = os.geteuid() == 0
     drop_uid = drops_uid(p.namespaces, p.uid, p.readable)
-    _rlimits(p.limits, uid_dropped=drop_uid or not is_root)
+    _rlimits(p.limits, uid_dropped=drop_uid or not is_root, role=p.role)
     layers.append("rlimits")
     if drop_uid:
         os.setgroups([])

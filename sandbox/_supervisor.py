@@ -425,12 +425,14 @@ def _serve(p: SupervisorParams, workdir: str) -> None:
     t_job = time.monotonic()
     slot = job.get("slot")
     if isinstance(slot, int) and 0 <= slot < len(p.cgroup_procs):
-        for fd in p.cgroup_procs[slot]:  # the job processes join the slot's cgroups now
-            if job.get("test") is not None:
-                os.write(fd, str(learner_pid).encode())
-            os.write(fd, str(pid).encode())
+        # The process that runs the learner's code joins the slot's cgroups now: the learner for a
+        # graded job (the grader runs trusted code, under its own rlimits), the job for a plain run.
+        runs_code = learner_pid if job.get("test") is not None else pid
+        for fd in p.cgroup_procs[slot]:
+            os.write(fd, str(runs_code).encode())
     for fd in cgroup_fds:
         os.close(fd)
+    t_attached = time.monotonic()
     nonce = os.urandom(16).hex()
     limits = dict(p.limits)
     wall_s = float(job.get("wall_s") or limits["wall_s"])
@@ -474,7 +476,7 @@ def _serve(p: SupervisorParams, workdir: str) -> None:
         "messages": messages,
         "channel_error": problem,
         "early": status is None,
-        "timing": {"job": t_job, "exit": t_exit, "cleaned": time.monotonic()},
+        "timing": {"job": t_job, "attached": t_attached, "exit": t_exit, "cleaned": time.monotonic()},
     }
     _wire.send(p.rep_w, report)
     if p.namespaces:
