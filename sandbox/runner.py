@@ -25,7 +25,7 @@ import warnings
 from types import TracebackType
 from typing import Any
 
-from . import _assemble, _cgroup, _process
+from . import _assemble, _cgroup, _process, _uids
 from ._admission import Admission
 from ._seccomp import libseccomp_path
 from .config import MIB, SandboxConfig
@@ -45,6 +45,7 @@ class Sandbox:
         self.config = config if config is not None else SandboxConfig()
         self._template: _process.TemplateProcess | None = None
         self._cgroups: _cgroup.CgroupSet | None = None
+        self._uids: _uids.UidRange | None = None
         self._started = False
         self._closed = False
         self._workers = self.config.workers
@@ -91,6 +92,11 @@ class Sandbox:
         return self._workers
 
     @property
+    def uid_base(self) -> int:
+        """Return the host uid of this pool's worker 0 (its claimed range, else the configured base)."""
+        return self._uids.start if self._uids is not None else self.config.uid_base
+
+    @property
     def template_pid(self) -> int | None:
         """Return the pid of the warm template, when it runs."""
         return self._template.pid if self._template is not None else None
@@ -108,6 +114,13 @@ class Sandbox:
                 "no namespaces (they need root) and no seccomp (off, or libseccomp missing); set "
                 "QUIZBOT_SANDBOX_ALLOW_NO_ISOLATION=true only if every submitter is trusted"
             )
+        if os.geteuid() == 0 and self._uids is None:
+            try:
+                self._uids = _uids.claim(cfg.uid_base, cfg.uid_lock_dir, 2 * cfg.workers)
+            except _uids.UidRangeUnavailable as exc:
+                log.warning(
+                    "sandbox: no uid range of its own (%s); workers run from uid %d", exc, cfg.uid_base
+                )
         if cfg.cgroups and os.geteuid() == 0:
             try:
                 self._cgroups = await asyncio.to_thread(
@@ -195,7 +208,7 @@ class Sandbox:
         return {
             "limits": limits,
             "workers": cfg.workers,
-            "uid_base": cfg.uid_base,
+            "uid_base": self.uid_base,
             "namespaces": cfg.namespaces,
             "user_namespace": cfg.user_namespace,
             "seccomp": cfg.seccomp,
@@ -229,6 +242,9 @@ class Sandbox:
         if self._cgroups is not None:
             await asyncio.to_thread(self._cgroups.remove)
             self._cgroups = None
+        if self._uids is not None:
+            self._uids.release()
+            self._uids = None
 
     @staticmethod
     async def _remove_scratch(template: _process.TemplateProcess) -> None:
