@@ -358,6 +358,10 @@ class _UserModule(types.ModuleType):
             raise AttributeError(name)
         return self._sb_peer.get_remote(0, name)
 
+    def __dir__(self) -> list[str]:
+        names = self._sb_peer.call_remote(0, (), {}, "__dir__")
+        return sorted(str(n) for n in names) if isinstance(names, (list, tuple)) else []
+
 
 class _UserLoader(importlib.abc.Loader):
     """Import (and reload) ``user_code`` by running the learner's file in the learner process."""
