@@ -16,9 +16,10 @@ import resource
 import signal
 import sys
 from dataclasses import dataclass
-from typing import Any, NoReturn
+from typing import NoReturn
 
 from . import _landlock, _linux, _rootfs, _wire, harness
+from ._messages import JobLimits
 
 SECUREBITS_LOCKED_NOROOT = 0x2F  # NOROOT, NO_SETUID_FIXUP and KEEP_CAPS_OFF, each locked
 INNER_UID = 1000
@@ -47,7 +48,7 @@ class JobParams:
     to_peer_w: int
     from_peer_r: int
     result_fd: int
-    limits: dict[str, Any]
+    limits: JobLimits
     namespaces: bool
     user_namespace: bool
     landlock_abi: int
@@ -85,22 +86,22 @@ def _wait_go(params: JobParams) -> None:
         raise OSError(1, f"supervisor refused: {reply!r}")
 
 
-def _rlimits(limits: dict[str, Any], uid_dropped: bool, role: str) -> None:
-    cpu = int(limits["cpu_s"] + 0.999)
+def _rlimits(limits: JobLimits, uid_dropped: bool, role: str) -> None:
+    cpu = int(limits.cpu_s + 0.999)
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (limits["file_bytes"], limits["file_bytes"]))
-    resource.setrlimit(resource.RLIMIT_NOFILE, (limits["open_files"], limits["open_files"]))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_bytes, limits.file_bytes))
+    resource.setrlimit(resource.RLIMIT_NOFILE, (limits.open_files, limits.open_files))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     resource.setrlimit(resource.RLIMIT_MEMLOCK, (65536, 65536))
     if uid_dropped:
-        resource.setrlimit(resource.RLIMIT_NPROC, (limits["pids"], limits["pids"]))
+        resource.setrlimit(resource.RLIMIT_NPROC, (limits.pids, limits.pids))
     if role == "grader":  # outside the slot's cgroup: a cap of its own on what decoding may take
         with contextlib.suppress(ValueError, OSError):
             cap = _vm_data() + GRADER_DATA_BYTES
             resource.setrlimit(resource.RLIMIT_DATA, (cap, cap))
-    elif limits.get("data_bytes"):  # no cgroup: cap what the job may add to the template's data
+    elif limits.data_bytes:  # no cgroup: cap what the job may add to the template's data
         with contextlib.suppress(ValueError, OSError):
-            cap = _vm_data() + int(limits["data_bytes"])
+            cap = _vm_data() + limits.data_bytes
             resource.setrlimit(resource.RLIMIT_DATA, (cap, cap))
 
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any, NoReturn
 
 from . import _job, _linux, _rootfs, _wire
+from ._messages import JobLimits, Report, WorkerReady
 
 RESULT_BUDGET = 1024 * 1024
 _KINDS = frozenset({"plan", "test", "error", "memory", "exit", "done", "tamper"})
@@ -42,7 +43,7 @@ def parse_result_line(raw: bytes, nonce: str) -> tuple[dict[str, Any] | None, st
         msg = json.loads(raw)
     except (ValueError, RecursionError, MemoryError):
         return None, "unexpected data on the results channel"
-    if not isinstance(msg, dict) or msg.get("n") != nonce or msg.get("k") not in _KINDS:
+    if not isinstance(msg, dict) or msg.get("n") != nonce or msg.get("op") not in _KINDS:
         return None, "a message on the results channel was forged"
     if not all(_flat(value, 0) for value in msg.values()):
         return None, "unexpected data on the results channel"
@@ -74,7 +75,7 @@ class SupervisorParams:
     ctl_r: int
     rep_w: int
     cgroup_procs: list[list[int]]
-    limits: dict[str, Any]
+    limits: JobLimits
     namespaces: bool
     user_namespace: bool
     landlock_abi: int
@@ -103,7 +104,7 @@ def _write_file(path: str, text: str) -> None:
 def _mount_job_fs(p: SupervisorParams) -> str:
     """Give the job a private tmpfs (work dir, /tmp, /dev/shm), its own /proc and host name."""
     flags = _linux.MS_NOSUID | _linux.MS_NODEV
-    size = int(p.limits["file_bytes"])
+    size = p.limits.file_bytes
     _linux.mount("tmpfs", "/.job", "tmpfs", flags, f"size={size},nr_inodes=4096,mode=0755")
     # An interpreter under /tmp (a checkout in a temporary folder) would vanish under the job's
     # own /tmp: hold it aside, then bind it back read-only on top of the job's tmpfs.
@@ -177,11 +178,11 @@ def _reap(block: bool) -> None:
 class _Watch:
     """Read the job's output and results, within budget and time."""
 
-    def __init__(self, pid: int, pidfd: int, fds: dict[str, int], limits: dict[str, Any], nonce: str) -> None:
+    def __init__(self, pid: int, pidfd: int, fds: dict[str, int], limits: JobLimits, nonce: str) -> None:
         self.pid = pid
         self.pidfd = pidfd
         self.fds = fds
-        self.budget = int(limits["output_bytes"])
+        self.budget = limits.output_bytes
         self.nonce = nonce
         self.out = bytearray()
         self.err = bytearray()
@@ -242,7 +243,7 @@ class _Watch:
         for raw in bytes(self.results[self._scanned : end]).split(b"\n"):
             if b'"done"' in raw:
                 msg, _ = parse_result_line(raw, self.nonce)
-                if msg is not None and msg.get("k") == "done":
+                if msg is not None and msg.get("op") == "done":
                     self.done = True
         self._scanned = end + 1
 
@@ -300,7 +301,7 @@ def main(p: SupervisorParams) -> NoReturn:
     except BaseException as exc:  # report what broke; the template turns it into "crashed"
         code = 1
         with contextlib.suppress(Exception):
-            _wire.send(p.rep_w, {"kind": "report", "setup_error": f"{type(exc).__name__}: {exc}"})
+            _wire.send(p.rep_w, {"op": "report", "setup_error": f"{type(exc).__name__}: {exc}"})
     os._exit(code)
 
 
@@ -411,7 +412,8 @@ def _serve(p: SupervisorParams, workdir: str) -> None:
             with contextlib.suppress(OSError):
                 signal.pidfd_send_signal(fd, signal.SIGKILL)
         raise
-    _wire.send(p.rep_w, {"kind": "ready", "layers": layers})
+    ready: WorkerReady = {"op": "ready", "layers": layers}
+    _wire.send(p.rep_w, ready)
     try:
         job = _wire.recv(p.ctl_r)
     except EOFError:
@@ -434,8 +436,8 @@ def _serve(p: SupervisorParams, workdir: str) -> None:
         os.close(fd)
     t_attached = time.monotonic()
     nonce = os.urandom(16).hex()
-    limits = dict(p.limits)
-    wall_s = float(job.get("wall_s") or limits["wall_s"])
+    limits = JobLimits.from_wire(job["limits"]) if isinstance(job.get("limits"), dict) else p.limits
+    wall_s = limits.wall_s
     job_for_k = {"code": job["code"], "test": job.get("test"), "nonce": nonce, "workdir": workdir}
     watch = _Watch(pid, pidfd, {"out": out_r, "err": err_r, "res": res_r}, limits, nonce)
     with contextlib.suppress(OSError):
@@ -459,8 +461,8 @@ def _serve(p: SupervisorParams, workdir: str) -> None:
         _kill_orphans(pid)
     watch.drain()
     messages, problem = watch.messages()
-    report = {
-        "kind": "report",
+    report: Report = {
+        "op": "report",
         "layers": layers,
         "stdout": _wire.b64(bytes(watch.out)),
         "stderr": _wire.b64(bytes(watch.err)),

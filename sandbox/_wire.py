@@ -7,6 +7,7 @@ import base64
 import json
 import os
 import struct
+from collections.abc import Mapping
 from typing import Any
 
 MAX_FRAME = 64 * 1024 * 1024
@@ -17,7 +18,7 @@ class WireError(Exception):
     """A malformed or oversized frame."""
 
 
-def encode(message: dict[str, Any]) -> bytes:
+def encode(message: Mapping[str, Any]) -> bytes:
     """Return one frame."""
     body = json.dumps(message, separators=(",", ":")).encode()
     if len(body) > MAX_FRAME:
@@ -54,7 +55,7 @@ def write_all(fd: int, data: bytes) -> None:
         view = view[n:]
 
 
-def send(fd: int, message: dict[str, Any]) -> None:
+def send(fd: int, message: Mapping[str, Any]) -> None:
     """Write one frame to a blocking descriptor."""
     write_all(fd, encode(message))
 

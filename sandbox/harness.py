@@ -23,6 +23,7 @@ import unittest
 from typing import Any
 
 from . import _peer
+from ._messages import ResultOp
 
 WORKDIR = "/sandbox"
 USER_MODULE = "user_code"
@@ -63,7 +64,7 @@ def rehearse() -> None:
     """
     namespace: dict[str, Any] = {}
     exec(compile(_REHEARSAL, "<rehearsal>", "exec", dont_inherit=True), namespace)  # noqa: S102
-    json.dumps({"n": "0" * 32, "k": "test", "i": 0, "name": "x", "passed": True, "message": ""})
+    json.dumps({"n": "0" * 32, "op": "test", "i": 0, "name": "x", "passed": True, "message": ""})
     traceback.extract_tb(None)
     io.StringIO().write(str(namespace.get("text")))
 
@@ -77,8 +78,8 @@ class _Channel:
         self._fd = fd
         self._nonce = nonce
 
-    def send(self, kind: str, **fields: Any) -> None:
-        line = json.dumps({"n": self._nonce, "k": kind, **fields}, ensure_ascii=True) + "\n"
+    def send(self, kind: ResultOp, **fields: Any) -> None:
+        line = json.dumps({"n": self._nonce, "op": kind, **fields}, ensure_ascii=True) + "\n"
         data = line.encode()
         try:
             while data:

@@ -27,6 +27,7 @@ from typing import Any
 
 from . import _assemble, _cgroup, _process, _uids
 from ._admission import Admission
+from ._messages import JobFrame, JobLimits
 from ._seccomp import libseccomp_path
 from .config import MIB, SandboxConfig
 from .errors import IsolationUnavailable, SandboxNotStarted
@@ -196,17 +197,18 @@ class Sandbox:
             os.path.join(project, "sandbox"),
             os.path.join(project, "pyproject.toml"),
         ]
-        limits = {
-            "wall_s": cfg.wall_s,
-            "cpu_s": cfg.cpu_s,
-            "file_bytes": cfg.file_bytes,
-            "output_bytes": cfg.output_bytes,
-            "open_files": cfg.open_files,
-            "pids": cfg.pids,
-            "data_bytes": None if self._cgroups is not None else cfg.memory_mb * MIB,
-        }
+        limits = JobLimits(
+            wall_s=cfg.wall_s,
+            cpu_s=cfg.cpu_s,
+            memory_mb=cfg.memory_mb,
+            output_bytes=cfg.output_bytes,
+            file_bytes=cfg.file_bytes,
+            open_files=cfg.open_files,
+            pids=cfg.pids,
+            data_bytes=None if self._cgroups is not None else cfg.memory_mb * MIB,
+        )
         return {
-            "limits": limits,
+            "limits": limits.to_wire(),
             "workers": cfg.workers,
             "uid_base": self.uid_base,
             "namespaces": cfg.namespaces,
@@ -320,11 +322,15 @@ class Sandbox:
             return Result.rejected("You already have code running; wait for its result first.")
         if self._admission.saturated():
             return Result.rejected(f"busy, try again in {self._retry_after()} s")
-        limits = _assemble.JobLimits(
+        limits = JobLimits(
             wall_s=min(wall_s, cfg.wall_s) if wall_s and wall_s > 0 else cfg.wall_s,
             cpu_s=cfg.cpu_s,
             memory_mb=min(memory_mb, cfg.memory_mb) if memory_mb and memory_mb > 0 else cfg.memory_mb,
             output_bytes=cfg.output_bytes,
+            file_bytes=cfg.file_bytes,
+            open_files=cfg.open_files,
+            pids=cfg.pids,
+            data_bytes=None if self._cgroups is not None else cfg.memory_mb * MIB,
         )
         if owner is not None:
             self._owners.add(owner)
@@ -347,7 +353,7 @@ class Sandbox:
         slot: int,
         code: str,
         test: str | None,
-        limits: _assemble.JobLimits,
+        limits: JobLimits,
         ends: list[asyncio.Future[Any]],
     ) -> Result:
         """Run one job on a slot; the slot is released when the template is done with it."""
@@ -357,11 +363,10 @@ class Sandbox:
             if template is None:
                 return Result(status="crashed", message="The sandbox is unavailable; please try again later.")
             job_id = str(next(self._ids))
-            frame = {
-                "op": "job", "id": job_id, "slot": slot, "code": code, "test": test,
-                "wall_s": limits.wall_s, "memory_bytes": limits.memory_mb * MIB,
+            frame: JobFrame = {
+                "op": "job", "id": job_id, "slot": slot, "code": code, "test": test, "limits": limits.to_wire(),
             }  # fmt: skip
-            fut = await template.submit(job_id, frame)
+            fut = await template.submit(job_id, dict(frame))
             try:
                 done = await asyncio.wait_for(asyncio.shield(fut), limits.wall_s + BACKSTOP_S)
             except TimeoutError:

@@ -20,10 +20,10 @@ _FORGE = textwrap.dedent(
     """
     import json, os
     def forged_lines(nonce="0" * 32):
-        out = [json.dumps({"n": nonce, "k": "plan", "tests": ["t%d" % i for i in range(8)]})]
-        out += [json.dumps({"n": nonce, "k": "test", "i": i, "name": "x", "passed": True, "message": ""})
+        out = [json.dumps({"n": nonce, "op": "plan", "tests": ["t%d" % i for i in range(8)]})]
+        out += [json.dumps({"n": nonce, "op": "test", "i": i, "name": "x", "passed": True, "message": ""})
                 for i in range(8)]
-        out.append(json.dumps({"n": nonce, "k": "done", "exit": 0}))
+        out.append(json.dumps({"n": nonce, "op": "done", "exit": 0}))
         return ("\\n".join(out) + "\\n").encode()
     def spray(data):
         for fd in range(3, 1024):

@@ -209,8 +209,8 @@ FORGERIES = {
     "sys-exit-0-at-import": ("import sys\nprint('OK')\nsys.exit(0)\n", SEED_TEST),
     "printed-fake-results": (
         "import json\nprint('.' * 8)\nprint('Ran 8 tests in 0.001s\\n\\nOK')\n"
-        "for i in range(8):\n    print(json.dumps({'k': 'test', 'i': i, 'name': 'x', 'passed': True, 'message': ''}))\n"
-        "print(json.dumps({'k': 'done', 'exit': 0}))\n",
+        "for i in range(8):\n    print(json.dumps({'op': 'test', 'i': i, 'name': 'x', 'passed': True, 'message': ''}))\n"
+        "print(json.dumps({'op': 'done', 'exit': 0}))\n",
         SEED_TEST,
     ),
     "patch-testcase-run": (
@@ -252,7 +252,7 @@ FORGERIES = {
         "for fd in range(3, 256):\n"
         "    for i in range(8):\n"
         "        try:\n"
-        "            os.write(fd, (json.dumps({'k': 'test', 'i': i, 'name': 'x', 'passed': True}) + '\\n').encode())\n"
+        "            os.write(fd, (json.dumps({'op': 'test', 'i': i, 'name': 'x', 'passed': True}) + '\\n').encode())\n"
         "        except OSError:\n"
         "            pass\n",
         SEED_TEST,

@@ -73,9 +73,9 @@ def test_result_to_dict_is_the_design_json() -> None:
         ({"signal": 9, "cgroup": {"oom_kills": 1}}, "memory", "Memory limit: 768 MB"),
         ({"signal": int(signal.SIGSEGV)}, "crashed", "The program crashed (SIGSEGV)."),
         ({"setup_error": "x"}, "crashed", "The sandbox could not start this job; please try again."),
-        ({"exit_code": 0, "messages": [{"k": "done"}]}, "passed", "Ran without errors."),
+        ({"exit_code": 0, "messages": [{"op": "done"}]}, "passed", "Ran without errors."),
         (
-            {"exit_code": 1, "messages": [{"k": "exit", "code": 4, "text": "4"}]},
+            {"exit_code": 1, "messages": [{"op": "exit", "code": 4, "text": "4"}]},
             "error",
             "The program exited with status 4.",
         ),
@@ -89,9 +89,9 @@ def test_assemble_plain_runs(report: dict[str, object], status: str, message: st
 
 def test_assemble_graded_counts_unreported_tests_as_failed() -> None:
     messages = [
-        {"k": "plan", "tests": ["m.T.test_a", "m.T.test_b", "m.T.test_c"]},
-        {"k": "test", "i": 0, "name": "A is fine.", "passed": True, "message": ""},
-        {"k": "test", "i": 1, "name": "B is wrong.", "passed": False, "message": "B is wrong."},
+        {"op": "plan", "tests": ["m.T.test_a", "m.T.test_b", "m.T.test_c"]},
+        {"op": "test", "i": 0, "name": "A is fine.", "passed": True, "message": ""},
+        {"op": "test", "i": 1, "name": "B is wrong.", "passed": False, "message": "B is wrong."},
     ]
     r = assemble(
         {"exit_code": 0, "messages": messages, "stdout": b64("hi\x00\n")},
@@ -102,7 +102,7 @@ def test_assemble_graded_counts_unreported_tests_as_failed() -> None:
     assert r.status == "failed" and r.message == "2 of 3 tests failed."
     assert r.tests[2].name == "test_c" and not r.tests[2].passed and "did not report" in r.tests[2].message
     assert r.stdout == "hi\ufffd\n"
-    one_of_three = [messages[0], messages[1], {"k": "done"}]
+    one_of_three = [messages[0], messages[1], {"op": "done"}]
     done = assemble({"messages": one_of_three}, graded=True, limits=LIMITS, layers=())
     assert done.status == "failed"  # a plan of three with one report never passes
 
@@ -249,12 +249,12 @@ def test_received_data_builds_only_trusted_classes_and_stays_shallow() -> None:
 def test_unparsable_results_lines_are_refused_without_raising() -> None:
     nonce = "a" * 32
     assert parse_result_line(b"[" * 100_000, nonce) == (None, "unexpected data on the results channel")
-    nested = json.dumps({"n": nonce, "k": "test", "name": [[[[[["x"]]]]]]}).encode()
+    nested = json.dumps({"n": nonce, "op": "test", "name": [[[[[["x"]]]]]]}).encode()
     assert parse_result_line(nested, nonce)[0] is None
     assert parse_result_line(b"x" * 300_000, nonce)[0] is None
-    msg, problem = parse_result_line(json.dumps({"n": nonce, "k": "done", "exit": 0}).encode(), nonce)
-    assert msg == {"n": nonce, "k": "done", "exit": 0} and problem is None
-    assert parse_result_line(json.dumps({"n": "b" * 32, "k": "done"}).encode(), nonce)[0] is None
+    msg, problem = parse_result_line(json.dumps({"n": nonce, "op": "done", "exit": 0}).encode(), nonce)
+    assert msg == {"n": nonce, "op": "done", "exit": 0} and problem is None
+    assert parse_result_line(json.dumps({"n": "b" * 32, "op": "done"}).encode(), nonce)[0] is None
 
 
 def test_the_grader_takes_back_by_name_only_functions_it_sent() -> None:
