@@ -220,8 +220,9 @@ def main(p: JobParams) -> NoReturn:
         except BaseException as exc:
             _sync(p, "fail " + json.dumps(f"{type(exc).__name__}: {exc}"))
             os._exit(71)
-        with contextlib.suppress(Exception):
-            harness.rehearse()
+        if p.role == "learner":
+            with contextlib.suppress(Exception):
+                harness.rehearse()
         _sync(p, "ready " + json.dumps(layers))
         os.close(p.to_sup_w)
         os.close(p.from_sup_r)
