@@ -151,7 +151,6 @@ class Peer:
         self._test_source: str | None = None
         self._test_module: types.ModuleType | None = None
         self._dtypes: dict[str, Any] | None = None
-        self._in_call = 0
 
     # --- transport -------------------------------------------------------------------------------
     def _send(self, msg: Request | Reply) -> None:

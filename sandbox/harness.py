@@ -1,9 +1,11 @@
-"""The grading harness: runs inside the job process, reports over a channel of its own.
+"""The grading harness: the job processes' side of a job; reports over a channel of its own.
 
-A plain run executes ``user_code.py`` as ``__main__``. A graded run imports it as the module
-``user_code`` (so errors at import time point at the learner's line), then loads the test module
-from the source it was given and runs each test with unittest. Every message goes to the results
-descriptor as one JSON line carrying the job's nonce; stdout and stderr are only output.
+A plain run executes ``user_code.py`` as ``__main__`` in the job process. A graded run has two
+processes: the learner process (:func:`serve_learner`) runs the learner's file as the module
+``user_code`` and answers requests; the grader process (:func:`run_job`) loads the test module,
+where ``user_code`` is a stand-in that asks the learner process (see ``_peer``), and runs each
+test with unittest. Only the grader holds the results descriptor: every message goes there as one
+JSON line carrying the job's nonce; stdout and stderr are only output.
 """
 
 from __future__ import annotations
@@ -303,14 +305,12 @@ class _Recorder(unittest.TestResult):
         self.ok = False
         self.problems: list[str] = []
         self.memory = False
-        self.gone = False
 
     def _note(self, test: unittest.TestCase, err: Any, failure: bool) -> None:
         exc = err[1] if isinstance(err, tuple) and len(err) == 3 else None
         if _out_of_memory(exc):
             self.memory = True
         if isinstance(exc, _peer.PeerGone):
-            self.gone = True
             self.problems.append(str(exc))
         elif exc is None:
             self.problems.append("the test failed")
