@@ -715,6 +715,7 @@ class Encoder:
             out["k"] = "function"
         else:
             out["k"] = "object"
+            out["call"] = callable(value)
             out["c"] = self.encode(type(value))
         return out
 
@@ -1010,7 +1011,9 @@ class Decoder:
             if kind == "object" and "c" in data:
                 with contextlib.suppress(Refused):
                     cls = self.decode(data["c"], depth + 1)
-            proxy = Proxy(self.peer, h, name, cls if isinstance(cls, type) else None, kind == "function")
+            is_callable = kind == "function" or data.get("call") is True
+            maker = CallableProxy if is_callable else Proxy
+            proxy = maker(self.peer, h, name, cls if isinstance(cls, type) else None, is_callable)
         self.peer.proxies[h] = proxy
         return proxy
 
@@ -1190,9 +1193,6 @@ class Proxy:
     def __setattr__(self, name: str, value: Any) -> None:
         self._sb_call("__setattr__", name, value)
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self._sb_call(None, *args, **kwargs)
-
     def __len__(self) -> int:
         n = self._sb_call("__len__")
         if type(n) is not int:
@@ -1229,7 +1229,10 @@ class Proxy:
                 return True
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is Proxy and object.__getattribute__(other, "_sb_peer") is self._sb_peer:
+        if (
+            type(other) in (Proxy, CallableProxy)
+            and object.__getattribute__(other, "_sb_peer") is self._sb_peer
+        ):
             return self._sb_call("__eq__", other) is True
         return NotImplemented
 
@@ -1287,6 +1290,15 @@ class Proxy:
         handle = object.__getattribute__(self, "_sb_handle")
         if peer.proxies.get(handle) is self:
             del peer.proxies[handle]
+
+
+class CallableProxy(Proxy):
+    """A stand-in for a function or a callable object of the other process."""
+
+    __slots__ = ()
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._sb_call(None, *args, **kwargs)
 
 
 class _ProxyIterator:

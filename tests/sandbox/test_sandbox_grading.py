@@ -281,3 +281,57 @@ def test_forged_results_never_pass(clean_pool: Pool, name: str) -> None:
     assert forged.status in ("failed", "error"), (name, forged)
     assert not (forged.tests and all(t.passed for t in forged.tests)), forged.tests
     assert bystander.stdout == BYSTANDER_OUT
+
+
+OBJECTS_TEST = textwrap.dedent(
+    """
+    import unittest
+    import torch
+    import user_code
+
+    class T(unittest.TestCase):
+        def test_learner_objects_behave_as_in_one_process(self):
+            bag = user_code.Bag([1, 2, 3])
+            self.assertIsInstance(bag, torch.utils.data.Dataset)
+            self.assertTrue(issubclass(user_code.Bag, torch.utils.data.Dataset))
+            self.assertEqual((len(bag), list(bag), bag[1]), (3, [1, 2, 3], 2))
+            self.assertFalse(callable(bag))
+            self.assertTrue(callable(user_code.Bag) and callable(user_code.total))
+            self.assertIn("total", dir(user_code))
+            with self.assertRaises(KeyError) as caught:
+                user_code.lookup("missing")
+            self.assertEqual(str(caught.exception), "'missing'")
+            calls = []
+            self.assertEqual(user_code.apply(lambda v: calls.append(v) or v * 2, 21), 42)
+            self.assertEqual(calls, [21])  # the test's own function ran here, called from the learner's code
+    """
+)
+
+
+def test_learner_objects_and_callbacks_behave_as_in_one_process(clean_pool: Pool) -> None:
+    code = textwrap.dedent(
+        """
+        from torch.utils.data import Dataset
+
+        class Bag(Dataset):
+            def __init__(self, items):
+                self.items = items
+            def __len__(self):
+                return len(self.items)
+            def __getitem__(self, i):
+                if i >= len(self.items):
+                    raise IndexError(i)
+                return self.items[i]
+
+        def total(xs):
+            return sum(xs)
+
+        def lookup(key):
+            return {}[key]
+
+        def apply(fn, value):
+            return fn(value)
+        """
+    )
+    r = clean_pool.run(code, test=OBJECTS_TEST)
+    assert r.status == "passed", r.tests
