@@ -48,7 +48,11 @@ def make_pack(questions: int) -> Pack:
                     "hint": "Think.",
                     "explanation": "Because.",
                     "attempts": 1,
-                    "choices": [{"text": "right", "correct": True}, {"text": "wrong"}, {"text": "also wrong"}],
+                    "choices": [
+                        {"text": "right", "correct": True},
+                        {"text": "wrong"},
+                        {"text": "also wrong"},
+                    ],
                 }
                 for i in range(questions)
             ],
@@ -103,7 +107,10 @@ async def run(
     finished: list[float] = []
     rng = random.Random(2)
     await asyncio.gather(
-        *(learner(service, n, answers, latencies, rng, interval, tag, spans, finished) for n in range(learners))
+        *(
+            learner(service, n, answers, latencies, rng, interval, tag, spans, finished)
+            for n in range(learners)
+        )
     )
     window_start = max(s for s, _ in spans)  # the last learner has arrived
     window_end = min(e for _, e in spans)  # the first learner has left
@@ -131,7 +138,9 @@ async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--learners", type=int, default=200)
     parser.add_argument("--answers", type=int, default=20, help="answers per learner in each run")
-    parser.add_argument("--rate", type=float, default=1000.0, help="answers per second offered in the paced run")
+    parser.add_argument(
+        "--rate", type=float, default=1000.0, help="answers per second offered in the paced run"
+    )
     parser.add_argument("--url", default=None, help="database URL (default: a SQLite file in a temp folder)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
@@ -139,8 +148,13 @@ async def main() -> None:
         repo = await open_repository(url)
         service = QuizService(repository=repo, runner=None, clock=SystemClock(), rng=random.Random(1))
         await service.import_pack(make_pack(60), force=True)
-        print(f"database: {url.split(':')[0]}; {args.learners} concurrent learners, {args.answers} answers each per run")
-        report(f"paced at {args.rate:.0f}/s:", *await run(service, args.learners, args.answers, args.learners / args.rate, "paced"))
+        print(
+            f"database: {url.split(':')[0]}; {args.learners} concurrent learners, {args.answers} answers each per run"
+        )
+        report(
+            f"paced at {args.rate:.0f}/s:",
+            *await run(service, args.learners, args.answers, args.learners / args.rate, "paced"),
+        )
         report("flat out:", *await run(service, args.learners, args.answers, 0.0, "flat"))
         await repo.close()
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import math
 import signal
-from dataclasses import dataclass
 from typing import Any
 
+from ._messages import JobLimits
 from ._wire import unb64
 from .result import ErrorInfo, Result, Status, TestOutcome
 
@@ -17,16 +17,6 @@ LAYER_ORDER = (
     "no_new_privs", "seccomp", "landlock-fs", "landlock-net", "landlock-scope", "env", "tmpfs", "readonly_root",
     "fds", "watchdog",
 )  # fmt: skip
-
-
-@dataclass(frozen=True)
-class JobLimits:
-    """The limits one job ran under (for messages)."""
-
-    wall_s: float
-    cpu_s: float
-    memory_mb: int
-    output_bytes: int
 
 
 def _text(data: str | None) -> str:
@@ -62,7 +52,7 @@ def assemble(report: dict[str, Any], *, graded: bool, limits: JobLimits, layers:
             extra={"detail": str(report["setup_error"])},
         )
     messages: list[dict[str, Any]] = list(report.get("messages") or [])
-    kinds = {m.get("k") for m in messages}
+    kinds = {m.get("op") for m in messages}
     cgroup = report.get("cgroup") or {}
     peak = cgroup.get("peak_bytes") or int(report.get("maxrss_kb") or 0) * 1024
     cpu_ns = cgroup.get("cpu_ns")
@@ -110,25 +100,26 @@ def assemble(report: dict[str, Any], *, graded: bool, limits: JobLimits, layers:
             f"The results could not be trusted: {problem}.",
             outcomes=failed_tests,
         )
-    tamper = next((m for m in messages if m.get("k") == "tamper"), None)
+    tamper = next((m for m in messages if m.get("op") == "tamper"), None)
     if tamper is not None:
         return result(
             "failed", f"The submission changed the grader ({tamper.get('what')}).", outcomes=failed_tests
         )
-    err = next((m for m in messages if m.get("k") == "error"), None)
+    err = next((m for m in messages if m.get("op") == "error"), None)
     if err is not None:
         info = ErrorInfo(
             type=str(err.get("type") or "Error"),
             message=str(err.get("message") or ""),
             line=err.get("line") if isinstance(err.get("line"), int) else None,
             col=err.get("col") if isinstance(err.get("col"), int) else None,
+            source=str(err["source"]) if isinstance(err.get("source"), str) and err.get("line") else None,
         )
         if err.get("where") == "test":
             return result("error", f"The test file could not be loaded: {info.message}", info)
         return result("error", info.describe(), info)
     if graded:
         return _graded(messages, result, kinds)
-    exit_msg = next((m for m in messages if m.get("k") == "exit"), None)
+    exit_msg = next((m for m in messages if m.get("op") == "exit"), None)
     if exit_msg is not None:
         info = ErrorInfo(
             "SystemExit", f"exit status {exit_msg.get('code')}: {exit_msg.get('text', '')}".rstrip(": ")
@@ -141,13 +132,13 @@ def assemble(report: dict[str, Any], *, graded: bool, limits: JobLimits, layers:
 
 
 def _tests(messages: list[dict[str, Any]]) -> tuple[TestOutcome, ...]:
-    plan = next((m for m in messages if m.get("k") == "plan"), None)
+    plan = next((m for m in messages if m.get("op") == "plan"), None)
     if plan is None:
         return ()
     ids = [str(t) for t in plan.get("tests") or []]
     reported: dict[int, TestOutcome] = {}
     for m in messages:
-        if m.get("k") == "test" and isinstance(m.get("i"), int) and m["i"] not in reported:
+        if m.get("op") == "test" and isinstance(m.get("i"), int) and m["i"] not in reported:
             reported[m["i"]] = TestOutcome(
                 str(m.get("name", "")), m.get("passed") is True, str(m.get("message", ""))
             )

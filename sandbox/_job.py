@@ -16,27 +16,39 @@ import resource
 import signal
 import sys
 from dataclasses import dataclass
-from typing import Any, NoReturn
+from typing import NoReturn
 
 from . import _landlock, _linux, _rootfs, _wire, harness
+from ._messages import JobLimits
 
 SECUREBITS_LOCKED_NOROOT = 0x2F  # NOROOT, NO_SETUID_FIXUP and KEEP_CAPS_OFF, each locked
 INNER_UID = 1000
+GRADER_DATA_BYTES = 1024 * 1024 * 1024  # what the grader may allocate beyond the template's data
 
 
 @dataclass
 class JobParams:
-    """What the supervisor hands the job process (all descriptors already open)."""
+    """What the supervisor hands a job process (all descriptors already open).
 
+    Two job processes serve a graded job: the grader (``role == "grader"``) holds the results
+    channel (``res_w``) and reads the job (``job_r``); the learner (``role == "learner"``) has
+    neither, only its pipes to and from the grader. ``to_peer_w``/``from_peer_r`` are the pipes
+    towards and from the other process; ``to_sup_w``/``from_sup_r`` the set-up handshake with the
+    supervisor.
+    """
+
+    role: str
     uid: int
     out_w: int
     err_w: int
     res_w: int
     job_r: int
-    sync_w: int
-    sync_r: int
+    to_sup_w: int
+    from_sup_r: int
+    to_peer_w: int
+    from_peer_r: int
     result_fd: int
-    limits: dict[str, Any]
+    limits: JobLimits
     namespaces: bool
     user_namespace: bool
     landlock_abi: int
@@ -65,27 +77,31 @@ def _move_fd(fd: int, target: int) -> int:
 
 
 def _sync(params: JobParams, text: str) -> None:
-    os.write(params.sync_w, (text + "\n").encode())
+    os.write(params.to_sup_w, (text + "\n").encode())
 
 
 def _wait_go(params: JobParams) -> None:
-    reply = os.read(params.sync_r, 64)
+    reply = os.read(params.from_sup_r, 64)
     if not reply.startswith(b"go"):
         raise OSError(1, f"supervisor refused: {reply!r}")
 
 
-def _rlimits(limits: dict[str, Any], uid_dropped: bool) -> None:
-    cpu = int(limits["cpu_s"] + 0.999)
+def _rlimits(limits: JobLimits, uid_dropped: bool, role: str) -> None:
+    cpu = int(limits.cpu_s + 0.999)
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (limits["file_bytes"], limits["file_bytes"]))
-    resource.setrlimit(resource.RLIMIT_NOFILE, (limits["open_files"], limits["open_files"]))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_bytes, limits.file_bytes))
+    resource.setrlimit(resource.RLIMIT_NOFILE, (limits.open_files, limits.open_files))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     resource.setrlimit(resource.RLIMIT_MEMLOCK, (65536, 65536))
     if uid_dropped:
-        resource.setrlimit(resource.RLIMIT_NPROC, (limits["pids"], limits["pids"]))
-    if limits.get("data_bytes"):  # no cgroup: cap what the job may add to the template's data
+        resource.setrlimit(resource.RLIMIT_NPROC, (limits.pids, limits.pids))
+    if role == "grader":  # outside the slot's cgroup: a cap of its own on what decoding may take
         with contextlib.suppress(ValueError, OSError):
-            cap = _vm_data() + int(limits["data_bytes"])
+            cap = _vm_data() + GRADER_DATA_BYTES
+            resource.setrlimit(resource.RLIMIT_DATA, (cap, cap))
+    elif limits.data_bytes:  # no cgroup: cap what the job may add to the template's data
+        with contextlib.suppress(ValueError, OSError):
+            cap = _vm_data() + limits.data_bytes
             resource.setrlimit(resource.RLIMIT_DATA, (cap, cap))
 
 
@@ -108,12 +124,13 @@ def isolate(p: JobParams) -> list[str]:
     os.dup2(p.err_w, 2)
     os.close(p.out_w)
     os.close(p.err_w)
-    p.res_w = _move_fd(p.res_w, p.result_fd)
-    os.set_inheritable(p.result_fd, False)
+    if p.res_w >= 0:
+        p.res_w = _move_fd(p.res_w, p.result_fd)
+        os.set_inheritable(p.result_fd, False)
 
     is_root = os.geteuid() == 0
     drop_uid = drops_uid(p.namespaces, p.uid, p.readable)
-    _rlimits(p.limits, uid_dropped=drop_uid or not is_root)
+    _rlimits(p.limits, uid_dropped=drop_uid or not is_root, role=p.role)
     layers.append("rlimits")
     if drop_uid:
         os.setgroups([])
@@ -132,6 +149,9 @@ def isolate(p: JobParams) -> list[str]:
         _linux.drop_capabilities(p.cap_last)
         layers.append("capabilities")
     _linux.prctl(_linux.PR_SET_PDEATHSIG, signal.SIGKILL)
+    if p.role == "grader":
+        # No process of the same uid (the learner's) may trace it or read its memory or descriptors.
+        _linux.prctl(_linux.PR_SET_DUMPABLE, 0)
     os.chdir(p.workdir)
     _linux.prctl(_linux.PR_SET_NO_NEW_PRIVS, 1)
     layers.append("no_new_privs")
@@ -193,26 +213,37 @@ def main(p: JobParams) -> NoReturn:
     try:
         try:
             layers = isolate(p)
-            _close_all_except({0, 1, 2, p.result_fd, p.job_r, p.sync_w, p.sync_r})
+            keep = {0, 1, 2, p.to_sup_w, p.from_sup_r, p.to_peer_w, p.from_peer_r}
+            if p.role == "grader":
+                keep |= {p.result_fd, p.job_r}
+            _close_all_except(keep)
         except BaseException as exc:
             _sync(p, "fail " + json.dumps(f"{type(exc).__name__}: {exc}"))
             os._exit(71)
-        with contextlib.suppress(Exception):
-            harness.rehearse()
+        if p.role == "learner":
+            with contextlib.suppress(Exception):
+                harness.rehearse()
         _sync(p, "ready " + json.dumps(layers))
-        os.close(p.sync_w)
-        os.close(p.sync_r)
+        os.close(p.to_sup_w)
+        os.close(p.from_sup_r)
+        env = {"HOME": p.workdir, "PWD": p.workdir, "TMPDIR": _rootfs.JOB_TMP if p.namespaces else p.workdir}
+        if p.role == "learner":
+            _reseed()
+            os.environ.update(env)
+            with contextlib.suppress(AttributeError, ValueError):
+                sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
+            status = harness.serve_learner(p.from_peer_r, p.to_peer_w, p.workdir)
+            os._exit(status)
         try:
             job = _wire.recv(p.job_r)
         except (EOFError, _wire.WireError):
             os._exit(0)
         os.close(p.job_r)
         _reseed()
-        env = {"HOME": p.workdir, "PWD": p.workdir, "TMPDIR": _rootfs.JOB_TMP if p.namespaces else p.workdir}
         os.environ.update(env)
         with contextlib.suppress(AttributeError, ValueError):
             sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
-        status = harness.run_job(job, p.result_fd)
+        status = harness.run_job(job, p.result_fd, (p.to_peer_w, p.from_peer_r))
     except BaseException:  # the harness reports through the channel; this is a last resort
         status = 70
     finally:

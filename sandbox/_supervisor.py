@@ -23,9 +23,46 @@ from dataclasses import dataclass
 from typing import Any, NoReturn
 
 from . import _job, _linux, _rootfs, _wire
+from ._messages import JobLimits, Report, WorkerReady
 
 RESULT_BUDGET = 1024 * 1024
 _KINDS = frozenset({"plan", "test", "error", "memory", "exit", "done", "tamper"})
+_LINE_BUDGET = 256 * 1024
+_MAX_NESTING = 4
+
+
+def parse_result_line(raw: bytes, nonce: str) -> tuple[dict[str, Any] | None, str | None]:
+    """Parse one line of the results channel; return the message, or None and what was wrong.
+
+    The channel is written by the job, so any input may arrive: an overlong line, nesting deep
+    enough to exhaust the parser, values of any type. Nothing here raises.
+    """
+    if len(raw) > _LINE_BUDGET:
+        return None, "an overlong line on the results channel"
+    try:
+        msg = json.loads(raw)
+    except (ValueError, RecursionError, MemoryError):
+        return None, "unexpected data on the results channel"
+    if not isinstance(msg, dict) or msg.get("n") != nonce or msg.get("op") not in _KINDS:
+        return None, "a message on the results channel was forged"
+    if not all(_flat(value, 0) for value in msg.values()):
+        return None, "unexpected data on the results channel"
+    return msg, None
+
+
+def _flat(value: object, depth: int) -> bool:
+    """Return True for the plain values the harness sends (scalars, short lists of them, a dict)."""
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return True
+    if depth >= _MAX_NESTING:
+        return False
+    if isinstance(value, list):
+        return all(_flat(v, depth + 1) for v in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _flat(v, depth + 1) for k, v in value.items())
+    return False
+
+
 F_SETPIPE_SZ = 1031
 
 
@@ -38,7 +75,7 @@ class SupervisorParams:
     ctl_r: int
     rep_w: int
     cgroup_procs: list[list[int]]
-    limits: dict[str, Any]
+    limits: JobLimits
     namespaces: bool
     user_namespace: bool
     landlock_abi: int
@@ -67,7 +104,7 @@ def _write_file(path: str, text: str) -> None:
 def _mount_job_fs(p: SupervisorParams) -> str:
     """Give the job a private tmpfs (work dir, /tmp, /dev/shm), its own /proc and host name."""
     flags = _linux.MS_NOSUID | _linux.MS_NODEV
-    size = int(p.limits["file_bytes"])
+    size = p.limits.file_bytes
     _linux.mount("tmpfs", "/.job", "tmpfs", flags, f"size={size},nr_inodes=4096,mode=0755")
     # An interpreter under /tmp (a checkout in a temporary folder) would vanish under the job's
     # own /tmp: hold it aside, then bind it back read-only on top of the job's tmpfs.
@@ -141,11 +178,11 @@ def _reap(block: bool) -> None:
 class _Watch:
     """Read the job's output and results, within budget and time."""
 
-    def __init__(self, pid: int, pidfd: int, fds: dict[str, int], limits: dict[str, Any], nonce: str) -> None:
+    def __init__(self, pid: int, pidfd: int, fds: dict[str, int], limits: JobLimits, nonce: str) -> None:
         self.pid = pid
         self.pidfd = pidfd
         self.fds = fds
-        self.budget = int(limits["output_bytes"])
+        self.budget = limits.output_bytes
         self.nonce = nonce
         self.out = bytearray()
         self.err = bytearray()
@@ -205,10 +242,9 @@ class _Watch:
         end = self.results.rfind(b"\n")
         for raw in bytes(self.results[self._scanned : end]).split(b"\n"):
             if b'"done"' in raw:
-                with contextlib.suppress(ValueError):
-                    msg = json.loads(raw)
-                    if isinstance(msg, dict) and msg.get("n") == self.nonce and msg.get("k") == "done":
-                        self.done = True
+                msg, _ = parse_result_line(raw, self.nonce)
+                if msg is not None and msg.get("op") == "done":
+                    self.done = True
         self._scanned = end + 1
 
     def run(self, wall_s: float, stop_at_done: bool) -> float:
@@ -249,13 +285,9 @@ class _Watch:
         for raw in lines[:-1]:  # the last piece is empty or an unfinished line
             if not raw.strip():
                 continue
-            try:
-                msg = json.loads(raw)
-            except ValueError:
-                problem = "unexpected data on the results channel"
-                continue
-            if not isinstance(msg, dict) or msg.get("n") != self.nonce or msg.get("k") not in _KINDS:
-                problem = "a message on the results channel was forged"
+            msg, trouble = parse_result_line(raw, self.nonce)
+            if msg is None:
+                problem = trouble
                 continue
             out.append(msg)
         return out, problem
@@ -269,7 +301,7 @@ def main(p: SupervisorParams) -> NoReturn:
     except BaseException as exc:  # report what broke; the template turns it into "crashed"
         code = 1
         with contextlib.suppress(Exception):
-            _wire.send(p.rep_w, {"kind": "report", "setup_error": f"{type(exc).__name__}: {exc}"})
+            _wire.send(p.rep_w, {"op": "report", "setup_error": f"{type(exc).__name__}: {exc}"})
     os._exit(code)
 
 
@@ -295,53 +327,117 @@ def _supervise(p: SupervisorParams) -> None:
             shutil.rmtree(workdir, ignore_errors=True)
 
 
+def _fork_job_process(
+    p: SupervisorParams, workdir: str, role: str, fds: dict[str, int], close_in_child: list[int]
+) -> int:
+    """Fork one job process (the grader or the learner); return its pid."""
+    user_ns = p.namespaces and p.user_namespace and os.geteuid() == 0
+    pid = os.fork()
+    if pid == 0:
+        for fd in close_in_child:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        _job.main(
+            _job.JobParams(
+                role=role, uid=p.uid, out_w=fds["out_w"], err_w=fds["err_w"], res_w=fds.get("res_w", -1),
+                job_r=fds.get("job_r", -1), to_sup_w=fds["to_sup_w"], from_sup_r=fds["from_sup_r"],
+                to_peer_w=fds["to_peer_w"], from_peer_r=fds["from_peer_r"], result_fd=fds.get("result_fd", -1),
+                limits=p.limits, namespaces=p.namespaces, user_namespace=user_ns, landlock_abi=p.landlock_abi,
+                seccomp_bpf=p.seccomp_bpf, workdir=workdir, readable=p.readable, cap_last=p.cap_last,
+            )
+        )  # fmt: skip
+    return pid
+
+
 def _serve(p: SupervisorParams, workdir: str) -> None:
     cgroup_fds = [fd for fds in p.cgroup_procs for fd in fds]
     out_r, out_w = _pipe()
     err_r, err_w = _pipe()
     res_r, res_w = _pipe()
     job_r, job_w = _pipe(big=True)
-    k2j_r, k2j_w = _pipe()
-    j2k_r, j2k_w = _pipe()
-    reserved = {0, 1, 2, out_w, err_w, res_w, job_r, k2j_w, j2k_r}
+    grader_to_sup_r, grader_to_sup_w = _pipe()
+    sup_to_grader_r, sup_to_grader_w = _pipe()
+    learner_to_sup_r, learner_to_sup_w = _pipe()
+    sup_to_learner_r, sup_to_learner_w = _pipe()
+    grader_to_learner_r, grader_to_learner_w = _pipe(big=True)
+    learner_to_grader_r, learner_to_grader_w = _pipe(big=True)
+    everything = [
+        out_r, out_w, err_r, err_w, res_r, res_w, job_r, job_w, grader_to_sup_r, grader_to_sup_w,
+        sup_to_grader_r, sup_to_grader_w, learner_to_sup_r, learner_to_sup_w, sup_to_learner_r,
+        sup_to_learner_w, grader_to_learner_r, grader_to_learner_w, learner_to_grader_r, learner_to_grader_w,
+    ]  # fmt: skip
+    reserved = {0, 1, 2, *everything}
     result_fd = next(fd for fd in (131, 173, 197, 211, 157, 109) if fd not in reserved)
-    user_ns = p.namespaces and p.user_namespace and os.geteuid() == 0
-    pid = os.fork()
-    if pid == 0:
-        for fd in (p.ctl_r, p.rep_w, out_r, err_r, res_r, job_w, k2j_r, j2k_w, *cgroup_fds):
+    supervisor_only = [p.ctl_r, p.rep_w, *cgroup_fds]
+    grader_fds = {
+        "out_w": out_w, "err_w": err_w, "res_w": res_w, "job_r": job_r, "result_fd": result_fd,
+        "to_sup_w": grader_to_sup_w, "from_sup_r": sup_to_grader_r,
+        "to_peer_w": grader_to_learner_w, "from_peer_r": learner_to_grader_r,
+    }  # fmt: skip
+    learner_fds = {
+        "out_w": out_w, "err_w": err_w, "to_sup_w": learner_to_sup_w, "from_sup_r": sup_to_learner_r,
+        "to_peer_w": learner_to_grader_w, "from_peer_r": grader_to_learner_r,
+    }  # fmt: skip
+    # The learner never holds the results channel, the job pipe or the grader's handshake pipes.
+    learner_pid = _fork_job_process(
+        p, workdir, "learner", learner_fds,
+        supervisor_only + [fd for fd in everything if fd not in learner_fds.values()],
+    )  # fmt: skip
+    pid = _fork_job_process(
+        p,
+        workdir,
+        "grader",
+        grader_fds,
+        supervisor_only + [fd for fd in everything if fd not in grader_fds.values()],
+    )
+    for fd in everything:
+        if fd not in (
+            out_r,
+            err_r,
+            res_r,
+            job_w,
+            grader_to_sup_r,
+            sup_to_grader_w,
+            learner_to_sup_r,
+            sup_to_learner_w,
+        ):
             os.close(fd)
-        _job.main(
-            _job.JobParams(
-                uid=p.uid, out_w=out_w, err_w=err_w,
-                res_w=res_w, job_r=job_r, sync_w=k2j_w, sync_r=j2k_r, result_fd=result_fd, limits=p.limits,
-                namespaces=p.namespaces, user_namespace=user_ns, landlock_abi=p.landlock_abi,
-                seccomp_bpf=p.seccomp_bpf, workdir=workdir, readable=p.readable, cap_last=p.cap_last,
-            )
-        )  # fmt: skip
-    for fd in (out_w, err_w, res_w, job_r, k2j_w, j2k_r):
-        os.close(fd)
     pidfd = os.pidfd_open(pid)
+    learner_pidfd = os.pidfd_open(learner_pid)
     try:
-        layers = _handshake(pid, p, k2j_r, j2k_w)
+        layers = _handshake(learner_pid, p, learner_to_sup_r, sup_to_learner_w)
+        layers = _handshake(pid, p, grader_to_sup_r, sup_to_grader_w)
     except Exception:
-        with contextlib.suppress(OSError):
-            signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+        for fd in (pidfd, learner_pidfd):
+            with contextlib.suppress(OSError):
+                signal.pidfd_send_signal(fd, signal.SIGKILL)
         raise
-    _wire.send(p.rep_w, {"kind": "ready", "layers": layers})
+    ready: WorkerReady = {"op": "ready", "layers": layers}
+    _wire.send(p.rep_w, ready)
     try:
         job = _wire.recv(p.ctl_r)
     except EOFError:
         return
+    if job.get("test") is None:
+        # A plain run needs no learner process: the job runs the code itself. The learner is reaped
+        # with the rest at the end (waiting here would put its teardown on the job's clock).
+        with contextlib.suppress(OSError):
+            signal.pidfd_send_signal(learner_pidfd, signal.SIGKILL)
+    os.close(learner_pidfd)
     t_job = time.monotonic()
     slot = job.get("slot")
     if isinstance(slot, int) and 0 <= slot < len(p.cgroup_procs):
-        for fd in p.cgroup_procs[slot]:  # the job process joins the slot's cgroups now
-            os.write(fd, str(pid).encode())
+        # The process that runs the learner's code joins the slot's cgroups now: the learner for a
+        # graded job (the grader runs trusted code, under its own rlimits), the job for a plain run.
+        runs_code = learner_pid if job.get("test") is not None else pid
+        for fd in p.cgroup_procs[slot]:
+            os.write(fd, str(runs_code).encode())
     for fd in cgroup_fds:
         os.close(fd)
+    t_attached = time.monotonic()
     nonce = os.urandom(16).hex()
-    limits = dict(p.limits)
-    wall_s = float(job.get("wall_s") or limits["wall_s"])
+    limits = JobLimits.from_wire(job["limits"]) if isinstance(job.get("limits"), dict) else p.limits
+    wall_s = limits.wall_s
     job_for_k = {"code": job["code"], "test": job.get("test"), "nonce": nonce, "workdir": workdir}
     watch = _Watch(pid, pidfd, {"out": out_r, "err": err_r, "res": res_r}, limits, nonce)
     with contextlib.suppress(OSError):
@@ -365,8 +461,8 @@ def _serve(p: SupervisorParams, workdir: str) -> None:
         _kill_orphans(pid)
     watch.drain()
     messages, problem = watch.messages()
-    report = {
-        "kind": "report",
+    report: Report = {
+        "op": "report",
         "layers": layers,
         "stdout": _wire.b64(bytes(watch.out)),
         "stderr": _wire.b64(bytes(watch.err)),
@@ -382,19 +478,19 @@ def _serve(p: SupervisorParams, workdir: str) -> None:
         "messages": messages,
         "channel_error": problem,
         "early": status is None,
-        "timing": {"job": t_job, "exit": t_exit, "cleaned": time.monotonic()},
+        "timing": {"job": t_job, "attached": t_attached, "exit": t_exit, "cleaned": time.monotonic()},
     }
     _wire.send(p.rep_w, report)
     if p.namespaces:
         _reap(block=True)
 
 
-def _handshake(pid: int, p: SupervisorParams, k2j_r: int, j2k_w: int) -> list[str]:
-    """Map the job's user namespace when asked; return the layers the job reports active."""
+def _handshake(pid: int, p: SupervisorParams, from_job_r: int, to_job_w: int) -> list[str]:
+    """Map a job process's user namespace when asked; return the layers it reports active."""
     buf = b""
     deadline = time.monotonic() + 30
     sel = selectors.DefaultSelector()
-    sel.register(k2j_r, selectors.EVENT_READ)
+    sel.register(from_job_r, selectors.EVENT_READ)
     try:
         while True:
             while b"\n" in buf:
@@ -404,7 +500,7 @@ def _handshake(pid: int, p: SupervisorParams, k2j_r: int, j2k_w: int) -> list[st
                     _write_file(f"/proc/{pid}/setgroups", "deny")
                     _write_file(f"/proc/{pid}/uid_map", f"{_job.INNER_UID} {p.uid} 1\n")
                     _write_file(f"/proc/{pid}/gid_map", f"{_job.INNER_UID} {p.uid} 1\n")
-                    os.write(j2k_w, b"go")
+                    os.write(to_job_w, b"go")
                 elif text.startswith("ready "):
                     value = json.loads(text[6:])
                     return [str(v) for v in value]
@@ -415,11 +511,11 @@ def _handshake(pid: int, p: SupervisorParams, k2j_r: int, j2k_w: int) -> list[st
             remaining = deadline - time.monotonic()
             if remaining <= 0 or not sel.select(remaining):
                 raise TimeoutError("job set-up timed out")
-            chunk = os.read(k2j_r, 4096)
+            chunk = os.read(from_job_r, 4096)
             if not chunk:
                 raise RuntimeError("job process died during set-up")
             buf += chunk
     finally:
         sel.close()
-        os.close(k2j_r)
-        os.close(j2k_w)
+        os.close(from_job_r)
+        os.close(to_job_w)

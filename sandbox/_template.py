@@ -6,7 +6,7 @@ thread counts (it never runs a parallel torch op), freezes the garbage collector
 with huge pages (cheaper forks), enters its own empty network namespace and read-only root,
 answers ``ready`` and serves frames:
 
-- ``{"op": "job", "id", "slot", "code", "test", "wall_s", "memory_bytes"}`` -> ``{"op": "started"}``,
+- ``{"op": "job", "id", "slot", "code", "test", "limits"}`` -> ``{"op": "started"}``,
   then ``{"op": "done", "id", "report"}``;
 - ``{"op": "stop"}`` -> exits.
 
@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import _cgroup, _landlock, _linux, _rootfs, _seccomp, _supervisor, _wire, harness
+from ._messages import JobLimits
 
 
 def _log(text: str) -> None:
@@ -94,7 +95,7 @@ class Template:
     def __init__(self, sock: int, cfg: dict[str, Any]) -> None:
         self.sock = sock
         self.cfg = cfg
-        self.limits: dict[str, Any] = cfg["limits"]
+        self.limits = JobLimits.from_wire(cfg["limits"])
         self.layers: list[str] = []
         self.namespaces = False
         self.pidns_fd = -1
@@ -235,10 +236,16 @@ class Template:
         msg["t_recv"] = time.monotonic()
         if 0 <= slot < len(self.counters):
             try:
-                self.counters[slot].before_job(int(msg["memory_bytes"]))
+                self.counters[slot].before_job(JobLimits.from_wire(msg["limits"]).memory_mb * 1024 * 1024)
             except OSError as exc:
                 _log(f"cgroup reset failed: {exc}")
-        frame = {"code": msg["code"], "test": msg.get("test"), "wall_s": msg.get("wall_s"), "slot": slot}
+        frame = {
+            "op": "job",
+            "code": msg["code"],
+            "test": msg.get("test"),
+            "limits": msg["limits"],
+            "slot": slot,
+        }
         with contextlib.suppress(OSError):  # the supervisor died; its exit reports the job as crashed
             _wire.send(worker.ctl_w, frame)
         self.reply({"op": "started", "id": msg["id"], "pid": worker.pid})
@@ -261,7 +268,7 @@ class Template:
             frames = _wire.FrameBuffer().feed(bytes(worker.buf))
         for frame in frames[worker.frames_seen :]:
             worker.frames_seen += 1
-            if frame.get("kind") == "ready":
+            if frame.get("op") == "ready":
                 worker.ready_at = time.monotonic()
             elif worker.job is not None and not worker.replied:
                 self.answer(worker, frame)

@@ -7,6 +7,7 @@ import base64
 import json
 import os
 import struct
+from collections.abc import Mapping
 from typing import Any
 
 MAX_FRAME = 64 * 1024 * 1024
@@ -17,7 +18,7 @@ class WireError(Exception):
     """A malformed or oversized frame."""
 
 
-def encode(message: dict[str, Any]) -> bytes:
+def encode(message: Mapping[str, Any]) -> bytes:
     """Return one frame."""
     body = json.dumps(message, separators=(",", ":")).encode()
     if len(body) > MAX_FRAME:
@@ -29,7 +30,7 @@ def decode_body(body: bytes) -> dict[str, Any]:
     """Parse a frame's body."""
     try:
         value = json.loads(body)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
         raise WireError("frame is not JSON") from exc
     if not isinstance(value, dict):
         raise WireError("frame is not an object")
@@ -54,7 +55,7 @@ def write_all(fd: int, data: bytes) -> None:
         view = view[n:]
 
 
-def send(fd: int, message: dict[str, Any]) -> None:
+def send(fd: int, message: Mapping[str, Any]) -> None:
     """Write one frame to a blocking descriptor."""
     write_all(fd, encode(message))
 
@@ -70,10 +71,10 @@ def _read_exact(fd: int, n: int) -> bytes:
     return b"".join(chunks)
 
 
-def recv(fd: int) -> dict[str, Any]:
+def recv(fd: int, limit: int = MAX_FRAME) -> dict[str, Any]:
     """Read one frame from a blocking descriptor (EOFError at end of stream)."""
     (size,) = _HEADER.unpack(_read_exact(fd, _HEADER.size))
-    if size > MAX_FRAME:
+    if size > limit:
         raise WireError("frame too large")
     return decode_body(_read_exact(fd, size))
 

@@ -93,7 +93,13 @@ class SandboxConfig(BaseSettings):
         300000,
         ge=1000,
         le=2**31 - 70000,
-        description="Host uid of worker slot 0; slot n runs as uid_base + n.",
+        description=(
+            "Start of the host uids pools take ranges of 1024 from; each pool claims the first free "
+            "range with a lock file in uid_lock_dir, so pools on one host never share a uid."
+        ),
+    )
+    uid_lock_dir: str = Field(
+        "/run/quizbot-sandbox", description="Folder of the lock files by which pools claim their uid ranges."
     )
     cpu_cores_per_job: float = Field(
         1.0, gt=0, le=256, description="CPU bandwidth of one job, in cores (cgroup quota)."

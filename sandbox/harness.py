@@ -1,15 +1,19 @@
-"""The grading harness: runs inside the job process, reports over a channel of its own.
+"""The grading harness: the job processes' side of a job; reports over a channel of its own.
 
-A plain run executes ``user_code.py`` as ``__main__``. A graded run imports it as the module
-``user_code`` (so errors at import time point at the learner's line), then loads the test module
-from the source it was given and runs each test with unittest. Every message goes to the results
-descriptor as one JSON line carrying the job's nonce; stdout and stderr are only output.
+A plain run executes ``user_code.py`` as ``__main__`` in the job process. A graded run has two
+processes: the learner process (:func:`serve_learner`) runs the learner's file as the module
+``user_code`` and answers requests; the grader process (:func:`run_job`) loads the test module,
+where ``user_code`` is a stand-in that asks the learner process (see ``_peer``), and runs each
+test with unittest. Only the grader holds the results descriptor: every message goes there as one
+JSON line carrying the job's nonce; stdout and stderr are only output.
 """
 
 from __future__ import annotations
 
 import contextlib
 import importlib
+import importlib.abc
+import importlib.machinery
 import importlib.util
 import io
 import json
@@ -20,21 +24,20 @@ import types
 import unittest
 from typing import Any
 
-from ._guard import Guard, Tampered, harden_assertions
+from . import _peer
+from ._messages import ResultOp
 
 WORKDIR = "/sandbox"
 USER_MODULE = "user_code"
 TEST_MODULE = "test_code"
 _MAX_TEXT = 2000
 
-_guard = Guard()
 _run_test = unittest.TestCase.run
 _TestCase = unittest.TestCase
 
 
 def prepare_template() -> None:
-    """Warm unittest and take the guard's snapshots; call once in the template before forking."""
-    harden_assertions(_guard)
+    """Warm unittest; call once in the template before forking."""
 
     class _Warm(unittest.TestCase):
         def test_it(self) -> None:
@@ -42,7 +45,6 @@ def prepare_template() -> None:
 
     suite = unittest.defaultTestLoader.loadTestsFromTestCase(_Warm)
     unittest.TextTestRunner(stream=io.StringIO(), verbosity=0).run(suite)
-    _guard.snapshot()
 
 
 _REHEARSAL = """
@@ -64,7 +66,7 @@ def rehearse() -> None:
     """
     namespace: dict[str, Any] = {}
     exec(compile(_REHEARSAL, "<rehearsal>", "exec", dont_inherit=True), namespace)  # noqa: S102
-    json.dumps({"n": "0" * 32, "k": "test", "i": 0, "name": "x", "passed": True, "message": ""})
+    json.dumps({"n": "0" * 32, "op": "test", "i": 0, "name": "x", "passed": True, "message": ""})
     traceback.extract_tb(None)
     io.StringIO().write(str(namespace.get("text")))
 
@@ -78,8 +80,8 @@ class _Channel:
         self._fd = fd
         self._nonce = nonce
 
-    def send(self, kind: str, **fields: Any) -> None:
-        line = json.dumps({"n": self._nonce, "k": kind, **fields}, ensure_ascii=True) + "\n"
+    def send(self, kind: ResultOp, **fields: Any) -> None:
+        line = json.dumps({"n": self._nonce, "op": kind, **fields}, ensure_ascii=True) + "\n"
         data = line.encode()
         try:
             while data:
@@ -99,17 +101,18 @@ def _user_position(tb: types.TracebackType | None, user_path: str) -> tuple[int 
     return line, col
 
 
-def _describe(exc: BaseException, user_path: str) -> dict[str, Any]:
-    """Return the learner-facing error fields of an exception."""
+def _describe(exc: BaseException, user_path: str, code: str = "") -> dict[str, Any]:
+    """Return the learner-facing error fields of an exception, with the text of the learner's line."""
     if isinstance(exc, SyntaxError) and (exc.filename == user_path or exc.filename is None):
-        return {
-            "type": type(exc).__name__,
-            "message": _clip(str(exc.msg)),
-            "line": exc.lineno,
-            "col": exc.offset,
-        }
-    line, col = _user_position(exc.__traceback__, user_path)
-    return {"type": type(exc).__name__, "message": _clip(str(exc)), "line": line, "col": col}
+        line, col = exc.lineno, exc.offset
+        message = _clip(str(exc.msg))
+    else:
+        line, col = _user_position(exc.__traceback__, user_path)
+        message = _clip(str(exc))
+    lines = code.splitlines()
+    source = lines[line - 1] if isinstance(line, int) and 0 < line <= len(lines) else None
+    return {"type": type(exc).__name__, "message": message, "line": line, "col": col,
+            "source": _clip(source) if source else None}  # fmt: skip
 
 
 def _print_user_traceback(exc: BaseException, workdir: str) -> None:
@@ -139,8 +142,12 @@ def _flush() -> None:
             stream.flush()
 
 
-def run_job(job: dict[str, Any], result_fd: int) -> int:
-    """Run one job in the current (isolated) process; return the exit status."""
+def run_job(job: dict[str, Any], result_fd: int, learner: tuple[int, int] | None = None) -> int:
+    """Run one job in the current (isolated) process; return the exit status.
+
+    A plain run executes the code here. A graded run needs ``learner``, the descriptors to and
+    from the learner process (write, read): the code runs there, the tests here.
+    """
     channel = _Channel(result_fd, str(job["nonce"]))
     workdir = str(job.get("workdir") or WORKDIR)
     user_path = os.path.join(workdir, "user_code.py")
@@ -155,13 +162,20 @@ def run_job(job: dict[str, Any], result_fd: int) -> int:
     import atexit
 
     atexit._clear()  # the template's exit handlers are not the job's: it leaves by os._exit
-    sys.path.insert(0, workdir)
-    sys.argv = [user_path]
-    importlib.invalidate_caches()
     try:
         if test is None:
+            if learner is not None:
+                _peer.close_quietly(*learner)  # the learner process is not needed: it ends
+            sys.path.insert(0, workdir)
+            sys.argv = [user_path]
+            importlib.invalidate_caches()
             return _plain(code, user_path, workdir, channel)
-        return _graded(test, user_path, test_path, workdir, channel)
+        if learner is None:
+            raise RuntimeError("a graded job needs a learner process")
+        # The grader imports nothing from the work dir (the learner could write there).
+        sys.path[:] = [p for p in sys.path if p and not p.startswith((workdir, "/tmp"))]  # noqa: S108
+        peer = _peer.Peer(learner[1], learner[0], learner=False, user_path=user_path)
+        return _graded(code, test, user_path, test_path, channel, peer)
     finally:
         _flush()
 
@@ -201,7 +215,7 @@ def _plain(code: str, user_path: str, workdir: str, channel: _Channel) -> int:
             channel.send("memory")
             return 1
         _print_user_traceback(exc, workdir)
-        channel.send("error", where="user", **_describe(exc, user_path))
+        channel.send("error", where="user", **_describe(exc, user_path, code))
         channel.send("done", exit=1)
         return 1
     _flush()
@@ -213,13 +227,8 @@ def _load_tests(source: str, test_path: str) -> list[unittest.TestCase]:
     module = types.ModuleType(TEST_MODULE)
     module.__file__ = test_path
     sys.modules[TEST_MODULE] = module
-    _guard.allow_test_code = True
-    try:
-        compiled = compile(source, test_path, "exec", dont_inherit=True)
-    finally:
-        _guard.allow_test_code = False
+    compiled = compile(source, test_path, "exec", dont_inherit=True)
     exec(compiled, module.__dict__)  # noqa: S102 - the pack's own test module
-    _guard.trust_module(module)
     suite = unittest.defaultTestLoader.loadTestsFromModule(module)
     tests: list[unittest.TestCase] = []
 
@@ -234,6 +243,59 @@ def _load_tests(source: str, test_path: str) -> list[unittest.TestCase]:
     return tests
 
 
+_MAX_LINE = 600
+_CUSTOM_MESSAGE = "_sandbox_message"
+
+
+def _note_custom_message(self: unittest.TestCase, msg: Any, standard: str) -> str:
+    """Stand in for unittest's message formatting, noting the test's own message when it gave one."""
+    text = _format_message(self, msg, standard)
+    with contextlib.suppress(Exception):
+        self.__dict__[_CUSTOM_MESSAGE] = (None if msg is None else str(msg), text)
+    return text
+
+
+_format_message = unittest.TestCase._formatMessage
+
+
+def one_line(text: str, limit: int = _MAX_LINE) -> str:
+    """Return ``text`` on one line (its lines joined by a space), capped at ``limit``."""
+    flat = " ".join(line.strip() for line in text.splitlines() if line.strip()) if "\n" in text else text
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def failure_line(test: unittest.TestCase, exc: BaseException | None) -> str:
+    """Return the line a learner reads for a failed assertion.
+
+    For an assertion that formatted its message: the test's own message when it gave one (the
+    text unittest puts after " : "), else the first line of unittest's standard message
+    ("(2, 3) != (2, 5)") without the diff below it. For ``fail(msg)`` or a raised
+    AssertionError: its text.
+    """
+    text = str(exc) if exc is not None else ""
+    noted = test.__dict__.get(_CUSTOM_MESSAGE)
+    if isinstance(noted, tuple) and len(noted) == 2 and noted[1] == text:
+        custom, _ = noted
+        if isinstance(custom, str) and custom.strip():
+            return one_line(custom)
+        first = text.strip().split("\n", 1)[0]
+        return one_line(first) or "the test failed"
+    return one_line(text.strip()) or "the test failed"
+
+
+def display_name(test: unittest.TestCase, original: str) -> str:
+    """Return the name a learner reads: the test's new name, else its docstring's first line."""
+    name = getattr(test, "_testMethodName", original)
+    if not isinstance(name, str):
+        name = str(name)
+    if name == original:
+        with contextlib.suppress(Exception):
+            doc = test.shortDescription()
+            if isinstance(doc, str) and doc.strip():
+                return one_line(doc)
+    return one_line(name, _MAX_TEXT)
+
+
 class _Recorder(unittest.TestResult):
     """Collect one test's outcome with the exception objects, not formatted tracebacks."""
 
@@ -244,31 +306,33 @@ class _Recorder(unittest.TestResult):
         self.problems: list[str] = []
         self.memory = False
 
-    def _note(self, err: Any, failure: bool) -> None:
+    def _note(self, test: unittest.TestCase, err: Any, failure: bool) -> None:
         exc = err[1] if isinstance(err, tuple) and len(err) == 3 else None
         if _out_of_memory(exc):
             self.memory = True
-        if exc is None:
+        if isinstance(exc, _peer.PeerGone):
+            self.problems.append(str(exc))
+        elif exc is None:
             self.problems.append("the test failed")
         elif failure:
-            self.problems.append(_clip(str(exc)) or "the test failed")
+            self.problems.append(failure_line(test, exc))
         else:
             line, _ = _user_position(exc.__traceback__, self.user_path)
             where = f" (line {line} of your code)" if line is not None else ""
             text = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-            self.problems.append(_clip(text + where))
+            self.problems.append(one_line(text + where))
 
     def addSuccess(self, test: unittest.TestCase) -> None:
         self.ok = True
 
     def addFailure(self, test: unittest.TestCase, err: Any) -> None:
-        self._note(err, True)
+        self._note(test, err, True)
 
     def addError(self, test: unittest.TestCase, err: Any) -> None:
-        self._note(err, False)
+        self._note(test, err, False)
 
     def addSkip(self, test: unittest.TestCase, reason: str) -> None:
-        self.problems.append(_clip(f"skipped: {reason}"))
+        self.problems.append(one_line(f"skipped: {reason}"))
 
     def addExpectedFailure(self, test: unittest.TestCase, err: Any) -> None:
         self.ok = True
@@ -278,34 +342,115 @@ class _Recorder(unittest.TestResult):
 
     def addSubTest(self, test: unittest.TestCase, subtest: unittest.TestCase, err: Any) -> None:
         if err is not None:
-            self._note(err, issubclass(err[0], test.failureException))
+            self._note(test, err, issubclass(err[0], test.failureException))
 
     @property
     def passed(self) -> bool:
         return self.ok and not self.problems
 
 
-def _graded(test_source: str, user_path: str, test_path: str, workdir: str, channel: _Channel) -> int:
-    _guard.install(workdir, test_path)
+class _UserModule(types.ModuleType):
+    """The grader's ``user_code``: every attribute read asks the learner process for a value."""
+
+    _sb_peer: _peer.Peer
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") and name.endswith("__") and name not in ("__all__", "__version__"):
+            raise AttributeError(name)
+        return self._sb_peer.get_remote(0, name)
+
+    def __dir__(self) -> list[str]:
+        names = self._sb_peer.call_remote(0, (), {}, "__dir__")
+        return sorted(str(n) for n in names) if isinstance(names, (list, tuple)) else []
+
+
+class _UserLoader(importlib.abc.Loader):
+    """Import (and reload) ``user_code`` by running the learner's file in the learner process."""
+
+    def __init__(self, peer: _peer.Peer, code: str, user_path: str) -> None:
+        self.peer = peer
+        self.code = code
+        self.user_path = user_path
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
+        module = _UserModule(USER_MODULE)
+        object.__setattr__(module, "_sb_peer", self.peer)
+        return module
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        self.peer.load_remote(self.code)
+
+
+class _UserFinder(importlib.abc.MetaPathFinder):
+    """Find ``user_code`` (only it) for the grader's import system."""
+
+    def __init__(self, loader: _UserLoader) -> None:
+        self.loader = loader
+
+    def find_spec(
+        self, fullname: str, path: Any = None, target: Any = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        if fullname != USER_MODULE:
+            return None
+        return importlib.machinery.ModuleSpec(USER_MODULE, self.loader, origin=self.loader.user_path)
+
+
+def _error_fields(fields: Any, code: str) -> dict[str, Any]:
+    """Return the learner-facing error of a failed load, with the offending line's text."""
+    info = fields if isinstance(fields, dict) else {}
+    line = info.get("line") if type(info.get("line")) is int else None
+    col = info.get("col") if type(info.get("col")) is int else None
+    source = info.get("source") if isinstance(info.get("source"), str) else None
+    if line is not None and 0 < line <= code.count("\n") + 1:
+        source = code.splitlines()[line - 1] if line <= len(code.splitlines()) else source
+    return {
+        "type": _clip(str(info.get("type") or "Error")),
+        "message": _clip(str(info.get("message") or "")),
+        "line": line,
+        "col": col,
+        "source": _clip(source) if source else None,
+    }
+
+
+def _graded(
+    code: str, test_source: str, user_path: str, test_path: str, channel: _Channel, peer: _peer.Peer
+) -> int:
+    """Grade in this process (the grader); the learner's code runs only in the learner process."""
+    loader = _UserLoader(peer, code, user_path)
+    sys.meta_path.insert(0, _UserFinder(loader))
+    sys.modules.pop(USER_MODULE, None)
+    unittest.TestCase._formatMessage = _note_custom_message  # type: ignore[method-assign,assignment]
+    reply: _peer.Reply
     try:
-        importlib.import_module(USER_MODULE)
-    except BaseException as exc:
+        reply = peer.request({"op": "load", "code": code, "test": test_source})
+    except _peer.PeerGone:
+        # The learner's process ended or garbled the conversation while loading: the tests run,
+        # and each fails on its first question to it.
+        reply = {"op": "reply", "ok": True}
+    out = reply.get("out")
+    if isinstance(out, str) and out:
+        with contextlib.suppress(Exception):
+            sys.stdout.write(out)
+    if not reply.get("ok"):
         _flush()
-        if _out_of_memory(exc):
+        fields = reply.get("exc") or {}
+        info = _error_fields(fields, code)
+        if info["type"] == "MemoryError" or (
+            info["type"] == "RuntimeError" and "can't allocate memory" in info["message"]
+        ):
             channel.send("memory")
             return 1
-        _print_user_traceback(exc, workdir)
-        info = _describe(exc, user_path)
-        if isinstance(exc, SystemExit):
-            info["message"] = f"your code called exit({exc.code if exc.code is not None else ''})"
+        if info["type"] == "SystemExit":
+            status = fields.get("exit") if isinstance(fields, dict) else None
+            info["message"] = f"your code called exit({status if status is not None else ''})"
         channel.send("error", where="user", **info)
         channel.send("done", exit=1)
         return 0
-    changed = _guard.changes()
-    if changed:
-        channel.send("tamper", what=_clip(", ".join(changed)))
-        channel.send("done", exit=1)
-        return 0
+    module = loader.create_module(importlib.machinery.ModuleSpec(USER_MODULE, loader))
+    module.__spec__ = importlib.machinery.ModuleSpec(USER_MODULE, loader, origin=user_path)
+    module.__file__ = user_path
+    module.__loader__ = loader
+    sys.modules[USER_MODULE] = module
     try:
         tests = _load_tests(test_source, test_path)
     except BaseException as exc:
@@ -320,25 +465,49 @@ def _graded(test_source: str, user_path: str, test_path: str, workdir: str, chan
     channel.send("plan", tests=[_clip(t.id()) for t in tests])
     for index, test in enumerate(tests):
         recorder = _Recorder(user_path)
+        original = getattr(test, "_testMethodName", "")
         try:
             _run_test(test, recorder)
-        except Tampered as exc:
+        except _peer.PeerGone as exc:
             recorder.problems.append(str(exc))
         except BaseException as exc:  # e.g. SystemExit raised outside the test method
-            recorder.problems.append(_clip(f"{type(exc).__name__}: {exc}"))
-        changed = _guard.changes() + _guard.shadowed(test)
+            recorder.problems.append(one_line(f"{type(exc).__name__}: {exc}"))
         if recorder.memory:
             channel.send("memory")
             return 1
-        name = getattr(test, "_testMethodName", test.id())
-        if changed:
-            channel.send("tamper", what=_clip(", ".join(changed)))
-            channel.send(
-                "test", i=index, name=_clip(str(name)), passed=False, message="the grader was modified"
-            )
-            break
         message = "; ".join(recorder.problems)
-        channel.send("test", i=index, name=_clip(str(name)), passed=recorder.passed, message=message)
+        channel.send(
+            "test",
+            i=index,
+            name=display_name(test, original),
+            passed=recorder.passed,
+            message=one_line(message),
+        )
     _flush()
     channel.send("done", exit=0)
+    return 0
+
+
+def serve_learner(read_fd: int, write_fd: int, workdir: str) -> int:
+    """Run the learner process: answer the grader's requests until it goes away."""
+    import atexit
+
+    atexit._clear()
+    user_path = os.path.join(workdir, "user_code.py")
+    sys.path.insert(0, workdir)
+    sys.argv = [user_path]
+    importlib.invalidate_caches()
+    peer = _peer.Peer(read_fd, write_fd, learner=True, user_path=user_path)
+
+    def report(exc: BaseException) -> None:
+        _flush()
+        _print_user_traceback(exc, workdir)
+
+    peer.on_error = report
+    try:
+        peer.serve_forever()
+    except SystemExit:
+        pass
+    finally:
+        _flush()
     return 0

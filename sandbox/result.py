@@ -29,17 +29,25 @@ class ErrorInfo:
     """What the learner sees instead of a traceback: a syntax error or an exception in their code.
 
     ``line`` and ``col`` are 1-based positions in ``user_code.py``; ``None`` when the error did not
-    happen on a line of the learner's code.
+    happen on a line of the learner's code. ``source`` is the text of that line (for a caret under
+    ``col``), ``None`` without a line.
     """
 
     type: str
     message: str
     line: int | None = None
     col: int | None = None
+    source: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Return the JSON form."""
-        return {"type": self.type, "message": self.message, "line": self.line, "col": self.col}
+        return {
+            "type": self.type,
+            "message": self.message,
+            "line": self.line,
+            "col": self.col,
+            "source": self.source,
+        }
 
     def describe(self) -> str:
         """Return one line such as ``NameError at line 3: name 'x' is not defined``."""

@@ -25,8 +25,9 @@ import warnings
 from types import TracebackType
 from typing import Any
 
-from . import _assemble, _cgroup, _process
+from . import _assemble, _cgroup, _process, _uids
 from ._admission import Admission
+from ._messages import JobFrame, JobLimits
 from ._seccomp import libseccomp_path
 from .config import MIB, SandboxConfig
 from .errors import IsolationUnavailable, SandboxNotStarted
@@ -45,6 +46,7 @@ class Sandbox:
         self.config = config if config is not None else SandboxConfig()
         self._template: _process.TemplateProcess | None = None
         self._cgroups: _cgroup.CgroupSet | None = None
+        self._uids: _uids.UidRange | None = None
         self._started = False
         self._closed = False
         self._workers = self.config.workers
@@ -91,6 +93,11 @@ class Sandbox:
         return self._workers
 
     @property
+    def uid_base(self) -> int:
+        """Return the host uid of this pool's worker 0 (its claimed range, else the configured base)."""
+        return self._uids.start if self._uids is not None else self.config.uid_base
+
+    @property
     def template_pid(self) -> int | None:
         """Return the pid of the warm template, when it runs."""
         return self._template.pid if self._template is not None else None
@@ -108,6 +115,13 @@ class Sandbox:
                 "no namespaces (they need root) and no seccomp (off, or libseccomp missing); set "
                 "QUIZBOT_SANDBOX_ALLOW_NO_ISOLATION=true only if every submitter is trusted"
             )
+        if os.geteuid() == 0 and self._uids is None:
+            try:
+                self._uids = _uids.claim(cfg.uid_base, cfg.uid_lock_dir, 2 * cfg.workers)
+            except _uids.UidRangeUnavailable as exc:
+                log.warning(
+                    "sandbox: no uid range of its own (%s); workers run from uid %d", exc, cfg.uid_base
+                )
         if cfg.cgroups and os.geteuid() == 0:
             try:
                 self._cgroups = await asyncio.to_thread(
@@ -183,19 +197,20 @@ class Sandbox:
             os.path.join(project, "sandbox"),
             os.path.join(project, "pyproject.toml"),
         ]
-        limits = {
-            "wall_s": cfg.wall_s,
-            "cpu_s": cfg.cpu_s,
-            "file_bytes": cfg.file_bytes,
-            "output_bytes": cfg.output_bytes,
-            "open_files": cfg.open_files,
-            "pids": cfg.pids,
-            "data_bytes": None if self._cgroups is not None else cfg.memory_mb * MIB,
-        }
+        limits = JobLimits(
+            wall_s=cfg.wall_s,
+            cpu_s=cfg.cpu_s,
+            memory_mb=cfg.memory_mb,
+            output_bytes=cfg.output_bytes,
+            file_bytes=cfg.file_bytes,
+            open_files=cfg.open_files,
+            pids=cfg.pids,
+            data_bytes=None if self._cgroups is not None else cfg.memory_mb * MIB,
+        )
         return {
-            "limits": limits,
+            "limits": limits.to_wire(),
             "workers": cfg.workers,
-            "uid_base": cfg.uid_base,
+            "uid_base": self.uid_base,
             "namespaces": cfg.namespaces,
             "user_namespace": cfg.user_namespace,
             "seccomp": cfg.seccomp,
@@ -229,6 +244,9 @@ class Sandbox:
         if self._cgroups is not None:
             await asyncio.to_thread(self._cgroups.remove)
             self._cgroups = None
+        if self._uids is not None:
+            self._uids.release()
+            self._uids = None
 
     @staticmethod
     async def _remove_scratch(template: _process.TemplateProcess) -> None:
@@ -304,11 +322,15 @@ class Sandbox:
             return Result.rejected("You already have code running; wait for its result first.")
         if self._admission.saturated():
             return Result.rejected(f"busy, try again in {self._retry_after()} s")
-        limits = _assemble.JobLimits(
+        limits = JobLimits(
             wall_s=min(wall_s, cfg.wall_s) if wall_s and wall_s > 0 else cfg.wall_s,
             cpu_s=cfg.cpu_s,
             memory_mb=min(memory_mb, cfg.memory_mb) if memory_mb and memory_mb > 0 else cfg.memory_mb,
             output_bytes=cfg.output_bytes,
+            file_bytes=cfg.file_bytes,
+            open_files=cfg.open_files,
+            pids=cfg.pids,
+            data_bytes=None if self._cgroups is not None else cfg.memory_mb * MIB,
         )
         if owner is not None:
             self._owners.add(owner)
@@ -331,7 +353,7 @@ class Sandbox:
         slot: int,
         code: str,
         test: str | None,
-        limits: _assemble.JobLimits,
+        limits: JobLimits,
         ends: list[asyncio.Future[Any]],
     ) -> Result:
         """Run one job on a slot; the slot is released when the template is done with it."""
@@ -341,11 +363,10 @@ class Sandbox:
             if template is None:
                 return Result(status="crashed", message="The sandbox is unavailable; please try again later.")
             job_id = str(next(self._ids))
-            frame = {
-                "op": "job", "id": job_id, "slot": slot, "code": code, "test": test,
-                "wall_s": limits.wall_s, "memory_bytes": limits.memory_mb * MIB,
+            frame: JobFrame = {
+                "op": "job", "id": job_id, "slot": slot, "code": code, "test": test, "limits": limits.to_wire(),
             }  # fmt: skip
-            fut = await template.submit(job_id, frame)
+            fut = await template.submit(job_id, dict(frame))
             try:
                 done = await asyncio.wait_for(asyncio.shield(fut), limits.wall_s + BACKSTOP_S)
             except TimeoutError:

@@ -117,9 +117,9 @@ class Pool:
         tpid = self.sb.template_pid
         if tpid is not None:
             tree = _tree(tpid)
-            for sup in tree[tpid]:  # each supervisor holds at most its one prepared job process
+            for sup in tree[tpid]:  # each supervisor holds at most its prepared grader and learner
                 kids = tree.get(sup, [])
-                if len(kids) > 1:
+                if len(kids) > 2:
                     problems.append(f"supervisor {sup} has {len(kids)} children")
                 for kid in kids:
                     if tree.get(kid):

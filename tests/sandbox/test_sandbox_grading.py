@@ -50,6 +50,7 @@ def test_syntax_error_points_at_the_learners_line_and_column(clean_pool: Pool) -
     r = clean_pool.run("import torch\nW = torch.rand(1, 3\nprint(W)\n", test=SEED_TEST)
     assert r.status == "error" and r.error is not None
     assert r.error.type == "SyntaxError" and r.error.line == 2 and r.error.col == 15
+    assert r.error.source == "W = torch.rand(1, 3"  # the learner's line, for a caret under col 15
     assert r.tests == ()
     assert "harness" not in r.stderr and "sandbox/" not in r.stderr
 
@@ -59,6 +60,7 @@ def test_exception_at_import_gives_type_message_and_line(clean_pool: Pool) -> No
     assert r.status == "error" and r.error is not None
     assert (r.error.type, r.error.line, r.error.col) == ("NameError", 3, 24)
     assert r.error.message == "name 'undefined_name' is not defined"
+    assert r.error.source == "W = torch.rand(1, 3) @ undefined_name"
     assert r.message == "NameError at line 3, column 24: name 'undefined_name' is not defined"
     assert "harness" not in r.stderr and "_job" not in r.stderr and 'File "user_code.py", line 3' in r.stderr
 
@@ -69,6 +71,56 @@ def test_exception_inside_a_test_names_the_learners_line(clean_pool: Pool) -> No
     r = clean_pool.run(code, test=test)
     assert r.status == "failed"
     assert r.tests[0].message == "ZeroDivisionError: division by zero (line 2 of your code)"
+
+
+FEEDBACK_TEST = textwrap.dedent(
+    """
+    import unittest
+    import user_code
+
+    class T(unittest.TestCase):
+        def test_shape(self):
+            \"\"\"The result has shape (2, 5).
+
+            More text the learner does not need.
+            \"\"\"
+            self.assertEqual(tuple(user_code.T.shape), (2, 5), "`T` must have shape (2, 5).")
+
+        def test_values(self):
+            \"\"\"Every entry is one.\"\"\"
+            self.assertEqual(user_code.values, [1, 1, 1])
+
+        def test_named(self):
+            \"\"\"Not shown: the test renames itself.\"\"\"
+            self._testMethodName = "A renamed sentence."
+            self.fail("A message\\nover two lines.")
+
+        def test_plain_name(self):
+            self.assertTrue(user_code.values[0] == 1)
+    """
+)
+
+
+def test_feedback_lines_read_as_sentences(clean_pool: Pool) -> None:
+    r = clean_pool.run("import torch\nT = torch.ones(2, 3)\nvalues = [1, 2, 1]\n", test=FEEDBACK_TEST)
+    assert r.status == "failed"
+    assert sorted((t.name, t.passed, t.message) for t in r.tests) == [
+        ("A renamed sentence.", False, "A message over two lines."),
+        ("Every entry is one.", False, "Lists differ: [1, 2, 1] != [1, 1, 1]"),  # no diff below it
+        ("The result has shape (2, 5).", False, "`T` must have shape (2, 5)."),  # not "Tuples differ ..."
+        ("test_plain_name", True, ""),
+    ]
+
+
+def test_error_inside_a_learner_function_names_its_line_once(clean_pool: Pool) -> None:
+    code = "def answer():\n    values = [1, 2]\n    return values[5]\n"
+    test = "import unittest\nimport user_code\n\nclass T(unittest.TestCase):\n    def test_it(self):\n"
+    test += "        self.assertEqual(user_code.answer(), 1)\n"
+    r = clean_pool.run(code, test=test)
+    assert [(t.passed, t.message) for t in r.tests] == [
+        (False, "IndexError: list index out of range (line 3 of your code)")
+    ]
+    assert "\n" not in r.tests[0].message and "Traceback" not in r.tests[0].message
 
 
 def test_plain_run_prints_and_reports_errors_without_grader_frames(clean_pool: Pool) -> None:
@@ -157,8 +209,8 @@ FORGERIES = {
     "sys-exit-0-at-import": ("import sys\nprint('OK')\nsys.exit(0)\n", SEED_TEST),
     "printed-fake-results": (
         "import json\nprint('.' * 8)\nprint('Ran 8 tests in 0.001s\\n\\nOK')\n"
-        "for i in range(8):\n    print(json.dumps({'k': 'test', 'i': i, 'name': 'x', 'passed': True, 'message': ''}))\n"
-        "print(json.dumps({'k': 'done', 'exit': 0}))\n",
+        "for i in range(8):\n    print(json.dumps({'op': 'test', 'i': i, 'name': 'x', 'passed': True, 'message': ''}))\n"
+        "print(json.dumps({'op': 'done', 'exit': 0}))\n",
         SEED_TEST,
     ),
     "patch-testcase-run": (
@@ -200,7 +252,7 @@ FORGERIES = {
         "for fd in range(3, 256):\n"
         "    for i in range(8):\n"
         "        try:\n"
-        "            os.write(fd, (json.dumps({'k': 'test', 'i': i, 'name': 'x', 'passed': True}) + '\\n').encode())\n"
+        "            os.write(fd, (json.dumps({'op': 'test', 'i': i, 'name': 'x', 'passed': True}) + '\\n').encode())\n"
         "        except OSError:\n"
         "            pass\n",
         SEED_TEST,
@@ -229,3 +281,57 @@ def test_forged_results_never_pass(clean_pool: Pool, name: str) -> None:
     assert forged.status in ("failed", "error"), (name, forged)
     assert not (forged.tests and all(t.passed for t in forged.tests)), forged.tests
     assert bystander.stdout == BYSTANDER_OUT
+
+
+OBJECTS_TEST = textwrap.dedent(
+    """
+    import unittest
+    import torch
+    import user_code
+
+    class T(unittest.TestCase):
+        def test_learner_objects_behave_as_in_one_process(self):
+            bag = user_code.Bag([1, 2, 3])
+            self.assertIsInstance(bag, torch.utils.data.Dataset)
+            self.assertTrue(issubclass(user_code.Bag, torch.utils.data.Dataset))
+            self.assertEqual((len(bag), list(bag), bag[1]), (3, [1, 2, 3], 2))
+            self.assertFalse(callable(bag))
+            self.assertTrue(callable(user_code.Bag) and callable(user_code.total))
+            self.assertIn("total", dir(user_code))
+            with self.assertRaises(KeyError) as caught:
+                user_code.lookup("missing")
+            self.assertEqual(str(caught.exception), "'missing'")
+            calls = []
+            self.assertEqual(user_code.apply(lambda v: calls.append(v) or v * 2, 21), 42)
+            self.assertEqual(calls, [21])  # the test's own function ran here, called from the learner's code
+    """
+)
+
+
+def test_learner_objects_and_callbacks_behave_as_in_one_process(clean_pool: Pool) -> None:
+    code = textwrap.dedent(
+        """
+        from torch.utils.data import Dataset
+
+        class Bag(Dataset):
+            def __init__(self, items):
+                self.items = items
+            def __len__(self):
+                return len(self.items)
+            def __getitem__(self, i):
+                if i >= len(self.items):
+                    raise IndexError(i)
+                return self.items[i]
+
+        def total(xs):
+            return sum(xs)
+
+        def lookup(key):
+            return {}[key]
+
+        def apply(fn, value):
+            return fn(value)
+        """
+    )
+    r = clean_pool.run(code, test=OBJECTS_TEST)
+    assert r.status == "passed", r.tests

@@ -7,6 +7,7 @@ import logging
 import os
 import re
 import signal
+import threading
 import time
 from pathlib import Path
 
@@ -43,7 +44,7 @@ async def test_lifetime_and_warning_when_never_closed() -> None:
         assert template is not None
         with pytest.warns(ResourceWarning, match="unclosed"):
             sb.__del__()  # what the garbage collector would do to a forgotten sandbox
-        for _ in range(100):  # the warning path kills the template at once
+        for _ in range(300):  # the warning path kills the template at once (teardown is slow on a busy host)
             stat = Path(f"/proc/{template}/stat")
             if not stat.exists() or stat.read_text().rsplit(")", 1)[1].split()[0] == "Z":
                 break
@@ -176,3 +177,47 @@ async def test_no_isolation_needs_the_explicit_setting(caplog: pytest.LogCapture
         assert sb.degraded
         assert (await sb.run("print('trusted only')")).stdout == "trusted only\n"
     assert any(r.levelno == logging.CRITICAL and "WITHOUT ISOLATION" in r.message for r in caplog.records)
+
+
+HOLD_THREADS = """
+import threading, time
+release = threading.Event()
+threads = [threading.Thread(target=release.wait) for _ in range(40)]
+for t in threads:
+    t.start()
+print("host uid", open("/proc/self/uid_map").read().split()[1])
+time.sleep({hold})
+release.set()
+"""
+
+
+def _host_uid(result: Result) -> int:
+    match = re.search(r"host uid (\d+)", result.stdout)
+    assert match, result
+    return int(match.group(1))
+
+
+def test_two_pools_on_one_host_have_their_own_uids_and_process_budgets(clean_pool: Pool) -> None:
+    """Two pools hold 40 threads per job at once; with shared uids RLIMIT_NPROC (64) would refuse."""
+    other = Pool(SandboxConfig(workers=2, wall_s=6.0, cpu_s=6.0, memory_mb=256))
+    try:
+        assert other.sb.uid_base != clean_pool.sb.uid_base
+        assert abs(other.sb.uid_base - clean_pool.sb.uid_base) >= 1024
+        first: list[Result] = []
+        holder = threading.Thread(
+            target=lambda: first.extend(clean_pool.gather(*[(HOLD_THREADS.format(hold=1.5), {})] * 2))
+        )
+        holder.start()
+        time.sleep(0.4)  # the first pool's jobs now hold their threads
+        second = other.gather(*[(HOLD_THREADS.format(hold=0.2), {})] * 2)
+        second += other.gather(*[(HOLD_THREADS.format(hold=0.2), {})] * 2)
+        holder.join(30)
+        assert [r.status for r in first + second] == ["passed"] * 6, [
+            (r.status, r.stderr[-300:]) for r in second
+        ]
+        uids_first = {_host_uid(r) for r in first}
+        uids_second = {_host_uid(r) for r in second}
+        assert all(clean_pool.sb.uid_base <= u < clean_pool.sb.uid_base + 1024 for u in uids_first)
+        assert all(other.sb.uid_base <= u < other.sb.uid_base + 1024 for u in uids_second)
+    finally:
+        other.close()

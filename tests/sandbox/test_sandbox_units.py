@@ -4,19 +4,24 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import json
+import operator
+import os
 import signal
 from pathlib import Path
 
 import pytest
+import torch
 from pydantic import ValidationError
 
 from sandbox import ErrorInfo, Result, SandboxConfig
 from sandbox._admission import Admission
 from sandbox._assemble import JobLimits, assemble
 from sandbox._cgroup import CgroupSet, parse_mountinfo
-from sandbox._guard import Guard
+from sandbox._peer import Decoder, Encoder, Peer, Proxy, Refused
 from sandbox._process import job_environment
 from sandbox._seccomp import build_filter, libseccomp_path
+from sandbox._supervisor import parse_result_line
 from sandbox._wire import FrameBuffer, encode
 
 LIMITS = JobLimits(wall_s=10, cpu_s=10, memory_mb=768, output_bytes=65536)
@@ -46,9 +51,15 @@ def test_config_reads_the_environment_and_bounds_values(monkeypatch: pytest.Monk
 
 
 def test_result_to_dict_is_the_design_json() -> None:
-    r = Result(status="error", error=ErrorInfo("SyntaxError", "invalid syntax", 2, 5), message="m")
+    r = Result(status="error", error=ErrorInfo("SyntaxError", "invalid syntax", 2, 5, "x = (1,"), message="m")
     d = r.to_dict()
-    assert d["error"] == {"type": "SyntaxError", "message": "invalid syntax", "line": 2, "col": 5}
+    assert d["error"] == {
+        "type": "SyntaxError",
+        "message": "invalid syntax",
+        "line": 2,
+        "col": 5,
+        "source": "x = (1,",
+    }
     assert d["tests"] == [] and d["isolation"] == [] and d["truncated"] is False
     assert ErrorInfo("NameError", "boom", 3).describe() == "NameError at line 3: boom"
 
@@ -62,9 +73,9 @@ def test_result_to_dict_is_the_design_json() -> None:
         ({"signal": 9, "cgroup": {"oom_kills": 1}}, "memory", "Memory limit: 768 MB"),
         ({"signal": int(signal.SIGSEGV)}, "crashed", "The program crashed (SIGSEGV)."),
         ({"setup_error": "x"}, "crashed", "The sandbox could not start this job; please try again."),
-        ({"exit_code": 0, "messages": [{"k": "done"}]}, "passed", "Ran without errors."),
+        ({"exit_code": 0, "messages": [{"op": "done"}]}, "passed", "Ran without errors."),
         (
-            {"exit_code": 1, "messages": [{"k": "exit", "code": 4, "text": "4"}]},
+            {"exit_code": 1, "messages": [{"op": "exit", "code": 4, "text": "4"}]},
             "error",
             "The program exited with status 4.",
         ),
@@ -78,9 +89,9 @@ def test_assemble_plain_runs(report: dict[str, object], status: str, message: st
 
 def test_assemble_graded_counts_unreported_tests_as_failed() -> None:
     messages = [
-        {"k": "plan", "tests": ["m.T.test_a", "m.T.test_b", "m.T.test_c"]},
-        {"k": "test", "i": 0, "name": "A is fine.", "passed": True, "message": ""},
-        {"k": "test", "i": 1, "name": "B is wrong.", "passed": False, "message": "B is wrong."},
+        {"op": "plan", "tests": ["m.T.test_a", "m.T.test_b", "m.T.test_c"]},
+        {"op": "test", "i": 0, "name": "A is fine.", "passed": True, "message": ""},
+        {"op": "test", "i": 1, "name": "B is wrong.", "passed": False, "message": "B is wrong."},
     ]
     r = assemble(
         {"exit_code": 0, "messages": messages, "stdout": b64("hi\x00\n")},
@@ -91,7 +102,7 @@ def test_assemble_graded_counts_unreported_tests_as_failed() -> None:
     assert r.status == "failed" and r.message == "2 of 3 tests failed."
     assert r.tests[2].name == "test_c" and not r.tests[2].passed and "did not report" in r.tests[2].message
     assert r.stdout == "hi\ufffd\n"
-    one_of_three = [messages[0], messages[1], {"k": "done"}]
+    one_of_three = [messages[0], messages[1], {"op": "done"}]
     done = assemble({"messages": one_of_three}, graded=True, limits=LIMITS, layers=())
     assert done.status == "failed"  # a plan of three with one report never passes
 
@@ -169,9 +180,40 @@ def test_job_environment_is_an_allowlist(monkeypatch: pytest.MonkeyPatch) -> Non
     assert env["OMP_NUM_THREADS"] == "1" and env["OPENBLAS_NUM_THREADS"] == "1"
 
 
-def test_guard_spots_objects_equal_to_everything() -> None:
-    guard = Guard()
-    guard.snapshot()
+def test_seccomp_filter_compiles_to_bpf() -> None:
+    # No skip: on the hosts this project runs on, a missing libseccomp is a missing isolation layer.
+    assert libseccomp_path() is not None, "libseccomp.so.2 not found: the seccomp layer cannot work"
+    program = build_filter()
+    assert program and len(program) % 8 == 0
+
+
+def _peer_pair() -> tuple[Peer, Peer]:
+    """A grader-side and a learner-side peer over real pipes (no process needed for encoding)."""
+    a_r, a_w = os.pipe()
+    b_r, b_w = os.pipe()
+    return (
+        Peer(a_r, b_w, learner=False, user_path="/sandbox/user_code.py"),
+        Peer(b_r, a_w, learner=True, user_path="/sandbox/user_code.py"),
+    )
+
+
+def test_a_tensor_subclass_arrives_as_a_plain_tensor_with_its_real_data() -> None:
+    grader, learner = _peer_pair()
+
+    class Liar(torch.Tensor):
+        @property
+        def shape(self) -> torch.Size:  # type: ignore[override]
+            return torch.Size([1, 3])
+
+    w = torch.zeros(2, 2).as_subclass(Liar).requires_grad_(True)
+    data = json.loads(json.dumps(Encoder(learner).encode({"W": w, "n": 3})))
+    got = Decoder(grader).decode(data)
+    assert type(got["W"]) is torch.Tensor and got["W"].shape == (2, 2) and got["W"].requires_grad
+    assert got["n"] == 3
+
+
+def test_an_object_with_its_own_equality_never_equals_a_plain_value() -> None:
+    grader, learner = _peer_pair()
 
     class Anything:
         def __eq__(self, other: object) -> bool:
@@ -179,13 +221,51 @@ def test_guard_spots_objects_equal_to_everything() -> None:
 
         __hash__ = object.__hash__
 
-    assert guard.suspicious(Anything()) == "test_guard_spots_objects_equal_to_everything.<locals>.Anything"
-    assert guard.suspicious([1, (2, Anything())]) is not None
-    assert guard.suspicious(42) is None and guard.suspicious([1.0, "a", {"k": (1, 2)}]) is None
+    data = json.loads(json.dumps(Encoder(learner).encode([Anything(), 42])))
+    got = Decoder(grader).decode(data)
+    assert isinstance(got[0], Proxy) and got[1] == 42
+    assert operator.eq(got[0], 42) is False and operator.eq(42, got[0]) is False and got != [42, 42]
 
 
-def test_seccomp_filter_compiles_to_bpf() -> None:
-    # No skip: on the hosts this project runs on, a missing libseccomp is a missing isolation layer.
-    assert libseccomp_path() is not None, "libseccomp.so.2 not found: the seccomp layer cannot work"
-    program = build_filter()
-    assert program and len(program) % 8 == 0
+def test_received_data_builds_only_trusted_classes_and_stays_shallow() -> None:
+    grader, _ = _peer_pair()
+    with pytest.raises(Refused):
+        Decoder(grader).decode({"$": "o", "i": 0, "c": "os:system", "v": []})
+    with pytest.raises(Refused):
+        Decoder(grader).decode({"$": "name", "v": "subprocess:Popen"})
+    deep: object = 1
+    for _ in range(200):
+        deep = {"$": "tuple", "v": [deep]}
+    with pytest.raises(Refused):
+        Decoder(grader).decode(deep)
+    with pytest.raises(Refused):  # bytes that do not fill the declared shape
+        Decoder(grader).decode({"$": "t", "i": 0, "dt": "float32", "sh": [1000], "v": "AAAA"})
+    linear = Decoder(grader).decode(
+        json.loads(json.dumps(Encoder(_peer_pair()[1]).encode(torch.nn.Linear(2, 1))))
+    )
+    assert type(linear) is torch.nn.Linear and linear(torch.ones(1, 2)).shape == (1, 1)
+
+
+def test_unparsable_results_lines_are_refused_without_raising() -> None:
+    nonce = "a" * 32
+    assert parse_result_line(b"[" * 100_000, nonce) == (None, "unexpected data on the results channel")
+    nested = json.dumps({"n": nonce, "op": "test", "name": [[[[[["x"]]]]]]}).encode()
+    assert parse_result_line(nested, nonce)[0] is None
+    assert parse_result_line(b"x" * 300_000, nonce)[0] is None
+    msg, problem = parse_result_line(json.dumps({"n": nonce, "op": "done", "exit": 0}).encode(), nonce)
+    assert msg == {"n": nonce, "op": "done", "exit": 0} and problem is None
+    assert parse_result_line(json.dumps({"n": "b" * 32, "op": "done"}).encode(), nonce)[0] is None
+
+
+def test_the_grader_takes_back_by_name_only_functions_it_sent() -> None:
+    grader, learner = _peer_pair()
+    with pytest.raises(Refused):  # a learner naming builtins' exec would have the grader call it
+        Decoder(grader).decode({"$": "name", "v": "builtins:exec"})
+    with pytest.raises(Refused):
+        Decoder(grader).decode({"$": "mod", "v": "torch"})
+    sent = json.loads(json.dumps(Encoder(grader).encode(torch.nn.functional.relu)))
+    relu = Decoder(learner).decode(sent)
+    back = json.loads(json.dumps(Encoder(learner).encode([relu, print])))
+    assert back["v"][0] == {"$": "name", "v": "torch.nn.functional:relu"}  # the name it was given
+    assert back["v"][1]["$"] == "h"  # any other function stays in the learner's process, as a handle
+    assert Decoder(grader).decode(back["v"][0]) is torch.nn.functional.relu

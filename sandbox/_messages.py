@@ -1,0 +1,154 @@
+"""The sandbox's internal messages, each with one discriminator key: ``op``.
+
+Three conversations, all framed by ``_wire`` (a length, then JSON) except the results channel
+(one JSON line per message):
+
+- bot <-> template: :class:`JobFrame`, ``{"op": "stop"}``, ``{"op": "ping"}``; the template
+  answers :class:`TemplateReady`, :class:`Started`, :class:`Done`, ``{"op": "log"}``,
+  ``{"op": "pong"}`` or ``{"op": "failed"}``;
+- supervisor -> template: :class:`WorkerReady`, then one :class:`Report`;
+- grader -> supervisor (the results channel): :class:`ResultMessage` lines carrying the nonce.
+
+The grader and the learner process talk with ``_peer``'s ``Request``/``Reply``.
+
+:class:`JobLimits` is what one job runs under, built by the bot side and handed, typed, to the
+supervisor and the job processes (over the wire as its dict form).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any, Literal, TypedDict
+
+
+@dataclass(frozen=True)
+class JobLimits:
+    """The limits one job runs under.
+
+    ``memory_mb`` and ``wall_s`` are the job's own (a pack item may lower them); ``data_bytes``
+    caps the job's data segment where no cgroup limits memory (None with cgroups).
+    """
+
+    wall_s: float
+    cpu_s: float
+    memory_mb: int
+    output_bytes: int
+    file_bytes: int = 16 * 1024 * 1024
+    open_files: int = 256
+    pids: int = 64
+    data_bytes: int | None = None
+
+    def to_wire(self) -> dict[str, Any]:
+        """Return the JSON form."""
+        return asdict(self)
+
+    @classmethod
+    def from_wire(cls, data: dict[str, Any]) -> JobLimits:
+        """Build from the JSON form (unknown keys are ignored)."""
+        data_bytes = data.get("data_bytes")
+        return cls(
+            wall_s=float(data["wall_s"]),
+            cpu_s=float(data["cpu_s"]),
+            memory_mb=int(data["memory_mb"]),
+            output_bytes=int(data["output_bytes"]),
+            file_bytes=int(data["file_bytes"]),
+            open_files=int(data["open_files"]),
+            pids=int(data["pids"]),
+            data_bytes=int(data_bytes) if data_bytes is not None else None,
+        )
+
+
+class JobFrame(TypedDict):
+    """bot -> template: run one job on a slot."""
+
+    op: Literal["job"]
+    id: str
+    slot: int
+    code: str
+    test: str | None
+    limits: dict[str, Any]  # JobLimits.to_wire()
+
+
+class TemplateReady(TypedDict, total=False):
+    """template -> bot: warm and isolated (the first frame)."""
+
+    op: Literal["ready"]
+    pid: int
+    layers: list[str]
+    threads: int
+    seconds: float
+    root_dir: str | None
+    scratch: str
+    seccomp: bool
+    landlock_abi: int
+    namespaces: bool
+    workers: int
+    huge_pages_mb: int
+
+
+class Started(TypedDict):
+    """template -> bot: a job was handed to a worker."""
+
+    op: Literal["started"]
+    id: str
+    pid: int
+
+
+class Done(TypedDict):
+    """template -> bot: a job's report."""
+
+    op: Literal["done"]
+    id: str
+    report: dict[str, Any]
+
+
+class WorkerReady(TypedDict):
+    """supervisor -> template: the job processes are isolated and waiting."""
+
+    op: Literal["ready"]
+    layers: list[str]
+
+
+class Report(TypedDict, total=False):
+    """supervisor -> template: what happened to the job (or ``setup_error`` when it never ran)."""
+
+    op: Literal["report"]
+    setup_error: str
+    layers: list[str]
+    stdout: str
+    stderr: str
+    exceeded: bool
+    timed_out: bool
+    wall_ns: int
+    exit_code: int | None
+    signal: int | None
+    cpu_ns: int | None
+    maxrss_kb: int | None
+    messages: list[dict[str, Any]]
+    channel_error: str | None
+    early: bool
+    timing: dict[str, float]
+
+
+ResultOp = Literal["plan", "test", "error", "memory", "exit", "done", "tamper"]
+
+
+class ResultMessage(TypedDict, total=False):
+    """grader -> supervisor, one JSON line on the results channel; ``n`` is the job's nonce."""
+
+    n: str
+    op: ResultOp
+    tests: list[str]
+    i: int
+    name: str
+    passed: bool
+    message: str
+    type: str
+    line: int | None
+    col: int | None
+    source: str | None
+    where: str
+    exit: int
+    code: int
+    text: str
+    what: str
