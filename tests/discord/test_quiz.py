@@ -68,7 +68,7 @@ async def test_a_whole_quiz_of_every_item_type(bot: Harness) -> None:
             await bot.click(p.ALICE, again, "Blank 2", ["2"], **where)
             answer = await bot.click(p.ALICE, bot.fake.messages[item["id"]], "Check", **where)
             assert "Correct" in answer.text()
-            assert "x = 4\nprint(x * 2)" in answer.data["embeds"][0]["description"]  # the filled-in code
+            assert "x = 4\nassert x * 2 == 8\nprint(x * 2)" in answer.data["embeds"][0]["description"]  # the filled-in code
         elif "What does this print" in text:
             seen.append("short")
             assert "```python\nprint(2 + 4)\n```" in text
