@@ -61,20 +61,29 @@ class ItemState:
     card: str | None = None  # the learner's FSRS card for this question, as it was at the start
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "p": self.pack,
-            "q": self.question,
-            "a": self.attempts,
-            "d": self.done,
-            "c": self.correct,
-            "s": self.skipped,
-            "h": self.hinted,
-            "pt": self.points,
-            "o": self.order,
-            "sel": {str(k): v for k, v in self.selections.items()},
-            "la": self.last_answer,
-            "cd": self.card,
-        }
+        """Return the item as stored: readable keys, and only the fields that differ from a new item."""
+        data: dict[str, Any] = {"pack": self.pack, "question": self.question}
+        if self.attempts:
+            data["attempts"] = self.attempts
+        if self.done:
+            data["done"] = True
+        if self.correct:
+            data["correct"] = True
+        if self.skipped:
+            data["skipped"] = True
+        if self.hinted:
+            data["hinted"] = True
+        if self.points:
+            data["points"] = self.points
+        if self.order:
+            data["order"] = self.order
+        if self.selections:
+            data["selections"] = {str(k): v for k, v in self.selections.items()}
+        if self.last_answer is not None:
+            data["last_answer"] = self.last_answer
+        if self.card is not None:
+            data["card"] = self.card
+        return data
 
     def copy(self) -> ItemState:
         # Hand-written: dataclasses.replace is several times slower, and this runs on every answer.
@@ -86,20 +95,40 @@ class ItemState:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ItemState:
+        """Read an item as stored; rows written before migration 0002 use one-letter keys."""
+        if "p" in data:
+            data = {OLD_ITEM_KEYS.get(k, k): v for k, v in data.items()}
         return cls(
-            pack=data["p"],
-            question=data["q"],
-            attempts=data.get("a", 0),
-            done=data.get("d", False),
-            correct=data.get("c", False),
-            skipped=data.get("s", False),
-            hinted=data.get("h", False),
-            points=data.get("pt", 0),
-            order=list(data.get("o", [])),
-            selections={int(k): int(v) for k, v in data.get("sel", {}).items()},
-            last_answer=data.get("la"),
-            card=data.get("cd"),
+            pack=data["pack"],
+            question=data["question"],
+            attempts=data.get("attempts", 0),
+            done=data.get("done", False),
+            correct=data.get("correct", False),
+            skipped=data.get("skipped", False),
+            hinted=data.get("hinted", False),
+            points=data.get("points", 0),
+            order=list(data.get("order", ())),
+            selections={int(k): int(v) for k, v in data.get("selections", {}).items()},
+            last_answer=data.get("last_answer"),
+            card=data.get("card"),
         )
+
+
+# The one-letter keys items were stored with before migration 0002, and their readable names.
+OLD_ITEM_KEYS = {
+    "p": "pack",
+    "q": "question",
+    "a": "attempts",
+    "d": "done",
+    "c": "correct",
+    "s": "skipped",
+    "h": "hinted",
+    "pt": "points",
+    "o": "order",
+    "sel": "selections",
+    "la": "last_answer",
+    "cd": "card",
+}
 
 
 def new_session_id() -> str:
@@ -150,6 +179,10 @@ class Attempt:
     points: int
     at: datetime
     session_id: str | None = None
+    # What makes one learner's action unique on its platform (Discord's interaction id, a hash of a
+    # Slack action and its action_ts): an attempt with a key already stored is refused, so an action
+    # delivered twice is recorded once.
+    key: str | None = None
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""What every part of the repository shares: the engine and the write path."""
+"""What every store shares: the engine, whether it is SQLite, and the one write path."""
 
 from __future__ import annotations
 
@@ -9,22 +9,30 @@ from contextlib import asynccontextmanager
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 
-class Base:
-    def __init__(self, engine: AsyncEngine) -> None:
-        self._engine = engine
-        self._sqlite = engine.dialect.name == "sqlite"
-        # SQLite has one writer at a time: queueing writers here avoids busy-waiting in the driver.
-        self._write_lock = asyncio.Lock()
+class Database:
+    """Hand out connections to read and transactions to write.
 
-    @property
-    def engine(self) -> AsyncEngine:
-        return self._engine
+    SQLite has one writer at a time: queueing writers on an asyncio lock here avoids busy-waiting
+    in the driver. Every store of one repository shares one Database, so they share that queue.
+    """
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self.engine = engine
+        self.sqlite = engine.dialect.name == "sqlite"
+        self.write_lock = asyncio.Lock()
 
     @asynccontextmanager
-    async def _write(self) -> AsyncIterator[AsyncConnection]:
-        if self._sqlite:
-            async with self._write_lock, self._engine.begin() as connection:
+    async def read(self) -> AsyncIterator[AsyncConnection]:
+        """Yield a connection for reading (no transaction is kept open after the block)."""
+        async with self.engine.connect() as connection:
+            yield connection
+
+    @asynccontextmanager
+    async def write(self) -> AsyncIterator[AsyncConnection]:
+        """Yield a connection in a transaction, committed when the block ends and rolled back on error."""
+        if self.sqlite:
+            async with self.write_lock, self.engine.begin() as connection:
                 yield connection
         else:
-            async with self._engine.begin() as connection:
+            async with self.engine.begin() as connection:
                 yield connection
