@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import random
 import statistics
 import tempfile
@@ -133,12 +134,18 @@ async def main() -> None:
     parser.add_argument("--answers", type=int, default=20, help="answers per learner in each run")
     parser.add_argument("--rate", type=float, default=1000.0, help="answers per second offered in the paced run")
     parser.add_argument("--url", default=None, help="database URL (default: a SQLite file in a temp folder)")
+    parser.add_argument(
+        "--gc-freeze", action="store_true", help="move what start-up made out of the garbage collector's way (gc.freeze)"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         url = args.url or f"sqlite+aiosqlite:///{Path(folder) / 'bench.db'}"
         repo = await open_repository(url)
         service = QuizService(repository=repo, runner=None, clock=SystemClock(), rng=random.Random(1))
         await service.import_pack(make_pack(60), force=True)
+        if args.gc_freeze:
+            gc.collect()
+            gc.freeze()
         print(f"database: {url.split(':')[0]}; {args.learners} concurrent learners, {args.answers} answers each per run")
         report(f"paced at {args.rate:.0f}/s:", *await run(service, args.learners, args.answers, args.learners / args.rate, "paced"))
         report("flat out:", *await run(service, args.learners, args.answers, 0.0, "flat"))

@@ -98,21 +98,34 @@ class ItemState:
         """Read an item as stored; rows written before migration 0002 use one-letter keys."""
         if "p" in data:
             data = {OLD_ITEM_KEYS.get(k, k): v for k, v in data.items()}
-        return cls(
-            pack=data["pack"],
-            question=data["question"],
-            attempts=data.get("attempts", 0),
-            done=data.get("done", False),
-            correct=data.get("correct", False),
-            skipped=data.get("skipped", False),
-            hinted=data.get("hinted", False),
-            points=data.get("points", 0),
-            order=list(data.get("order", ())),
-            selections={int(k): int(v) for k, v in data.get("selections", {}).items()},
-            last_answer=data.get("last_answer"),
-            card=data.get("card"),
-        )
+        # Built field by field rather than through __init__: this runs for every item of every
+        # session read, and the stored keys are the field names.
+        state = {**ITEM_DEFAULTS, **data}
+        if len(state) != len(ITEM_DEFAULTS):
+            state = {k: state[k] for k in ITEM_DEFAULTS}  # ignore keys this version does not know
+        state["order"] = list(state["order"])
+        selections = state["selections"]
+        state["selections"] = {int(k): int(v) for k, v in selections.items()} if selections else {}
+        item = object.__new__(cls)
+        item.__dict__.update(state)
+        return item
 
+
+# What a new item holds; `to_json` leaves these out and `from_json` fills them in.
+ITEM_DEFAULTS: dict[str, Any] = {
+    "pack": "",
+    "question": "",
+    "attempts": 0,
+    "done": False,
+    "correct": False,
+    "skipped": False,
+    "hinted": False,
+    "points": 0,
+    "order": (),
+    "selections": None,
+    "last_answer": None,
+    "card": None,
+}
 
 # The one-letter keys items were stored with before migration 0002, and their readable names.
 OLD_ITEM_KEYS = {

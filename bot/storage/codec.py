@@ -9,7 +9,10 @@ keys; they are still read correctly.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
+
+import orjson
 
 from bot.core.model import Attempt, ItemState, Owner, Session
 from bot.core.review import Review
@@ -18,8 +21,16 @@ SESSION_FIELDS = ("status", "position", "data", "updated_at", "version")  # what
 
 
 def dumps(value: Any) -> str:
-    """Encode JSON compactly."""
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    """Encode JSON compactly (orjson: several times faster than json on a session, see bench/)."""
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:  # what orjson cannot encode (an int over 64 bits, say), json can; no session holds one
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def loads(text: str | bytes) -> Any:
+    """Decode JSON."""
+    return orjson.loads(text)
 
 
 def session_data(session: Session) -> str:
@@ -53,24 +64,24 @@ def session_row(session: Session, version: int) -> dict[str, Any]:
     }
 
 
-def session_from_row(row: Any) -> Session:
-    """Rebuild a session from its row (new or pre-0002 keys)."""
-    data = json.loads(row.data)
+def session_from_row(row: Mapping[str, Any]) -> Session:
+    """Rebuild a session from its row's columns (new or pre-0002 keys)."""
+    data = loads(row["data"])
     started_by = data["started_by"] if "started_by" in data else data["by"]
     name = data.get("started_by_name", data.get("by_name", started_by))
     return Session(
-        id=row.id,
-        owner=Owner(row.platform, row.scope, row.owner_kind, row.owner_id),
+        id=row["id"],
+        owner=Owner(row["platform"], row["scope"], row["owner_kind"], row["owner_id"]),
         started_by=started_by,
         started_by_name=name,
         items=[ItemState.from_json(i) for i in data["items"]],
-        position=row.position,
-        status=row.status,
-        created_at=row.created_at,
-        updated_at=row.updated_at,
+        position=row["position"],
+        status=row["status"],
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
         filters=data.get("filters", {}),
         anchor=data.get("anchor", {}),
-        version=row.version,
+        version=row["version"],
     )
 
 

@@ -108,11 +108,11 @@ async def _sessions(c: AsyncConnection, platform: str, user_id: str) -> tuple[li
         .where(and_(s.platform == platform, s.owner_kind == "user", s.owner_id == user_id))
         .order_by(s.created_at)
     )
-    owned = [session_from_row(row) for row in owned_rows]
+    owned = [session_from_row(dict(row._mapping)) for row in owned_rows]
     channel_rows = await c.execute(
         select(t.sessions).where(and_(s.platform == platform, s.owner_kind == "channel")).order_by(s.created_at)
     )
-    started = [x for x in map(session_from_row, channel_rows) if x.started_by == user_id]
+    started = [x for x in (session_from_row(dict(row._mapping)) for row in channel_rows) if x.started_by == user_id]
     return owned, started
 
 

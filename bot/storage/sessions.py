@@ -29,6 +29,7 @@ from .codec import SESSION_FIELDS, attempt_row, review_row, session_from_row, se
 from .writer import BatchMismatch, GroupWriter, SaveOp
 
 ALREADY_ACTIVE = "another quiz is already active for this owner"
+Row = dict[str, Any]  # a session's columns, as stored
 
 
 class SessionStore:
@@ -37,18 +38,29 @@ class SessionStore:
     def __init__(self, db: Database) -> None:
         self._db = db
         self._writer = GroupWriter(db.engine, db.write_lock, self._apply) if db.sqlite else None
+        self._upsert_review = _review_upsert(sqlite_insert if db.sqlite else pg_insert)
 
-    async def create(self, session: Session) -> None:
-        """Insert a new session; Conflict if its owner already has an active one."""
+    async def create(self, session: Session) -> Row:
+        """Insert a new session and return its row; Conflict if its owner already has an active one."""
         op = SaveOp(session_row(session, session.version), -1, None, None, insert=True)
         await self._run(op)
+        return op.row
 
     async def get(self, session_id: str) -> Session | None:
-        async with self._db.read() as c:
-            row = (await c.execute(select(t.sessions).where(t.sessions.c.id == session_id))).first()
+        row = await self.get_row(session_id)
         return None if row is None else session_from_row(row)
 
     async def active(self, owner: Owner) -> Session | None:
+        row = await self.active_row(owner)
+        return None if row is None else session_from_row(row)
+
+    async def get_row(self, session_id: str) -> Row | None:
+        async with self._db.read() as c:
+            row = (await c.execute(select(t.sessions).where(t.sessions.c.id == session_id))).first()
+        return None if row is None else dict(row._mapping)
+
+    async def active_row(self, owner: Owner) -> Row | None:
+        """Return the row of the owner's active session."""
         s = t.sessions.c
         async with self._db.read() as c:
             row = (
@@ -64,12 +76,12 @@ class SessionStore:
                     )
                 )
             ).first()
-        return None if row is None else session_from_row(row)
+        return None if row is None else dict(row._mapping)
 
-    async def save(self, session: Session, attempt: Attempt | None = None, review: Review | None = None) -> None:
+    async def save(self, session: Session, attempt: Attempt | None = None, review: Review | None = None) -> Row:
         """Store the session with its version raised by one, and the attempt and card, or raise Conflict.
 
-        On success `session.version` is the stored version.
+        On success `session.version` is the stored version; returns the row as stored.
         """
         op = SaveOp(
             session_row(session, session.version + 1),
@@ -79,6 +91,7 @@ class SessionStore:
         )
         await self._run(op)
         session.version += 1
+        return op.row
 
     async def close(self) -> None:
         if self._writer is not None:
@@ -167,9 +180,7 @@ class SessionStore:
         if not good:
             return outcomes
         result = await c.execute(
-            update(t.sessions)
-            .where(and_(s.id == bindparam("b_id"), s.version == bindparam("b_expected")))
-            .values({name: bindparam(name) for name in SESSION_FIELDS}),
+            _UPDATE_IF_VERSION,
             [{**{k: op.row[k] for k in SESSION_FIELDS}, "b_id": op.row["id"], "b_expected": op.expected_version} for op in good],
         )
         if result.rowcount != len(good):
@@ -192,17 +203,29 @@ class SessionStore:
             if key in merged:
                 r = {**r, "answers": merged[key]["answers"] + r["answers"]}
             merged[key] = r
-        statement = (sqlite_insert if self._db.sqlite else pg_insert)(t.reviews)
-        statement = statement.on_conflict_do_update(
-            index_elements=["platform", "user_id", "pack_id", "question_id"],
-            set_={
-                "card": statement.excluded.card,
-                "due": statement.excluded.due,
-                "correct": statement.excluded.correct,
-                "answers": t.reviews.c.answers + statement.excluded.answers,
-            },
-        )
-        await c.execute(statement, list(merged.values()))
+        await c.execute(self._upsert_review, list(merged.values()))
+
+
+# Statements built once: building them on every group costs more than running them on SQLite.
+_UPDATE_IF_VERSION = (
+    update(t.sessions)
+    .where(and_(t.sessions.c.id == bindparam("b_id"), t.sessions.c.version == bindparam("b_expected")))
+    .values({name: bindparam(name) for name in SESSION_FIELDS})
+)
+
+
+def _review_upsert(dialect_insert: Any) -> Any:
+    """Insert a review card, or update the stored one and add the answers."""
+    statement = dialect_insert(t.reviews)
+    return statement.on_conflict_do_update(
+        index_elements=["platform", "user_id", "pack_id", "question_id"],
+        set_={
+            "card": statement.excluded.card,
+            "due": statement.excluded.due,
+            "correct": statement.excluded.correct,
+            "answers": t.reviews.c.answers + statement.excluded.answers,
+        },
+    )
 
 
 async def _stored_keys(c: AsyncConnection, keys: list[str]) -> list[str]:

@@ -126,3 +126,20 @@ async def test_migration_0002_rewrites_old_rows_and_downgrade_restores_them(any_
         _assert_old_session_read(migrated)
     finally:
         await repo.close()
+
+
+def test_every_item_field_round_trips_through_json() -> None:
+    from dataclasses import fields
+
+    from bot.core.model import ITEM_DEFAULTS, ItemState
+
+    assert [f.name for f in fields(ItemState)] == list(ITEM_DEFAULTS)
+    full = ItemState("demo", "q", 2, True, True, True, True, 3, [2, 0, 1], {1: 2}, "B", '{"card_id": 1}')
+    assert ItemState.from_json(json.loads(json.dumps(full.to_json()))) == full
+    fresh = ItemState("demo", "q")
+    assert fresh.to_json() == {"pack": "demo", "question": "q"}
+    back = ItemState.from_json(fresh.to_json())
+    assert back == fresh and back.order is not ITEM_DEFAULTS["order"]
+    back.order.append(1)
+    back.selections[0] = 1
+    assert ItemState.from_json(fresh.to_json()) == fresh  # no default shared between items
