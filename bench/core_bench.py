@@ -11,9 +11,11 @@ Two runs over the same database, both with 200 concurrent learners by default:
 An answer is a full `QuizService.act` call: load the session, grade, render the feedback and the
 next item, and store the session, the attempt and the review card durably before returning.
 Quiz starts (one per 10 answers) happen between answers and are not counted as answers.
+Each run also prints the process's CPU time per answer (quiz starts included), which depends far
+less than the rates on what else runs on a shared machine.
 Not a test: figures depend on the machine and what else runs on it.
 
-    .venv/bin/python bench/core_bench.py [--learners 200] [--answers 20] [--rate 1000] [--url ...]
+    .venv/bin/python bench/core_bench.py [--learners 200] [--answers 20] [--rate 1000] [--url ...] [--gc-freeze]
 """
 
 from __future__ import annotations
@@ -97,8 +99,9 @@ async def learner(
 
 async def run(
     service: QuizService, learners: int, answers: int, interval: float, tag: str
-) -> tuple[float, list[float], list[float]]:
-    """Return the answer rate while every learner was active, and every answer's latency."""
+) -> tuple[float, list[float], list[float], float]:
+    """Return the answer rate while every learner was active, every answer's latency, and CPU s per answer."""
+    cpu_start = time.process_time()
     latencies: list[float] = []
     spans: list[tuple[float, float]] = []
     finished: list[float] = []
@@ -111,7 +114,8 @@ async def run(
     if window_end <= window_start:
         window_start, window_end = min(s for s, _ in spans), max(e for _, e in spans)
     inside = [lat for t, lat in zip(finished, latencies, strict=True) if window_start <= t <= window_end]
-    return len(inside) / (window_end - window_start), latencies, inside
+    cpu = (time.process_time() - cpu_start) / len(latencies)  # quiz starts included; both threads of the process
+    return len(inside) / (window_end - window_start), latencies, inside, cpu
 
 
 def percentiles(latencies: list[float]) -> str:
@@ -121,10 +125,11 @@ def percentiles(latencies: list[float]) -> str:
     return f"p50 {p50:.1f} ms, p99 {p99:.1f} ms"
 
 
-def report(name: str, rate: float, latencies: list[float], steady: list[float]) -> None:
+def report(name: str, rate: float, latencies: list[float], steady: list[float], cpu: float) -> None:
     print(
         f"{name:17} {len(latencies)} answers; {rate:.0f} answers/s with all learners active; "
-        f"latency with all active {percentiles(steady)}; over the whole run (arrivals included) {percentiles(latencies)}"
+        f"latency with all active {percentiles(steady)}; over the whole run (arrivals included) {percentiles(latencies)}; "
+        f"CPU {cpu * 1e6:.0f} us per answer"
     )
 
 

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import fields
 from datetime import UTC, datetime
 
 from alembic import command
 from sqlalchemy import insert, select
 from sqlalchemy.engine import Connection
 
-from bot.core.model import Owner, Session
+from bot.core.model import ITEM_DEFAULTS, ItemState, Owner, Session
 from bot.storage import create_engine, open_repository
 from bot.storage import tables as t
 from bot.storage.database import _alembic_config
@@ -129,10 +130,6 @@ async def test_migration_0002_rewrites_old_rows_and_downgrade_restores_them(any_
 
 
 def test_every_item_field_round_trips_through_json() -> None:
-    from dataclasses import fields
-
-    from bot.core.model import ITEM_DEFAULTS, ItemState
-
     assert [f.name for f in fields(ItemState)] == list(ITEM_DEFAULTS)
     full = ItemState("demo", "q", 2, True, True, True, True, 3, [2, 0, 1], {1: 2}, "B", '{"card_id": 1}')
     assert ItemState.from_json(json.loads(json.dumps(full.to_json()))) == full
