@@ -11,15 +11,18 @@ Two runs over the same database, both with 200 concurrent learners by default:
 An answer is a full `QuizService.act` call: load the session, grade, render the feedback and the
 next item, and store the session, the attempt and the review card durably before returning.
 Quiz starts (one per 10 answers) happen between answers and are not counted as answers.
+Each run also prints the process's CPU time per answer (quiz starts included), which depends far
+less than the rates on what else runs on a shared machine.
 Not a test: figures depend on the machine and what else runs on it.
 
-    .venv/bin/python bench/core_bench.py [--learners 200] [--answers 20] [--rate 1000] [--url ...]
+    .venv/bin/python bench/core_bench.py [--learners 200] [--answers 20] [--rate 1000] [--url ...] [--gc-freeze]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import random
 import statistics
 import tempfile
@@ -48,11 +51,7 @@ def make_pack(questions: int) -> Pack:
                     "hint": "Think.",
                     "explanation": "Because.",
                     "attempts": 1,
-                    "choices": [
-                        {"text": "right", "correct": True},
-                        {"text": "wrong"},
-                        {"text": "also wrong"},
-                    ],
+                    "choices": [{"text": "right", "correct": True}, {"text": "wrong"}, {"text": "also wrong"}],
                 }
                 for i in range(questions)
             ],
@@ -100,24 +99,23 @@ async def learner(
 
 async def run(
     service: QuizService, learners: int, answers: int, interval: float, tag: str
-) -> tuple[float, list[float], list[float]]:
-    """Return the answer rate while every learner was active, and every answer's latency."""
+) -> tuple[float, list[float], list[float], float]:
+    """Return the answer rate while every learner was active, every answer's latency, and CPU s per answer."""
+    cpu_start = time.process_time()
     latencies: list[float] = []
     spans: list[tuple[float, float]] = []
     finished: list[float] = []
     rng = random.Random(2)
     await asyncio.gather(
-        *(
-            learner(service, n, answers, latencies, rng, interval, tag, spans, finished)
-            for n in range(learners)
-        )
+        *(learner(service, n, answers, latencies, rng, interval, tag, spans, finished) for n in range(learners))
     )
     window_start = max(s for s, _ in spans)  # the last learner has arrived
     window_end = min(e for _, e in spans)  # the first learner has left
     if window_end <= window_start:
         window_start, window_end = min(s for s, _ in spans), max(e for _, e in spans)
     inside = [lat for t, lat in zip(finished, latencies, strict=True) if window_start <= t <= window_end]
-    return len(inside) / (window_end - window_start), latencies, inside
+    cpu = (time.process_time() - cpu_start) / len(latencies)  # quiz starts included; both threads of the process
+    return len(inside) / (window_end - window_start), latencies, inside, cpu
 
 
 def percentiles(latencies: list[float]) -> str:
@@ -127,10 +125,11 @@ def percentiles(latencies: list[float]) -> str:
     return f"p50 {p50:.1f} ms, p99 {p99:.1f} ms"
 
 
-def report(name: str, rate: float, latencies: list[float], steady: list[float]) -> None:
+def report(name: str, rate: float, latencies: list[float], steady: list[float], cpu: float) -> None:
     print(
         f"{name:17} {len(latencies)} answers; {rate:.0f} answers/s with all learners active; "
-        f"latency with all active {percentiles(steady)}; over the whole run (arrivals included) {percentiles(latencies)}"
+        f"latency with all active {percentiles(steady)}; over the whole run (arrivals included) {percentiles(latencies)}; "
+        f"CPU {cpu * 1e6:.0f} us per answer"
     )
 
 
@@ -138,23 +137,22 @@ async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--learners", type=int, default=200)
     parser.add_argument("--answers", type=int, default=20, help="answers per learner in each run")
-    parser.add_argument(
-        "--rate", type=float, default=1000.0, help="answers per second offered in the paced run"
-    )
+    parser.add_argument("--rate", type=float, default=1000.0, help="answers per second offered in the paced run")
     parser.add_argument("--url", default=None, help="database URL (default: a SQLite file in a temp folder)")
+    parser.add_argument(
+        "--gc-freeze", action="store_true", help="move what start-up made out of the garbage collector's way (gc.freeze)"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         url = args.url or f"sqlite+aiosqlite:///{Path(folder) / 'bench.db'}"
         repo = await open_repository(url)
         service = QuizService(repository=repo, runner=None, clock=SystemClock(), rng=random.Random(1))
         await service.import_pack(make_pack(60), force=True)
-        print(
-            f"database: {url.split(':')[0]}; {args.learners} concurrent learners, {args.answers} answers each per run"
-        )
-        report(
-            f"paced at {args.rate:.0f}/s:",
-            *await run(service, args.learners, args.answers, args.learners / args.rate, "paced"),
-        )
+        if args.gc_freeze:
+            gc.collect()
+            gc.freeze()
+        print(f"database: {url.split(':')[0]}; {args.learners} concurrent learners, {args.answers} answers each per run")
+        report(f"paced at {args.rate:.0f}/s:", *await run(service, args.learners, args.answers, args.learners / args.rate, "paced"))
         report("flat out:", *await run(service, args.learners, args.answers, 0.0, "flat"))
         await repo.close()
 

@@ -26,13 +26,9 @@ class Gate:
 
     @asynccontextmanager
     async def editing(self, session_id: str) -> AsyncIterator[None]:
-        """Hold the session's lock; if anything fails half-way, drop any cached copy."""
+        """Hold the session's lock (the repository hands out copies: a change that fails half-way is never seen)."""
         async with self._lock(session_id):
-            try:
-                yield
-            except BaseException:
-                self._repo.forget(session_id)
-                raise
+            yield
 
     def _lock(self, session_id: str) -> asyncio.Lock:
         lock = self._locks.get(session_id)

@@ -61,20 +61,29 @@ class ItemState:
     card: str | None = None  # the learner's FSRS card for this question, as it was at the start
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "p": self.pack,
-            "q": self.question,
-            "a": self.attempts,
-            "d": self.done,
-            "c": self.correct,
-            "s": self.skipped,
-            "h": self.hinted,
-            "pt": self.points,
-            "o": self.order,
-            "sel": {str(k): v for k, v in self.selections.items()},
-            "pk": self.picked,
-            "cd": self.card,
-        }
+        """Return the item as stored: readable keys, and only the fields that differ from a new item."""
+        data: dict[str, Any] = {"pack": self.pack, "question": self.question}
+        if self.attempts:
+            data["attempts"] = self.attempts
+        if self.done:
+            data["done"] = True
+        if self.correct:
+            data["correct"] = True
+        if self.skipped:
+            data["skipped"] = True
+        if self.hinted:
+            data["hinted"] = True
+        if self.points:
+            data["points"] = self.points
+        if self.order:
+            data["order"] = self.order
+        if self.selections:
+            data["selections"] = {str(k): v for k, v in self.selections.items()}
+        if self.picked:
+            data["picked"] = self.picked
+        if self.card is not None:
+            data["card"] = self.card
+        return data
 
     def copy(self) -> ItemState:
         # Hand-written: dataclasses.replace is several times slower, and this runs on every answer.
@@ -87,30 +96,57 @@ class ItemState:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ItemState:
-        return cls(
-            pack=data["p"],
-            question=data["q"],
-            attempts=data.get("a", 0),
-            done=data.get("d", False),
-            correct=data.get("c", False),
-            skipped=data.get("s", False),
-            hinted=data.get("h", False),
-            points=data.get("pt", 0),
-            order=list(data.get("o", [])),
-            selections={int(k): int(v) for k, v in data.get("sel", {}).items()},
-            picked=_picked(data),
-            card=data.get("cd"),
-        )
+        """Read an item as stored; rows written before migration 0002 use one-letter keys."""
+        if "p" in data:
+            data = {OLD_ITEM_KEYS.get(k, k): v for k, v in data.items()}
+        # Built field by field rather than through __init__: this runs for every item of every
+        # session read, and the stored keys are the field names.
+        state = {**ITEM_DEFAULTS, **data}
+        last = state.pop("last_answer", None)  # before `picked`, a single choice was kept here
+        if not state["picked"] and isinstance(last, str) and last.isdigit():
+            state["picked"] = [int(last)]
+        if len(state) != len(ITEM_DEFAULTS):
+            state = {k: state[k] for k in ITEM_DEFAULTS}  # ignore keys this version does not know
+        state["order"] = list(state["order"])
+        state["picked"] = [int(v) for v in state["picked"]]
+        selections = state["selections"]
+        state["selections"] = {int(k): int(v) for k, v in selections.items()} if selections else {}
+        item = object.__new__(cls)
+        item.__dict__.update(state)
+        return item
 
 
-def _picked(data: dict[str, Any]) -> list[int]:
-    if "pk" in data:
-        return [int(v) for v in data["pk"]]
-    # Rows written before `picked` kept a select-all's choices in `sel` and a single choice in `la`.
-    last = data.get("la")
-    if isinstance(last, str) and last.isdigit():
-        return [int(last)]
-    return []
+# What a new item holds; `to_json` leaves these out and `from_json` fills them in.
+ITEM_DEFAULTS: dict[str, Any] = {
+    "pack": "",
+    "question": "",
+    "attempts": 0,
+    "done": False,
+    "correct": False,
+    "skipped": False,
+    "hinted": False,
+    "points": 0,
+    "order": (),
+    "picked": (),
+    "selections": None,
+    "card": None,
+}
+
+# The one-letter keys items were stored with before migration 0002, and their readable names.
+OLD_ITEM_KEYS = {
+    "p": "pack",
+    "q": "question",
+    "a": "attempts",
+    "d": "done",
+    "c": "correct",
+    "s": "skipped",
+    "h": "hinted",
+    "pt": "points",
+    "o": "order",
+    "sel": "selections",
+    "la": "last_answer",
+    "cd": "card",
+}
 
 
 def new_session_id() -> str:
@@ -161,7 +197,10 @@ class Attempt:
     points: int
     at: datetime
     session_id: str | None = None
-    key: str | None = None  # the interaction that made it: one attempt per click, however often delivered
+    # What makes one learner's action unique on its platform (Discord's interaction id, a hash of a
+    # Slack action and its action_ts): an attempt with a key already stored is refused, so an action
+    # delivered twice is recorded once.
+    key: str | None = None
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from .model import Attempt, History, ImportReport, Owner, PackInfo, Session, UserStats
 from .packs import Pack
@@ -22,7 +22,11 @@ class SystemClock:
 
 
 class Conflict(Exception):
-    """The session changed since it was loaded (another process or click got there first)."""
+    """A save was refused and nothing of it was kept.
+
+    The session changed since it was loaded (another process or click got there first), or the
+    attempt's key is already stored (the same action, delivered twice).
+    """
 
 
 class Repository(Protocol):
@@ -38,17 +42,17 @@ class Repository(Protocol):
 
     async def set_pack_enabled(self, scope: str, pack_id: str, enabled: bool) -> None: ...
 
-    async def create_session(self, session: Session) -> None: ...
+    async def create_session(self, session: Session) -> None:
+        """Store a new session; raise Conflict if its owner already has an active one."""
+        ...
 
     async def get_session(self, session_id: str) -> Session | None:
-        """Return the session; a repository with a cache may hand out its cached object."""
+        """Return the session as stored: the caller's own copy, to change and save (or drop)."""
         ...
 
-    def forget(self, session_id: str) -> None:
-        """Drop any cached copy of the session (it may have been changed and not saved)."""
+    async def active_session(self, owner: Owner) -> Session | None:
+        """Return the owner's active session as stored: the caller's own copy, as `get_session`."""
         ...
-
-    async def active_session(self, owner: Owner) -> Session | None: ...
 
     async def active_sessions_of(self, platform: str, user_id: str) -> list[Session]:
         """Every active quiz the learner owns, in any scope."""
@@ -57,9 +61,10 @@ class Repository(Protocol):
     async def save_session(
         self, session: Session, attempt: Attempt | None = None, review: Review | None = None
     ) -> None:
-        """Store the session, the attempt and the review card in one transaction.
+        """Store the session, the attempt and the review card in one transaction, all or nothing.
 
-        Raise Conflict if the session changed since it was loaded.
+        Raise Conflict, keeping nothing, if the session changed since it was loaded or the
+        attempt's `key` is already stored. On success `session.version` is raised by one.
         """
         ...
 
@@ -67,9 +72,19 @@ class Repository(Protocol):
 
     async def user_stats(self, platform: str, user_id: str, now: datetime) -> UserStats: ...
 
-    async def get_setting(self, key: str) -> str | None: ...
+    async def get_setting(self, key: str) -> str | None:
+        """A value about one learner has a key `PLATFORM:...:USER_ID`, so their export finds it."""
+        ...
 
     async def set_setting(self, key: str, value: str) -> None: ...
+
+    async def export_learner(self, platform: str, user_id: str) -> dict[str, Any]:
+        """Everything kept about the learner (attempts, review cards, quizzes, settings), JSON-able."""
+        ...
+
+    async def delete_learner(self, platform: str, user_id: str) -> dict[str, int]:
+        """Delete everything kept about the learner in one transaction; return how many rows of each kind."""
+        ...
 
 
 TestLine = tuple[str, bool, str]  # name, passed, message

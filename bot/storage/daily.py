@@ -28,7 +28,7 @@ from bot.core.daily.streak import Streak, record_day
 
 from . import daily_tables as d
 from . import tables as t
-from .base import Base
+from .base import Base, HasDatabase
 
 
 def _hhmm(text: str) -> time:
@@ -146,12 +146,10 @@ class DailyRepository(Base):
     """Implements `bot.core.daily.ports.DailyStore`, and the claims the scheduler takes."""
 
     @classmethod
-    def beside(cls, repository: Base) -> DailyRepository:
+    def beside(cls, repository: HasDatabase) -> DailyRepository:
         """Return a daily repository on the same engine and SQLite write queue as `repository`."""
-        daily = cls(repository.engine)
         # One queue of writers per SQLite file: a second one would make writers wait in the driver.
-        daily._write_lock = repository._write_lock
-        return daily
+        return cls(repository.db.engine, write_lock=repository.db.write_lock)
 
     # ------------------------------------------------------------ schedules
 

@@ -1,202 +1,109 @@
-"""The core's Repository port on SQLAlchemy Core: SQLite (aiosqlite) or PostgreSQL (asyncpg)."""
+"""The core's Repository port, put together from one store per concern.
+
+    packs     PackStore       packs, their questions' digests, per-scope switches   (packs.py)
+    sessions  SessionStore    quizzes, saved with their attempt and card            (sessions.py)
+              CachedSessions  the same, answered from memory on SQLite              (session_cache.py)
+    progress  ProgressStore   history and stats                                     (progress.py)
+    settings  SettingsStore   small named values                                    (settings_store.py)
+    learners  LearnerData     export and delete one learner's data                  (learners.py)
+
+SQLite means one bot process: sessions are cached there. PostgreSQL may be shared by several
+processes: every read goes to the database.
+"""
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
-from datetime import UTC, date, datetime, timedelta
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Integer, and_, cast, delete, func, insert, select
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncEngine
 
-from bot.core.errors import PackRefused
-from bot.core.model import History, ImportReport, PackInfo, TopicStats, UserStats
+from bot.core.model import Attempt, History, ImportReport, Owner, PackInfo, Session, UserStats
 from bot.core.packs import Pack
+from bot.core.review import Review
 
-from . import tables as t
+from .base import Database
+from .learners import LearnerData
+from .packs import PackStore
+from .progress import ProgressStore
+from .session_cache import CachedSessions
 from .sessions import SessionStore
+from .settings_store import SettingsStore
 
 
-class SqlRepository(SessionStore):
-    """Implements `bot.core.ports.Repository`."""
+class SqlRepository:
+    """Implements `bot.core.ports.Repository` by handing each call to the store it concerns."""
 
     def __init__(self, engine: AsyncEngine) -> None:
-        super().__init__(engine)
-        self._setup_sessions()
-        self._packs: dict[tuple[str, int], Pack] = {}  # parsed packs by id and version
+        self.db = Database(engine)
+        self.packs = PackStore(self.db)
+        store = SessionStore(self.db)
+        self.sessions: SessionStore | CachedSessions = CachedSessions(store) if self.db.sqlite else store
+        self.progress = ProgressStore(self.db)
+        self.settings = SettingsStore(self.db)
+        self.learners = LearnerData(self.db)
+
+    @property
+    def engine(self) -> AsyncEngine:
+        return self.db.engine
 
     async def close(self) -> None:
-        await self._close_sessions()
-        await self._engine.dispose()
+        await self.sessions.close()
+        await self.db.engine.dispose()
 
-    # ----------------------------------------------------------------- packs
-
-    async def _parsed(self, c: AsyncConnection, pack_id: str, version: int) -> Pack:
-        key = (pack_id, version)
-        pack = self._packs.get(key)
-        if pack is None:
-            data = (await c.execute(select(t.packs.c.data).where(t.packs.c.id == pack_id))).scalar_one()
-            pack = self._packs[key] = Pack.model_validate_json(data)
-        return pack
-
+    # packs
     async def get_pack(self, pack_id: str) -> Pack | None:
-        async with self._engine.connect() as c:
-            version = (await c.execute(select(t.packs.c.version).where(t.packs.c.id == pack_id))).scalar()
-            return None if version is None else await self._parsed(c, pack_id, version)
+        return await self.packs.get(pack_id)
 
     async def list_packs(self, scope: str | None = None) -> list[PackInfo]:
-        async with self._engine.connect() as c:
-            rows = (await c.execute(select(t.packs.c.id, t.packs.c.version).order_by(t.packs.c.id))).all()
-            parsed = [await self._parsed(c, row.id, row.version) for row in rows]
-            flags: dict[str, bool] = {}
-            if scope is not None:
-                result = await c.execute(
-                    select(t.pack_settings.c.pack_id, t.pack_settings.c.enabled).where(t.pack_settings.c.scope == scope)
-                )
-                flags = {r.pack_id: r.enabled for r in result}
-        infos = []
-        for pack in parsed:
-            topics = tuple((tp.id, tp.title) for tp in pack.topics) or tuple(
-                (q, q) for q in dict.fromkeys(q.topic for q in pack.questions if q.topic)
-            )
-            infos.append(
-                PackInfo(pack.pack, pack.title, pack.version, len(pack.questions), flags.get(pack.pack, True), topics)
-            )
-        return infos
+        return await self.packs.list(scope)
 
     async def import_pack(self, pack: Pack, *, force: bool = False) -> ImportReport:
-        now = datetime.now(UTC)
-        digests = {q.id: hashlib.sha256(q.model_dump_json().encode()).hexdigest() for q in pack.questions}
-        async with self._write() as c:
-            previous = (
-                await c.execute(select(t.packs.c.version).where(t.packs.c.id == pack.pack).with_for_update())
-            ).scalar()
-            if previous is not None and pack.version <= previous and not force:
-                raise PackRefused(
-                    f"Pack `{pack.pack}` is already at version {previous}; raise `version` above {previous} to update it "
-                    "(or force the import)."
-                )
-            old = {
-                r.question_id: r.digest
-                for r in await c.execute(
-                    select(t.questions.c.question_id, t.questions.c.digest).where(t.questions.c.pack_id == pack.pack)
-                )
-            }
-            await c.execute(delete(t.questions).where(t.questions.c.pack_id == pack.pack))
-            await c.execute(delete(t.packs).where(t.packs.c.id == pack.pack))
-            await c.execute(
-                insert(t.packs).values(
-                    id=pack.pack, version=pack.version, title=pack.title, data=pack.model_dump_json(), updated_at=now
-                )
-            )
-            await c.execute(
-                insert(t.questions),
-                [
-                    {
-                        "pack_id": pack.pack,
-                        "question_id": q.id,
-                        "type": q.type,
-                        "topic": q.topic,
-                        "difficulty": q.difficulty,
-                        "digest": digests[q.id],
-                    }
-                    for q in pack.questions
-                ],
-            )
-        return ImportReport(
-            pack=pack.pack,
-            version=pack.version,
-            previous_version=previous,
-            added=tuple(q for q in digests if q not in old),
-            updated=tuple(q for q in digests if q in old and old[q] != digests[q]),
-            removed=tuple(q for q in old if q not in digests),
-        )
+        return await self.packs.put(pack, force=force)
 
     async def delete_pack(self, pack_id: str) -> bool:
-        async with self._write() as c:
-            await c.execute(delete(t.questions).where(t.questions.c.pack_id == pack_id))
-            result = await c.execute(delete(t.packs).where(t.packs.c.id == pack_id))
-        return bool(result.rowcount)
+        return await self.packs.remove(pack_id)
 
     async def set_pack_enabled(self, scope: str, pack_id: str, enabled: bool) -> None:
-        async with self._write() as c:
-            await c.execute(
-                delete(t.pack_settings).where(and_(t.pack_settings.c.scope == scope, t.pack_settings.c.pack_id == pack_id))
-            )
-            await c.execute(insert(t.pack_settings).values(scope=scope, pack_id=pack_id, enabled=enabled))
+        await self.packs.set_enabled(scope, pack_id, enabled)
 
-    # ----------------------------------------------------------------- progress
+    # sessions
+    async def create_session(self, session: Session) -> None:
+        await self.sessions.create(session)
 
+    async def get_session(self, session_id: str) -> Session | None:
+        return await self.sessions.get(session_id)
+
+    async def active_session(self, owner: Owner) -> Session | None:
+        return await self.sessions.active(owner)
+
+    async def active_sessions_of(self, platform: str, user_id: str) -> list[Session]:
+        return await self.sessions.active_of(platform, user_id)
+
+    async def save_session(self, session: Session, attempt: Attempt | None = None, review: Review | None = None) -> None:
+        await self.sessions.save(session, attempt, review)
+
+    # progress
     async def history(self, platform: str, user_id: str, packs: Sequence[str]) -> dict[tuple[str, str], History]:
-        """Each graded question's last result and review card: one row per question, not per attempt."""
-        r = t.reviews.c
-        async with self._engine.connect() as c:
-            rows = await c.execute(
-                select(r.pack_id, r.question_id, r.due, r.card, r.correct, r.answers).where(
-                    and_(r.platform == platform, r.user_id == user_id, r.pack_id.in_(list(packs)))
-                )
-            )
-            return {
-                (row.pack_id, row.question_id): History(
-                    attempts=row.answers, last_correct=bool(row.correct), due=row.due, card=row.card
-                )
-                for row in rows
-            }
+        return await self.progress.history(platform, user_id, packs)
 
     async def user_stats(self, platform: str, user_id: str, now: datetime) -> UserStats:
-        a = t.attempts.c
-        mine = and_(a.platform == platform, a.user_id == user_id)
-        async with self._engine.connect() as c:
-            total, right, latest = (
-                await c.execute(select(func.count(), func.coalesce(func.sum(_as_int(a.correct)), 0), func.max(a.at)).where(mine))
-            ).one()
-            topics = [
-                TopicStats(row.pack_id, row.topic, row.n, int(row.right or 0))
-                for row in await c.execute(
-                    select(a.pack_id, a.topic, func.count().label("n"), func.sum(_as_int(a.correct)).label("right"))
-                    .where(mine)
-                    .group_by(a.pack_id, a.topic)
-                )
-            ]
-            since = now - timedelta(days=400)
-            day_rows = await c.execute(
-                select(func.date(a.at).label("day")).where(and_(mine, a.at >= since)).distinct()
-            )
-            days = sorted({_as_date(row.day) for row in day_rows}, reverse=True)
-            r = t.reviews.c
-            due = (
-                await c.execute(
-                    select(func.count()).where(and_(r.platform == platform, r.user_id == user_id, r.due <= now))
-                )
-            ).scalar() or 0
-        if isinstance(latest, datetime) and latest.tzinfo is None:
-            latest = latest.replace(tzinfo=UTC)
-        elif isinstance(latest, str):
-            latest = datetime.fromisoformat(latest).replace(tzinfo=UTC)
-        return UserStats(
-            attempts=int(total), correct=int(right), topics=tuple(topics), days=tuple(days), due=int(due), last_practice=latest
-        )
+        return await self.progress.user_stats(platform, user_id, now)
 
-    # ----------------------------------------------------------------- settings
-
+    # settings
     async def get_setting(self, key: str) -> str | None:
-        async with self._engine.connect() as c:
-            return (await c.execute(select(t.settings.c.value).where(t.settings.c.key == key))).scalar()
+        return await self.settings.get(key)
 
     async def set_setting(self, key: str, value: str) -> None:
-        async with self._write() as c:
-            await c.execute(delete(t.settings).where(t.settings.c.key == key))
-            await c.execute(insert(t.settings).values(key=key, value=value))
+        await self.settings.set(key, value)
 
+    # a learner's data
+    async def export_learner(self, platform: str, user_id: str) -> dict[str, Any]:
+        return await self.learners.export(platform, user_id)
 
-def _as_int(column: Any) -> Any:
-    return cast(column, Integer)
-
-
-def _as_date(value: Any) -> date:
-    if isinstance(value, datetime):
-        return value.date()
-    if isinstance(value, date):
-        return value
-    return date.fromisoformat(str(value)[:10])
+    async def delete_learner(self, platform: str, user_id: str) -> dict[str, int]:
+        counts = await self.learners.delete(platform, user_id)
+        if isinstance(self.sessions, CachedSessions):
+            self.sessions.clear()
+        return counts

@@ -1,12 +1,16 @@
-"""Quiz sessions in the database, with a cache and group commit on SQLite."""
+"""Quiz sessions in the database, saved with their attempt and review card, each save all or nothing.
+
+A save is one transaction: the conditional update of the session (`... WHERE id = :id AND version =
+:expected`), the attempt and the review card. If the update changes no row (another process or a
+second delivery of the same click got there first) or the attempt's key is already stored (the
+same click, delivered twice), nothing of the save is kept and it raises `Conflict`.
+
+On SQLite, concurrent saves share one transaction (group commit, see `writer.py`), and each save in
+the group is still kept or refused alone.
+"""
 
 from __future__ import annotations
 
-import asyncio
-import json
-from collections import OrderedDict
-from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 from sqlalchemy import and_, bindparam, insert, select, tuple_, update
@@ -15,175 +19,63 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from bot.core.model import Attempt, ItemState, Owner, Session
+from bot.core.model import Attempt, Owner, Session
 from bot.core.ports import Conflict
 from bot.core.review import Review
 
 from . import tables as t
-from .base import Base
-from .writer import GroupWriter, SaveOp
+from .base import Database
+from .codec import SESSION_FIELDS, attempt_row, review_row, session_from_row, session_row
+from .writer import BatchMismatch, GroupWriter, SaveOp
 
-SESSION_CACHE = 20_000
-
-
-@dataclass
-class Row:
-    id: str
-    platform: str
-    scope: str
-    owner_kind: str
-    owner_id: str
-    status: str
-    position: int
-    data: str
-    created_at: datetime
-    updated_at: datetime
-    version: int
-
-    def as_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+ALREADY_ACTIVE = "another quiz is already active for this owner"
+Row = dict[str, Any]  # a session's columns, as stored
 
 
-def to_row(session: Session, version: int) -> Row:
-    o = session.owner
-    data = json.dumps(
-        {
-            "items": [i.to_json() for i in session.items],
-            "filters": session.filters,
-            "anchor": session.anchor,
-            "by": session.started_by,
-            "by_name": session.started_by_name,
-        },
-        separators=(",", ":"),
-    )
-    return Row(
-        session.id, o.platform, o.scope, o.kind, o.id, session.status, session.position,
-        data, session.created_at, session.updated_at, version,
-    )
+class SessionStore:
+    """Read and save sessions; no cache (see `CachedSessions` for the single-process one)."""
 
+    def __init__(self, db: Database) -> None:
+        self._db = db
+        self._writer = GroupWriter(db.engine, db.write_lock, self._apply) if db.sqlite else None
+        self._upsert_review = _review_upsert(sqlite_insert if db.sqlite else pg_insert)
 
-def from_row(row: Any) -> Session:
-    data = json.loads(row.data)
-    return Session(
-        id=row.id,
-        owner=Owner(row.platform, row.scope, row.owner_kind, row.owner_id),
-        started_by=data["by"],
-        started_by_name=data.get("by_name", data["by"]),
-        items=[ItemState.from_json(i) for i in data["items"]],
-        position=row.position,
-        status=row.status,
-        created_at=row.created_at,
-        updated_at=row.updated_at,
-        filters=data.get("filters", {}),
-        anchor=data.get("anchor", {}),
-        version=row.version,
-    )
+    async def create(self, session: Session) -> Row:
+        """Insert a new session and return its row; Conflict if its owner already has an active one."""
+        op = SaveOp(session_row(session, session.version), -1, None, None, insert=True)
+        await self._run(op)
+        return op.row
 
+    async def get(self, session_id: str) -> Session | None:
+        row = await self.get_row(session_id)
+        return None if row is None else session_from_row(row)
 
-def attempt_values(attempt: Attempt) -> dict[str, Any]:
-    return {
-        "platform": attempt.platform,
-        "scope": attempt.scope,
-        "user_id": attempt.user_id,
-        "pack_id": attempt.pack,
-        "question_id": attempt.question,
-        "topic": attempt.topic,
-        "answer": attempt.answer,
-        "correct": attempt.correct,
-        "points": attempt.points,
-        "at": attempt.at,
-        "session_id": attempt.session_id,
-    }
+    async def active(self, owner: Owner) -> Session | None:
+        row = await self.active_row(owner)
+        return None if row is None else session_from_row(row)
 
-
-def review_values(review: Review) -> dict[str, Any]:
-    return {
-        "platform": review.platform,
-        "user_id": review.user_id,
-        "pack_id": review.pack,
-        "question_id": review.question,
-        "card": review.card,
-        "due": review.due,
-        "correct": review.correct,
-        "answers": 1,
-    }
-
-
-class SessionStore(Base):
-    """Sessions, and the attempt and review card saved with each answer.
-
-    On SQLite (one bot process) sessions are cached in memory and concurrent saves are grouped
-    into one transaction; the version check in every save still refuses a stale write.
-    On PostgreSQL every call reads and writes the database, so several processes can share it.
-    """
-
-    def _setup_sessions(self) -> None:
-        self._writer = GroupWriter(self._engine, self._write_lock, self._apply_saves) if self._sqlite else None
-        self._cache: OrderedDict[str, Session] = OrderedDict()
-        self._active: dict[tuple[str, str, str, str], str] = {}
-        self._none_active: set[tuple[str, str, str, str]] = set()  # owners known to have no active quiz
-
-    def _remember(self, session: Session) -> None:
-        """Keep the session as stored (SQLite only).
-
-        get_session hands out this very object: the service changes it only under the session's
-        lock and calls `forget` when a change fails half-way.
-        """
-        if not self._sqlite:
-            return
-        self._cache[session.id] = session
-        self._cache.move_to_end(session.id)
-        o = session.owner
-        owner = (o.platform, o.scope, o.kind, o.id)
-        self._none_active.discard(owner)
-        if session.status == "active":
-            self._active[owner] = session.id
-        elif self._active.get(owner) == session.id:
-            del self._active[owner]
-            self._none_active.add(owner)
-        while len(self._cache) > SESSION_CACHE:
-            old_id, old = self._cache.popitem(last=False)
-            old_owner = (old.owner.platform, old.owner.scope, old.owner.kind, old.owner.id)
-            if self._active.get(old_owner) == old_id:
-                del self._active[old_owner]
-
-    def forget(self, session_id: str) -> None:
-        self._cache.pop(session_id, None)
-
-    async def create_session(self, session: Session) -> None:
-        row = to_row(session, session.version)
-        if self._writer is not None:
-            future = asyncio.get_running_loop().create_future()
-            await self._writer.save(SaveOp(row.as_dict(), -1, None, None, future, insert=True))
-        else:
-            try:
-                async with self._write() as c:
-                    await c.execute(insert(t.sessions).values(**row.as_dict()))
-            except IntegrityError as exc:
-                raise Conflict("another quiz is already active for this owner") from exc
-        self._remember(session)
-
-    async def get_session(self, session_id: str) -> Session | None:
-        cached = self._cache.get(session_id)
-        if cached is not None:
-            return cached
-        async with self._engine.connect() as c:
-            row = (await c.execute(select(t.sessions).where(t.sessions.c.id == session_id))).first()
-        if row is None:
-            return None
-        session = from_row(row)
-        self._remember(session)
-        return session
-
-    async def active_session(self, owner: Owner) -> Session | None:
-        key = (owner.platform, owner.scope, owner.kind, owner.id)
-        known = self._active.get(key)
-        if known is not None and known in self._cache:
-            return self._cache[known]
-        if key in self._none_active:
-            return None
+    async def active_of(self, platform: str, user_id: str) -> list[Session]:
+        """Every active quiz a learner owns, in any server or workspace (and DMs)."""
         s = t.sessions.c
-        async with self._engine.connect() as c:
+        async with self._db.read() as c:
+            rows = (
+                await c.execute(
+                    select(t.sessions).where(
+                        and_(s.platform == platform, s.owner_kind == "user", s.owner_id == user_id, s.status == "active")
+                    )
+                )
+            ).all()
+        return [session_from_row(dict(row._mapping)) for row in rows]
+
+    async def get_row(self, session_id: str) -> Row | None:
+        async with self._db.read() as c:
+            row = (await c.execute(select(t.sessions).where(t.sessions.c.id == session_id))).first()
+        return None if row is None else dict(row._mapping)
+
+    async def active_row(self, owner: Owner) -> Row | None:
+        """Return the row of the owner's active session."""
+        s = t.sessions.c
+        async with self._db.read() as c:
             row = (
                 await c.execute(
                     select(t.sessions).where(
@@ -197,62 +89,53 @@ class SessionStore(Base):
                     )
                 )
             ).first()
-        if row is None:
-            if self._sqlite:
-                if len(self._none_active) > 100_000:
-                    self._none_active.clear()
-                self._none_active.add(key)
-            return None
-        session = from_row(row)
-        self._remember(session)
-        return session
+        return None if row is None else dict(row._mapping)
 
-    async def active_sessions_of(self, platform: str, user_id: str) -> list[Session]:
-        """Every active quiz a learner owns, in any server or workspace (and DMs)."""
-        s = t.sessions.c
-        async with self._engine.connect() as c:
-            rows = (
-                await c.execute(
-                    select(t.sessions).where(
-                        and_(
-                            s.platform == platform,
-                            s.owner_kind == "user",
-                            s.owner_id == user_id,
-                            s.status == "active",
-                        )
-                    )
-                )
-            ).all()
-        return [self._cache.get(row.id) or from_row(row) for row in rows]
+    async def save(self, session: Session, attempt: Attempt | None = None, review: Review | None = None) -> Row:
+        """Store the session with its version raised by one, and the attempt and card, or raise Conflict.
 
-    async def save_session(self, session: Session, attempt: Attempt | None = None, review: Review | None = None) -> None:
-        row = to_row(session, session.version + 1)
+        On success `session.version` is the stored version; returns the row as stored.
+        """
         op = SaveOp(
-            session_update=row.as_dict(),
-            expected_version=session.version,
-            attempt=attempt_values(attempt) if attempt else None,
-            review=review_values(review) if review else None,
-            future=asyncio.get_running_loop().create_future(),
+            session_row(session, session.version + 1),
+            session.version,
+            attempt_row(attempt) if attempt is not None else None,
+            review_row(review) if review is not None else None,
         )
+        await self._run(op)
+        session.version += 1
+        return op.row
+
+    async def close(self) -> None:
+        if self._writer is not None:
+            await self._writer.close()
+
+    async def _run(self, op: SaveOp) -> None:
         try:
             if self._writer is not None:
                 await self._writer.save(op)
-            else:
-                async with self._write() as c:
-                    outcome = (await self._apply_saves(c, [op]))[0]
+                return
+            async with self._db.write() as c:
+                outcome = (await self._apply(c, [op]))[0]
                 if outcome is not None:
-                    raise outcome
-        except Conflict:
-            self.forget(session.id)  # another process wrote it: read it afresh next time
-            raise
-        session.version += 1
-        self._remember(session)
+                    raise outcome  # leaving the block with an error rolls the whole save back
+        except IntegrityError as exc:  # another process stored this attempt's key (or an active quiz) first
+            raise Conflict(ALREADY_ACTIVE if op.insert else "this action was already recorded") from exc
+        except BatchMismatch as exc:
+            raise Conflict(str(exc)) from exc
 
-    async def _apply_saves(self, c: AsyncConnection, ops: list[SaveOp]) -> list[BaseException | None]:
-        """Apply saves and new sessions in the open transaction: one statement per table and kind."""
-        updates = [op for op in ops if not op.insert]
+    # ------------------------------------------------------------- applying saves in a transaction
+
+    async def _apply(self, c: AsyncConnection, ops: list[SaveOp]) -> list[BaseException | None]:
+        """Apply saves and new sessions in the open transaction: one statement per table and kind.
+
+        Returns each op's outcome (None, or the Conflict that refuses it). Raises BatchMismatch when
+        the database changed rows other than the checks predicted (another process wrote between
+        them); the caller rolls the transaction back and tries each save alone.
+        """
         outcome: dict[int, BaseException | None] = {}
-        if updates:
+        updates = [op for op in ops if not op.insert]
+        if updates:  # first: a quiz stopped in this group frees its owner for a new one
             outcome.update(zip(map(id, updates), await self._apply_updates(c, updates), strict=True))
         inserts = [op for op in ops if op.insert]
         if inserts:
@@ -261,7 +144,7 @@ class SessionStore(Base):
 
     async def _apply_inserts(self, c: AsyncConnection, ops: list[SaveOp]) -> list[BaseException | None]:
         s = t.sessions.c
-        owners = [tuple(op.session_update[k] for k in ("platform", "scope", "owner_kind", "owner_id")) for op in ops]
+        owners = [tuple(op.row[k] for k in ("platform", "scope", "owner_kind", "owner_id")) for op in ops]
         taken = {
             tuple(r)
             for r in await c.execute(
@@ -273,12 +156,12 @@ class SessionStore(Base):
         outcomes: list[BaseException | None] = []
         rows = []
         for op, owner in zip(ops, owners, strict=True):
-            if op.session_update["status"] == "active" and owner in taken:
-                outcomes.append(Conflict("another quiz is already active for this owner"))
-                continue
-            if op.session_update["status"] == "active":
+            if op.row["status"] == "active":
+                if owner in taken:
+                    outcomes.append(Conflict(ALREADY_ACTIVE))
+                    continue
                 taken.add(owner)
-            rows.append(op.session_update)
+            rows.append(op.row)
             outcomes.append(None)
         if rows:
             await c.execute(insert(t.sessions), rows)
@@ -286,49 +169,79 @@ class SessionStore(Base):
 
     async def _apply_updates(self, c: AsyncConnection, ops: list[SaveOp]) -> list[BaseException | None]:
         s = t.sessions.c
-        ids = [op.session_update["id"] for op in ops]
-        current = {r.id: r.version for r in await c.execute(select(s.id, s.version).where(s.id.in_(ids)))}
-        outcomes: list[BaseException | None] = []
-        good: list[SaveOp] = []
-        seen: set[str] = set()
-        for op in ops:
-            sid = op.session_update["id"]
-            if current.get(sid) != op.expected_version or sid in seen:
-                outcomes.append(Conflict(sid))
-            else:
-                seen.add(sid)
-                good.append(op)
-                outcomes.append(None)
+        outcomes: list[BaseException | None] = [None] * len(ops)
+        if len(ops) > 1:
+            # Refuse what would fail, before writing: a stale version, a key stored or repeated in
+            # the group. The conditional update below still checks every row.
+            ids = [op.row["id"] for op in ops]
+            current = {r.id: r.version for r in await c.execute(select(s.id, s.version).where(s.id.in_(ids)))}
+            keys = [op.attempt["key"] for op in ops if op.attempt is not None and op.attempt["key"] is not None]
+            stored = set(await _stored_keys(c, keys))
+            seen_ids: set[str] = set()
+            for n, op in enumerate(ops):
+                sid = op.row["id"]
+                key = op.attempt["key"] if op.attempt is not None else None
+                if current.get(sid) != op.expected_version or sid in seen_ids:
+                    outcomes[n] = Conflict(f"session {sid} changed since it was read")
+                elif key is not None and key in stored:
+                    outcomes[n] = Conflict("this action was already recorded")
+                else:
+                    seen_ids.add(sid)
+                    if key is not None:
+                        stored.add(key)
+        good = [op for op, outcome in zip(ops, outcomes, strict=True) if outcome is None]
         if not good:
             return outcomes
-        fields = ("status", "position", "data", "updated_at", "version")
-        await c.execute(
-            update(t.sessions)
-            .where(and_(s.id == bindparam("b_id"), s.version == bindparam("b_expected")))
-            .values({name: bindparam(name) for name in fields}),
-            [
-                {**{k: op.session_update[k] for k in fields}, "b_id": op.session_update["id"], "b_expected": op.expected_version}
-                for op in good
-            ],
+        result = await c.execute(
+            _UPDATE_IF_VERSION,
+            [{**{k: op.row[k] for k in SESSION_FIELDS}, "b_id": op.row["id"], "b_expected": op.expected_version} for op in good],
         )
+        if result.rowcount != len(good):
+            if len(ops) == 1:
+                return [Conflict(f"session {ops[0].row['id']} changed since it was read")]
+            raise BatchMismatch(f"{result.rowcount} of {len(good)} sessions updated")
         attempts = [op.attempt for op in good if op.attempt is not None]
         if attempts:
             await c.execute(insert(t.attempts), attempts)
-        reviews = {(r["platform"], r["user_id"], r["pack_id"], r["question_id"]): r for op in good if (r := op.review)}
+        reviews = [op.review for op in good if op.review is not None]
         if reviews:
-            statement = (sqlite_insert if self._sqlite else pg_insert)(t.reviews)
-            statement = statement.on_conflict_do_update(
-                index_elements=["platform", "user_id", "pack_id", "question_id"],
-                set_={
-                    "card": statement.excluded.card,
-                    "due": statement.excluded.due,
-                    "correct": statement.excluded.correct,
-                    "answers": t.reviews.c.answers + 1,
-                },
-            )
-            await c.execute(statement, list(reviews.values()))
+            await self._upsert_reviews(c, reviews)
         return outcomes
 
-    async def _close_sessions(self) -> None:
-        if self._writer is not None:
-            await self._writer.close()
+    async def _upsert_reviews(self, c: AsyncConnection, reviews: list[dict[str, Any]]) -> None:
+        # Two cards for one question in one group: the later one wins and both answers count.
+        merged: dict[tuple[str, str, str, str], dict[str, Any]] = {}
+        for r in reviews:
+            key = (r["platform"], r["user_id"], r["pack_id"], r["question_id"])
+            if key in merged:
+                r = {**r, "answers": merged[key]["answers"] + r["answers"]}
+            merged[key] = r
+        await c.execute(self._upsert_review, list(merged.values()))
+
+
+# Statements built once: building them on every group costs more than running them on SQLite.
+_UPDATE_IF_VERSION = (
+    update(t.sessions)
+    .where(and_(t.sessions.c.id == bindparam("b_id"), t.sessions.c.version == bindparam("b_expected")))
+    .values({name: bindparam(name) for name in SESSION_FIELDS})
+)
+
+
+def _review_upsert(dialect_insert: Any) -> Any:
+    """Insert a review card, or update the stored one and add the answers."""
+    statement = dialect_insert(t.reviews)
+    return statement.on_conflict_do_update(
+        index_elements=["platform", "user_id", "pack_id", "question_id"],
+        set_={
+            "card": statement.excluded.card,
+            "due": statement.excluded.due,
+            "correct": statement.excluded.correct,
+            "answers": t.reviews.c.answers + statement.excluded.answers,
+        },
+    )
+
+
+async def _stored_keys(c: AsyncConnection, keys: list[str]) -> list[str]:
+    if not keys:
+        return []
+    return list((await c.execute(select(t.attempts.c.key).where(t.attempts.c.key.in_(keys)))).scalars())

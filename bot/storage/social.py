@@ -41,7 +41,7 @@ from bot.core.review import review
 
 from . import social_tables as st
 from . import tables as t
-from .base import Base
+from .base import Base, HasDatabase
 
 R, A, D, P = st.races.c, st.race_answers.c, st.race_drafts.c, st.leaderboard_privacy.c
 
@@ -57,9 +57,9 @@ class SocialStore(Base):
         self._flushers: dict[str, asyncio.Task[None]] = {}
 
     @classmethod
-    def beside(cls, repository: Base) -> SocialStore:
+    def beside(cls, repository: HasDatabase) -> SocialStore:
         """Share the repository's engine and, on SQLite, its single-writer queue."""
-        return cls(repository.engine, write_lock=repository._write_lock)
+        return cls(repository.db.engine, write_lock=repository.db.write_lock)
 
     # ------------------------------------------------------------ races
 

@@ -80,7 +80,7 @@ sessions = Table(
     Column("owner_id", String(100), nullable=False),
     Column("status", String(10), nullable=False),
     Column("position", Integer, nullable=False),
-    Column("data", Text, nullable=False),  # items, filters, anchor, who started it
+    Column("data", Text, nullable=False),  # JSON: items, filters, anchor, who started it (see codec.py)
     Column("created_at", UTCDateTime, nullable=False),
     Column("updated_at", UTCDateTime, nullable=False),
     Column("version", Integer, nullable=False),
@@ -111,6 +111,10 @@ attempts = Table(
     Column("points", Integer, nullable=False),
     Column("at", UTCDateTime, nullable=False),
     Column("session_id", String(32)),
+    # The action that made the attempt (platform interaction id, or a hash of a Slack click), unique:
+    # an action delivered twice is recorded once. NULL for attempts made before migration 0002.
+    Column("key", String(80)),
+    Index("ix_attempts_key", "key", unique=True),
     Index("ix_attempts_user_question", "platform", "user_id", "pack_id", "question_id"),
     Index("ix_attempts_user_time", "platform", "user_id", "at"),
 )

@@ -95,7 +95,7 @@ async def test_a_failure_inside_the_bot_gets_an_apology_not_silence(
 ) -> None:
     from sqlalchemy import text
 
-    async with bot.service._repo._engine.begin() as connection:  # type: ignore[attr-defined]
+    async with bot.service._repo.engine.begin() as connection:  # type: ignore[attr-defined]
         await connection.execute(text("DROP TABLE attempts"))  # the database breaks under the bot
     answer = await bot.command(p.ALICE, "stats")
     assert answer.kind == 4 and "Sorry, something went wrong" in answer.text()

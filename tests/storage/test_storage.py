@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import random
 import sqlite3
-import uuid
-from collections.abc import AsyncIterator
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
-import asyncpg
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
@@ -23,23 +20,7 @@ from bot.storage.tables import metadata
 from tests.conftest import DEMO_PACK
 from tests.fakes import FakeClock, LocalRunner
 
-PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/test"
 ANN = Actor("discord", "guild-1", "ann", "Ann")
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-async def any_url(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[str]:
-    if request.param == "sqlite":
-        yield f"sqlite+aiosqlite:///{tmp_path / 'q.db'}"
-        return
-    name = f"quizbot_test_{uuid.uuid4().hex[:12]}"
-    admin = await asyncpg.connect(PG_ADMIN)
-    await admin.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield f"postgresql+asyncpg://postgres@127.0.0.1:5432/{name}"
-    finally:
-        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        await admin.close()
 
 
 async def test_migrations_match_the_tables(any_url: str) -> None:

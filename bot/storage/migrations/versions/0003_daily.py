@@ -11,7 +11,7 @@ from alembic import op
 from bot.storage.tables import UTCDateTime
 
 revision = "0003"
-down_revision = "0001"
+down_revision = "0002"
 branch_labels = None
 depends_on = None
 

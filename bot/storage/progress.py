@@ -1,0 +1,79 @@
+"""Learners' progress: each question's last result and review card, and the stats built on attempts."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+from sqlalchemy import Integer, and_, cast, func, select
+
+from bot.core.model import History, TopicStats, UserStats
+
+from . import tables as t
+from .base import Database
+
+
+class ProgressStore:
+    """Read what learners have done; attempts and cards are written with the session (sessions.py)."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    async def history(self, platform: str, user_id: str, packs: Sequence[str]) -> dict[tuple[str, str], History]:
+        """Each graded question's last result and review card: one row per question, not per attempt."""
+        r = t.reviews.c
+        async with self._db.read() as c:
+            rows = await c.execute(
+                select(r.pack_id, r.question_id, r.due, r.card, r.correct, r.answers).where(
+                    and_(r.platform == platform, r.user_id == user_id, r.pack_id.in_(list(packs)))
+                )
+            )
+            return {
+                (row.pack_id, row.question_id): History(
+                    attempts=row.answers, last_correct=bool(row.correct), due=row.due, card=row.card
+                )
+                for row in rows
+            }
+
+    async def user_stats(self, platform: str, user_id: str, now: datetime) -> UserStats:
+        a = t.attempts.c
+        mine = and_(a.platform == platform, a.user_id == user_id)
+        async with self._db.read() as c:
+            total, right, latest = (
+                await c.execute(select(func.count(), func.coalesce(func.sum(_as_int(a.correct)), 0), func.max(a.at)).where(mine))
+            ).one()
+            topics = [
+                TopicStats(row.pack_id, row.topic, row.n, int(row.right or 0))
+                for row in await c.execute(
+                    select(a.pack_id, a.topic, func.count().label("n"), func.sum(_as_int(a.correct)).label("right"))
+                    .where(mine)
+                    .group_by(a.pack_id, a.topic)
+                )
+            ]
+            since = now - timedelta(days=400)
+            day_rows = await c.execute(select(func.date(a.at).label("day")).where(and_(mine, a.at >= since)).distinct())
+            days = sorted({_as_date(row.day) for row in day_rows}, reverse=True)
+            r = t.reviews.c
+            due = (
+                await c.execute(select(func.count()).where(and_(r.platform == platform, r.user_id == user_id, r.due <= now)))
+            ).scalar() or 0
+        if isinstance(latest, datetime) and latest.tzinfo is None:
+            latest = latest.replace(tzinfo=UTC)
+        elif isinstance(latest, str):
+            latest = datetime.fromisoformat(latest).replace(tzinfo=UTC)
+        return UserStats(
+            attempts=int(total), correct=int(right), topics=tuple(topics), days=tuple(days), due=int(due), last_practice=latest
+        )
+
+
+def _as_int(column: Any) -> Any:
+    return cast(column, Integer)
+
+
+def _as_date(value: Any) -> date:
+    if isinstance(value, datetime):
+        return value.date()
+    if isinstance(value, date):
+        return value
+    return date.fromisoformat(str(value)[:10])

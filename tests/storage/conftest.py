@@ -1,0 +1,38 @@
+"""Throwaway databases for storage tests: a SQLite file, or a fresh database on the local PostgreSQL."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import asyncpg
+import pytest
+
+PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/test"
+
+
+async def _pg_database() -> AsyncIterator[str]:
+    name = f"quizbot_test_{uuid.uuid4().hex[:12]}"
+    admin = await asyncpg.connect(PG_ADMIN)
+    await admin.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield f"postgresql+asyncpg://postgres@127.0.0.1:5432/{name}"
+    finally:
+        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        await admin.close()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+async def any_url(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[str]:
+    if request.param == "sqlite":
+        yield f"sqlite+aiosqlite:///{tmp_path / 'q.db'}"
+        return
+    async for url in _pg_database():
+        yield url
+
+
+@pytest.fixture
+async def pg_url() -> AsyncIterator[str]:
+    async for url in _pg_database():
+        yield url
