@@ -52,6 +52,7 @@ def template(question: BlanksQuestion, item: ItemState, *, reveal: bool = False)
 class BlanksType:
     name = "blanks"
     file_fields: tuple[str, ...] = ()
+    racing = True
     answered_by_text = False
 
     def prepare(self, question: AnyQuestion, item: ItemState, rng: random.Random) -> None:

@@ -37,6 +37,7 @@ def is_right(question: ChoiceQuestion, chosen: set[int]) -> bool:
 class ChoiceType:
     name = "choice"
     file_fields: tuple[str, ...] = ()
+    racing = True
     answered_by_text = False
 
     def prepare(self, question: AnyQuestion, item: ItemState, rng: random.Random) -> None:

@@ -38,6 +38,7 @@ def request(question: CodeQuestion, code: str, owner: str | None = None) -> RunR
 class CodeType:
     name = "code"
     file_fields: tuple[str, ...] = FILE_FIELDS
+    racing = False
     answered_by_text = True
 
     def prepare(self, question: AnyQuestion, item: ItemState, rng: random.Random) -> None:

@@ -53,6 +53,7 @@ def _number(answer: str, *, exact: bool) -> float | None:
 class ShortType:
     name = "short"
     file_fields: tuple[str, ...] = ()
+    racing = True
     answered_by_text = True
 
     def prepare(self, question: AnyQuestion, item: ItemState, rng: random.Random) -> None:
