@@ -25,7 +25,7 @@ async def run_front_ends(settings: Settings, which: list[str] | None, *, slack_p
             file=sys.stderr,
         )
         return 2
-    async with build(settings) as app:
+    async with build(settings, live=True) as app:  # races resume here and stop with it
         tasks = []
         if "console" in which:
             from .adapters.console import run_console

@@ -21,7 +21,7 @@ from fractions import Fraction
 from typing import Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from bot.core.replies import Fields, Message, Text, Tone
+from bot.core.replies import Fields, Message, Text, Tone, cmd
 
 Period = Literal["week", "month", "all"]
 PERIODS: tuple[Period, ...] = ("week", "month", "all")
@@ -132,13 +132,8 @@ def leaderboard_message(board: Board, names: Mapping[str, str] | None = None, *,
         )
     else:
         parts.append(Text(f"_Nobody has {ACCURACY_MIN} answers yet for the accuracy board._"))
-    return Message(
-        kind="stats",
-        title=title,
-        parts=tuple(parts),
-        footer="Hide yourself with /quiz privacy leaderboard off",
-        tone=Tone.INFO,
-    )
+    parts.append(Text(f"_Hide yourself with {cmd('privacy leaderboard off')}._"))
+    return Message(kind="stats", title=title, parts=tuple(parts), tone=Tone.INFO)
 
 
 def privacy_message(visible: bool) -> Message:
