@@ -25,7 +25,7 @@ class Outbox:
 
     def detach(self, platform: str, publisher: Publisher | None = None) -> None:
         """Stop sending this platform's posts (only if `publisher` is still the attached one, when given)."""
-        if publisher is None or self._publishers.get(platform) is publisher:
+        if publisher is None or self._publishers.get(platform) == publisher:  # bound methods compare equal
             self._publishers.pop(platform, None)
 
     async def __call__(self, post: ChannelPost) -> None:

@@ -80,7 +80,7 @@ class RaceService:
     ) -> Reply:
         """`/quiz race`: start a race in the actor's channel; the reply is public."""
         channel = channel_id or actor.channel_id
-        if not channel:
+        if not channel or actor.scope == "dm":  # a Discord DM has no server to race in
             raise BadRaceOption("Races run in a channel: start one in a server or workspace channel.")
         rounds, seconds = check_options(rounds, seconds)
         running = await self._store.running_race(actor.platform, actor.scope, channel)
