@@ -140,6 +140,6 @@ def privacy_message(visible: bool) -> Message:
     text = (
         "You are shown on leaderboards again."
         if visible
-        else "You are hidden from leaderboards. Your progress is kept; `/quiz privacy leaderboard on` shows you again."
+        else f"You are hidden from leaderboards. Your progress is kept; {cmd('privacy leaderboard on')} shows you again."
     )
     return Message(kind="notice", parts=(Text(text),), tone=Tone.SUCCESS)
