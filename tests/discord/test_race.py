@@ -53,6 +53,7 @@ async def racing(fake: FakeDiscord, db_url: str, clock: FakeClock) -> AsyncItera
         repository=repository, runner=None, clock=clock, races=races, social=SocialService(store=store, clock=clock)
     )
     await service.import_pack(race_pack(choices=3, others=False))
+    await service.import_pack(race_pack(choices=0, pack_id="kinds"))  # select-all, blanks, short (and code)
     settings = settings_for(fake, db_url)
     use_api(fake.api_url)
     client = create_client(App(settings, repository, service, None, outbox=outbox), settings)
@@ -164,9 +165,46 @@ async def test_race_refusals_name_the_problem(racing: RaceBot) -> None:
 async def test_stats_attach_the_progress_picture_in_an_embed(racing: RaceBot) -> None:
     bot = racing.bot
     stats = await bot.command(p.ALICE, "stats")
-    assert stats.callback.files, "the picture is uploaded with the response"
-    name, data = stats.callback.files[0]
+    uploads = [c for c in stats.calls if c.files]  # the response, or a follow-up when drawing took long
+    assert len(uploads) == 1, "the picture is uploaded with the message"
+    name, data = uploads[0].files[0]
     assert data.startswith(PNG) and len(data) < 300 * 1024
-    embed = stats.data["embeds"][0]
+    embed = uploads[0].body["embeds"][0] if "embeds" in uploads[0].body else uploads[0].body["data"]["embeds"][0]
     assert embed["image"]["url"] == f"attachment://{name}"
     assert embed.get("description"), "the text stays for screen readers"
+
+
+def newest_round(fake: FakeDiscord, number: int) -> dict[str, Any]:
+    found = [m for m in fake.messages.values() if any(e.get("title") == f"Race · round {number} of 3" for e in m["embeds"])]
+    assert found, f"no round {number}"
+    return found[-1]
+
+
+async def test_select_all_blanks_and_short_answers_race_as_in_a_quiz(racing: RaceBot) -> None:
+    bot = racing.bot
+    start = await bot.command(p.ALICE, "start", [p.option("pack", "kinds"), p.option("rounds", 3)], group="race")
+    assert "A race starts!" in start.text()  # the code item is left out: three items, three rounds
+    for number in (1, 2, 3):
+        message = newest_round(bot.fake, number)
+        prompt = message["embeds"][0]["description"]
+        if "Pick the numbers." in prompt:
+            assert "Check" not in [c.get("label") for c in components(message)]  # the selection is the answer
+            done = await bot.click(p.ALICE, message, "Select all that apply", ["0", "1"])
+        elif "Fill in." in prompt:
+            kept = await bot.click(p.ALICE, message, "Blank 1", ["0"])
+            assert kept.data["flags"] & EPHEMERAL and "[1: 4]" in kept.text() and "[2]" in kept.text()
+            await bot.click(p.ALICE, message, "Blank 2", ["1"])
+            done = await bot.click(p.ALICE, message, "Check")
+        else:
+            assert "2 + 4?" in prompt
+            form = await bot.click(p.ALICE, message, "Answer")
+            assert form.kind == 9 and form.data["custom_id"].startswith("rc:")
+            done = await bot.submit(p.ALICE, form.data["custom_id"], "6", message=message)
+        assert done.data["flags"] & EPHEMERAL and "Your answer is in: #1" in done.text()
+        if number == 1:  # time is up; later rounds close once Alice, the only member, has answered
+            racing.clock.advance(seconds=31)
+            assert await racing.races.tick() == 1
+        await racing.settle()
+    final = [m for m in bot.fake.messages.values() if any(e.get("title") == "Race results" for e in m["embeds"])]
+    assert final and "3/3 right" in embeds_text(final)
+    bot.assert_all_acknowledged()

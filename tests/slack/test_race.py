@@ -11,6 +11,7 @@ import aiohttp
 import pytest
 from aiohttp.test_utils import TestServer
 
+from bot.adapters.slack import render as bk
 from bot.adapters.slack import slack_front_end, web_app
 from bot.core import QuizService
 from bot.core.race import Outbox, RaceService, SocialService
@@ -91,6 +92,7 @@ async def racing(fake: FakeSlack, repository: SqlRepository, clock: FakeClock) -
         social=SocialService(store=store, clock=clock),
     )
     await service.import_pack(race_pack(choices=3, others=False))
+    await service.import_pack(race_pack(choices=0, pack_id="kinds"))  # select-all, blanks, short (and code)
     front_end = slack_front_end(service, token=BOT_TOKEN, api_url=fake.api_url, signing_secret=SIGNING_SECRET, outbox=outbox)
     async with front_end as (front, bolt):
         server = TestServer(web_app(bolt), host="127.0.0.1")
@@ -202,3 +204,33 @@ async def test_stats_upload_the_picture_with_files_upload_v2_and_show_it(racing:
     file_id = images[0]["slack_file"]["id"]
     assert fake.uploads[file_id].startswith(PNG) and len(fake.uploads[file_id]) < 300 * 1024
     assert "Attempts" in block_text(blocks) or "No attempts yet" in block_text(blocks)  # the text stays
+
+
+async def test_select_all_blanks_and_short_answers_race_as_in_a_quiz(racing: RaceSlack) -> None:
+    slack, fake = racing.slack, racing.fake
+    await slack.command("race kinds 3", channel=CHANNEL)
+    for number in (1, 2, 3):
+        ts, message = racing.rounds()[-1]
+        text = block_text(message["blocks"])
+        assert f"Race · round {number} of 3" in text
+        before = len(fake.ephemerals)
+        if "Pick the numbers." in text:
+            await slack.click(CHANNEL, ts, label="Select all that apply", values=["0", "1"])
+        elif "Fill in." in text:
+            await slack.click(CHANNEL, ts, label="Blank 1", values=["0"])
+            assert "[1: 4]" in block_text(fake.ephemerals[-1]["blocks"])  # the member's own picks, privately
+            await slack.click(CHANNEL, ts, label="Blank 2", values=["1"])
+            await slack.click(CHANNEL, ts, label="Check")
+        else:
+            assert "2 + 4?" in text
+            await slack.click(CHANNEL, ts, label="Answer")
+            form = slack.last_view()
+            assert form["callback_id"].startswith("rc:")
+            await slack.submit(form, {bk.ANSWER_BLOCK: "6"})
+        notes = [block_text(e["blocks"]) for e in fake.ephemerals[before:]]
+        assert "Your answer is in: #1" in notes[-1], notes
+        if number == 1:  # time is up; later rounds close once the only member has answered
+            racing.clock.advance(seconds=31)
+            assert await racing.races.tick() == 1
+        await racing.races.drain()
+    assert "3/3 right" in racing.channel_text()
