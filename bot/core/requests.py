@@ -73,6 +73,7 @@ class Current:
 class Stats:
     user_id: str | None = None
     name: str | None = None
+    picture: bool = True  # False: the text only (Slack's App Home, which cannot show it)
 
 
 @dataclass(frozen=True)

@@ -192,7 +192,7 @@ class QuizService:
     async def _stats(self, actor: Actor, request: rq.Stats) -> Reply:
         """The stats text, with the progress picture after it when pictures are set up (text stays first)."""
         reply = await self.views.stats(actor, user_id=request.user_id, name=request.name)
-        if self.social is None or not reply.messages:
+        if self.social is None or not request.picture or not reply.messages:
             return reply
         try:
             image = await self.social.progress_picture(actor, user_id=request.user_id, who=request.name)

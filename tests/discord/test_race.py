@@ -208,3 +208,28 @@ async def test_select_all_blanks_and_short_answers_race_as_in_a_quiz(racing: Rac
     final = [m for m in bot.fake.messages.values() if any(e.get("title") == "Race results" for e in m["embeds"])]
     assert final and "3/3 right" in embeds_text(final)
     bot.assert_all_acknowledged()
+
+
+async def test_a_slow_race_start_is_deferred_in_public_and_a_slow_stats_in_private(racing: RaceBot) -> None:
+    bot = racing.bot
+    bot.client.handler.ack_within = 0.0  # as if the database were slow: acknowledge first, answer after
+    start = await bot.command(p.ALICE, "start", [p.option("pack", "race-pack"), p.option("rounds", 3)], group="race")
+    assert start.kind == 5 and not start.data.get("flags", 0) & EPHEMERAL
+    assert "A race starts!" in start.text() and round_message(start)
+    stats = await bot.command(p.BOB, "stats")
+    assert stats.kind == 5 and stats.data["flags"] & EPHEMERAL
+
+
+async def test_the_race_group_leaderboard_and_privacy_are_registered(racing: RaceBot) -> None:
+    (sync,) = racing.bot.fake.find("PUT", r"^/applications/\d+/commands$")
+    subs = {o["name"]: o for o in sync.body[0]["options"]}
+    race = {o["name"]: o for o in subs["race"]["options"]}
+    assert subs["race"]["type"] == 2 and set(race) == {"start", "stop"}  # a group: `race` cannot also be a command
+    options = {o["name"]: o for o in race["start"]["options"]}
+    assert (options["rounds"]["min_value"], options["rounds"]["max_value"]) == (3, 20)
+    assert (options["seconds"]["min_value"], options["seconds"]["max_value"]) == (10, 120)
+    assert options["pack"]["autocomplete"]
+    board = {o["name"]: o for o in subs["leaderboard"]["options"]}
+    assert [c["value"] for c in board["period"]["choices"]] == ["week", "month", "all"]
+    privacy = subs["privacy"]["options"][0]
+    assert privacy["name"] == "leaderboard" and privacy["required"] and [c["value"] for c in privacy["choices"]] == ["on", "off"]

@@ -160,7 +160,9 @@ async def test_three_members_race_through_three_rounds_in_the_channel(racing: Ra
     assert board.index("<@U3ADMIN>") < board.index("<@U1LEARNER>") < board.index("<@U2STRANGER>")
 
     await slack.event({"type": "app_home_opened", "user": ADMIN, "channel": dm(ADMIN), "tab": "home", "event_ts": "1700000300.000001"})
-    assert "You are *#1* on this workspace's leaderboard this week" in block_text(fake.homes[ADMIN]["blocks"])
+    home = fake.homes[ADMIN]["blocks"]
+    assert "You are *#1* on this workspace's leaderboard this week" in block_text(home)
+    assert "🖼️" not in block_text(home) and not any(b["type"] == "image" for b in home)  # no picture drawn for Home
 
     await slack.command("privacy leaderboard off", user=ADMIN, channel=CHANNEL)
     assert "hidden" in racing.last_response().lower() or "hide" in racing.last_response().lower()

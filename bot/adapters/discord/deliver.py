@@ -97,6 +97,7 @@ class Responder:
         self.refs = refs
         self.placeholder: int | None = None  # a "working on it" follow-up to replace with the answer
         self.sent: list[tuple[Message, int | None]] = []
+        self.public = False  # the answer is for the channel (a race, a leaderboard): defer in public
 
     # ------------------------------------------------------------------ acknowledgement
 
@@ -132,7 +133,7 @@ class Responder:
                     )
                     self.placeholder = sent.id
             else:
-                await response.defer(thinking=True, ephemeral=self.ephemeral(True))
+                await response.defer(thinking=True, ephemeral=self.ephemeral(not self.public))
         except discord.HTTPException as exc:
             log.warning("could not acknowledge an interaction (%s %s)", exc.status, exc.code)
 

@@ -26,6 +26,7 @@ log = logging.getLogger(__name__)
 ACK_WITHIN = 2.0  # seconds; Discord wants an answer within 3
 MAX_CODE_FILE_BYTES = 1024 * 1024  # the core refuses long code itself; this only caps the download
 MAX_LEARNER_LOCKS = 10_000
+PUBLIC_REQUESTS = (rq.RaceStart, rq.RaceStop, rq.Leaderboard)  # answered in the channel, for everyone
 
 
 class Inbound:
@@ -65,6 +66,7 @@ class Inbound:
     ) -> None:
         """Acknowledge in time, ask the core, deliver its reply; never leave the person without an answer."""
         responder = Responder(interaction, self.refs)
+        responder.public = isinstance(request, PUBLIC_REQUESTS)
         actor = self.actor(interaction)
         try:
             async with self._learner(actor):

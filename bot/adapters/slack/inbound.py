@@ -300,7 +300,7 @@ class Inbound:
         origin = from_event(body)
         async with self._job(origin):
             actor = origin.actor()
-            stats = await self.service.handle(actor, rq.Stats())
+            stats = await self.service.handle(actor, rq.Stats(picture=False))
             packs = await self.service.enabled_packs(actor.scope)
             rank = await self.service.leaderboard_rank(actor)
             shown = stats.messages[0] if stats.messages else None
