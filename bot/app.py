@@ -13,8 +13,10 @@ from pathlib import Path
 from .core import CodeRunner, QuizService, SystemClock
 from .core.errors import PackInvalid, PackRefused
 from .core.packs import load_path
+from .core.race import Outbox, RaceService, SocialService
 from .settings import Settings, sandbox_overrides
 from .storage import SqlRepository, open_repository
+from .storage.social import SocialStore
 
 log = logging.getLogger("quizbot")
 
@@ -25,6 +27,7 @@ class App:
     repository: SqlRepository
     service: QuizService
     runner: CodeRunner | None
+    outbox: Outbox | None = None  # where each front end attaches its race publisher
 
 
 def make_runner(start: bool = True) -> CodeRunner | None:
@@ -73,26 +76,41 @@ async def load_shipped_packs(service: QuizService, folders: list[Path]) -> None:
 
 
 @asynccontextmanager
-async def build(settings: Settings, *, sandbox: bool = True, shipped_packs: bool = True) -> AsyncIterator[App]:
+async def build(
+    settings: Settings, *, sandbox: bool = True, shipped_packs: bool = True, live: bool = False
+) -> AsyncIterator[App]:
     """Open everything the bot needs and close it again, in order.
 
     `sandbox=False` leaves code items without a runner (the CLI's pack commands); `shipped_packs=False`
-    does not import the configured pack folders (an operator managing packs by hand).
+    does not import the configured pack folders (an operator managing packs by hand). `live=True`
+    (the running bot) keeps time for races: it resumes the stored ones and closes rounds on time.
     """
     repository = await open_repository(settings.database_url, db_timeout=settings.database_timeout_seconds)
     runner = make_runner() if sandbox else None
+    clock = SystemClock()
+    admins = frozenset(settings.admins)
+    store = SocialStore.beside(repository)
+    outbox = Outbox()
+    races = RaceService(repository=repository, store=store, clock=clock, publish=outbox, admins=admins, timers=live)
     service = QuizService(
         repository=repository,
         runner=runner,
-        clock=SystemClock(),
-        admins=frozenset(settings.admins),
+        clock=clock,
+        admins=admins,
         session_ttl=timedelta(hours=settings.session_ttl_hours),
+        races=races,
+        social=SocialService(store=store, clock=clock),
     )
     try:
         if shipped_packs:
             await load_shipped_packs(service, settings.packs)
-        yield App(settings=settings, repository=repository, service=service, runner=runner)
+        if live:
+            resumed = await races.resume()
+            if resumed:
+                log.info("resumed %d running race(s)", len(resumed))
+        yield App(settings=settings, repository=repository, service=service, runner=runner, outbox=outbox)
     finally:
+        await races.aclose()
         if runner is not None:
             await runner.close()
         await repository.close()

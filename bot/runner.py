@@ -25,7 +25,8 @@ async def run_front_ends(settings: Settings, which: list[str] | None, *, slack_p
             file=sys.stderr,
         )
         return 2
-    async with build(settings) as app:
+    # Chat front ends keep time for races (resumed here, stopped with it); the terminal has no channels.
+    async with build(settings, live="console" not in which) as app:
         tasks = []
         if "console" in which:
             from .adapters.console import run_console

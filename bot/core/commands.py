@@ -10,9 +10,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from . import requests as rq
+from .packs import DIFFICULTIES
 from .replies import cmd
 
 SUBCOMMANDS = ("start", "answer", "current", "hint", "skip", "stop", "run", "stats", "packs", "help", "pack")
+SOCIAL_SUBCOMMANDS = ("race", "leaderboard", "privacy")
+RACE_KEYS = ("pack", "topic", "difficulty", "rounds", "seconds")
+PERIOD_WORDS = ("week", "month", "all")
 PACK_ACTIONS = ("load", "enable", "disable", "remove")
 START_KEYS = ("pack", "topic", "difficulty", "count")
 NO_ARGUMENTS = ("answer", "current", "hint", "skip", "stop", "packs", "help")
@@ -43,6 +47,8 @@ def parse(text: str, *, user_of: Callable[[str], str | None] = lambda word: None
     name = head.lower()
     rest = rest.strip()
     words = tuple(rest.split())
+    if name in SOCIAL_SUBCOMMANDS:
+        return social(name, words)
     if name not in SUBCOMMANDS:
         return Usage(f"`{shown(head)}` is not a command; {cmd('help')} lists them.")
     if name in NO_ARGUMENTS and words:
@@ -115,6 +121,68 @@ def start(words: tuple[str, ...] | list[str]) -> rq.Start | Usage:
         topic=options.get("topic"),
         difficulty=options.get("difficulty"),
         count=int(count) if count is not None else None,
+    )
+
+
+def social(name: str, words: tuple[str, ...]) -> Parsed:
+    """Read `race ...`, `race stop`, `leaderboard [week|month|all] [pack]`, `privacy leaderboard on|off`."""
+    if name == "race":
+        if words and words[0].lower() == "stop":
+            return rq.RaceStop() if len(words) == 1 else Usage(f"{cmd('race stop')} takes no arguments.")
+        return race(words)
+    if name == "leaderboard":
+        period = pack = None
+        for word in words:
+            if word.lower() in PERIOD_WORDS and period is None:
+                period = word.lower()
+            elif pack is None:
+                pack = word.removeprefix("pack:")
+            else:
+                return Usage(f"{cmd('leaderboard')} takes a period (`week`, `month` or `all`) and a pack at most.")
+        return rq.Leaderboard(period=period, pack=pack)
+    lowered = [w.lower() for w in words]
+    if len(lowered) != 2 or lowered[0] != "leaderboard" or lowered[1] not in ("on", "off"):
+        return Usage(f"Use {cmd('privacy leaderboard off')} to hide yourself, {cmd('privacy leaderboard on')} to show up again.")
+    return rq.Privacy(visible=lowered[1] == "on")
+
+
+def race(words: tuple[str, ...] | list[str]) -> rq.RaceStart | Usage:
+    """Read `[pack] [topic] [difficulty] [rounds] [seconds]`: numbers are rounds then seconds, in order.
+
+    `pack:`, `topic:`, `difficulty:`, `rounds:` and `seconds:` may be named instead.
+    """
+    options: dict[str, str] = {}
+    names: list[str] = []
+    numbers: list[str] = []
+    for word in words:
+        key, sep, value = word.partition(":")
+        if sep and key.lower() in RACE_KEYS:
+            if not value:
+                return Usage(f"`{shown(key)}:` needs a value.")
+            options[key.lower()] = value
+        elif sep:
+            return Usage(f"`{shown(key)}` is not an option of {cmd('race')}; use `pack:`, `topic:`, `difficulty:`, `rounds:` or `seconds:`.")
+        elif word.isdigit():
+            numbers.append(word)
+        elif word.lower() in DIFFICULTIES and "difficulty" not in options:
+            options["difficulty"] = word.lower()
+        else:
+            names.append(word)
+    if len(names) > 2 or len(numbers) > 2:
+        return Usage(f"{cmd('race')} takes `[pack] [topic] [difficulty] [rounds] [seconds]`, as in {cmd('race')} `pytorch-basics 5 20`.")
+    for key, value in zip(("pack", "topic"), names, strict=False):
+        options.setdefault(key, value)
+    for key, value in zip(("rounds", "seconds"), numbers, strict=False):
+        options.setdefault(key, value)
+    for key in ("rounds", "seconds"):
+        if key in options and not options[key].isdigit():
+            return Usage(f"`{key}` must be a whole number; you gave `{shown(options[key])}`.")
+    return rq.RaceStart(
+        pack=options.get("pack"),
+        topic=options.get("topic"),
+        difficulty=options.get("difficulty"),
+        rounds=int(options["rounds"]) if "rounds" in options else None,
+        seconds=int(options["seconds"]) if "seconds" in options else None,
     )
 
 

@@ -74,6 +74,7 @@ class Current:
 class Stats:
     user_id: str | None = None
     name: str | None = None
+    picture: bool = True  # False: the text only (Slack's App Home, which cannot show it)
 
 
 @dataclass(frozen=True)
@@ -114,9 +115,46 @@ class PackRemove:
     confirmed: bool = False
 
 
+# --- the social side: races in a channel, leaderboards (clicks on a race arrive as `Act` with an `rc:` id)
+
+
+@dataclass(frozen=True)
+class RaceStart:
+    """`/quiz race [pack] [topic] [difficulty] [rounds] [seconds]`: a race in the actor's channel."""
+
+    pack: str | None = None
+    topic: str | None = None
+    difficulty: str | None = None
+    rounds: int | None = None
+    seconds: int | None = None
+
+
+@dataclass(frozen=True)
+class RaceStop:
+    """`/quiz race stop`: stop the channel's race (its starter or an admin)."""
+
+
+@dataclass(frozen=True)
+class Leaderboard:
+    """`/quiz leaderboard [week|month|all] [pack]`."""
+
+    period: str | None = None
+    pack: str | None = None
+
+
+@dataclass(frozen=True)
+class Privacy:
+    """`/quiz privacy leaderboard on|off`."""
+
+    visible: bool
+
+
+SocialRequest = RaceStart | RaceStop | Leaderboard | Privacy
+
 Request = (
     Start | Act | Submit | OpenAnswer | Hint | Skip | Stop | Current | Stats | Packs | Help | RunCode | PackLoad
     | PackEnable | PackRemove
+    | SocialRequest
 )
 
 RUNNING = "⏳ Running your code in the sandbox…"

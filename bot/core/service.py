@@ -7,10 +7,12 @@ The service only wires the parts together and dispatches; each rule lives in one
 - `flow.py`       a quiz from start to summary; the item rules come from `items/`
 - `views.py`      stats and the pack list
 - `admin.py`      who is an admin; loading, enabling and removing packs
+- `race/`         races in a channel, leaderboards and the stats picture (`races`, `social`)
 """
 
 from __future__ import annotations
 
+import logging
 import random
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
@@ -30,7 +32,10 @@ from .items.report import run_report
 from .model import Actor, ImportReport, Owner, PackInfo, Session
 from .packs import Pack
 from .ports import Clock, CodeRunner, Repository, RunRequest
+from .race import RaceService, SocialService, is_race_action, with_image
 from .replies import Button, Message, Reply, Text, Tone, notice
+
+log = logging.getLogger(__name__)
 
 Handler = Callable[[Actor, Any], Awaitable[Reply]]
 
@@ -47,8 +52,12 @@ class QuizService:
         admins: frozenset[str] = frozenset(),
         rng: random.Random | None = None,
         session_ttl: timedelta = timedelta(hours=24),
+        races: RaceService | None = None,
+        social: SocialService | None = None,
     ) -> None:
         self._repo = repository
+        self.races = races  # None: this process has no race store (races are refused politely)
+        self.social = social
         self._runner = runner
         self._clock = clock
         self.catalogue = Catalogue(repository)
@@ -75,7 +84,7 @@ class QuizService:
             rq.Skip: self._on_current(ax.SKIP),
             rq.Stop: self._on_current(ax.STOP),
             rq.Current: self._current,
-            rq.Stats: lambda actor, r: self.views.stats(actor, user_id=r.user_id, name=r.name),
+            rq.Stats: self._stats,
             rq.Packs: lambda actor, r: self.views.packs(actor),
             rq.Help: self._help,
             rq.RunCode: self._run_code,
@@ -84,6 +93,14 @@ class QuizService:
             ),
             rq.PackEnable: lambda actor, r: self.pack_admin.set_enabled(actor, r.pack, r.enabled),
             rq.PackRemove: lambda actor, r: self.pack_admin.remove(actor, r.pack, confirmed=r.confirmed),
+            rq.RaceStart: lambda actor, r: self._racing().start(
+                actor, pack=r.pack, topic=r.topic, difficulty=r.difficulty, rounds=r.rounds, seconds=r.seconds
+            ),
+            rq.RaceStop: lambda actor, r: self._racing().stop(actor),
+            rq.Leaderboard: lambda actor, r: self._boards().leaderboard(
+                actor, period=r.period, pack=r.pack, mention=mention_for(actor.platform), picture=actor.platform == "console"
+            ),
+            rq.Privacy: lambda actor, r: self._boards().privacy(actor, visible=r.visible),
         }
 
     # ----------------------------------------------------------------- the one entry
@@ -121,6 +138,8 @@ class QuizService:
         return Reply(messages=(message,))
 
     async def _act(self, actor: Actor, request: rq.Act) -> Reply:
+        if is_race_action(request.action):
+            return await self._racing().act(actor, request.action, request.values)
         parsed = ax.parse(request.action)
         if parsed is None:
             raise QuizError("That button is not one of this bot's.")
@@ -172,6 +191,28 @@ class QuizService:
         session = await self.gate.find(actor)
         return await self.flow.current(session)
 
+    async def _stats(self, actor: Actor, request: rq.Stats) -> Reply:
+        """The stats text, with the progress picture after it when pictures are set up (text stays first)."""
+        reply = await self.views.stats(actor, user_id=request.user_id, name=request.name)
+        if self.social is None or not request.picture or not reply.messages:
+            return reply
+        try:
+            image = await self.social.progress_picture(actor, user_id=request.user_id, who=request.name)
+        except Exception:  # the text answers on its own when the picture fails
+            log.exception("the progress picture failed")
+            return reply
+        return replace(reply, messages=(with_image(reply.messages[0], image), *reply.messages[1:]))
+
+    def _racing(self) -> RaceService:
+        if self.races is None:
+            raise QuizError("Races are not set up in this process.")
+        return self.races
+
+    def _boards(self) -> SocialService:
+        if self.social is None:
+            raise QuizError("Leaderboards are not set up in this process.")
+        return self.social
+
     async def _help(self, actor: Actor, request: rq.Help) -> Reply:
         return Reply(messages=(render.help_message(),))
 
@@ -203,6 +244,15 @@ class QuizService:
                 return
             session.anchor.update(anchor)
             await self.gate.save(session)
+
+    async def race_anchor(self, race_id: str, **anchor: str) -> None:
+        """Remember where a race's current round was posted, so its closing can edit that message."""
+        if self.races is not None:
+            await self.races.set_anchor(race_id, dict(anchor))
+
+    async def leaderboard_rank(self, actor: Actor) -> int | None:
+        """The learner's place by points this week (Slack App Home); None when hidden, absent or off."""
+        return await self.social.rank(actor) if self.social is not None else None
 
     async def enabled_packs(self, scope: str) -> list[PackInfo]:
         return await self.catalogue.enabled(scope)
@@ -268,6 +318,13 @@ class QuizService:
 
     async def set_enabled(self, actor: Actor, pack_id: str, enabled: bool) -> Reply:
         return await self.handle(actor, rq.PackEnable(pack_id, enabled))
+
+
+def mention_for(platform: str) -> Callable[[str], str]:
+    """How a leaderboard names a person: a mention on Discord and Slack (both read `<@id>`), else the id."""
+    if platform in ("discord", "slack"):
+        return lambda user_id: f"<@{user_id}>"
+    return lambda user_id: user_id
 
 
 def error_reply(exc: QuizError) -> Reply:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-
 from typing import Protocol
 
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine

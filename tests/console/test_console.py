@@ -6,6 +6,7 @@ import asyncio
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKS = ROOT / "tests" / "fixtures" / "packs"
@@ -149,3 +150,24 @@ async def test_run_a_snippet(tmp_path: Path) -> None:
     screen = await terminal.send("```")
     assert "10" in screen
     await terminal.close()
+
+
+async def test_stats_and_leaderboard_save_their_pictures_and_say_where(tmp_path: Path, monkeypatch: Any) -> None:
+    monkeypatch.setenv("TMPDIR", str(tmp_path))  # the terminal saves pictures under the temporary folder
+    terminal = await open_terminal(tmp_path)
+    screen = await terminal.send("start demo count:1")
+    await answer_current(terminal, screen)
+    stats = await terminal.send("stats")
+    assert "1 attempts" in stats or "1 attempt" in stats
+    assert "saved to" in stats
+    board = await terminal.send("leaderboard week")
+    assert "Leaderboard this week" in board and "you" in board and "saved to" in board
+    race = await terminal.send("race demo 3")
+    assert "Races run in a channel" in race
+    hidden = await terminal.send("privacy leaderboard off")
+    assert "hidden" in hidden.lower() or "hide" in hidden.lower()
+    assert "Nobody is on the leaderboard" in await terminal.send("leaderboard")
+    await terminal.send("quit")
+    assert await terminal.close() == 0
+    saved = sorted((tmp_path / "quizbot-pictures").glob("*.png"))
+    assert len(saved) == 2 and all(p.read_bytes().startswith(b"\x89PNG\r\n\x1a\n") for p in saved)

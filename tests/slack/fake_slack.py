@@ -52,6 +52,8 @@ class FakeSlack:
         self.homes: dict[str, dict[str, Any]] = {}
         self.files: dict[str, tuple[dict[str, Any], bytes]] = {}
         self.downloads: list[tuple[str, bool]] = []  # (file id, bot token sent)
+        self.pending_uploads: dict[str, dict[str, Any]] = {}  # files upload v2: URL issued, not completed
+        self.uploads: dict[str, bytes] = {}  # bytes POSTed to an upload URL, by file id
         self.closed_channels: set[str] = set()
         self.socket_received: list[dict[str, Any]] = []
         self._script: dict[str, list[Scripted]] = {}
@@ -64,6 +66,7 @@ class FakeSlack:
         app.router.add_route("*", "/api/{method}", self._api)
         app.router.add_get("/files-pri/{id}/download/{name}", self._file)
         app.router.add_post("/respond/{n}", self._respond)
+        app.router.add_post("/upload/v1/{id}", self._upload)
         app.router.add_get("/socket-mode", self._socket_mode)
         self.server = TestServer(app, host="127.0.0.1")
 
@@ -173,6 +176,7 @@ class FakeSlack:
             problems.append("text longer than 40,000 characters")
         if not blocks and not text:
             return self._error(method, "no_text")
+        problems += self._image_problems(blocks or [])
         if problems:
             return self._error(method, "invalid_blocks", errors=problems)
         if args.get("channel") in self.closed_channels:  # set by the test: not a mistake of the bot's
@@ -237,6 +241,72 @@ class FakeSlack:
         if found is None:
             return self._error("files.info", "file_not_found")
         return self._ok(file=found[0])
+
+    # files upload v2: files.getUploadURLExternal, a POST of the bytes to the URL it gave,
+    # files.completeUploadExternal (without channel_id the file stays private to the app)
+
+    def _m_files_getUploadURLExternal(self, args: dict[str, Any]) -> web.Response:
+        filename, length = str(args.get("filename") or ""), str(args.get("length") or "")
+        if not filename or not length.isdigit() or int(length) <= 0:
+            return self._error("files.getUploadURLExternal", "invalid_arguments")
+        file_id = f"F{next(self._ids):05d}"
+        self.pending_uploads[file_id] = {"name": filename, "length": int(length)}
+        return self._ok(upload_url=f"{self.base}/upload/v1/{file_id}", file_id=file_id)
+
+    async def _upload(self, request: web.Request) -> web.Response:
+        file_id = request.match_info["id"]
+        data = await request.read()
+        pending = self.pending_uploads.get(file_id)
+        self._changed.set()
+        if pending is None or len(data) != pending["length"]:
+            self.errors.append(("upload_url", file_id, len(data)))
+            return web.Response(status=400, text="bad upload")
+        self.uploads[file_id] = data
+        return web.Response(text=f"OK - {len(data)}")
+
+    def _m_files_completeUploadExternal(self, args: dict[str, Any]) -> web.Response:
+        files = _decoded(args.get("files"))
+        if not isinstance(files, list) or not files:
+            return self._error("files.completeUploadExternal", "invalid_arguments")
+        done = []
+        for entry in files:
+            file_id = str(entry.get("id", ""))
+            if file_id not in self.uploads or file_id not in self.pending_uploads:
+                return self._error("files.completeUploadExternal", "file_not_found")
+            pending = self.pending_uploads.pop(file_id)
+            name = pending["name"]
+            info = {
+                "id": file_id,
+                "name": name,
+                "title": entry.get("title") or name,
+                "mimetype": "image/png" if name.lower().endswith(".png") else "application/octet-stream",
+                "filetype": name.rsplit(".", 1)[-1].lower(),
+                "size": len(self.uploads[file_id]),
+                "user": "UBOT",
+                "channels": [str(args["channel_id"])] if args.get("channel_id") else [],
+                "url_private": f"{self.base}/files-pri/{file_id}/{name}",
+                "url_private_download": f"{self.base}/files-pri/{file_id}/download/{name}",
+            }
+            self.files[file_id] = (info, self.uploads[file_id])
+            done.append({"id": file_id, "title": info["title"]})
+        return self._ok(files=done)
+
+    def _image_problems(self, blocks: list[Any]) -> list[str]:
+        """An image block showing a Slack file needs an uploaded image (png, jpg, gif) and alt text."""
+        problems = []
+        for n, block in enumerate(blocks):
+            if not isinstance(block, dict) or block.get("type") != "image":
+                continue
+            if not block.get("alt_text"):
+                problems.append(f"blocks[{n}]: an image needs alt_text")
+            slack_file = block.get("slack_file")
+            if slack_file is None and not block.get("image_url"):
+                problems.append(f"blocks[{n}]: an image needs image_url or slack_file")
+            if isinstance(slack_file, dict):
+                found = self.files.get(str(slack_file.get("id", "")))
+                if found is None or found[0]["filetype"] not in ("png", "jpg", "jpeg", "gif"):
+                    problems.append(f"blocks[{n}].slack_file: no such image file")
+        return problems
 
     def _m_apps_connections_open(self, args: dict[str, Any]) -> web.Response:
         return self._ok(url=self.base.replace("http://", "ws://") + "/socket-mode")

@@ -1,7 +1,8 @@
 """A quiz in the terminal.
 
 Commands: start [pack] [topic:T] [difficulty:D] [count:N], hint, skip, stop, stats, packs, run,
-help, quit. While a question is open: a letter (or several, for select-all), numbers for
+leaderboard [week|month|all] [pack], privacy leaderboard on|off, help, quit. Pictures (stats,
+leaderboard) are saved as PNG files and their paths printed. While a question is open: a letter (or several, for select-all), numbers for
 blank menus, a typed answer, or code pasted and ended by a line holding only ``` or by end of input.
 """
 
@@ -9,7 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import tempfile
 from dataclasses import replace
+from pathlib import Path
 from typing import TextIO
 
 from rich.console import Console
@@ -22,11 +25,13 @@ from .render import render_message
 
 ACTOR = Actor(platform="console", scope="local", user_id="you", name="you", is_admin=True)
 PROMPT = "quiz> "
+PICTURES = Path(tempfile.gettempdir()) / "quizbot-pictures"  # where `stats` and `leaderboard` save pictures
 
 
 class ConsoleFrontEnd:
-    def __init__(self, service: QuizService, *, stdin: TextIO, console: Console) -> None:
+    def __init__(self, service: QuizService, *, stdin: TextIO, console: Console, pictures: Path = PICTURES) -> None:
         self.service = service
+        self.pictures = pictures
         self.stdin = stdin
         self.console = console
         self.current: Message | None = None  # the open item, whose controls we translate input into
@@ -63,7 +68,7 @@ class ConsoleFrontEnd:
             if update.kind == "item" and any(not c.disabled for c in update.controls()):
                 self.current = update
         for message in reply.messages:
-            render_message(self.console, message)
+            render_message(self.console, message, pictures=self.pictures)
             if message.kind == "item":
                 self.current = message
             elif message.kind == "summary":
@@ -171,6 +176,14 @@ class ConsoleFrontEnd:
                 return
         await self.call(rq.Act(check.action))
 
+    async def social(self, command: str, rest: list[str]) -> None:
+        """`leaderboard`, `privacy leaderboard on|off`, and `race` (which says races run in a channel)."""
+        parsed = commands.parse(" ".join([command, *rest]))
+        if isinstance(parsed, commands.Usage):
+            self.show(notice(parsed.problem))
+        elif not isinstance(parsed, commands.PackLoadAsked):
+            await self.call(parsed)
+
     async def loop(self) -> int:
         self.console.print("[bold]QuizBot[/bold] in the terminal. Type [bold]start[/bold] to begin, [bold]help[/bold] for commands.")
         try:
@@ -210,6 +223,8 @@ class ConsoleFrontEnd:
                     await self.call(parsed)
                 if command == "help":
                     self.console.print("[dim]Here: type the commands without /quiz; `quit` leaves.[/dim]")
+            elif command in commands.SOCIAL_SUBCOMMANDS:
+                await self.social(command, rest)
             elif self.current is not None:
                 await self.answer(line)
             else:
@@ -217,6 +232,8 @@ class ConsoleFrontEnd:
         return 0
 
 
-async def run_console(service: QuizService, *, stdin: TextIO | None = None, console: Console | None = None) -> int:
-    front = ConsoleFrontEnd(service, stdin=stdin or sys.stdin, console=console or Console(highlight=False))
+async def run_console(
+    service: QuizService, *, stdin: TextIO | None = None, console: Console | None = None, pictures: Path = PICTURES
+) -> int:
+    front = ConsoleFrontEnd(service, stdin=stdin or sys.stdin, console=console or Console(highlight=False), pictures=pictures)
     return await front.loop()

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import re
+import time
+from pathlib import Path
+
 from rich.console import Console, Group, RenderableType
 from rich.markdown import Markdown
 from rich.panel import Panel
@@ -13,7 +17,8 @@ from bot.core.replies import Button, Code, Fields, Image, Message, Select, Text,
 COLOURS = {Tone.INFO: "blue", Tone.SUCCESS: "green", Tone.FAILURE: "red", Tone.WARNING: "yellow", Tone.ERROR: "red"}
 
 
-def render_message(console: Console, message: Message) -> None:
+def render_message(console: Console, message: Message, *, pictures: Path | None = None) -> None:
+    """Print one message; a picture is saved under `pictures` (when given) and its path printed."""
     body: list[RenderableType] = []
     for part in message.parts:
         if isinstance(part, Text):
@@ -26,13 +31,27 @@ def render_message(console: Console, message: Message) -> None:
                 table.add_row(name, value)
             body.append(table)
         elif isinstance(part, Image):
-            body.append(Markdown(f"_(image: {part.alt or part.filename})_"))
+            saved = save_picture(part, pictures) if pictures is not None else None
+            where = f"saved to {saved}" if saved is not None else "not saved"
+            body.append(Markdown(f"_(picture: {part.alt or part.filename}; {where})_"))
     controls = _controls(message)
     if controls:
         body.append(Markdown(controls))
     console.print(
         Panel(Group(*body), title=message.title, subtitle=message.footer, border_style=COLOURS[message.tone], expand=False)
     )
+
+
+def save_picture(image: Image, folder: Path) -> Path | None:
+    """Write a picture to `folder` under a fresh name; return its path (None when it cannot be written)."""
+    stem = re.sub(r"[^A-Za-z0-9._-]", "_", Path(image.filename).name)[:80] or "picture.png"
+    path = folder / f"{time.strftime('%Y%m%d-%H%M%S')}-{time.monotonic_ns() % 1_000_000:06d}-{stem}"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(image.data)
+    except OSError:
+        return None
+    return path
 
 
 def spell(markdown: str) -> str:

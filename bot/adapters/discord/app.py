@@ -11,12 +11,13 @@ from discord import app_commands
 from discord.gateway import DiscordWebSocket
 
 from bot.core import QuizService
+from bot.core.race import ChannelPost
 
 from .api import SettingsStore, install_redaction, invite_url, sync_commands, use_api
 from .commands import build_quiz_group
-from .deliver import APOLOGY
+from .deliver import APOLOGY, post_race
 from .inbound import Inbound
-from .origin import PageButton, QuizControl
+from .origin import PageButton, QuizControl, RaceControl
 
 if TYPE_CHECKING:
     from bot.app import App
@@ -57,7 +58,7 @@ class QuizBotClient(discord.Client):
 
     async def setup_hook(self) -> None:
         install_redaction(self.http.token or "")
-        self.add_dynamic_items(QuizControl, PageButton)
+        self.add_dynamic_items(QuizControl, RaceControl, PageButton)
         if self.api_url:
             # Another Discord API (tests, a proxy) also names the gateway to connect to.
             _, url, _ = await self.http.get_bot_gateway()
@@ -78,6 +79,13 @@ class QuizBotClient(discord.Client):
 
     async def on_message(self, message: discord.Message) -> None:
         await self.handler.message(message)
+
+    async def publish_race(self, post: ChannelPost) -> None:
+        """Post a race's reveal and next round (or final table) to its channel: the race service's port."""
+        async def remember(race_id: str, anchor: dict[str, str]) -> None:
+            await self.handler.service.race_anchor(race_id, **anchor)
+
+        await post_race(self, post, remember)
 
     async def on_error(self, event_method: str, /, *args: Any, **kwargs: Any) -> None:
         log.exception("error in the Discord event %s", event_method)
@@ -102,13 +110,16 @@ class QuizBotClient(discord.Client):
 
 
 def create_client(app: App, settings: Settings, *, message_content: bool = True) -> QuizBotClient:
-    return QuizBotClient(
+    client = QuizBotClient(
         service=app.service,
         settings_store=app.repository,
         guild_ids=list(settings.discord_guild_ids),
         api_url=settings.discord_api_url,
         message_content=message_content,
     )
+    if app.outbox is not None:
+        app.outbox.attach("discord", client.publish_race)  # races post their rounds through this client
+    return client
 
 
 async def run_discord(app: App, settings: Settings) -> None:

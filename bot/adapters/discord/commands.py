@@ -9,6 +9,15 @@ from discord import app_commands
 
 from bot.core import requests as rq
 from bot.core.packs import DIFFICULTIES
+from bot.core.race import (
+    PERIODS,
+    ROUNDS_DEFAULT,
+    ROUNDS_MAX,
+    ROUNDS_MIN,
+    SECONDS_DEFAULT,
+    SECONDS_MAX,
+    SECONDS_MIN,
+)
 
 from .inbound import Inbound
 from .origin import RUN_FORM_ID
@@ -131,4 +140,58 @@ def build_quiz_group(inbound: Inbound) -> app_commands.Group:
     async def remove(interaction: Interaction, pack: str) -> None:
         await inbound.handle(interaction, rq.PackRemove(pack))
 
+    add_social_commands(quiz, inbound, pack_names, topic_names)
     return quiz
+
+
+Complete = Any  # an autocomplete callback of the group above
+
+
+def add_social_commands(quiz: app_commands.Group, inbound: Inbound, pack_names: Complete, topic_names: Complete) -> None:
+    """Add `/quiz race start|stop`, `/quiz leaderboard` and `/quiz privacy` to `/quiz`.
+
+    Races are a group (`start`, `stop`): Discord cannot have a `race` subcommand beside a `race` group.
+    A race start and its stop are public in the channel; answers and errors are private.
+    """
+    race_group = app_commands.Group(name="race", description="A race in this channel: everyone answers the same items", parent=quiz)
+
+    @race_group.command(name="start", description="Start a race in this channel; members join by answering")
+    @app_commands.describe(
+        pack="Which pack (default: every pack enabled here)",
+        topic="Only this topic",
+        difficulty="Only this difficulty",
+        rounds=f"How many rounds ({ROUNDS_MIN}-{ROUNDS_MAX}, default {ROUNDS_DEFAULT})",
+        seconds=f"Seconds per round ({SECONDS_MIN}-{SECONDS_MAX}, default {SECONDS_DEFAULT})",
+    )
+    @app_commands.choices(difficulty=[app_commands.Choice(name=d, value=d) for d in DIFFICULTIES])
+    @app_commands.autocomplete(pack=pack_names, topic=topic_names)
+    async def race_start(
+        interaction: Interaction,
+        pack: str | None = None,
+        topic: str | None = None,
+        difficulty: app_commands.Choice[str] | None = None,
+        rounds: app_commands.Range[int, ROUNDS_MIN, ROUNDS_MAX] | None = None,
+        seconds: app_commands.Range[int, SECONDS_MIN, SECONDS_MAX] | None = None,
+    ) -> None:
+        level = difficulty.value if difficulty is not None else None
+        request = rq.RaceStart(pack=pack, topic=topic, difficulty=level, rounds=rounds, seconds=seconds)
+        await inbound.handle(interaction, request)
+
+    @race_group.command(name="stop", description="Stop this channel's race (its starter or an admin)")
+    async def race_stop(interaction: Interaction) -> None:
+        await inbound.handle(interaction, rq.RaceStop())
+
+    @quiz.command(name="leaderboard", description="This server's leaderboard by points and by accuracy")
+    @app_commands.describe(period="This week (default), this month or all time", pack="Only this pack")
+    @app_commands.choices(period=[app_commands.Choice(name=p, value=p) for p in PERIODS])
+    @app_commands.autocomplete(pack=pack_names)
+    async def leaderboard(
+        interaction: Interaction, period: app_commands.Choice[str] | None = None, pack: str | None = None
+    ) -> None:
+        await inbound.handle(interaction, rq.Leaderboard(period=period.value if period else None, pack=pack))
+
+    @quiz.command(name="privacy", description="Show or hide yourself on leaderboards")
+    @app_commands.describe(leaderboard="on: you are shown; off: you are hidden")
+    @app_commands.choices(leaderboard=[app_commands.Choice(name=w, value=w) for w in ("on", "off")])
+    async def privacy(interaction: Interaction, leaderboard: app_commands.Choice[str]) -> None:
+        await inbound.handle(interaction, rq.Privacy(visible=leaderboard.value == "on"))

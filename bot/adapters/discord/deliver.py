@@ -10,11 +10,13 @@ from __future__ import annotations
 import logging
 import time
 from collections import OrderedDict
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
 import discord
 
+from bot.core.race import ChannelPost
 from bot.core.replies import InputRequest, Message, Reply, Text, Tone
 
 from .render import Rendered, page_of, render, render_modal, render_notice
@@ -98,6 +100,7 @@ class Responder:
         self.placeholder: int | None = None  # a "working on it" follow-up to replace with the answer
         self.original_note = False  # the command's first answer is a "working on it" note to replace
         self.sent: list[tuple[Message, int | None]] = []
+        self.public = False  # the answer is for the channel (a race, a leaderboard): defer in public
 
     # ------------------------------------------------------------------ acknowledgement
 
@@ -141,7 +144,7 @@ class Responder:
                 await response.send_message(ephemeral=self.ephemeral(True), **note.send_kwargs())
                 self.original_note = True
             else:
-                await response.defer(thinking=True, ephemeral=self.ephemeral(True))
+                await response.defer(thinking=True, ephemeral=self.ephemeral(not self.public))
         except discord.HTTPException as exc:
             log.warning("could not acknowledge an interaction (%s %s)", exc.status, exc.code)
 
@@ -328,6 +331,32 @@ class ChannelResponder:
             await self.message.channel.send(**render(render_notice_message(APOLOGY)).send_kwargs())
         except discord.HTTPException:
             log.exception("could not even apologise for an error")
+
+
+RaceAnchor = Callable[[str, dict[str, str]], Awaitable[None]]  # (race id, where its round was posted)
+
+
+async def post_race(client: discord.Client, post: ChannelPost, remember: RaceAnchor) -> None:
+    """Post a race's round end to its channel with the bot's own token: no interaction is left to use.
+
+    The closed round's message is edited first (its buttons disabled, the answer marked), then the
+    reveal and the next round or the final table are sent; the new round's message is remembered.
+    """
+    channel = client.get_partial_messageable(int(post.channel_id))
+    message_id = post.anchor.get("message_id")
+    if post.closed_round is not None and message_id and message_id.isdigit():
+        try:
+            await channel.get_partial_message(int(message_id)).edit(**render(post.closed_round).edit_kwargs())
+        except discord.HTTPException as exc:
+            log.info("could not close a race round's message (%s %s)", exc.status, exc.code)
+    for number, message in enumerate(post.messages):
+        try:
+            sent = await channel.send(**render(message).send_kwargs())
+        except discord.HTTPException as exc:
+            log.warning("could not post to a race's channel (%s %s)", exc.status, exc.code)
+            return
+        if post.next_round is not None and number == len(post.messages) - 1:
+            await remember(post.race_id, {"channel_id": post.channel_id, "message_id": str(sent.id)})
 
 
 class _Expired(Exception):

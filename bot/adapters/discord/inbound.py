@@ -19,7 +19,7 @@ from bot.core.replies import Button, InputRequest, Select
 from . import limits as lim
 from .api import SettingsStore
 from .deliver import ChannelResponder, ItemRefs, Responder
-from .origin import PLATFORM, RUN_FORM_ID, actor_of, is_quiz_id, message_ids, modal_text
+from .origin import PLATFORM, RUN_FORM_ID, actor_of, is_quiz_id, is_race_id, message_ids, modal_text
 from .render import render_modal
 
 log = logging.getLogger(__name__)
@@ -27,6 +27,7 @@ log = logging.getLogger(__name__)
 ACK_WITHIN = 2.0  # seconds; Discord wants an answer within 3
 MAX_CODE_FILE_BYTES = 1024 * 1024  # the core refuses long code itself; this only caps the download
 MAX_LEARNER_LOCKS = 10_000
+PUBLIC_REQUESTS = (rq.RaceStart, rq.RaceStop, rq.Leaderboard)  # answered in the channel, for everyone
 
 
 class Inbound:
@@ -71,6 +72,7 @@ class Inbound:
         shown meanwhile (and edited with progress).
         """
         responder = Responder(interaction, self.refs)
+        responder.public = isinstance(request, PUBLIC_REQUESTS)
         actor = self.actor(interaction)
         try:
             async with self._learner(actor):
@@ -92,6 +94,8 @@ class Inbound:
             await responder.apologise()
             return
         await self._anchor(interaction, [m for m, _ in responder.sent])
+        if isinstance(request, rq.RaceStart):
+            await self._race_anchor(interaction, responder.sent)
 
     async def _within_ack(self, responder: Responder, work: Awaitable[Reply]) -> Reply:
         task = asyncio.ensure_future(work)
@@ -113,7 +117,7 @@ class Inbound:
         text = modal_text(data)
         if custom_id == RUN_FORM_ID:
             await self.handle(interaction, rq.RunCode(text))
-        elif is_quiz_id(custom_id):
+        elif is_quiz_id(custom_id) or is_race_id(custom_id):
             await self.handle(interaction, rq.Act(custom_id, (text,), key=str(interaction.id)), clicked=custom_id)
 
     async def page(self, interaction: discord.Interaction[Any], session_id: str, page: int) -> None:
@@ -260,6 +264,18 @@ class Inbound:
                 )
             except Exception:
                 log.exception("could not remember where a quiz lives")
+
+
+    async def _race_anchor(self, interaction: discord.Interaction[Any], sent: Sequence[tuple[Any, int | None]]) -> None:
+        """Remember the channel message of a new race's first round, so closing the round can edit it."""
+        for message, message_id in sent:
+            if getattr(message, "kind", None) == "item" and message.session_id and message_id is not None:
+                try:
+                    await self.service.race_anchor(
+                        message.session_id, channel_id=str(interaction.channel_id or ""), message_id=str(message_id)
+                    )
+                except Exception:
+                    log.exception("could not remember where a race's round was posted")
 
 
 async def read_code_file(attachment: discord.Attachment) -> str:

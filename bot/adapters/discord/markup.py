@@ -4,10 +4,17 @@ from __future__ import annotations
 
 from bot.core.replies import spell_commands
 
+# Core command names that Discord's command tree spells differently (a group, an option).
+DISCORD_SPELLING = {
+    "race": "race start",
+    "privacy leaderboard off": "privacy leaderboard:off",
+    "privacy leaderboard on": "privacy leaderboard:on",
+}
+
 
 def spell(markdown: str) -> str:
     """`⟦start⟧` -> `/quiz start`, as a code span a learner can copy."""
-    return spell_commands(markdown, lambda name: f"`/quiz {name}`")
+    return spell_commands(markdown, lambda name: f"`/quiz {DISCORD_SPELLING.get(name, name)}`")
 
 
 def fence(code: str, language: str = "python") -> str:

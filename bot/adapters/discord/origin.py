@@ -15,6 +15,7 @@ import discord
 
 from bot.core import Actor
 from bot.core import actions as ax
+from bot.core.race import actions as rx
 
 PLATFORM = "discord"
 
@@ -23,9 +24,17 @@ PAGE_PREFIX = "qzp"  # the adapter's own step buttons: qzp:<session>:<page>
 RUN_FORM_ID = "qzr:run"  # the /quiz run form
 
 
+RACE_ID = re.compile(rf"{re.escape(rx.PREFIX)}:\S+")  # a race's controls: rc:<race>:<round>:<verb>[:<arg>]
+
+
 def is_quiz_id(custom_id: str) -> bool:
     """Say whether a custom_id is one of the core's action ids."""
     return QUIZ_ID.fullmatch(custom_id) is not None
+
+
+def is_race_id(custom_id: str) -> bool:
+    """Say whether a custom_id is a race control's action id (it goes to the core like a quiz's)."""
+    return RACE_ID.fullmatch(custom_id) is not None
 
 
 class Clicks(Protocol):
@@ -102,6 +111,20 @@ class QuizControl(discord.ui.DynamicItem[discord.ui.Item[Any]], template=QUIZ_ID
     async def from_custom_id(
         cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> QuizControl:
+        return cls(item)
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        values = list(getattr(self.item, "values", []) or [])
+        await _handler(interaction).component(interaction, self.custom_id, values)
+
+
+class RaceControl(discord.ui.DynamicItem[discord.ui.Item[Any]], template=RACE_ID):
+    """Any race button or menu in a channel: its custom_id goes to the core unchanged, with the chosen values."""
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> RaceControl:
         return cls(item)
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:

@@ -14,7 +14,7 @@ from bot.core.replies import Button, Code, Control, Fields, Image, InputRequest,
 
 from . import limits as lim
 from .markup import fence, plain, spell
-from .origin import PageButton, QuizControl, is_quiz_id
+from .origin import PageButton, QuizControl, RaceControl, is_quiz_id, is_race_id
 
 log = logging.getLogger(__name__)
 
@@ -258,7 +258,7 @@ def _item(
         return PageButton(
             discord.ui.Button(label=label, style=discord.ButtonStyle.secondary, custom_id=custom_id), row=row
         )
-    if lim.size(control.action) > lim.CUSTOM_ID or not is_quiz_id(control.action):
+    if lim.size(control.action) > lim.CUSTOM_ID or not (is_quiz_id(control.action) or is_race_id(control.action)):
         log.warning("control %r has an action id Discord cannot carry; left out", control.action[:40])
         return None
     if isinstance(control, Button):
@@ -271,7 +271,7 @@ def _item(
             disabled=control.disabled,
             custom_id=control.action,
         )
-        return QuizControl(button, row=row)
+        return RaceControl(button, row=row) if is_race_id(control.action) else QuizControl(button, row=row)
     options = control.options
     if not options:
         log.warning("menu %r has no options; left out", control.action[:40])
@@ -299,4 +299,4 @@ def _item(
         options=select_options,
         disabled=control.disabled,
     )
-    return QuizControl(select, row=row)
+    return RaceControl(select, row=row) if is_race_id(control.action) else QuizControl(select, row=row)

@@ -23,9 +23,10 @@ from slack_sdk.http_retry.builtin_async_handlers import (
 from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.webhook.async_client import AsyncWebhookClient
 
-from bot.core.replies import Message
+from bot.core.replies import Image, Message
 
-from .render import fallback_text, message_blocks
+from .limits import IMAGE_UPLOAD_MAX
+from .render import Block, fallback_text, message_blocks
 
 log = logging.getLogger("quizbot.slack")
 
@@ -92,12 +93,41 @@ class SlackApi:
             raise SlackCallFailed(method, "connection_failed") from exc
         return dict(response.data) if isinstance(response.data, dict) else {}
 
+    async def blocks(self, message: Message) -> list[Block]:
+        """Render a message; upload its pictures first (files upload v2) so the message shows them.
+
+        A picture that cannot be uploaded is named instead: the text carries the message on its own.
+        """
+        images = [p for p in message.parts if isinstance(p, Image)]
+        if not images:
+            return message_blocks(message)
+        files: dict[str, str] = {}
+        for image in images:
+            try:
+                files[image.filename] = await self.upload_image(image)
+            except SlackCallFailed:
+                log.warning("a picture could not be uploaded; the message names it instead")
+        return message_blocks(message, files=files)
+
+    async def upload_image(self, image: Image) -> str:
+        """Upload a picture privately with files upload v2; return its file id (for an image block)."""
+        if len(image.data) > IMAGE_UPLOAD_MAX:
+            raise SlackCallFailed("files_upload_v2", "the picture is too large")
+        data = await self.call(
+            "files_upload_v2", content=image.data, filename=image.filename, title=image.alt or image.filename
+        )
+        file: dict[str, Any] = data.get("file") or next(iter(data.get("files") or []), {})
+        file_id = str(file.get("id") or "")
+        if not file_id:
+            raise SlackCallFailed("files_upload_v2", "no_file_id")
+        return file_id
+
     async def post(self, place: Place, message: Message) -> str:
         """Post a message; return its ts."""
         args: dict[str, Any] = {
             "channel": place.channel,
             "text": fallback_text(message),
-            "blocks": message_blocks(message),
+            "blocks": await self.blocks(message),
             "unfurl_links": False,
             "unfurl_media": False,
         }
@@ -107,10 +137,10 @@ class SlackApi:
         return str(data.get("ts", ""))
 
     async def update(self, channel: str, ts: str, message: Message) -> None:
-        await self.call("chat.update", channel=channel, ts=ts, text=fallback_text(message), blocks=message_blocks(message))
+        await self.call("chat.update", channel=channel, ts=ts, text=fallback_text(message), blocks=await self.blocks(message))
 
     async def ephemeral(self, channel: str, user: str, message: Message, *, thread_ts: str | None = None) -> None:
-        args: dict[str, Any] = {"channel": channel, "user": user, "text": fallback_text(message), "blocks": message_blocks(message)}
+        args: dict[str, Any] = {"channel": channel, "user": user, "text": fallback_text(message), "blocks": await self.blocks(message)}
         if thread_ts:
             args["thread_ts"] = thread_ts
         await self.call("chat.postEphemeral", **args)
@@ -124,7 +154,7 @@ class SlackApi:
                     "response_type": "ephemeral",
                     "replace_original": False,
                     "text": fallback_text(message),
-                    "blocks": message_blocks(message),
+                    "blocks": await self.blocks(message),
                 }
             )
         except (aiohttp.ClientError, TimeoutError) as exc:

@@ -15,6 +15,7 @@ from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.core.race import Outbox
 from bot.core.service import QuizService
 
 from .api import SlackApi, SlackCallFailed, make_client
@@ -82,17 +83,24 @@ def web_app(bolt: AsyncApp, *, path: str = EVENTS_PATH) -> web.Application:
 
 @asynccontextmanager
 async def slack_front_end(
-    service: QuizService, *, token: str, api_url: str | None, signing_secret: str | None
+    service: QuizService, *, token: str, api_url: str | None, signing_secret: str | None, outbox: Outbox | None = None
 ) -> AsyncIterator[tuple[Inbound, AsyncApp]]:
-    """Open the HTTP session and Web API client, build the front end and its Bolt app; close them after."""
+    """Open the HTTP session and Web API client, build the front end and its Bolt app; close them after.
+
+    With `outbox`, races post their rounds in Slack channels through this front end.
+    """
     async with aiohttp.ClientSession() as http:
         front = Inbound(service=service, api=SlackApi(make_client(token, api_url=api_url, session=http), http, token=token))
+        if outbox is not None:
+            outbox.attach("slack", front.publish_race)
         # Bolt deep-copies its client into every lazy listener's request, so it gets one without a
         # shared aiohttp session; the front end's own calls reuse the session.
         bolt = build_bolt_app(front, make_client(token, api_url=api_url), signing_secret=signing_secret)
         try:
             yield front, bolt
         finally:
+            if outbox is not None:
+                outbox.detach("slack", front.publish_race)
             try:
                 await asyncio.wait_for(front.idle(), DRAIN_SECONDS)
             except TimeoutError:
@@ -108,7 +116,9 @@ async def run_slack(app: App, settings: Settings, port: int = 3000, *, host: str
     secret = settings.slack_signing_secret.get_secret_value() if settings.slack_signing_secret else None
     if app_token is None and secret is None:
         raise RuntimeError("HTTP mode needs SLACK_SIGNING_SECRET (or set SLACK_APP_TOKEN for Socket Mode)")
-    async with slack_front_end(app.service, token=token, api_url=settings.slack_api_url, signing_secret=secret) as (front, bolt):
+    async with slack_front_end(
+        app.service, token=token, api_url=settings.slack_api_url, signing_secret=secret, outbox=app.outbox
+    ) as (front, bolt):
         await _check_token(front.api)
         if app_token is not None:
             await _serve_socket_mode(bolt, app_token)

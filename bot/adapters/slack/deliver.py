@@ -8,6 +8,7 @@ from typing import Any
 
 from bot.core.errors import QuizError
 from bot.core.model import Session
+from bot.core.race import ChannelPost
 from bot.core.replies import Message, Reply, notice
 from bot.core.service import QuizService
 
@@ -69,6 +70,33 @@ class Courier:
                 await self._service.set_anchor(
                     message.session_id, channel=place.channel, thread_ts=place.thread_ts or "", item_ts=ts
                 )
+
+    async def announce(self, origin: Origin, reply: Reply) -> None:
+        """Show a public reply (a race, a leaderboard) in the channel it was asked in; private ones only to the person."""
+        channel = origin.channel
+        if reply.private or not channel or origin.in_dm:
+            await self.tell(origin, reply)
+            return
+        for message in reply.messages:
+            ts = await self._api.post(Place(channel), message)
+            if message.kind == "item" and message.session_id:
+                await self._service.race_anchor(message.session_id, channel=channel, ts=ts)
+
+    async def race_post(self, post: ChannelPost) -> None:
+        """Post a race's round end in its channel: edit the closed round, then the reveal and the next round."""
+        channel, ts = post.anchor.get("channel"), post.anchor.get("ts")
+        if post.closed_round is not None and channel and ts:
+            try:
+                await self._api.update(channel, ts, post.closed_round)
+            except SlackCallFailed:
+                log.info("could not close race %s's round message", post.race_id)
+        for number, message in enumerate(post.messages):
+            try:
+                posted = await self._api.post(Place(post.channel_id), message)
+            except SlackCallFailed:
+                return  # logged by the API; the race goes on
+            if post.next_round is not None and number == len(post.messages) - 1:
+                await self._service.race_anchor(post.race_id, channel=post.channel_id, ts=posted)
 
     async def open(self, origin: Origin, view: dict[str, Any]) -> None:
         if not origin.trigger_id:

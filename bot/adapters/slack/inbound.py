@@ -21,6 +21,7 @@ from bot.core import commands as cm
 from bot.core import requests as rq
 from bot.core.errors import QuizError
 from bot.core.model import Actor
+from bot.core.race import ChannelPost
 from bot.core.replies import Message, Reply, Text, Tone, notice
 from bot.core.service import QuizService, error_reply
 
@@ -60,6 +61,9 @@ ROUTES: dict[type, str] = {
     rq.PackEnable: TELL,
     rq.PackRemove: TELL,
 }
+# The social side: a race's start and stop and the leaderboard are shown to the channel; privacy is private.
+PUBLIC = "public"
+ROUTES.update({rq.RaceStart: PUBLIC, rq.RaceStop: PUBLIC, rq.Leaderboard: PUBLIC, rq.Privacy: TELL})
 ADMIN_REQUESTS = (rq.PackEnable, rq.PackRemove, rq.PackLoad)
 
 
@@ -79,6 +83,8 @@ class Inbound:
         bolt.action(re.compile(r"^qz:"))(ack=self.ack_only, lazy=[self.on_action])
         bolt.action(re.compile(r"^qzh:start"))(ack=self.ack_only, lazy=[self.on_home_start])
         bolt.view_submission(re.compile(r"^qz:"))(ack=self.ack_answer, lazy=[self.on_answer])
+        bolt.action(re.compile(r"^rc:"))(ack=self.ack_only, lazy=[self.on_race_action])
+        bolt.view_submission(re.compile(r"^rc:"))(ack=self.ack_answer, lazy=[self.on_race_answer])
         bolt.view_submission(bk.RUN_CALLBACK)(ack=self.ack_run, lazy=[self.on_run])
         bolt.view_submission(bk.PACK_CALLBACK)(ack=self.ack_pack_load, lazy=[self.on_pack_load])
         bolt.event({"type": "message", "subtype": (None, "file_share")})(ack=self.ack_only, lazy=[self.on_message])
@@ -167,6 +173,10 @@ class Inbound:
             reply = await self.service.handle(actor, request)
             place, item_ts = anchor_of(session)
             await self.courier.deliver(origin, reply, place, update_ts=item_ts)
+        elif route == PUBLIC:
+            if isinstance(request, rq.RaceStart) and origin.in_dm:
+                raise QuizError("Races run in a channel: start one in a workspace channel the bot is in.")
+            await self.courier.announce(origin, await self.service.handle(actor, request))
         elif route == QUIZ:
             reply = await self.service.handle(actor, request)
             if not any(m.kind == "item" for m in reply.messages):
@@ -203,6 +213,36 @@ class Inbound:
                 return
             place = Place(origin.channel, origin.thread_ts) if origin.channel else None
             await self.courier.deliver(origin, reply, place, update_ts=origin.message_ts)
+
+    async def on_race_action(self, body: dict[str, Any]) -> None:
+        """A click or menu choice on a race round in a channel: the answer's note is private."""
+        origin = from_action(body)
+        async with self._job(origin):
+            action = (body.get("actions") or [{}])[0]
+            action_id = str(action.get("action_id", ""))
+            key = f"{origin.user}:{action.get('action_ts', '')}:{action_id}"[:200]
+            reply = await self.service.handle(origin.actor(), rq.Act(action_id, tuple(_action_values(action)), key))
+            if reply.form is not None:
+                await self.courier.deliver(origin, reply, Place(origin.channel) if origin.channel else None)
+            elif reply.private:
+                await self.courier.tell(origin, reply)
+            else:
+                await self.courier.announce(origin, reply)  # Stop race: the final table, for everyone
+
+    async def on_race_answer(self, body: dict[str, Any], view: dict[str, Any]) -> None:
+        """A race's short-answer form was submitted: its callback_id is the race action id."""
+        value = _input_value(view, bk.ANSWER_BLOCK, bk.ANSWER_INPUT)
+        if not value.strip():
+            return  # refused in the acknowledgement
+        origin = from_view(body, bk.read_metadata(view.get("private_metadata")))
+        async with self._job(origin):
+            action = str(view.get("callback_id", ""))
+            reply = await self.service.handle(origin.actor(), rq.Act(action, (value,), key=str(view.get("id") or "") or None))
+            await self.courier.tell(origin, reply)
+
+    async def publish_race(self, post: ChannelPost) -> None:
+        """The race service's port: close the round's message, post the reveal and what comes next."""
+        await self.courier.race_post(post)
 
     async def on_home_start(self, body: dict[str, Any]) -> None:
         """A Start button on the Home tab: a quiz in the learner's direct messages."""
@@ -260,9 +300,11 @@ class Inbound:
         origin = from_event(body)
         async with self._job(origin):
             actor = origin.actor()
-            stats = await self.service.handle(actor, rq.Stats())
+            stats = await self.service.handle(actor, rq.Stats(picture=False))
             packs = await self.service.enabled_packs(actor.scope)
-            await self.api.publish_home(origin.user, bk.home_view(stats.messages[0] if stats.messages else None, packs))
+            rank = await self.service.leaderboard_rank(actor)
+            shown = stats.messages[0] if stats.messages else None
+            await self.api.publish_home(origin.user, bk.home_view(shown, packs, rank=rank))
 
     # ----------------------------------------------------------------- flows
 

@@ -20,6 +20,8 @@ LABEL_MAX = 2000
 INPUT_MAX = 3000
 METADATA_MAX = 3000
 FALLBACK_MAX = 300
+IMAGE_ALT_MAX = 2000  # an image block's alt_text
+IMAGE_UPLOAD_MAX = 1024 * 1024  # a picture the bot uploads (its own PNGs stay under 300 KB)
 PART_SECTIONS_MAX = 3  # one text or code part never takes more than this many sections
 NOTE_ROOM = 80  # characters kept free in a section for a "cut" note
 

@@ -32,6 +32,17 @@ def escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
+def escape_keeping_mentions(text: str) -> str:
+    """Escape like `escape`, but let Slack's own tokens (`<@U123>`, `<#C1>`) through so mentions render."""
+    out, last = [], 0
+    for match in _SLACK_TOKEN.finditer(text):
+        out.append(escape(text[last : match.start()]))
+        out.append(match.group(0))
+        last = match.end()
+    out.append(escape(text[last:]))
+    return "".join(out)
+
+
 def spell(markdown: str) -> str:
     """The core's command names as Slack users type them: `/quiz start`."""
     return spell_commands(markdown, lambda name: f"`/quiz {name}`")

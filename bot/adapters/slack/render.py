@@ -8,7 +8,7 @@ button text 75, button values 2,000, a modal title 24.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from bot.core.model import PackInfo
@@ -22,6 +22,7 @@ from .limits import (
     FIELD_MAX,
     FIELDS_PER_SECTION,
     HEADER_MAX,
+    IMAGE_ALT_MAX,
     INPUT_MAX,
     LABEL_MAX,
     MESSAGE_BLOCKS_MAX,
@@ -36,7 +37,16 @@ from .limits import (
     TEXT_MAX,
     VIEW_BLOCKS_MAX,
 )
-from .markup import clip, code_block, cut_note, escape, split_mrkdwn, to_mrkdwn, to_plain
+from .markup import (
+    clip,
+    code_block,
+    cut_note,
+    escape,
+    escape_keeping_mentions,
+    split_mrkdwn,
+    to_mrkdwn,
+    to_plain,
+)
 
 Block = dict[str, Any]
 
@@ -58,12 +68,21 @@ def mrkdwn_section(text: str) -> Block:
     return {"type": "section", "text": {"type": "mrkdwn", "text": text}}
 
 
+def image_block(file_id: str, alt: str) -> Block:
+    """Show an image the bot uploaded (files upload v2) inside a message, by its Slack file id."""
+    return {"type": "image", "slack_file": {"id": file_id}, "alt_text": clip(alt, IMAGE_ALT_MAX) or "picture"}
+
+
 def context(text: str) -> Block:
     return {"type": "context", "elements": [{"type": "mrkdwn", "text": clip(text, TEXT_MAX)}]}
 
 
-def message_blocks(message: Message, *, limit: int = MESSAGE_BLOCKS_MAX) -> list[Block]:
-    """Render one message: title, parts, controls, footer."""
+def message_blocks(message: Message, *, limit: int = MESSAGE_BLOCKS_MAX, files: Mapping[str, str] | None = None) -> list[Block]:
+    """Render one message: title, parts, controls, footer.
+
+    `files` maps an Image part's filename to the id of the Slack file it was uploaded as; such an
+    image is shown in the message, any other only named.
+    """
     head = title_blocks(message.title)
     body: list[Block] = []
     texts: list[str] = []  # consecutive text and code, packed into as few sections as fit
@@ -74,7 +93,7 @@ def message_blocks(message: Message, *, limit: int = MESSAGE_BLOCKS_MAX) -> list
             continue
         body.extend(pack_sections(texts))
         texts = []
-        body.extend(part_blocks(part))
+        body.extend(part_blocks(part, files))
     body.extend(pack_sections(texts))
     tail = control_blocks(message.rows)
     if message.footer:
@@ -115,12 +134,15 @@ def part_texts(part: Text | Code, *, prefix: str = "") -> list[str]:
     return split_text(code_block(part.code), what="characters of code")
 
 
-def part_blocks(part: object) -> list[Block]:
+def part_blocks(part: object, files: Mapping[str, str] | None = None) -> list[Block]:
     if isinstance(part, Text | Code):
         return pack_sections(part_texts(part))
     if isinstance(part, Fields):
         return field_sections(part.items)
     if isinstance(part, Image):
+        file_id = (files or {}).get(part.filename)
+        if file_id:
+            return [image_block(file_id, part.alt or part.filename)]
         return [context(escape(f"🖼️ {part.alt or part.filename}"))]
     return []
 
@@ -139,7 +161,8 @@ def split_text(text: str, *, what: str = "characters") -> list[str]:
 
 def field_sections(items: Sequence[tuple[str, str]]) -> list[Block]:
     fields = [
-        {"type": "mrkdwn", "text": clip(f"*{escape(to_plain(name))}*\n{to_mrkdwn(value)}", FIELD_MAX)} for name, value in items
+        {"type": "mrkdwn", "text": clip(f"*{escape_keeping_mentions(to_plain(name))}*\n{to_mrkdwn(value)}", FIELD_MAX)}
+        for name, value in items
     ]
     return [{"type": "section", "fields": fields[i : i + FIELDS_PER_SECTION]} for i in range(0, len(fields), FIELDS_PER_SECTION)]
 
@@ -316,10 +339,12 @@ def pack_load_view(meta: str) -> Block:
 # ----------------------------------------------------------------- App Home
 
 
-def home_view(stats: Message | None, packs: Sequence[PackInfo]) -> Block:
-    """The Home tab: the learner's progress and a start button per enabled pack."""
+def home_view(stats: Message | None, packs: Sequence[PackInfo], *, rank: int | None = None) -> Block:
+    """The Home tab: the learner's progress (and leaderboard place) and a start button per enabled pack."""
     head: list[Block] = [{"type": "header", "text": plain("QuizBot", HEADER_MAX)}]
     body: list[Block] = []
+    if rank is not None:
+        body.append(mrkdwn_section(f"🏆 You are *#{rank}* on this workspace's leaderboard this week. See it with `/quiz leaderboard`."))
     if stats is not None:
         body.extend(message_blocks(stats, limit=VIEW_BLOCKS_MAX // 2))
     body.append({"type": "divider"})

@@ -11,9 +11,10 @@ import io
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 from xml.sax.saxutils import escape
 
-from bot.core.packs import AnyQuestion, BlanksQuestion, ChoiceQuestion, CodeQuestion, Pack, ShortQuestion
+from bot.core.packs import AnyQuestion, BlanksQuestion, ChoiceQuestion, Pack, ShortQuestion
 
 from .table import COLUMNS
 
@@ -86,27 +87,38 @@ def _gift(pack: Pack) -> Export:
 
 
 def _gift_answers(q: AnyQuestion, out: Export) -> str | None:
-    if isinstance(q, ChoiceQuestion):
-        lines = []
-        right = sum(c.correct for c in q.choices)
-        for c in q.choices:
-            if not q.multiple:
-                mark = "=" if c.correct else "~"
-            else:
-                mark = f"~%{_weight(100 / right)}%" if c.correct else "~%-100%"
-            feedback = f"#{_gift_escape(c.feedback)}" if c.feedback else ""
-            lines.append(f"\n\t{mark}{_gift_escape(c.text)}{feedback}")
-        return "".join(lines)
-    if isinstance(q, ShortQuestion):
-        if q.number is not None:
-            extra = [a for a in q.accept if _numeric(a) and float(a) != q.number.value]
-            if any(not _numeric(a) for a in q.accept):
-                out.lose("text answers of items that also take a number (GIFT holds one or the other)")
-            first = f"\n\t={_number_text(q.number.value)}:{_number_text(q.number.tolerance)}"
-            return "#" + first + "".join(f"\n\t={a}:0" for a in extra)
-        return "".join(f"\n\t={_gift_escape(a)}" for a in q.accept)
-    out.left_out.append((q.id, f"{q.type} items have no GIFT form"))
-    return None
+    writer = _GIFT_BODIES.get(q.type)
+    if writer is None:
+        out.left_out.append((q.id, f"{q.type} items have no GIFT form"))
+        return None
+    return writer(q, out)
+
+
+def _gift_choice(q: ChoiceQuestion, out: Export) -> str:
+    lines = []
+    right = sum(c.correct for c in q.choices)
+    for c in q.choices:
+        if not q.multiple:
+            mark = "=" if c.correct else "~"
+        else:
+            mark = f"~%{_weight(100 / right)}%" if c.correct else "~%-100%"
+        feedback = f"#{_gift_escape(c.feedback)}" if c.feedback else ""
+        lines.append(f"\n\t{mark}{_gift_escape(c.text)}{feedback}")
+    return "".join(lines)
+
+
+def _gift_short(q: ShortQuestion, out: Export) -> str:
+    if q.number is not None:
+        extra = [a for a in q.accept if _numeric(a) and float(a) != q.number.value]
+        if any(not _numeric(a) for a in q.accept):
+            out.lose("text answers of items that also take a number (GIFT holds one or the other)")
+        first = f"\n\t={_number_text(q.number.value)}:{_number_text(q.number.tolerance)}"
+        return "#" + first + "".join(f"\n\t={a}:0" for a in extra)
+    return "".join(f"\n\t={_gift_escape(a)}" for a in q.accept)
+
+
+# Per question type (the pack format's `type`): the types GIFT can hold.
+_GIFT_BODIES: dict[str, Callable[[Any, Export], str]] = {"choice": _gift_choice, "short": _gift_short}
 
 
 def _weight(value: float) -> str:
@@ -152,8 +164,11 @@ def _moodle(pack: Pack) -> Export:
 
 
 def _moodle_prompt(q: AnyQuestion) -> str:
-    if not isinstance(q, BlanksQuestion):
-        return q.prompt
+    writer = _MOODLE_PROMPTS.get(q.type)
+    return q.prompt if writer is None else writer(q)
+
+
+def _moodle_blanks_prompt(q: BlanksQuestion) -> str:
     option_number = {option: i for i, option in enumerate(q.options, start=1)}
     code = re.sub(r"\{\{\s*(\d+)\s*\}\}", lambda m: f"[[{option_number[q.answers[int(m.group(1))]]}]]", q.code)
     return f"{q.prompt}\n\n```\n{code.rstrip()}\n```"
@@ -170,39 +185,56 @@ def _answer_el(fraction: float, text: str, feedback: str | None, extra: str = ""
 
 
 def _moodle_body(q: AnyQuestion, out: Export) -> tuple[str | None, str]:
-    if isinstance(q, ChoiceQuestion):
-        right = sum(c.correct for c in q.choices)
-        body = (
-            f"    <single>{'false' if q.multiple else 'true'}</single>\n"
-            f"    <shuffleanswers>{'true' if q.shuffle else 'false'}</shuffleanswers>\n"
-            "    <answernumbering>abc</answernumbering>\n"
+    writer = _MOODLE_BODIES.get(q.type)
+    if writer is None:
+        out.left_out.append((q.id, "code items are graded by a unittest file, which Moodle XML cannot hold"))
+        return None, ""
+    return writer(q, out)
+
+
+def _moodle_choice(q: ChoiceQuestion, out: Export) -> tuple[str | None, str]:
+    right = sum(c.correct for c in q.choices)
+    body = (
+        f"    <single>{'false' if q.multiple else 'true'}</single>\n"
+        f"    <shuffleanswers>{'true' if q.shuffle else 'false'}</shuffleanswers>\n"
+        "    <answernumbering>abc</answernumbering>\n"
+    )
+    for c in q.choices:
+        fraction = (100 / right if c.correct else -100.0) if q.multiple else 100.0 if c.correct else 0.0
+        body += _answer_el(fraction, c.text, c.feedback)
+    return "multichoice", body
+
+
+def _moodle_short(q: ShortQuestion, out: Export) -> tuple[str | None, str]:
+    if q.number is not None:
+        if any(not _numeric(a) for a in q.accept):
+            out.lose("text answers of items that also take a number (Moodle's numerical type takes numbers)")
+        values = [(q.number.value, q.number.tolerance)] + [
+            (float(a), 0.0) for a in q.accept if _numeric(a) and float(a) != q.number.value
+        ]
+        body = "".join(
+            _answer_el(100.0, _number_text(v), None, f"      <tolerance>{_number_text(t)}</tolerance>\n") for v, t in values
         )
-        for c in q.choices:
-            fraction = (100 / right if c.correct else -100.0) if q.multiple else 100.0 if c.correct else 0.0
-            body += _answer_el(fraction, c.text, c.feedback)
-        return "multichoice", body
-    if isinstance(q, ShortQuestion):
-        if q.number is not None:
-            if any(not _numeric(a) for a in q.accept):
-                out.lose("text answers of items that also take a number (Moodle's numerical type takes numbers)")
-            values = [(q.number.value, q.number.tolerance)] + [
-                (float(a), 0.0) for a in q.accept if _numeric(a) and float(a) != q.number.value
-            ]
-            body = "".join(
-                _answer_el(100.0, _number_text(v), None, f"      <tolerance>{_number_text(t)}</tolerance>\n") for v, t in values
-            )
-            return "numerical", body
-        body = "    <usecase>0</usecase>\n" + "".join(_answer_el(100.0, a.replace("*", "\\*"), None) for a in q.accept)
-        return "shortanswer", body
-    if isinstance(q, BlanksQuestion):
-        body = "    <shuffleanswers>1</shuffleanswers>\n" + "".join(
-            f"    <selectoption>\n      <text>{escape(o)}</text>\n      <group>1</group>\n    </selectoption>\n"
-            for o in q.options
-        )
-        return "gapselect", body
-    assert isinstance(q, CodeQuestion)
-    out.left_out.append((q.id, "code items are graded by a unittest file, which Moodle XML cannot hold"))
-    return None, ""
+        return "numerical", body
+    body = "    <usecase>0</usecase>\n" + "".join(_answer_el(100.0, a.replace("*", "\\*"), None) for a in q.accept)
+    return "shortanswer", body
+
+
+def _moodle_blanks(q: BlanksQuestion, out: Export) -> tuple[str | None, str]:
+    body = "    <shuffleanswers>1</shuffleanswers>\n" + "".join(
+        f"    <selectoption>\n      <text>{escape(o)}</text>\n      <group>1</group>\n    </selectoption>\n"
+        for o in q.options
+    )
+    return "gapselect", body
+
+
+# Per question type: Moodle's question type and body; code items have no Moodle form.
+_MOODLE_BODIES: dict[str, Callable[[Any, Export], tuple[str | None, str]]] = {
+    "choice": _moodle_choice,
+    "short": _moodle_short,
+    "blanks": _moodle_blanks,
+}
+_MOODLE_PROMPTS: dict[str, Callable[[Any], str]] = {"blanks": _moodle_blanks_prompt}
 
 
 # --- CSV ----------------------------------------------------------------------------------
@@ -217,29 +249,41 @@ def _csv(pack: Pack) -> Export:
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["id", *COLUMNS])
     for q in pack.questions:
-        prompt, answer, options = q.prompt, "", ""
-        if isinstance(q, ChoiceQuestion):
-            answer = _bar([c.text for c in q.choices if c.correct])
-            options = _bar([c.text for c in q.choices])
-            if any(c.feedback for c in q.choices):
-                out.lose("per-choice feedback (CSV has no column for it)")
-        elif isinstance(q, ShortQuestion):
-            values = list(q.accept)
-            if q.number is not None:
-                values.insert(0, f"{_number_text(q.number.value)}:{_number_text(q.number.tolerance)}")
-            answer = _bar(values)
-        elif isinstance(q, BlanksQuestion):
-            prompt = f"{q.prompt}\n\n```\n{q.code.rstrip()}\n```"
-            answer = _bar([q.answers[n] for n in sorted(q.blanks())])
-            options = _bar(list(q.options))
-        else:
+        cells = _CSV_CELLS.get(q.type)
+        if cells is None:
             out.left_out.append((q.id, "code items need a unittest file, which a CSV row cannot hold"))
             continue
+        prompt, answer, options = cells(q, out)
         topic = pack.topic_title(q.topic) if q.topic else ""
         writer.writerow([q.id, q.type, topic, prompt, answer, options, q.hint or "", q.explanation or "", q.difficulty])
         out.written += 1
     out.text = buffer.getvalue()
     return out
 
+
+def _csv_choice(q: ChoiceQuestion, out: Export) -> tuple[str, str, str]:
+    if any(c.feedback for c in q.choices):
+        out.lose("per-choice feedback (CSV has no column for it)")
+    return q.prompt, _bar([c.text for c in q.choices if c.correct]), _bar([c.text for c in q.choices])
+
+
+def _csv_short(q: ShortQuestion, out: Export) -> tuple[str, str, str]:
+    values = list(q.accept)
+    if q.number is not None:
+        values.insert(0, f"{_number_text(q.number.value)}:{_number_text(q.number.tolerance)}")
+    return q.prompt, _bar(values), ""
+
+
+def _csv_blanks(q: BlanksQuestion, out: Export) -> tuple[str, str, str]:
+    prompt = f"{q.prompt}\n\n```\n{q.code.rstrip()}\n```"
+    return prompt, _bar([q.answers[n] for n in sorted(q.blanks())]), _bar(list(q.options))
+
+
+# Per question type: the (prompt, answer, options) cells of its row; code items have no CSV form.
+_CSV_CELLS: dict[str, Callable[[Any, Export], tuple[str, str, str]]] = {
+    "choice": _csv_choice,
+    "short": _csv_short,
+    "blanks": _csv_blanks,
+}
 
 _WRITERS: dict[str, Callable[[Pack], Export]] = {"gift": _gift, "moodle-xml": _moodle, "csv": _csv}

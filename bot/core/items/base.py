@@ -111,6 +111,7 @@ class ItemType(Protocol):
     answered_by_text: bool  # True: a typed answer or code (the Answer form); False: buttons or menus
     file_fields: tuple[str, ...]  # keys naming files beside pack.yaml, read in by the loader
     wrong_solutions: bool  # the pack may hold `wrong/<question id>/*.py` that must fail its tests
+    racing: bool  # True: a channel race may use it (everyone answers at once, in seconds)
 
     def prepare(self, question: AnyQuestion, item: ItemState, rng: random.Random) -> None:
         """Set up a new item's state (shuffle the choices, ...)."""

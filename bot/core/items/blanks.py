@@ -55,6 +55,7 @@ class BlanksType:
     name = "blanks"
     file_fields: tuple[str, ...] = ()
     wrong_solutions = False
+    racing = True
     answered_by_text = False
 
     def prepare(self, question: AnyQuestion, item: ItemState, rng: random.Random) -> None:

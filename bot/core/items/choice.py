@@ -39,6 +39,7 @@ class ChoiceType:
     name = "choice"
     file_fields: tuple[str, ...] = ()
     wrong_solutions = False
+    racing = True
     answered_by_text = False
 
     def prepare(self, question: AnyQuestion, item: ItemState, rng: random.Random) -> None:

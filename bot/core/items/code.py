@@ -39,6 +39,7 @@ class CodeType:
     name = "code"
     file_fields: tuple[str, ...] = FILE_FIELDS
     wrong_solutions = True
+    racing = False
     answered_by_text = True
 
     def prepare(self, question: AnyQuestion, item: ItemState, rng: random.Random) -> None:

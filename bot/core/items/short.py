@@ -54,6 +54,7 @@ class ShortType:
     name = "short"
     file_fields: tuple[str, ...] = ()
     wrong_solutions = False
+    racing = True
     answered_by_text = True
 
     def prepare(self, question: AnyQuestion, item: ItemState, rng: random.Random) -> None:

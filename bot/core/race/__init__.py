@@ -16,6 +16,7 @@ from .errors import (
     RaceRunning,
     RoundClosed,
 )
+from .outbox import Outbox
 from .ports import BoardStore, Change, ChannelPost, Publisher, RaceStore, Recorded
 from .rules import (
     ROUNDS_DEFAULT,
@@ -54,6 +55,7 @@ __all__ = [
     "NoRace",
     "NotEnoughItems",
     "NotRaceStarter",
+    "Outbox",
     "Publisher",
     "Race",
     "RaceAnswer",

@@ -21,7 +21,7 @@ from fractions import Fraction
 from typing import Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from bot.core.replies import Fields, Message, Text, Tone
+from bot.core.replies import Fields, Message, Text, Tone, cmd
 
 Period = Literal["week", "month", "all"]
 PERIODS: tuple[Period, ...] = ("week", "month", "all")
@@ -132,19 +132,14 @@ def leaderboard_message(board: Board, names: Mapping[str, str] | None = None, *,
         )
     else:
         parts.append(Text(f"_Nobody has {ACCURACY_MIN} answers yet for the accuracy board._"))
-    return Message(
-        kind="stats",
-        title=title,
-        parts=tuple(parts),
-        footer="Hide yourself with /quiz privacy leaderboard off",
-        tone=Tone.INFO,
-    )
+    parts.append(Text(f"_Hide yourself with {cmd('privacy leaderboard off')}._"))
+    return Message(kind="stats", title=title, parts=tuple(parts), tone=Tone.INFO)
 
 
 def privacy_message(visible: bool) -> Message:
     text = (
         "You are shown on leaderboards again."
         if visible
-        else "You are hidden from leaderboards. Your progress is kept; `/quiz privacy leaderboard on` shows you again."
+        else f"You are hidden from leaderboards. Your progress is kept; {cmd('privacy leaderboard on')} shows you again."
     )
     return Message(kind="notice", parts=(Text(text),), tone=Tone.SUCCESS)

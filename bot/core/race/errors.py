@@ -14,6 +14,7 @@ QuizError
 from __future__ import annotations
 
 from bot.core.errors import QuizError
+from bot.core.replies import cmd
 
 
 class RaceRunning(QuizError):
@@ -24,14 +25,14 @@ class RaceRunning(QuizError):
 
 class NoRace(QuizError):
     def __init__(self) -> None:
-        super().__init__("No race is running in this channel. Start one with `/quiz race`.")
+        super().__init__(f"No race is running in this channel. Start one with {cmd('race')}.")
 
 
 class RaceOver(QuizError):
     def __init__(self, status: str) -> None:
         self.status = status
         word = "was stopped" if status == "stopped" else "has finished"
-        super().__init__(f"This race {word}. Start a new one with `/quiz race`.")
+        super().__init__(f"This race {word}. Start a new one with {cmd('race')}.")
 
 
 class RoundClosed(QuizError):

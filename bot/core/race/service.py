@@ -13,13 +13,14 @@ import logging
 import random
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import replace
 
 from bot.core.errors import BadSubmission, QuizError, UnknownName
-from bot.core.grading import grade_blanks, grade_choice, grade_short
-from bot.core.model import Actor, Attempt, new_session_id
-from bot.core.packs import DIFFICULTIES, AnyQuestion, BlanksQuestion, ChoiceQuestion, Pack, ShortQuestion
+from bot.core.items import Changed, Context, Input, NotAnAnswer, kind_of
+from bot.core.model import Actor, Attempt, ItemState, new_session_id
+from bot.core.packs import DIFFICULTIES, AnyQuestion, Pack
 from bot.core.ports import Clock, Repository
-from bot.core.replies import InputRequest, Message, Reply
+from bot.core.replies import Message, Reply
 
 from . import actions as rx
 from . import view
@@ -31,6 +32,7 @@ log = logging.getLogger(__name__)
 PACK_CACHE_SECONDS = 30.0
 MAX_CACHED_RACES = 1000
 MAX_VALUES = 25  # a menu holds at most 25 options
+DRAFTED = frozenset({rx.BLANK, rx.CHECK})  # verbs that build on a member's earlier picks (blanks)
 Sleep = Callable[[float], Awaitable[None]]
 
 
@@ -78,7 +80,7 @@ class RaceService:
     ) -> Reply:
         """`/quiz race`: start a race in the actor's channel; the reply is public."""
         channel = channel_id or actor.channel_id
-        if not channel:
+        if not channel or actor.scope == "dm":  # a Discord DM has no server to race in
             raise BadRaceOption("Races run in a channel: start one in a server or workspace channel.")
         rounds, seconds = check_options(rounds, seconds)
         running = await self._store.running_race(actor.platform, actor.scope, channel)
@@ -113,12 +115,9 @@ class RaceService:
         self._rng.shuffle(candidates)
         items = []
         for p, q in candidates[:rounds]:
-            order: list[int] = []
-            if isinstance(q, ChoiceQuestion):
-                order = list(range(len(q.choices)))
-                if q.shuffle:
-                    self._rng.shuffle(order)
-            items.append(RaceItem(p.pack, q.id, q.topic, tuple(order)))
+            shown = ItemState(p.pack, q.id)
+            kind_of(q).prepare(q, shown, self._rng)  # the same shuffle a quiz makes, shared by every member
+            items.append(RaceItem(p.pack, q.id, q.topic, tuple(shown.order)))
         now = self._clock.now()
         race = Race(
             id=new_session_id(),
@@ -173,24 +172,27 @@ class RaceService:
             raise RoundClosed()
         item = race.items[parsed.round]
         question = await self._question(item)
+        kind = kind_of(question)
         if parsed.verb == rx.ANSWER:
-            return Reply(
-                form=InputRequest(
-                    action=rx.make(race.id, parsed.round, rx.SHORT_FORM),
-                    title=f"Race · round {parsed.round + 1}",
-                    label="Your answer (one try)",
-                    kind="short",
-                    max_length=MAX_ANSWER_CHARS,
-                )
-            )
-        if parsed.verb == rx.BLANK:
-            if not isinstance(question, BlanksQuestion):
-                raise QuizError("That menu does not belong to this round.")
-            number, option = _blank_pick(question, parsed.argument, values)
-            picks = await self._store.save_draft(race.id, parsed.round, actor.user_id, number, option)
-            return Reply(messages=(view.draft_message(len(picks), len(question.blanks())),))
-        answer, correct = await self._grade(actor, race, parsed.round, parsed.verb, parsed.argument, values, question)
-        return await self._answer(actor, race, parsed.round, answer, correct)
+            form = kind.form(question, view.RaceMake(race.id, parsed.round))
+            if form is None:
+                raise QuizError("That control does not belong to this round.")
+            return Reply(form=replace(form, title=f"Race · round {parsed.round + 1}", label="Your answer (one try)"))
+        draft = await self._store.get_draft(race.id, parsed.round, actor.user_id) if parsed.verb in DRAFTED else {}
+        state = view.state(race.items[parsed.round], draft)
+        ctx = Context(runner=None, owner_key=actor.key)
+        outcome = await kind.answer(question, state, Input(parsed.verb, parsed.argument, tuple(values)), ctx)
+        if isinstance(outcome, Changed) and parsed.verb == rx.MULTI:
+            outcome = await kind.answer(question, state, Input(rx.CHECK), ctx)  # a race's select-all menu is one answer
+        if isinstance(outcome, Changed):
+            for number, option in state.selections.items():
+                if draft.get(number) != option:
+                    await self._store.save_draft(race.id, parsed.round, actor.user_id, number, option)
+            mine = kind.view(question, state, view.RaceMake(race.id, parsed.round), final=False)
+            return Reply(messages=(view.draft_message(mine),))
+        if isinstance(outcome, NotAnAnswer):
+            return Reply(messages=(Message(kind="notice", parts=outcome.parts, tone=outcome.tone),))
+        return await self._answer(actor, race, parsed.round, outcome.answer, outcome.correct)
 
     # ------------------------------------------------------------ rounds
 
@@ -269,33 +271,6 @@ class RaceService:
         if race.all_answered(recorded.answered):
             self._spawn(self.close_round(race.id, round_index))
         return Reply(messages=(view.ack_message(recorded.place, race.time_left(at)),))
-
-    async def _grade(
-        self, actor: Actor, race: Race, round_index: int, verb: str, argument: str, values: Sequence[str], question: AnyQuestion
-    ) -> tuple[str, bool]:
-        if isinstance(question, ChoiceQuestion) and verb in (rx.CHOOSE, rx.MULTI):
-            order = view.shown_order(race, round_index, question)
-            raw = [argument] if verb == rx.CHOOSE and argument else list(values)
-            if verb == rx.CHOOSE and len(raw) != 1:
-                raise BadSubmission("Pick one choice.")
-            shown = _indices(raw, len(order))
-            return ",".join(view.letter(i) for i in shown), grade_choice(question, [order[i] for i in shown])
-        if isinstance(question, BlanksQuestion) and verb == rx.CHECK:
-            picks = await self._store.get_draft(race.id, round_index, actor.user_id)
-            missing = [n for n in question.blanks() if n not in picks]
-            if missing:
-                raise BadSubmission(
-                    "Pick every blank before you submit; still empty: " + ", ".join(f"[{n}]" for n in missing) + "."
-                )
-            graded = grade_blanks(question, picks)
-            text = ", ".join(f"[{n}] {question.options[picks[n]]}" for n in question.blanks())
-            return text, all(graded.values())
-        if isinstance(question, ShortQuestion) and verb == rx.SHORT_FORM:
-            if not values or not values[0].strip():
-                raise BadSubmission("The answer is empty.")
-            text = values[0][:MAX_ANSWER_CHARS]
-            return text, grade_short(question, text)
-        raise QuizError("That control does not belong to this round.")
 
     async def _stop(self, actor: Actor, race_id: str) -> Reply:
         race = await self._store.get_race(race_id)
@@ -452,24 +427,3 @@ def _attempts(race: Race, index: int) -> tuple[Attempt, ...]:
         )
         for s in race.scored(index)
     )
-
-
-def _indices(raw: Sequence[str], size: int) -> list[int]:
-    try:
-        picked = sorted({int(v) for v in raw})
-    except ValueError:
-        raise BadSubmission("That choice is not one of this question's.") from None
-    if not picked or any(not 0 <= i < size for i in picked):
-        raise BadSubmission("That choice is not one of this question's.")
-    return picked
-
-
-def _blank_pick(question: BlanksQuestion, argument: str, values: Sequence[str]) -> tuple[int, int]:
-    try:
-        number = int(argument)
-        option = int(values[0]) if len(values) == 1 else -1
-    except ValueError:
-        raise BadSubmission("That option is not one of this blank's.") from None
-    if number not in question.blanks() or not 0 <= option < len(question.options):
-        raise BadSubmission("That option is not one of this blank's.")
-    return number, option

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from bot.core.packs import AnyQuestion, BlanksQuestion, ChoiceQuestion, Pack, ShortQuestion
-from bot.core.replies import Button, Code, Control, Fields, Message, Option, Select, Text, Tone
+from bot.core.items import View, kind_of
+from bot.core.items.base import Make
+from bot.core.model import ItemState
+from bot.core.packs import AnyQuestion, Pack
+from bot.core.replies import Button, Code, Control, Fields, Message, Part, Text, Tone
 
 from . import actions as rx
-from .rules import Race, Standing
+from .rules import Race, RaceItem, Standing
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-MAX_BUTTONS = 20  # more choices than this become a menu (a message holds at most 25 buttons)
-MAX_BLANKS = 4  # one menu row per blank plus a button row: Discord allows five rows
+MAX_ROWS = 4  # the item's own rows; the Stop button takes the fifth (Discord allows five rows)
 MEDALS = ("🥇", "🥈", "🥉")
 TABLE_ROWS = 20
 
@@ -19,73 +21,49 @@ def letter(index: int) -> str:
     return LETTERS[index] if index < len(LETTERS) else str(index + 1)
 
 
+class RaceMake(Make):
+    """Action ids of one race round, so a type module's controls answer the race (`rc:`), not a quiz."""
+
+    def __call__(self, verb: str, argument: str | int = "") -> str:
+        return rx.make(self.session_id, self.position, verb, argument)
+
+
+def state(item: RaceItem, picks: dict[int, int] | None = None, picked: list[int] | None = None) -> ItemState:
+    """The item as one member sees it: everyone's shuffled order, that member's own picks."""
+    return ItemState(item.pack, item.question, order=list(item.order), selections=dict(picks or {}), picked=list(picked or []))
+
+
+def item_view(race_id: str, item: RaceItem, index: int, question: AnyQuestion, *, final: bool) -> View:
+    """The type module's own view of the round's item, with race action ids.
+
+    A select-all menu is one answer in a race (everyone answers once, fast), so the Check button a
+    quiz puts beside it is left out.
+    """
+    shown = kind_of(question).view(question, state(item), RaceMake(race_id, index), final=final)
+    roles = {c.role for row in shown.rows for c in row}
+    if "multi" in roles:
+        rows = tuple(r for r in (tuple(c for c in row if c.role != "check") for row in shown.rows) if r)
+        return View(parts=shown.parts, rows=rows)
+    return shown
+
+
 def raceable(question: AnyQuestion) -> bool:
-    """Say whether a race can use this item (no code; blanks with at most MAX_BLANKS blanks)."""
-    if isinstance(question, BlanksQuestion):
-        return len(question.blanks()) <= MAX_BLANKS
-    return isinstance(question, ChoiceQuestion | ShortQuestion)
-
-
-def shown_order(race: Race, index: int, question: ChoiceQuestion) -> list[int]:
-    order = list(race.items[index].order)
-    return order if sorted(order) == list(range(len(question.choices))) else list(range(len(question.choices)))
-
-
-def _clip(text: str, size: int) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= size else flat[: size - 1] + "…"
+    """Say whether a race can use this item: its type races, and its controls leave a row for Stop."""
+    kind = kind_of(question)
+    if not kind.racing:
+        return False
+    probe = RaceItem("", question.id, question.topic)
+    return len(item_view("probe", probe, 0, question, final=False).rows) <= MAX_ROWS
 
 
 def round_message(race: Race, index: int, pack: Pack, question: AnyQuestion, *, closed: bool = False) -> Message:
     """Render round `index`: the prompt and controls every member answers with; `closed` disables them."""
-    rid = race.id
-    parts: list[Text | Code] = [Text(question.prompt)]
-    rows: list[tuple[Control, ...]] = []
-    if isinstance(question, ChoiceQuestion):
-        order = shown_order(race, index, question)
-        lines = []
-        for shown, original in enumerate(order):
-            mark = " ✅" if closed and question.choices[original].correct else ""
-            lines.append(f"**{letter(shown)}.** {question.choices[original].text}{mark}")
-        if question.multiple:
-            lines.append("_Select every right choice in the menu; your selection is your one answer._")
-        parts.append(Text("\n".join(lines)))
-        options = tuple(
-            Option(str(shown), f"{letter(shown)}. {_clip(question.choices[o].text, 70)}") for shown, o in enumerate(order)
-        )
-        if question.multiple:
-            rows.append((Select(rx.make(rid, index, rx.MULTI), "Select all that apply", options, 1, len(options), closed),))
-        elif len(order) > MAX_BUTTONS:
-            rows.append((Select(rx.make(rid, index, rx.CHOOSE), "Pick one", options, 1, 1, closed),))
-        else:
-            buttons: list[Control] = [
-                Button(
-                    rx.make(rid, index, rx.CHOOSE, shown),
-                    letter(shown),
-                    "success" if closed and question.choices[original].correct else "secondary",
-                    disabled=closed,
-                    text=question.choices[original].text,
-                )
-                for shown, original in enumerate(order)
-            ]
-            rows.extend(tuple(buttons[i : i + 5]) for i in range(0, len(buttons), 5))
-    elif isinstance(question, BlanksQuestion):
-        parts.append(Code(question.filled() if closed else _template(question)))
-        for number in question.blanks():
-            options = tuple(Option(str(i), f"{letter(i)}. {text}") for i, text in enumerate(question.options))
-            rows.append((Select(rx.make(rid, index, rx.BLANK, number), f"Blank {number}", options, 1, 1, closed),))
-        if not closed:
-            parts.append(Text("_Pick every blank, then press Submit; Submit is your one answer._"))
-    elif isinstance(question, ShortQuestion) and not closed:
-        parts.append(Text("_Press Answer and type your answer; you get one try._"))
+    shown = item_view(race.id, race.items[index], index, question, final=closed)
+    parts: list[Part] = [Text(question.prompt), *shown.parts]
+    rows: list[tuple[Control, ...]] = list(shown.rows)
     if not closed:
-        controls: list[Control] = []
-        if isinstance(question, BlanksQuestion):
-            controls.append(Button(rx.make(rid, index, rx.CHECK), "Submit", "primary"))
-        elif isinstance(question, ShortQuestion):
-            controls.append(Button(rx.make(rid, index, rx.ANSWER), "Answer", "primary"))
-        controls.append(Button(rx.make(rid, index, rx.STOP), "Stop race", "danger"))
-        rows.append(tuple(controls))
+        parts.append(Text("_One answer per member and round: the first right answer scores most._"))
+        rows.append((Button(rx.make(race.id, index, rx.STOP), "Stop race", "danger", role="stop"),))
     footer = " · ".join(
         bit
         for bit in (pack.title, pack.topic_title(question.topic), question.difficulty, f"{race.seconds} s per round")
@@ -98,29 +76,12 @@ def round_message(race: Race, index: int, pack: Pack, question: AnyQuestion, *, 
         rows=tuple(rows),
         footer=footer,
         tone=Tone.INFO,
-        session_id=rid,
+        session_id=race.id,
     )
 
 
-def _template(question: BlanksQuestion) -> str:
-    import re
-
-    return re.sub(r"\{\{\s*(\d+)\s*\}\}", lambda m: f"[{m.group(1)}]", question.code).rstrip("\n")
-
-
 def answer_text(race: Race, index: int, question: AnyQuestion) -> str:
-    if isinstance(question, ChoiceQuestion):
-        order = shown_order(race, index, question)
-        right = [f"**{letter(s)}.** {question.choices[o].text}" for s, o in enumerate(order) if question.choices[o].correct]
-        return "The answer: " + "; ".join(right)
-    if isinstance(question, BlanksQuestion):
-        return "The answer: " + ", ".join(f"[{n}] `{question.answers[n]}`" for n in question.blanks())
-    if isinstance(question, ShortQuestion):
-        if question.accept:
-            return f"The answer: `{question.accept[0]}`"
-        if question.number is not None:
-            return f"The answer: `{question.number.value:g}`"
-    return ""
+    return kind_of(question).reveal(question)
 
 
 def start_message(race: Race, where: str) -> Message:
@@ -154,10 +115,11 @@ def ack_message(place: int, time_left: float) -> Message:
     )
 
 
-def draft_message(filled: int, total: int) -> Message:
+def draft_message(shown: View) -> Message:
+    """A member's own picks so far (only they see it); the round's message stays the same for all."""
     return Message(
         kind="notice",
-        parts=(Text(f"Kept: {filled} of {total} blanks picked. Press Submit when you are done."),),
+        parts=(*shown.parts, Text("Kept. Press Check when you are done; Check is your one answer.")),
     )
 
 
