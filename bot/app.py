@@ -6,15 +6,18 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
 
 from .core import CodeRunner, QuizService, SystemClock
+from .core.daily import DailyService
 from .core.errors import PackInvalid, PackRefused
 from .core.packs import load_path
+from .scheduler import PlatformPosters, Scheduler
 from .settings import Settings, sandbox_overrides
 from .storage import SqlRepository, open_repository
+from .storage.daily import DailyRepository
 
 log = logging.getLogger("quizbot")
 
@@ -25,6 +28,9 @@ class App:
     repository: SqlRepository
     service: QuizService
     runner: CodeRunner | None
+    # Daily practice: front ends add their poster; `quizbot run` starts the scheduler (QUIZBOT_SCHEDULER).
+    posters: PlatformPosters = field(default_factory=lambda: PlatformPosters({}))
+    scheduler: Scheduler | None = None
 
 
 def make_runner(start: bool = True) -> CodeRunner | None:
@@ -81,18 +87,30 @@ async def build(settings: Settings, *, sandbox: bool = True, shipped_packs: bool
     """
     repository = await open_repository(settings.database_url, db_timeout=settings.database_timeout_seconds)
     runner = make_runner() if sandbox else None
+    clock = SystemClock()
+    admins = frozenset(settings.admins)
+    posters = PlatformPosters({})
+    daily_store = DailyRepository.beside(repository)
+    scheduler = Scheduler(store=daily_store, packs=repository, clock=clock, poster=posters, admins=admins)
+    daily = DailyService(store=daily_store, packs=repository, clock=clock, admins=admins, wake=scheduler.wake)
     service = QuizService(
         repository=repository,
         runner=runner,
-        clock=SystemClock(),
-        admins=frozenset(settings.admins),
+        clock=clock,
+        admins=admins,
         session_ttl=timedelta(hours=settings.session_ttl_hours),
+        daily=daily,
+        answers=repository,
+        post_now=scheduler.post_now,
     )
     try:
         if shipped_packs:
             await load_shipped_packs(service, settings.packs)
-        yield App(settings=settings, repository=repository, service=service, runner=runner)
+        yield App(
+            settings=settings, repository=repository, service=service, runner=runner, posters=posters, scheduler=scheduler
+        )
     finally:
+        await scheduler.close()
         if runner is not None:
             await runner.close()
         await repository.close()

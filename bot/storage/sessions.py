@@ -316,18 +316,29 @@ class SessionStore(Base):
             await c.execute(insert(t.attempts), attempts)
         reviews = {(r["platform"], r["user_id"], r["pack_id"], r["question_id"]): r for op in good if (r := op.review)}
         if reviews:
-            statement = (sqlite_insert if self._sqlite else pg_insert)(t.reviews)
-            statement = statement.on_conflict_do_update(
-                index_elements=["platform", "user_id", "pack_id", "question_id"],
-                set_={
-                    "card": statement.excluded.card,
-                    "due": statement.excluded.due,
-                    "correct": statement.excluded.correct,
-                    "answers": t.reviews.c.answers + 1,
-                },
-            )
-            await c.execute(statement, list(reviews.values()))
+            await self._upsert_reviews(c, list(reviews.values()))
         return outcomes
+
+    async def _upsert_reviews(self, c: AsyncConnection, rows: list[dict[str, Any]]) -> None:
+        """Store review cards, replacing the learner's card for each question."""
+        statement = (sqlite_insert if self._sqlite else pg_insert)(t.reviews)
+        statement = statement.on_conflict_do_update(
+            index_elements=["platform", "user_id", "pack_id", "question_id"],
+            set_={
+                "card": statement.excluded.card,
+                "due": statement.excluded.due,
+                "correct": statement.excluded.correct,
+                "answers": t.reviews.c.answers + 1,
+            },
+        )
+        await c.execute(statement, rows)
+
+    async def record_answer(self, attempt: Attempt, review: Review) -> None:
+        """Store an answer given outside a quiz session (the daily channel question): the attempt
+        and the learner's review card, in one transaction."""
+        async with self._write() as c:
+            await c.execute(insert(t.attempts), [attempt_values(attempt)])
+            await self._upsert_reviews(c, [review_values(review)])
 
     async def _close_sessions(self) -> None:
         if self._writer is not None:

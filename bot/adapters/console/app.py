@@ -22,6 +22,9 @@ from .render import render_message
 
 ACTOR = Actor(platform="console", scope="local", user_id="you", name="you", is_admin=True)
 PROMPT = "quiz> "
+TERMINAL_DAILY = (
+    "In the terminal, `review` starts today's review. Channel schedules and reminders are for Discord and Slack."
+)
 
 
 class ConsoleFrontEnd:
@@ -196,6 +199,12 @@ class ConsoleFrontEnd:
                 await self.call(rq.RunCode(snippet))
             elif command == "answer" and self.current is not None:
                 await self.answer(" ".join(rest) or "code")
+            elif command in ("daily", "remind"):
+                # Here there is no channel to post in and no one to message: only the personal review.
+                if command == "daily" and not rest:
+                    await self.call(rq.DailyReview())
+                else:
+                    self.show(notice(TERMINAL_DAILY))
             elif command in commands.SUBCOMMANDS:
                 parsed = commands.parse(" ".join([command, *rest]))
                 if isinstance(parsed, commands.Usage):

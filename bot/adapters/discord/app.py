@@ -14,9 +14,9 @@ from bot.core import QuizService
 
 from .api import SettingsStore, install_redaction, invite_url, sync_commands, use_api
 from .commands import build_quiz_group
-from .deliver import APOLOGY
+from .deliver import APOLOGY, DiscordPoster
 from .inbound import Inbound
-from .origin import PageButton, QuizControl
+from .origin import PLATFORM, DailyControl, PageButton, QuizControl
 
 if TYPE_CHECKING:
     from bot.app import App
@@ -57,7 +57,7 @@ class QuizBotClient(discord.Client):
 
     async def setup_hook(self) -> None:
         install_redaction(self.http.token or "")
-        self.add_dynamic_items(QuizControl, PageButton)
+        self.add_dynamic_items(QuizControl, PageButton, DailyControl)
         if self.api_url:
             # Another Discord API (tests, a proxy) also names the gateway to connect to.
             _, url, _ = await self.http.get_bot_gateway()
@@ -122,6 +122,7 @@ async def run_discord(app: App, settings: Settings) -> None:
     message_content = True
     while True:
         client = create_client(app, settings, message_content=message_content)
+        await app.posters.add(PLATFORM, DiscordPoster(client))  # the daily question's posts and DMs
         try:
             async with client:
                 await client.start(token)

@@ -18,6 +18,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.core.service import QuizService
 
 from .api import SlackApi, SlackCallFailed, make_client
+from .deliver import SlackPoster
 from .inbound import Inbound
 from .origin import checked_request, protect
 
@@ -109,6 +110,7 @@ async def run_slack(app: App, settings: Settings, port: int = 3000, *, host: str
     if app_token is None and secret is None:
         raise RuntimeError("HTTP mode needs SLACK_SIGNING_SECRET (or set SLACK_APP_TOKEN for Socket Mode)")
     async with slack_front_end(app.service, token=token, api_url=settings.slack_api_url, signing_secret=secret) as (front, bolt):
+        await app.posters.add("slack", SlackPoster(front.api))  # the daily question's posts and DMs
         await _check_token(front.api)
         if app_token is not None:
             await _serve_socket_mode(bolt, app_token)
