@@ -205,7 +205,9 @@ class DailyDesk:
 
     async def on_post(self, actor: Actor, action: ax.Action, values: Sequence[str]) -> Reply:
         """Handle a member's click on the channel's daily post; every answer goes only to them."""
-        if action.position != 0 or action.verb in _NOT_ON_A_POST:
+        if action.verb in _NOT_ON_A_POST:
+            raise QuizError("The channel's daily question has no Skip or Stop: answer it, or simply leave it.")
+        if action.position != 0:
             raise StaleAction()
         post, _, question = await self.daily.open_post(actor, action.session_id)
         kind = kind_of(question)
