@@ -173,3 +173,20 @@ async def test_a_reminder_dm_starts_the_review_on_discord(
     assert "Correct" in answered.text()
     stats = await bot.command(CAROL, "stats")
     assert "Streak: 1 day" in stats.text() and "Due today: 0" in stats.text()
+
+
+async def test_an_admin_names_another_channel_with_the_picker(daily_bot: tuple[Harness, Wired], fake: FakeDiscord, clock: FakeClock) -> None:
+    bot, wired = daily_bot
+    other = "810000000000000009"
+    picked = {"channels": {other: {"id": other, "name": "daily", "type": 0, "permissions": "0", "parent_id": None}}}
+    channel = {"name": "channel", "type": 7, "value": other}
+    done = await bot.command(
+        p.ADMIN, "daily", [*daily_set(time="09:30", timezone="UTC", pack="study"), channel], resolved=picked
+    )
+    assert "Daily question set" in done.text() and f"<#{other}>" in done.text()
+    clock.advance(minutes=30)
+    start = len(fake.calls)
+    await wired.scheduler.tick()
+    assert [c.path for c in fake.calls[start:] if c.method == "POST"] == [f"/channels/{other}/messages"]
+    off = await bot.command(p.ADMIN, "daily", [option("action", "off"), channel], resolved=picked)
+    assert private(off) and f"The daily question for <#{other}> is off." in off.text()
