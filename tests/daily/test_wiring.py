@@ -40,6 +40,17 @@ questions:
       - {text: "`text`"}
 """
 
+TYPED_PACK = """\
+pack: typed
+title: Typed
+version: 1
+questions:
+  - id: add
+    type: short
+    prompt: "What does `print(2 + 4)` print?"
+    accept: ["6"]
+"""
+
 
 @pytest.mark.parametrize(
     ("text", "expected"),
@@ -89,6 +100,9 @@ async def wired(repository: SqlRepository, clock: FakeClock, runner: LocalRunner
     menus = tmp_path / "menus.yaml"
     menus.write_text(MENUS_PACK, encoding="utf-8")
     await built.service.import_pack(load_path(menus).pack)
+    typed = tmp_path / "typed.yaml"
+    typed.write_text(TYPED_PACK, encoding="utf-8")
+    await built.service.import_pack(load_path(typed).pack)
     return built
 
 
@@ -181,3 +195,19 @@ async def test_daily_set_needs_a_channel_and_the_terminal_has_none(wired: Wired)
     nowhere = Actor("console", "local", "you", "you", is_admin=True)
     with pytest.raises(QuizError, match="Name the channel"):
         await wired.service.handle(nowhere, rq.DailySet(time="09:00", timezone="UTC"))
+
+
+async def test_a_short_answer_on_a_post_goes_through_the_answer_form(wired: Wired) -> None:
+    service = wired.service
+    await wired.posters.add("discord", FakePoster())
+    await service.handle(ADMIN, rq.DailySet(time="11:00", timezone="UTC", pack="typed"))
+    await service.handle(ADMIN, rq.DailyNow())
+    [post] = await wired.scheduler._store.open_posts("discord", "c1")
+    opened = await service.handle(ANN, rq.Act(f"qz:{post.id}:0:a"))
+    assert opened.form is not None and opened.form.action.startswith(f"qz:{post.id}:0:")
+    wrong = await service.handle(ANN, rq.Act(opened.form.action, ("7",)))
+    assert wrong.private and "2 attempts left" in wrong.messages[0].text()
+    right = await service.handle(ANN, rq.Act(opened.form.action, ("6",)))
+    assert "Right!" in right.messages[0].text()
+    hint = await service.handle(BO, rq.Act(f"qz:{post.id}:0:h"))
+    assert hint.private and "There is no hint" in hint.messages[0].text()
