@@ -91,11 +91,14 @@ class QuizService:
         }
         # Daily practice: its requests, clicks on daily posts, the review's bookkeeping (see bot.core.daily).
         self.daily: DailyDesk | None = None
+        self._handlers.update({kind: self._no_daily for kind in rq.DAILY_REQUESTS})
         if daily is not None:
+            if answers is None:
+                raise TypeError("daily practice needs `answers`: where a daily channel answer is stored")
             self.daily = DailyDesk(
                 daily=daily,
                 repository=repository,
-                answers=answers if answers is not None else repository,  # type: ignore[arg-type]
+                answers=answers,
                 catalogue=self.catalogue,
                 gate=self.gate,
                 clock=clock,
@@ -193,6 +196,9 @@ class QuizService:
         if self.daily is not None:
             reply = await self.daily.after_item(actor, session, item, reply)
         return reply
+
+    async def _no_daily(self, actor: Actor, request: Any) -> Reply:
+        raise QuizError("Daily practice is not set up in this bot.")
 
     async def _stats_with_daily(self, actor: Actor, request: rq.Stats) -> Reply:
         reply = await self.views.stats(actor, user_id=request.user_id, name=request.name)

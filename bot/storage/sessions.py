@@ -334,8 +334,10 @@ class SessionStore(Base):
         await c.execute(statement, rows)
 
     async def record_answer(self, attempt: Attempt, review: Review) -> None:
-        """Store an answer given outside a quiz session (the daily channel question): the attempt
-        and the learner's review card, in one transaction."""
+        """Store an answer given outside a quiz session: the attempt and the review card, in one transaction.
+
+        The channel's daily question uses it, so a member's answer counts like a quiz answer.
+        """
         async with self._write() as c:
             await c.execute(insert(t.attempts), [attempt_values(attempt)])
             await self._upsert_reviews(c, [review_values(review)])

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.core import QuizService
 from bot.core import commands as cm
 from bot.core import requests as rq
 from bot.core.daily import actions as dx
@@ -211,3 +212,10 @@ async def test_a_short_answer_on_a_post_goes_through_the_answer_form(wired: Wire
     assert "Right!" in right.messages[0].text()
     hint = await service.handle(BO, rq.Act(f"qz:{post.id}:0:h"))
     assert hint.private and "There is no hint" in hint.messages[0].text()
+
+
+async def test_a_service_without_daily_practice_says_so(repository: SqlRepository, clock: FakeClock) -> None:
+    plain = QuizService(repository=repository, runner=None, clock=clock)
+    with pytest.raises(QuizError, match="not set up"):
+        await plain.handle(ANN, rq.DailyReview())
+    assert not await plain.is_daily_post("S4vlELzOSEW3")

@@ -190,3 +190,9 @@ async def test_an_admin_names_another_channel_with_the_picker(daily_bot: tuple[H
     assert [c.path for c in fake.calls[start:] if c.method == "POST"] == [f"/channels/{other}/messages"]
     off = await bot.command(p.ADMIN, "daily", [option("action", "off"), channel], resolved=picked)
     assert private(off) and f"The daily question for <#{other}> is off." in off.text()
+
+
+async def test_the_time_zone_completes_as_it_is_typed(daily_bot: tuple[Harness, Wired]) -> None:
+    bot, _ = daily_bot
+    answer = await bot.feed(p.interaction(4, p.autocomplete("daily", "timezone", "berl"), p.ALICE))
+    assert answer.kind == 8 and answer.data["choices"] == [{"name": "Europe/Berlin", "value": "Europe/Berlin"}]
