@@ -33,7 +33,6 @@ from .service import DailyService
 DAILY_FILTER = "daily"  # a session's filters mark a daily review with this key
 NEW_FILTER = "daily_new"  # the `pack/question` keys of the review's new items
 LEECH_BUTTONS = 5  # reset buttons shown under stats at most
-# The daily post keeps a member's select-all picks beside blank picks: shown choice i is key -1 - i.
 _NOT_ON_A_POST = {ax.SKIP, ax.STOP, ax.RESTART, ax.CURRENT}
 
 PostNow = Callable[..., Awaitable[Reply]]  # `Scheduler.post_now(actor, channel_id=...)`
@@ -288,7 +287,11 @@ class DailyDesk:
 
 
 def _item_of(post: DailyPost, mine: MemberAnswer | None) -> ItemState:
-    """Dress the member's answer so far as the item state the type module grades."""
+    """Dress the member's answer so far as the item state the type module grades.
+
+    A member's menu picks are kept in `MemberAnswer.selections`: a blank's pick under its number
+    (1, 2, ...), a select-all pick of shown choice i under the key -1 - i (1 picked, 0 not).
+    """
     picks = mine.selections if mine is not None else {}
     return ItemState(
         pack=post.pack,
