@@ -6,16 +6,19 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
 
 from .core import CodeRunner, QuizService, SystemClock
+from .core.daily import DailyService
 from .core.errors import PackInvalid, PackRefused
 from .core.packs import load_path
 from .core.race import Outbox, RaceService, SocialService
+from .scheduler import PlatformPosters, Scheduler
 from .settings import Settings, sandbox_overrides
 from .storage import SqlRepository, open_repository
+from .storage.daily import DailyRepository
 from .storage.social import SocialStore
 
 log = logging.getLogger("quizbot")
@@ -28,6 +31,9 @@ class App:
     service: QuizService
     runner: CodeRunner | None
     outbox: Outbox | None = None  # where each front end attaches its race publisher
+    # Daily practice: front ends add their poster; `quizbot run` starts the scheduler (QUIZBOT_SCHEDULER).
+    posters: PlatformPosters = field(default_factory=lambda: PlatformPosters({}))
+    scheduler: Scheduler | None = None
 
 
 def make_runner(start: bool = True) -> CodeRunner | None:
@@ -92,6 +98,10 @@ async def build(
     store = SocialStore.beside(repository)
     outbox = Outbox()
     races = RaceService(repository=repository, store=store, clock=clock, publish=outbox, admins=admins, timers=live)
+    posters = PlatformPosters({})
+    daily_store = DailyRepository.beside(repository)
+    scheduler = Scheduler(store=daily_store, packs=repository, clock=clock, poster=posters, admins=admins)
+    daily = DailyService(store=daily_store, packs=repository, clock=clock, admins=admins, wake=scheduler.wake)
     service = QuizService(
         repository=repository,
         runner=runner,
@@ -100,6 +110,9 @@ async def build(
         session_ttl=timedelta(hours=settings.session_ttl_hours),
         races=races,
         social=SocialService(store=store, clock=clock),
+        daily=daily,
+        answers=repository,
+        post_now=scheduler.post_now,
     )
     try:
         if shipped_packs:
@@ -108,9 +121,18 @@ async def build(
             resumed = await races.resume()
             if resumed:
                 log.info("resumed %d running race(s)", len(resumed))
-        yield App(settings=settings, repository=repository, service=service, runner=runner, outbox=outbox)
+        yield App(
+            settings=settings,
+            repository=repository,
+            service=service,
+            runner=runner,
+            outbox=outbox,
+            posters=posters,
+            scheduler=scheduler,
+        )
     finally:
         await races.aclose()
+        await scheduler.close()
         if runner is not None:
             await runner.close()
         await repository.close()

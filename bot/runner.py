@@ -6,7 +6,7 @@ import asyncio
 import logging
 import sys
 
-from .app import build
+from .app import App, build
 from .settings import Settings
 
 log = logging.getLogger("quizbot")
@@ -41,9 +41,30 @@ async def run_front_ends(settings: Settings, which: list[str] | None, *, slack_p
 
             tasks.append(asyncio.create_task(run_slack(app, settings, port=slack_port or settings.slack_port), name="slack"))
         log.info("QuizBot running: %s", ", ".join(which))
-        done, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+        starter = start_scheduler(app, settings, which)
+        try:
+            done, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+        finally:
+            if starter is not None:
+                starter.cancel()
+            if app.scheduler is not None:
+                await app.scheduler.close()
         for task in pending:
             task.cancel()
         for task in done:
             task.result()
     return 0
+
+
+def start_scheduler(app: App, settings: Settings, which: list[str]) -> asyncio.Task[None] | None:
+    """Start the daily scheduler once every front end of this process can post (QUIZBOT_SCHEDULER=on)."""
+    scheduler = app.scheduler
+    if settings.scheduler == "off" or scheduler is None:
+        return None
+
+    async def when_ready() -> None:
+        await app.posters.wait_for(which)
+        scheduler.start()
+        log.info("daily practice scheduler running")
+
+    return asyncio.create_task(when_ready(), name="quizbot-scheduler-start")

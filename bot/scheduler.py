@@ -86,6 +86,19 @@ class PlatformPosters:
 
     def __init__(self, posters: dict[str, Poster]) -> None:
         self._posters = dict(posters)
+        self._added = asyncio.Condition()
+
+    async def add(self, platform: str, poster: Poster) -> None:
+        """Add (or replace) a platform's poster: a front end does this once its client exists."""
+        async with self._added:
+            self._posters[platform] = poster
+            self._added.notify_all()
+
+    async def wait_for(self, platforms: Iterable[str]) -> None:
+        """Wait until every platform named has its poster (the scheduler starts after that)."""
+        wanted = set(platforms)
+        async with self._added:
+            await self._added.wait_for(lambda: wanted <= self._posters.keys())
 
     def _for(self, platform: str) -> Poster:
         poster = self._posters.get(platform)

@@ -6,6 +6,7 @@ place that reads them. A problem comes back as `Usage`, whose text says what to 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -13,13 +14,16 @@ from . import requests as rq
 from .packs import DIFFICULTIES
 from .replies import cmd
 
-SUBCOMMANDS = ("start", "answer", "current", "hint", "skip", "stop", "run", "stats", "packs", "help", "pack")
+SUBCOMMANDS = (
+    "start", "answer", "current", "hint", "skip", "stop", "run", "stats", "packs", "help", "pack", "daily", "review",
+    "remind",
+)
 SOCIAL_SUBCOMMANDS = ("race", "leaderboard", "privacy")
 RACE_KEYS = ("pack", "topic", "difficulty", "rounds", "seconds")
 PERIOD_WORDS = ("week", "month", "all")
 PACK_ACTIONS = ("load", "enable", "disable", "remove")
 START_KEYS = ("pack", "topic", "difficulty", "count")
-NO_ARGUMENTS = ("answer", "current", "hint", "skip", "stop", "packs", "help")
+NO_ARGUMENTS = ("answer", "current", "hint", "skip", "stop", "packs", "help", "review")
 
 
 @dataclass(frozen=True)
@@ -68,6 +72,10 @@ def parse(text: str, *, user_of: Callable[[str], str | None] = lambda word: None
         return rq.Stats()
     if name == "pack":
         return _pack(words)
+    if name == "daily":
+        return daily(words)
+    if name == "remind":
+        return remind(words)
     simple: dict[str, rq.Request] = {
         "answer": rq.OpenAnswer(),
         "current": rq.Current(),
@@ -76,6 +84,7 @@ def parse(text: str, *, user_of: Callable[[str], str | None] = lambda word: None
         "stop": rq.Stop(),
         "packs": rq.Packs(),
         "help": rq.Help(),
+        "review": rq.DailyReview(),
     }
     return simple[name]
 
@@ -184,6 +193,146 @@ def race(words: tuple[str, ...] | list[str]) -> rq.RaceStart | Usage:
         rounds=int(options["rounds"]) if "rounds" in options else None,
         seconds=int(options["seconds"]) if "seconds" in options else None,
     )
+
+
+DAILY_ACTIONS = ("set", "show", "off", "now", "settings")
+DAILY_SET_KEYS = ("channel", "time", "timezone", "pack", "topic", "difficulty", "reveal_after_hours")
+DAILY_SETTINGS_KEYS = ("reviews", "new", "timezone", "packs")
+REMIND_KEYS = ("time", "timezone")
+KEY_ALIASES = {"tz": "timezone", "zone": "timezone", "reveal": "reveal_after_hours", "channel_id": "channel"}
+# A channel as the platforms write a mention: Slack `<#C123|name>`, Discord `<#123>`; or a bare id.
+_CHANNEL = re.compile(r"^<#([A-Za-z0-9]{1,40})(?:\|[^>]{0,100})?>$|^([A-Z0-9]{6,40}|[0-9]{6,40})$")
+
+
+def channel_id_of(word: str) -> str | None:
+    """Return the channel id in a channel mention (`<#C123|study>`, `<#123>`) or a bare id."""
+    match = _CHANNEL.match(word.strip())
+    return (match.group(1) or match.group(2)) if match else None
+
+
+def _options(
+    words: tuple[str, ...], keys: tuple[str, ...], command: str
+) -> tuple[dict[str, str], list[str]] | Usage:
+    """Split `key:value` words (by the keys given) from positional words."""
+    options: dict[str, str] = {}
+    positional: list[str] = []
+    for word in words:
+        key, sep, value = word.partition(":")
+        if not sep:
+            key, sep, value = word.partition("=")
+        name = KEY_ALIASES.get(key.lower(), key.lower())
+        if sep and name in keys:
+            if not value:
+                return Usage(f"`{shown(key)}:` needs a value.")
+            options[name] = value
+        elif sep and not word.startswith("<") and not key.isdigit():
+            listed = ", ".join(f"`{k}:`" for k in keys)
+            return Usage(f"`{shown(key)}` is not an option of {cmd(command)}; use {listed}.")
+        else:
+            positional.append(word)
+    return options, positional
+
+
+def _channel_option(options: dict[str, str], positional: list[str]) -> str | Usage | None:
+    """Return the channel named (`channel:` or a mention among the words), None when none is."""
+    named = options.get("channel")
+    if named is None:
+        mentions = [w for w in positional if w.startswith("<#")]
+        if not mentions:
+            return None
+        named = mentions[0]
+        positional.remove(named)
+    found = channel_id_of(named)
+    if found is None:
+        return Usage(f"Name the channel as a mention (`#channel`); `{shown(named)}` is not one.")
+    return found
+
+
+def daily(words: tuple[str, ...]) -> Parsed:
+    """Read `daily`, `daily set|show|off|now [channel]` and `daily settings ...`."""
+    if not words:
+        return rq.DailyReview()
+    action = words[0].lower()
+    if action not in DAILY_ACTIONS:
+        listed = ", ".join(cmd(f"daily {a}") for a in DAILY_ACTIONS)
+        return Usage(f"`{shown(words[0])}` is not part of {cmd('daily')}; use {cmd('daily')} alone, or {listed}.")
+    rest = words[1:]
+    if action == "settings":
+        return _daily_settings(rest)
+    keys = DAILY_SET_KEYS if action == "set" else ("channel",)
+    parsed = _options(rest, keys, f"daily {action}")
+    if isinstance(parsed, Usage):
+        return parsed
+    options, positional = parsed
+    channel = _channel_option(options, positional)
+    if isinstance(channel, Usage):
+        return channel
+    if action != "set":
+        if positional:
+            return Usage(f"{cmd('daily ' + action)} takes at most a channel, as a mention.")
+        simple: dict[str, type[rq.DailyShow | rq.DailyOff | rq.DailyNow]] = {
+            "show": rq.DailyShow, "off": rq.DailyOff, "now": rq.DailyNow,
+        }
+        return simple[action](channel_id=channel)
+    if len(positional) > 3:
+        return Usage(f"{cmd('daily set')} takes a pack, a topic and a difficulty at most; name the rest.")
+    for key, value in zip(("pack", "topic", "difficulty"), positional, strict=False):
+        options.setdefault(key, value)
+    missing = [k for k in ("time", "timezone") if k not in options]
+    if missing:
+        return Usage(
+            f"{cmd('daily set')} needs " + " and ".join(f"`{k}:`" for k in missing)
+            + ", as in `time:09:00 timezone:Europe/Berlin`."
+        )
+    return rq.DailySet(
+        time=options["time"],
+        timezone=options["timezone"],
+        channel_id=channel,
+        pack=options.get("pack"),
+        topic=options.get("topic"),
+        difficulty=options.get("difficulty"),
+        reveal_after_hours=options.get("reveal_after_hours"),
+    )
+
+
+def _daily_settings(words: tuple[str, ...]) -> Parsed:
+    parsed = _options(words, DAILY_SETTINGS_KEYS, "daily settings")
+    if isinstance(parsed, Usage):
+        return parsed
+    options, positional = parsed
+    if positional:
+        return Usage(f"Name each setting of {cmd('daily settings')}, as in `reviews:30 new:3 timezone:Europe/Berlin`.")
+    numbers: dict[str, int] = {}
+    for key in ("reviews", "new"):
+        value = options.get(key)
+        if value is not None:
+            if not value.isdigit() or len(value) > 4:
+                return Usage(f"`{key}` must be a whole number; you gave `{shown(value)}`.")
+            numbers[key] = int(value)
+    packs = options.get("packs")
+    return rq.DailySettings(
+        reviews=numbers.get("reviews"),
+        new=numbers.get("new"),
+        timezone=options.get("timezone"),
+        packs=tuple(p for p in packs.split(",") if p) if packs is not None else None,
+    )
+
+
+def remind(words: tuple[str, ...]) -> Parsed:
+    """Read `remind time:<HH:MM> timezone:<IANA>` (or the two words in order) and `remind off`."""
+    if len(words) == 1 and words[0].lower() == "off":
+        return rq.RemindOff()
+    parsed = _options(words, REMIND_KEYS, "remind")
+    if isinstance(parsed, Usage):
+        return parsed
+    options, positional = parsed
+    if len(positional) > 2:
+        return Usage(f"Use {cmd('remind')} `time:08:00 timezone:Europe/Berlin`, or {cmd('remind off')}.")
+    for key, value in zip(("time", "timezone"), positional, strict=False):
+        options.setdefault(key, value)
+    if "time" not in options or "timezone" not in options:
+        return Usage(f"Use {cmd('remind')} `time:08:00 timezone:Europe/Berlin`, or {cmd('remind off')}.")
+    return rq.Remind(time=options["time"], timezone=options["timezone"])
 
 
 def _example(key: str) -> str:

@@ -151,9 +151,69 @@ class Privacy:
 
 SocialRequest = RaceStart | RaceStop | Leaderboard | Privacy
 
+
+@dataclass(frozen=True)
+class DailyReview:
+    """`/quiz daily` (`review` in the terminal): today's personal review as a quiz."""
+
+
+@dataclass(frozen=True)
+class DailySet:
+    """`/quiz daily set`: the channel's daily question (admins); no channel means the one typed in."""
+
+    time: str
+    timezone: str
+    channel_id: str | None = None
+    pack: str | None = None
+    topic: str | None = None
+    difficulty: str | None = None
+    reveal_after_hours: str | None = None
+
+
+@dataclass(frozen=True)
+class DailyShow:
+    channel_id: str | None = None  # None: every schedule of the server
+
+
+@dataclass(frozen=True)
+class DailyOff:
+    channel_id: str | None = None
+
+
+@dataclass(frozen=True)
+class DailyNow:
+    channel_id: str | None = None
+
+
+@dataclass(frozen=True)
+class DailySettings:
+    """`/quiz daily settings`: the learner's caps, time zone and packs; nothing given shows them."""
+
+    reviews: int | None = None
+    new: int | None = None
+    timezone: str | None = None
+    packs: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class Remind:
+    """`/quiz remind time:<HH:MM> timezone:<IANA>`: the daily reminder DM."""
+
+    time: str
+    timezone: str
+
+
+@dataclass(frozen=True)
+class RemindOff:
+    pass
+
+
+DAILY_REQUESTS = (DailyReview, DailySet, DailyShow, DailyOff, DailyNow, DailySettings, Remind, RemindOff)
+
 Request = (
     Start | Act | Submit | OpenAnswer | Hint | Skip | Stop | Current | Stats | Packs | Help | RunCode | PackLoad
-    | PackEnable | PackRemove
+    | PackEnable | PackRemove | DailyReview | DailySet | DailyShow | DailyOff | DailyNow | DailySettings | Remind
+    | RemindOff
     | SocialRequest
 )
 

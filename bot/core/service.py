@@ -24,6 +24,9 @@ from . import render
 from . import requests as rq
 from .admin import Admins, PackAdmin
 from .catalogue import Catalogue
+from .daily import DailyService
+from .daily import actions as dx
+from .daily.handlers import AnswerLog, DailyDesk, PostNow
 from .errors import NotAllowed, NotYourQuiz, QuizError, QuizExpired, StaleAction
 from .flow import Flow, resume_button
 from .gate import Gate
@@ -54,6 +57,9 @@ class QuizService:
         session_ttl: timedelta = timedelta(hours=24),
         races: RaceService | None = None,
         social: SocialService | None = None,
+        daily: DailyService | None = None,
+        answers: AnswerLog | None = None,
+        post_now: PostNow | None = None,
     ) -> None:
         self._repo = repository
         self.races = races  # None: this process has no race store (races are refused politely)
@@ -102,6 +108,25 @@ class QuizService:
             ),
             rq.Privacy: lambda actor, r: self._boards().privacy(actor, visible=r.visible),
         }
+        # Daily practice: its requests, clicks on daily posts, the review's bookkeeping (see bot.core.daily).
+        self.daily: DailyDesk | None = None
+        self._handlers.update({kind: self._no_daily for kind in rq.DAILY_REQUESTS})
+        if daily is not None:
+            if answers is None:
+                raise TypeError("daily practice needs `answers`: where a daily channel answer is stored")
+            self.daily = DailyDesk(
+                daily=daily,
+                repository=repository,
+                answers=answers,
+                catalogue=self.catalogue,
+                gate=self.gate,
+                clock=clock,
+                runner=runner,
+                rng=rng or random.Random(),
+                post_now=post_now,
+            )
+            self._handlers.update(self.daily.handlers())
+            self._handlers[rq.Stats] = self._stats_with_daily
 
     # ----------------------------------------------------------------- the one entry
 
@@ -142,9 +167,14 @@ class QuizService:
             return await self._racing().act(actor, request.action, request.values)
         parsed = ax.parse(request.action)
         if parsed is None:
+            daily_action = dx.parse(request.action) if self.daily is not None else None
+            if daily_action is not None and self.daily is not None:
+                return await self.daily.on_action(actor, daily_action)
             raise QuizError("That button is not one of this bot's.")
         if parsed.session_id == ax.NO_SESSION:
             return await self._admin_action(actor, parsed)
+        if self.daily is not None and await self.is_daily_post(parsed.session_id):
+            return await self.daily.on_post(actor, parsed, request.values)
         async with self.gate.editing(parsed.session_id):
             session = await self.gate.load(actor, parsed.session_id)
             if parsed.verb == ax.RESTART:
@@ -154,7 +184,7 @@ class QuizService:
             self.gate.require_active(session)
             if parsed.position != session.position:
                 raise StaleAction()
-            return await self.flow.on_item(actor, session, parsed, list(request.values), request.key)
+            return await self._on_item(actor, session, parsed, list(request.values), request.key)
 
     async def _admin_action(self, actor: Actor, action: ax.Action) -> Reply:
         if action.verb == ax.REMOVE_PACK:
@@ -178,7 +208,25 @@ class QuizService:
             _, question = await self.flow.question(item)
             verb = self.flow.text_verb(question, request.text, code_only=request.code_only)
             action = ax.Action(session.id, session.position, verb)
-            return await self.flow.on_item(actor, session, action, [request.text], request.key)
+            return await self._on_item(actor, session, action, [request.text], request.key)
+
+    async def _on_item(self, actor: Actor, session: Session, action: ax.Action, values: list[str], key: str | None) -> Reply:
+        """Apply an input to the current item; a daily review also counts the graded item."""
+        item = session.current
+        reply = await self.flow.on_item(actor, session, action, values, key)
+        if self.daily is not None:
+            reply = await self.daily.after_item(actor, session, item, reply)
+        return reply
+
+    async def _no_daily(self, actor: Actor, request: Any) -> Reply:
+        raise QuizError("Daily practice is not set up in this bot.")
+
+    async def _stats_with_daily(self, actor: Actor, request: rq.Stats) -> Reply:
+        reply = await self.views.stats(actor, user_id=request.user_id, name=request.name)
+        if self.daily is None:
+            return reply
+        daily = await self.daily.stats(actor, request.user_id)
+        return replace(reply, messages=(*reply.messages, daily))
 
     def _on_current(self, verb: str) -> Handler:
         async def handle(actor: Actor, request: Any) -> Reply:
@@ -235,6 +283,12 @@ class QuizService:
 
     async def active_session(self, actor: Actor) -> Session | None:
         return await self.gate.active(Owner.user(actor))
+
+    async def is_daily_post(self, session_id: str) -> bool:
+        """Say whether an action's session slot names a channel's daily post (answers there are private)."""
+        if self.daily is None or session_id == ax.NO_SESSION or await self.gate.get(session_id) is not None:
+            return False
+        return await self.daily.owns(session_id)
 
     async def set_anchor(self, session_id: str, **anchor: str) -> None:
         """Remember where the quiz lives on the platform (a thread, a message to update)."""

@@ -78,6 +78,10 @@ class SqlRepository:
     async def active_session(self, owner: Owner) -> Session | None:
         return await self.sessions.active(owner)
 
+    async def record_answer(self, attempt: Attempt, review: Review) -> None:
+        """An answer outside a quiz (the channel's daily question): the attempt and the card, once."""
+        await self.sessions.record_answer(attempt, review)
+
     async def active_sessions_of(self, platform: str, user_id: str) -> list[Session]:
         return await self.sessions.active_of(platform, user_id)
 

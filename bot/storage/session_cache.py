@@ -70,6 +70,9 @@ class CachedSessions:
         self._keep(row)
         return session_from_row(row)
 
+    async def record_answer(self, attempt: Attempt, review: Review) -> None:
+        await self._store.record_answer(attempt, review)
+
     async def active_of(self, platform: str, user_id: str) -> list[Session]:
         return await self._store.active_of(platform, user_id)
 

@@ -106,6 +106,15 @@ class SessionStore:
         session.version += 1
         return op.row
 
+    async def record_answer(self, attempt: Attempt, review: Review) -> None:
+        """Store an answer given outside a quiz session: the attempt and the review card, in one transaction.
+
+        The channel's daily question uses it, so a member's answer counts like a quiz answer.
+        """
+        async with self._db.write() as c:
+            await c.execute(insert(t.attempts), [attempt_row(attempt)])
+            await c.execute(self._upsert_review, [review_row(review)])
+
     async def close(self) -> None:
         if self._writer is not None:
             await self._writer.close()

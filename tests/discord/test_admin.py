@@ -113,9 +113,12 @@ async def test_the_commands_are_registered_with_admin_and_autocomplete_options(b
     (quiz,) = sync.body
     assert quiz["name"] == "quiz"
     subs = {o["name"]: o for o in quiz["options"]}
-    assert set(subs) == {"start", "answer", "current", "hint", "skip", "stop", "run", "stats", "packs", "help", "pack"} | {
-        "race", "leaderboard", "privacy"  # the social side: see tests/discord/test_race.py
-    }
+    assert set(subs) == {
+        "start", "answer", "current", "hint", "skip", "stop", "run", "stats", "packs", "help", "pack", "daily", "remind"
+    } | {"race", "leaderboard", "privacy"}  # the social side: see tests/discord/test_race.py
+    daily = {o["name"]: o for o in subs["daily"]["options"]}
+    assert [c["value"] for c in daily["action"]["choices"]] == ["set", "show", "off", "now", "settings"]
+    assert daily["channel"]["type"] == 7 and daily["timezone"]["autocomplete"]
     start = {o["name"]: o for o in subs["start"]["options"]}
     assert start["pack"]["autocomplete"] and start["topic"]["autocomplete"]
     assert [c["value"] for c in start["difficulty"]["choices"]] == ["easy", "medium", "hard"]

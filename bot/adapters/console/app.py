@@ -26,6 +26,9 @@ from .render import render_message
 ACTOR = Actor(platform="console", scope="local", user_id="you", name="you", is_admin=True)
 PROMPT = "quiz> "
 PICTURES = Path(tempfile.gettempdir()) / "quizbot-pictures"  # where `stats` and `leaderboard` save pictures
+TERMINAL_DAILY = (
+    "In the terminal, `review` starts today's review. Channel schedules and reminders are for Discord and Slack."
+)
 
 
 class ConsoleFrontEnd:
@@ -213,6 +216,12 @@ class ConsoleFrontEnd:
                 await self.call(rq.RunCode(snippet))
             elif command == "answer" and self.current is not None:
                 await self.answer(" ".join(rest) or "code")
+            elif command in ("daily", "remind"):
+                # Here there is no channel to post in and no one to message: only the personal review.
+                if command == "daily" and not rest:
+                    await self.call(rq.DailyReview())
+                else:
+                    self.show(notice(TERMINAL_DAILY))
             elif command in commands.SUBCOMMANDS:
                 parsed = commands.parse(" ".join([command, *rest]))
                 if isinstance(parsed, commands.Usage):

@@ -15,9 +15,9 @@ from bot.core.race import ChannelPost
 
 from .api import SettingsStore, install_redaction, invite_url, sync_commands, use_api
 from .commands import build_quiz_group
-from .deliver import APOLOGY, post_race
+from .deliver import APOLOGY, DiscordPoster, post_race
 from .inbound import Inbound
-from .origin import PageButton, QuizControl, RaceControl
+from .origin import PLATFORM, DailyControl, PageButton, QuizControl, RaceControl
 
 if TYPE_CHECKING:
     from bot.app import App
@@ -58,7 +58,7 @@ class QuizBotClient(discord.Client):
 
     async def setup_hook(self) -> None:
         install_redaction(self.http.token or "")
-        self.add_dynamic_items(QuizControl, RaceControl, PageButton)
+        self.add_dynamic_items(QuizControl, RaceControl, PageButton, DailyControl)
         if self.api_url:
             # Another Discord API (tests, a proxy) also names the gateway to connect to.
             _, url, _ = await self.http.get_bot_gateway()
@@ -133,6 +133,7 @@ async def run_discord(app: App, settings: Settings) -> None:
     message_content = True
     while True:
         client = create_client(app, settings, message_content=message_content)
+        await app.posters.add(PLATFORM, DiscordPoster(client))  # the daily question's posts and DMs
         try:
             async with client:
                 await client.start(token)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Any
+from zoneinfo import available_timezones
 
 import discord
 from discord import app_commands
@@ -141,6 +142,7 @@ def build_quiz_group(inbound: Inbound) -> app_commands.Group:
         await inbound.handle(interaction, rq.PackRemove(pack))
 
     add_social_commands(quiz, inbound, pack_names, topic_names)
+    add_daily_commands(quiz, inbound, pack_names, topic_names)
     return quiz
 
 
@@ -195,3 +197,82 @@ def add_social_commands(quiz: app_commands.Group, inbound: Inbound, pack_names: 
     @app_commands.choices(leaderboard=[app_commands.Choice(name=w, value=w) for w in ("on", "off")])
     async def privacy(interaction: Interaction, leaderboard: app_commands.Choice[str]) -> None:
         await inbound.handle(interaction, rq.Privacy(visible=leaderboard.value == "on"))
+
+
+
+def add_daily_commands(quiz: app_commands.Group, inbound: Inbound, pack_names: Complete, topic_names: Complete) -> None:
+    """Add `/quiz daily` (the review, and with `action:` the channel's schedule and settings) and `/quiz remind`.
+
+    Discord cannot run a command group itself, so `/quiz daily` is one command whose `action`
+    option picks set, show, off, now or settings; without it, it starts today's review.
+    """
+
+    async def zone_names(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
+        async def names(scope: str) -> list[str]:
+            return time_zone_names(current)
+
+        return await inbound.complete(interaction, current, names)
+
+    @quiz.command(name="daily", description="Today's review; admins set the channel's daily question with action")
+    @app_commands.describe(
+        action="Leave empty for today's review; set/show/off/now for the channel's daily question; settings for yours",
+        channel="The channel of the daily question (default: this one)",
+        time="HH:MM, 24-hour, local time of the time zone",
+        timezone="An IANA time zone, such as Europe/Berlin",
+        pack="Only this pack", topic="Only this topic", difficulty="Only this difficulty",
+        reveal_after_hours="Reveal the answer this many hours after posting (default: at the next post)",
+        reviews="Your daily review cap", new="Your daily cap of new items",
+    )
+    @app_commands.choices(
+        action=[app_commands.Choice(name=a, value=a) for a in ("set", "show", "off", "now", "settings")],
+        difficulty=[app_commands.Choice(name=d, value=d) for d in DIFFICULTIES],
+    )
+    @app_commands.autocomplete(pack=pack_names, topic=topic_names, timezone=zone_names)
+    async def daily(
+        interaction: Interaction,
+        action: app_commands.Choice[str] | None = None,
+        channel: app_commands.AppCommandChannel | None = None,
+        time: str | None = None,
+        timezone: str | None = None,
+        pack: str | None = None,
+        topic: str | None = None,
+        difficulty: app_commands.Choice[str] | None = None,
+        reveal_after_hours: app_commands.Range[float, 0.01, 23.0] | None = None,
+        reviews: app_commands.Range[int, 0, 500] | None = None,
+        new: app_commands.Range[int, 0, 100] | None = None,
+    ) -> None:
+        what = action.value if action is not None else None
+        channel_id = str(channel.id) if channel is not None else None
+        request: rq.Request
+        if what is None:
+            request = rq.DailyReview()
+        elif what == "set":
+            request = rq.DailySet(
+                time=time or "", timezone=timezone or "", channel_id=channel_id, pack=pack, topic=topic,
+                difficulty=difficulty.value if difficulty is not None else None,
+                reveal_after_hours=f"{reveal_after_hours:g}" if reveal_after_hours is not None else None,
+            )
+        elif what == "show":
+            request = rq.DailyShow(channel_id)
+        elif what == "off":
+            request = rq.DailyOff(channel_id)
+        elif what == "now":
+            request = rq.DailyNow(channel_id)
+        else:
+            request = rq.DailySettings(reviews=reviews, new=new, timezone=timezone, packs=(pack,) if pack else None)
+        await inbound.handle(interaction, request)
+
+    @quiz.command(name="remind", description="A direct message each day when reviews are due (time:off stops it)")
+    @app_commands.describe(time="HH:MM, 24-hour; or off", timezone="An IANA time zone, such as Europe/Berlin")
+    @app_commands.autocomplete(timezone=zone_names)
+    async def remind(interaction: Interaction, time: str, timezone: str | None = None) -> None:
+        if time.strip().lower() == "off":
+            await inbound.handle(interaction, rq.RemindOff())
+        else:
+            await inbound.handle(interaction, rq.Remind(time=time, timezone=timezone or ""))
+
+
+def time_zone_names(current: str) -> list[str]:
+    """Time zone names containing what was typed so far, for autocomplete."""
+    needle = current.strip().casefold()[:64]
+    return sorted(n for n in available_timezones() if needle in n.casefold() and "/" in n)[:25]

@@ -7,17 +7,20 @@ modal, or a deferral), later ones use follow-ups. A follow-up whose interaction 
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import discord
 
+from bot.core.daily import DailyPost
 from bot.core.race import ChannelPost
 from bot.core.replies import InputRequest, Message, Reply, Text, Tone
+from bot.scheduler import DeliveryFailed
 
 from .render import Rendered, page_of, render, render_modal, render_notice
 
@@ -365,3 +368,52 @@ class _Expired(Exception):
 
 def render_notice_message(markdown: str, tone: Tone = Tone.WARNING) -> Message:
     return Message(kind="notice", parts=(Text(markdown),), tone=tone)
+
+
+class DiscordPoster:
+    """Post the daily question, edit its tally, post the reveal and send DMs, without an interaction.
+
+    The scheduler calls these (`bot.scheduler.Poster`); a channel or user Discord refuses
+    (deleted, permissions removed, DMs closed) raises DeliveryFailed, other errors propagate.
+    """
+
+    def __init__(self, client: discord.Client) -> None:
+        self._client = client
+
+    def _channel(self, channel_id: str) -> discord.PartialMessageable:
+        return self._client.get_partial_messageable(int(channel_id))
+
+    async def post_item(self, post: DailyPost, message: Message) -> str:
+        with _refused():
+            sent = await self._channel(post.channel_id).send(**render(message).send_kwargs())
+        return str(sent.id)
+
+    async def edit_post(self, post: DailyPost, message: Message) -> None:
+        if not post.message_ref:
+            return
+        with _refused():
+            await self._channel(post.channel_id).get_partial_message(int(post.message_ref)).edit(
+                **render(message).edit_kwargs()
+            )
+
+    async def post_reveal(self, post: DailyPost, message: Message) -> None:
+        channel = self._channel(post.channel_id)
+        kwargs = render(message).send_kwargs()
+        if post.message_ref:
+            kwargs.update(reference=channel.get_partial_message(int(post.message_ref)), mention_author=False)
+        with _refused():
+            await channel.send(**kwargs)
+
+    async def send_dm(self, platform: str, user_id: str, message: Message) -> None:
+        with _refused():
+            dm = await self._client.create_dm(discord.Object(id=int(user_id)))
+            await dm.send(**render(message).send_kwargs())
+
+
+@contextlib.contextmanager
+def _refused() -> Iterator[None]:
+    """Turn Discord's refusals (no access, gone) into DeliveryFailed with a short reason."""
+    try:
+        yield
+    except (discord.Forbidden, discord.NotFound) as exc:
+        raise DeliveryFailed(f"{exc.status} {exc.text or type(exc).__name__}"[:120]) from exc

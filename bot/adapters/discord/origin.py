@@ -15,6 +15,7 @@ import discord
 
 from bot.core import Actor
 from bot.core import actions as ax
+from bot.core.daily import actions as dx
 from bot.core.race import actions as rx
 
 PLATFORM = "discord"
@@ -156,3 +157,24 @@ class PageButton(
         match = self.template.fullmatch(self.custom_id)
         assert match is not None
         await _handler(interaction).page(interaction, match["session"], int(match["page"]))
+
+
+DAILY_ID = re.compile(rf"{re.escape(dx.PREFIX)}:\S+")
+
+
+def is_daily_id(custom_id: str) -> bool:
+    """Say whether a custom_id is a daily-practice button's (`dy:...`)."""
+    return DAILY_ID.fullmatch(custom_id) is not None
+
+
+class DailyControl(discord.ui.DynamicItem[discord.ui.Item[Any]], template=DAILY_ID):
+    """A daily-practice button (the reminder's Start, a leech's Reset): its custom_id goes to the core."""
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> DailyControl:
+        return cls(item)
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await _handler(interaction).component(interaction, self.custom_id, [])

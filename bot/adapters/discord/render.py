@@ -14,7 +14,7 @@ from bot.core.replies import Button, Code, Control, Fields, Image, InputRequest,
 
 from . import limits as lim
 from .markup import fence, plain, spell
-from .origin import PageButton, QuizControl, RaceControl, is_quiz_id, is_race_id
+from .origin import DailyControl, PageButton, QuizControl, RaceControl, is_daily_id, is_quiz_id, is_race_id
 
 log = logging.getLogger(__name__)
 
@@ -258,6 +258,14 @@ def _item(
         return PageButton(
             discord.ui.Button(label=label, style=discord.ButtonStyle.secondary, custom_id=custom_id), row=row
         )
+    if isinstance(control, Button) and is_daily_id(control.action) and lim.size(control.action) <= lim.CUSTOM_ID:
+        daily: discord.ui.Button[Any] = discord.ui.Button(
+            label=lim.clip_plain(control.label, lim.BUTTON_LABEL) or "…",
+            style=STYLES.get(control.style, discord.ButtonStyle.secondary),
+            disabled=control.disabled,
+            custom_id=control.action,
+        )
+        return DailyControl(daily, row=row)
     if lim.size(control.action) > lim.CUSTOM_ID or not (is_quiz_id(control.action) or is_race_id(control.action)):
         log.warning("control %r has an action id Discord cannot carry; left out", control.action[:40])
         return None

@@ -19,6 +19,7 @@ from bot.core.race import Outbox
 from bot.core.service import QuizService
 
 from .api import SlackApi, SlackCallFailed, make_client
+from .deliver import SlackPoster
 from .inbound import Inbound
 from .origin import checked_request, protect
 
@@ -119,6 +120,7 @@ async def run_slack(app: App, settings: Settings, port: int = 3000, *, host: str
     async with slack_front_end(
         app.service, token=token, api_url=settings.slack_api_url, signing_secret=secret, outbox=app.outbox
     ) as (front, bolt):
+        await app.posters.add("slack", SlackPoster(front.api))  # the daily question's posts and DMs
         await _check_token(front.api)
         if app_token is not None:
             await _serve_socket_mode(bolt, app_token)

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
+from bot.core.daily import DailyPost
 from bot.core.errors import QuizError
 from bot.core.model import Session
 from bot.core.race import ChannelPost
 from bot.core.replies import Message, Reply, notice
 from bot.core.service import QuizService
+from bot.scheduler import DeliveryFailed
 
 from . import render as bk
 from .api import Place, SlackApi, SlackCallFailed
@@ -143,3 +146,49 @@ def anchor_of(session: Session | None) -> tuple[Place | None, str | None]:
         return None, None
     anchor = session.anchor
     return Place(str(anchor["channel"]), str(anchor.get("thread_ts") or "") or None), str(anchor.get("item_ts") or "") or None
+
+
+# Slack's answers that mean the bot can no longer post there (or reach the person): pause, do not retry.
+REFUSED = frozenset({
+    "channel_not_found", "not_in_channel", "is_archived", "restricted_action", "cant_update_message",
+    "message_not_found", "user_not_found", "user_disabled", "cannot_dm_bot", "messages_tab_disabled",
+    "not_allowed_token_type", "missing_scope", "account_inactive", "team_access_not_granted",
+})
+
+
+class SlackPoster:
+    """Post the daily question, edit its tally, post the reveal in its thread and send DMs.
+
+    The scheduler calls these (`bot.scheduler.Poster`); a refusal in REFUSED raises DeliveryFailed,
+    other failures (rate limits left after retries, the network) propagate and are retried later.
+    """
+
+    def __init__(self, api: SlackApi) -> None:
+        self._api = api
+
+    async def post_item(self, post: DailyPost, message: Message) -> str:
+        with _refused():
+            return await self._api.post(Place(post.channel_id), message)
+
+    async def edit_post(self, post: DailyPost, message: Message) -> None:
+        if post.message_ref:
+            with _refused():
+                await self._api.update(post.channel_id, post.message_ref, message)
+
+    async def post_reveal(self, post: DailyPost, message: Message) -> None:
+        with _refused():
+            await self._api.post(Place(post.channel_id, post.message_ref or None), message)
+
+    async def send_dm(self, platform: str, user_id: str, message: Message) -> None:
+        with _refused():
+            await self._api.post(Place(await self._api.open_dm(user_id)), message)
+
+
+@contextlib.contextmanager
+def _refused() -> Iterator[None]:
+    try:
+        yield
+    except SlackCallFailed as exc:
+        if exc.error in REFUSED:
+            raise DeliveryFailed(exc.error) from exc
+        raise

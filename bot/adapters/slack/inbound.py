@@ -60,11 +60,12 @@ ROUTES: dict[type, str] = {
     rq.Help: TELL,
     rq.PackEnable: TELL,
     rq.PackRemove: TELL,
+    rq.DailyReview: QUIZ,
 }
 # The social side: a race's start and stop and the leaderboard are shown to the channel; privacy is private.
 PUBLIC = "public"
 ROUTES.update({rq.RaceStart: PUBLIC, rq.RaceStop: PUBLIC, rq.Leaderboard: PUBLIC, rq.Privacy: TELL})
-ADMIN_REQUESTS = (rq.PackEnable, rq.PackRemove, rq.PackLoad)
+ADMIN_REQUESTS = (rq.PackEnable, rq.PackRemove, rq.PackLoad, rq.DailySet, rq.DailyOff, rq.DailyNow)
 
 
 class Inbound:
@@ -82,6 +83,7 @@ class Inbound:
         bolt.command("/quiz")(ack=self.ack_command, lazy=[self.run_command])
         bolt.action(re.compile(r"^qz:"))(ack=self.ack_only, lazy=[self.on_action])
         bolt.action(re.compile(r"^qzh:start"))(ack=self.ack_only, lazy=[self.on_home_start])
+        bolt.action(re.compile(r"^dy:"))(ack=self.ack_only, lazy=[self.on_daily_action])
         bolt.view_submission(re.compile(r"^qz:"))(ack=self.ack_answer, lazy=[self.on_answer])
         bolt.action(re.compile(r"^rc:"))(ack=self.ack_only, lazy=[self.on_race_action])
         bolt.view_submission(re.compile(r"^rc:"))(ack=self.ack_answer, lazy=[self.on_race_answer])
@@ -200,6 +202,9 @@ class Inbound:
             actor = origin.actor()
             if parsed is not None and parsed.session_id == ax.NO_SESSION:
                 actor = await self._admin_actor(origin)  # an admin's confirmation
+            if parsed is not None and await self.service.is_daily_post(parsed.session_id):
+                await self._daily_post(origin, actor, rq.Act(action_id, tuple(_action_values(action)), key))
+                return
             reply = await self.service.handle(actor, rq.Act(action_id, tuple(_action_values(action)), key))
             if parsed is not None and parsed.verb in (ax.RESTART, ax.CURRENT) and any(m.kind == "item" for m in reply.messages):
                 place, note = await self.courier.quiz_home(origin) if parsed.verb == ax.RESTART else (anchor_of(
@@ -244,6 +249,28 @@ class Inbound:
         """The race service's port: close the round's message, post the reveal and what comes next."""
         await self.courier.race_post(post)
 
+    async def _daily_post(self, origin: Origin, actor: Actor, request: rq.Act) -> None:
+        """A member's click or form on the channel's daily post: every answer only to them."""
+        reply = await self.service.handle(actor, request)
+        if reply.form is not None:
+            await self.courier.open(origin, bk.form_view(reply.form, bk.metadata(c=origin.channel, t=origin.thread_ts)))
+            return
+        await self.courier.tell(origin, reply)
+
+    async def on_daily_action(self, body: dict[str, Any]) -> None:
+        """A daily-practice button: the reminder's Start (today's review), a leech's Reset."""
+        origin = from_action(body)
+        async with self._job(origin):
+            action = (body.get("actions") or [{}])[0]
+            reply = await self.service.handle(origin.actor(), rq.Act(str(action.get("action_id", ""))))
+            if not any(m.kind == "item" for m in reply.messages):
+                await self.courier.tell(origin, reply)
+                return
+            place, note = await self.courier.quiz_home(origin)
+            await self.courier.deliver(origin, reply, place)
+            if note:
+                await self.courier.tell(origin, notice(note))
+
     async def on_home_start(self, body: dict[str, Any]) -> None:
         """A Start button on the Home tab: a quiz in the learner's direct messages."""
         origin = from_action(body)
@@ -263,6 +290,10 @@ class Inbound:
             action = str(view.get("callback_id", ""))
             if ax.is_slow(action):
                 await self.courier.tell(origin, notice(rq.RUNNING))
+            parsed = ax.parse(action)
+            if parsed is not None and await self.service.is_daily_post(parsed.session_id):
+                await self._daily_post(origin, origin.actor(), rq.Act(action, (value,), key=str(view.get("id") or "") or None))
+                return
             reply = await self.service.handle(origin.actor(), rq.Act(action, (value,), key=str(view.get("id") or "") or None))
             place = Place(origin.channel, origin.thread_ts) if origin.channel else None
             await self.courier.deliver(origin, reply, place, update_ts=origin.message_ts)

@@ -281,6 +281,10 @@ class DailyService:
         await self._store.save_card_failures(actor.platform, actor.user_id, item, 0, False)
         return notice(f"`{item[0]}/{item[1]}` is back in your daily review.", tone=Tone.SUCCESS)
 
+    async def leeches(self, actor: Actor) -> list[ItemKey]:
+        """Return the learner's leeches (cards suspended from the daily review)."""
+        return await self._store.leeches(actor.platform, actor.user_id)
+
     async def settings(
         self,
         actor: Actor,

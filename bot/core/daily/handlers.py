@@ -1,0 +1,303 @@
+"""The daily commands and clicks as the quiz service dispatches them.
+
+`DailyDesk` joins `DailyService` (the rules and their state) with the quiz parts: the personal
+review runs as an ordinary quiz session (items render and grade as in a quiz, each graded item
+also counted with `DailyService.record_review`), and a click on a channel's daily post is graded
+by the item's type module, then counted with `DailyService.answer_post`; a scored answer is
+stored as an attempt and a review card like a quiz answer. Replies to a daily post are private.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import replace
+from typing import Any, Protocol
+
+from bot.core import actions as ax
+from bot.core import render
+from bot.core import requests as rq
+from bot.core.catalogue import Catalogue
+from bot.core.errors import BadSubmission, QuizError, StaleAction
+from bot.core.gate import Gate
+from bot.core.items import Changed, Context, Input, Make, NotAnAnswer, kind_of
+from bot.core.model import Actor, Attempt, ItemState, Owner, Session, new_session_id
+from bot.core.ports import Clock, CodeRunner, Repository
+from bot.core.replies import Button, Fields, Message, Reply, Text, Tone, cmd
+from bot.core.review import Review, review
+
+from . import actions as dx
+from .channel import DailyPost, MemberAnswer
+from .service import DailyService
+
+DAILY_FILTER = "daily"  # a session's filters mark a daily review with this key
+NEW_FILTER = "daily_new"  # the `pack/question` keys of the review's new items
+LEECH_BUTTONS = 5  # reset buttons shown under stats at most
+_NOT_ON_A_POST = {ax.SKIP, ax.STOP, ax.RESTART, ax.CURRENT}
+
+PostNow = Callable[..., Awaitable[Reply]]  # `Scheduler.post_now(actor, channel_id=...)`
+Handler = Callable[[Actor, Any], Awaitable[Reply]]
+
+
+class AnswerLog(Protocol):
+    """Where a scored daily channel answer is stored like a quiz answer (bot.storage implements it)."""
+
+    async def record_answer(self, attempt: Attempt, review: Review) -> None: ...
+
+
+def _key(pack: str, question: str) -> str:
+    return f"{pack}/{question}"
+
+
+class DailyDesk:
+    """Handle the daily requests, clicks on daily posts and the reminder's buttons."""
+
+    def __init__(
+        self,
+        *,
+        daily: DailyService,
+        repository: Repository,
+        answers: AnswerLog,
+        catalogue: Catalogue,
+        gate: Gate,
+        clock: Clock,
+        runner: CodeRunner | None,
+        rng: random.Random,
+        post_now: PostNow | None = None,
+    ) -> None:
+        self.daily = daily
+        self._repo = repository
+        self._answers = answers
+        self._catalogue = catalogue
+        self._gate = gate
+        self._clock = clock
+        self._runner = runner
+        self._rng = rng
+        self._post_now = post_now
+
+    # ------------------------------------------------------------ typed commands
+
+    def handlers(self) -> dict[type, Handler]:
+        """Return the dispatch entries of the daily requests, for QuizService's table."""
+        return {
+            rq.DailyReview: lambda actor, r: self.review(actor),
+            rq.DailySet: self.set_schedule,
+            rq.DailyShow: lambda actor, r: self.daily.show_schedule(actor, channel_id=r.channel_id),
+            rq.DailyOff: lambda actor, r: self.daily.turn_off(actor, channel_id=self._channel(actor, r)),
+            rq.DailyNow: self.post_now,
+            rq.DailySettings: self.settings,
+            rq.Remind: lambda actor, r: self.daily.remind(actor, time=r.time, timezone=r.timezone),
+            rq.RemindOff: lambda actor, r: self.daily.remind_off(actor),
+        }
+
+    @staticmethod
+    def _channel(actor: Actor, request: object) -> str:
+        named = getattr(request, "channel_id", None)
+        channel = named or actor.channel_id
+        if not channel:
+            raise QuizError("Name the channel, as in `channel:#study`, or use the command in that channel.")
+        return str(channel)
+
+    async def set_schedule(self, actor: Actor, request: rq.DailySet) -> Reply:
+        return await self.daily.set_schedule(
+            actor,
+            channel_id=self._channel(actor, request),
+            time=request.time,
+            timezone=request.timezone,
+            pack=request.pack,
+            topic=request.topic,
+            difficulty=request.difficulty,
+            reveal_after_hours=request.reveal_after_hours,
+        )
+
+    async def post_now(self, actor: Actor, request: rq.DailyNow) -> Reply:
+        if self._post_now is None:
+            raise QuizError("This bot process does not post daily questions.")
+        return await self._post_now(actor, channel_id=self._channel(actor, request))
+
+    async def settings(self, actor: Actor, request: rq.DailySettings) -> Reply:
+        return await self.daily.settings(
+            actor, reviews=request.reviews, new=request.new, timezone=request.timezone, packs=request.packs
+        )
+
+    # ------------------------------------------------------------ the personal review
+
+    async def review(self, actor: Actor) -> Reply:
+        """Start today's review as a quiz: due cards most overdue first, then new items."""
+        queue, intro = await self.daily.review_intro(actor)
+        if queue.empty:
+            return intro
+        items: list[ItemState] = []
+        new_keys: list[str] = []
+        for card in queue.reviews:
+            items.append(ItemState(pack=card.pack, question=card.question, card=card.card))
+        history = await self._repo.history(actor.platform, actor.user_id, sorted({p for p, _ in queue.new}))
+        for pack_id, question_id in queue.new:
+            seen = history.get((pack_id, question_id))
+            items.append(ItemState(pack=pack_id, question=question_id, card=seen.card if seen else None))
+            new_keys.append(_key(pack_id, question_id))
+        kept: list[ItemState] = []
+        for item in items:
+            pack = await self._catalogue.pack(item.pack)
+            question = pack.question(item.question) if pack is not None else None
+            if pack is None or question is None:
+                continue  # removed since: it simply leaves today's review
+            kind_of(question).prepare(question, item, self._rng)
+            kept.append(item)
+        if not kept:
+            return intro
+        now = self._clock.now()
+        owner = Owner.user(actor)
+        messages: list[Message] = list(intro.messages)
+        previous = await self._gate.active(owner)
+        if previous is not None:
+            previous.status = "stopped"
+            previous.updated_at = now
+            await self._gate.save(previous)
+            messages.append(Message(kind="notice", parts=(Text("Your previous quiz was stopped; the review starts."),)))
+        session = Session(
+            id=new_session_id(),
+            owner=owner,
+            started_by=actor.user_id,
+            started_by_name=actor.mention,
+            items=kept,
+            created_at=now,
+            updated_at=now,
+            filters={DAILY_FILTER: True, NEW_FILTER: new_keys, "count": len(kept)},
+        )
+        await self._gate.create(session)
+        pack = await self._catalogue.pack(kept[0].pack)
+        assert pack is not None
+        question = pack.question(kept[0].question)
+        assert question is not None
+        messages.append(render.item_message(session, 0, pack, question))
+        return Reply(messages=tuple(messages), private=True)
+
+    async def after_item(self, actor: Actor, session: Session, item: ItemState | None, reply: Reply) -> Reply:
+        """Count a graded item of a daily review (caps, streak, leech) once the quiz flow graded it."""
+        if item is None or not session.filters.get(DAILY_FILTER) or not item.done or item.skipped:
+            return reply
+        new = _key(item.pack, item.question) in (session.filters.get(NEW_FILTER) or [])
+        recorded = await self.daily.record_review(actor, (item.pack, item.question), correct=item.correct, new=new)
+        if not recorded.leech:
+            return reply
+        reset = Button(dx.make(dx.RESET_LEECH, _key(item.pack, item.question)), "Reset", role="")
+        note = Message(
+            kind="notice",
+            title="Leech",
+            tone=Tone.WARNING,
+            parts=(
+                Text(
+                    f"`{_key(item.pack, item.question)}` was failed {recorded.failures} times: it leaves your daily "
+                    "review until you reset it (it shows in your stats)."
+                ),
+            ),
+            rows=((reset,),),
+        )
+        return replace(reply, messages=(*reply.messages, note))
+
+    # ------------------------------------------------------------ the daily post's controls
+
+    async def owns(self, session_id: str) -> bool:
+        """Say whether an action's session slot names a daily post (not a quiz session)."""
+        return await self.daily.post(session_id) is not None
+
+    async def on_post(self, actor: Actor, action: ax.Action, values: Sequence[str]) -> Reply:
+        """Handle a member's click on the channel's daily post; every answer goes only to them."""
+        if action.verb in _NOT_ON_A_POST:
+            raise QuizError("The channel's daily question has no Skip or Stop: answer it, or simply leave it.")
+        if action.position != 0:
+            raise StaleAction()
+        post, _, question = await self.daily.open_post(actor, action.session_id)
+        kind = kind_of(question)
+        if action.verb == ax.HINT:
+            return replace(await self.daily.hint_post(actor, post.id), private=True)
+        if action.verb == ax.ANSWER:
+            form = kind.form(question, Make(post.id, 0))
+            if form is None:
+                raise BadSubmission("This question is answered with its buttons or menus.")
+            return Reply(form=form)
+        mine = await self.daily.member_answer(post.id, actor.user_id)
+        item = _item_of(post, mine)
+        before = set(item.picked)
+        outcome = await kind.answer(question, item, Input(action.verb, action.argument, tuple(values)), Context(self._runner, actor.key))
+        if isinstance(outcome, Changed):
+            picks = {**{-1 - i: 0 for i in before}, **{-1 - i: 1 for i in item.picked}}
+            await self.daily.select(actor, post.id, {**item.selections, **picks})
+            return Reply(private=True)  # the menu shows the pick; Check grades it
+        if isinstance(outcome, NotAnAnswer):
+            return Reply(messages=(Message(kind="feedback", parts=outcome.parts, tone=outcome.tone),), private=True)
+        answered = await self.daily.answer_post(actor, post.id, correct=outcome.correct, detail=" ".join(outcome.feedback))
+        if answered.scored:
+            await self._store_answer(actor, post, question.topic, question.points, outcome.answer, answered.answer)
+        feedback = answered.reply.messages[0]
+        return Reply(messages=(replace(feedback, parts=(*outcome.report, *feedback.parts)),), private=True)
+
+    async def _store_answer(
+        self, actor: Actor, post: DailyPost, topic: str | None, points: int, text: str, answer: MemberAnswer
+    ) -> None:
+        """Store the scored answer as an attempt and move the member's review card, like a quiz answer."""
+        now = self._clock.now()
+        history = await self._repo.history(actor.platform, actor.user_id, [post.pack])
+        seen = history.get((post.pack, post.question))
+        card_json, due = review(seen.card if seen else None, correct=answer.correct, hinted=answer.hinted, at=now)
+        attempt = Attempt(
+            platform=actor.platform,
+            scope=post.scope,
+            user_id=actor.user_id,
+            pack=post.pack,
+            question=post.question,
+            topic=topic,
+            answer=text[:4000],
+            correct=answer.correct,
+            points=points if answer.correct else 0,
+            at=now,
+            session_id=None,
+        )
+        card = Review(actor.platform, actor.user_id, post.pack, post.question, card_json, due, answer.correct)
+        await self._answers.record_answer(attempt, card)
+
+    # ------------------------------------------------------------ buttons of daily messages
+
+    async def on_action(self, actor: Actor, action: dx.DailyAction) -> Reply:
+        """The reminder's Start button, or a leech's Reset button."""
+        if action.verb == dx.START_REVIEW:
+            return await self.review(actor)
+        pack, sep, question = action.argument.partition("/")
+        if not sep or not pack or not question:
+            raise QuizError("That button is not one of this bot's.")
+        return await self.daily.reset_leech(actor, (pack, question))
+
+    # ------------------------------------------------------------ stats
+
+    async def stats(self, actor: Actor, user_id: str | None) -> Message:
+        """The daily part of `/quiz stats`: streak, freezes, due, leeches, reminder, mastered per topic."""
+        fields = await self.daily.stats(actor, user_id=user_id)
+        mastered = await self.daily.mastered(actor, user_id=user_id)
+        rows = tuple((f"{pack} · {topic or '(no topic)'}", f"{n} mastered") for (pack, topic), n in sorted(mastered.items()))
+        parts: list[Text | Fields] = [fields]
+        parts.append(Fields(rows) if rows else Text(f"No item mastered yet (stable for 21 days); {cmd('daily')} gets there."))
+        buttons: tuple[Button, ...] = ()
+        if user_id is None or user_id == actor.user_id:
+            leeches = await self.daily.leeches(actor)
+            buttons = tuple(
+                Button(dx.make(dx.RESET_LEECH, _key(p, q)), f"Reset {q}"[:80]) for p, q in leeches[:LEECH_BUTTONS]
+            )
+        return Message(kind="stats", title="Daily practice", parts=tuple(parts), rows=(buttons,) if buttons else ())
+
+
+def _item_of(post: DailyPost, mine: MemberAnswer | None) -> ItemState:
+    """Dress the member's answer so far as the item state the type module grades.
+
+    A member's menu picks are kept in `MemberAnswer.selections`: a blank's pick under its number
+    (1, 2, ...), a select-all pick of shown choice i under the key -1 - i (1 picked, 0 not).
+    """
+    picks = mine.selections if mine is not None else {}
+    return ItemState(
+        pack=post.pack,
+        question=post.question,
+        attempts=mine.attempts if mine is not None else 0,
+        hinted=mine.hinted if mine is not None else False,
+        selections={k: v for k, v in picks.items() if k >= 0},
+        picked=sorted(-1 - k for k, v in picks.items() if k < 0 and v),
+    )

@@ -1,0 +1,149 @@
+"""Daily practice in Slack, through Bolt and the fake Slack, with a fake clock.
+
+The scheduler's jobs run by calling `tick()` after moving the clock, so a day passes at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.adapters.slack.deliver import SlackPoster
+from bot.storage import SqlRepository
+from tests.daily.wired import Wired, wire
+from tests.fakes import FakeClock, LocalRunner
+from tests.slack.conftest import ADMIN, CHANNEL, LEARNER, STRANGER, Slack, block_text, dm, find_element
+
+
+@pytest.fixture
+async def daily_slack(
+    open_slack: Callable[..., Any], repository: SqlRepository, runner: LocalRunner, clock: FakeClock, tmp_path: Path
+) -> AsyncIterator[tuple[Slack, Wired]]:
+    wired = await wire(repository, clock, runner, tmp_path)
+    async with open_slack(wired.service) as workspace:
+        assert workspace.front is not None
+        await wired.posters.add("slack", SlackPoster(workspace.front.api))
+        yield workspace, wired
+
+
+def said_to(slack: Slack, user: str, since: int = 0) -> str:
+    """What `user` was told privately: ephemeral messages and command responses, since a count of them."""
+    ephemeral = [block_text(e["blocks"]) or e.get("text", "") for e in slack.fake.ephemerals[since:] if e["user"] == user]
+    return "\n".join(ephemeral)
+
+
+def responses(slack: Slack, since: int) -> str:
+    return "\n".join(str(r.get("text", "")) + block_text(r.get("blocks") or []) for r in slack.fake.responses[since:])
+
+
+def choice_id(message: dict[str, Any], shown: int) -> str:
+    ids = [e["action_id"] for b in message["blocks"] if b["type"] == "actions" for e in b["elements"]]
+    return next(i for i in ids if i.endswith(f":c:{shown}"))
+
+
+async def test_a_day_of_the_daily_question_in_slack(daily_slack: tuple[Slack, Wired], clock: FakeClock) -> None:
+    slack, wired = daily_slack
+    n = len(slack.fake.responses)
+    await slack.command("daily set time:11:00 timezone:Europe/Berlin", user=STRANGER, channel=CHANNEL)
+    assert "Only admins" in responses(slack, n)
+    n = len(slack.fake.responses)
+    await slack.command("daily set time:9am timezone:Europe/Berlin", user=ADMIN, channel=CHANNEL)
+    assert "use HH:MM" in responses(slack, n)
+    n = len(slack.fake.responses)
+    await slack.command("daily set time:11:00 timezone:Europe/Berln", user=ADMIN, channel=CHANNEL)
+    assert "Did you mean" in responses(slack, n) and "Europe/Berlin" in responses(slack, n)
+    n = len(slack.fake.responses)
+    await slack.command("daily set time:11:00 timezone:Europe/Berlin pack:study reveal_after_hours:2", user=ADMIN, channel=CHANNEL)
+    text = responses(slack, n)
+    assert "Daily question set" in text and f"<#{CHANNEL}>" in text  # the channel typed in
+
+    clock.advance(hours=1)  # 11:00 in Berlin
+    before = len(slack.fake.posts(CHANNEL))
+    await wired.scheduler.tick()
+    [post] = slack.fake.posts(CHANNEL)[before:]
+    assert "Daily question · 2026-12-01 · Gradients" in block_text(post["blocks"])
+    assert "0 people have answered · 0 right" in block_text(post["blocks"])
+    assert "Skip" not in block_text(post["blocks"])
+
+    updates = len(slack.fake.calls_to("chat.update"))
+    await slack.click(CHANNEL, post["ts"], action_id=choice_id(post, 0), user=LEARNER)
+    assert "Right!" in said_to(slack, LEARNER)
+    await slack.click(CHANNEL, post["ts"], action_id=choice_id(post, 1), user=STRANGER)
+    assert "Not quite. 1 attempt left." in said_to(slack, STRANGER)
+    await slack.click(CHANNEL, post["ts"], action_id=choice_id(post, 1), user=ADMIN)
+    await slack.click(CHANNEL, post["ts"], action_id=choice_id(post, 1), user=ADMIN)
+    assert "last attempt" in said_to(slack, ADMIN) and "requires_grad" not in said_to(slack, ADMIN)
+    before_again = len(slack.fake.ephemerals)
+    await slack.click(CHANNEL, post["ts"], action_id=choice_id(post, 1), user=LEARNER)
+    assert "already answered" in said_to(slack, LEARNER, before_again)
+    assert len(slack.fake.calls_to("chat.update")) == updates  # nobody's click changed the shared post
+    assert len(slack.fake.posts(CHANNEL)) == before + 1  # and nothing was said in the channel
+
+    clock.advance(seconds=10)
+    await wired.scheduler.tick()
+    tallied = block_text(slack.fake.message(CHANNEL, post["ts"])["blocks"])
+    assert "2 people have answered · 1 right" in tallied and LEARNER not in tallied
+
+    clock.advance(hours=2)
+    await wired.scheduler.tick()
+    assert "closed" in block_text(slack.fake.message(CHANNEL, post["ts"])["blocks"])
+    reveal = slack.fake.posts(CHANNEL)[-1]
+    assert reveal["thread_ts"] == post["ts"]  # the answer goes in the post's thread
+    revealed = block_text(reveal["blocks"])
+    assert "requires_grad=True" in revealed and f"<@{LEARNER}>" in revealed
+
+    late = len(slack.fake.ephemerals)
+    closed = slack.fake.message(CHANNEL, post["ts"])
+    assert not [b for b in closed["blocks"] if b["type"] == "actions"]
+    slack.fake.messages[(CHANNEL, post["ts"])] = post  # a member whose client still shows the buttons
+    await slack.click(CHANNEL, post["ts"], action_id=choice_id(post, 0), user=STRANGER)
+    assert "This question closed. The answer: `requires_grad=True`" in said_to(slack, STRANGER, late)
+
+    n = len(slack.fake.responses)
+    await slack.command("stats", user=LEARNER)
+    stats = responses(slack, n)
+    assert "Streak" in stats and "1 day" in stats
+
+
+async def test_a_reminder_dm_starts_the_review_in_slack(daily_slack: tuple[Slack, Wired], clock: FakeClock) -> None:
+    slack, wired = daily_slack
+    await slack.command("daily set time:10:00 timezone:Europe/Berlin pack:study", user=ADMIN, channel=CHANNEL)
+    n = len(slack.fake.responses)
+    await slack.command("daily now", user=ADMIN, channel=CHANNEL)
+    assert "Today's question is posted." in responses(slack, n)
+    post = slack.fake.posts(CHANNEL)[-1]
+    await slack.click(CHANNEL, post["ts"], action_id=choice_id(post, 1), user=LEARNER)
+    await slack.click(CHANNEL, post["ts"], action_id=choice_id(post, 1), user=LEARNER)  # wrong twice: due soon
+
+    n = len(slack.fake.responses)
+    await slack.command("remind time:25:00 timezone:Europe/Berlin", user=LEARNER)
+    assert "use HH:MM" in responses(slack, n)
+    n = len(slack.fake.responses)
+    await slack.command("remind time:18:00 timezone:Europe/Berlin", user=LEARNER)
+    assert "Reminder on" in responses(slack, n)
+
+    clock.current = datetime(2026, 12, 1, 17, 0, tzinfo=UTC)  # 18:00 in Berlin
+    await wired.scheduler.tick()
+    await wired.scheduler.tick()  # never twice a day
+    reminders = [m for m in slack.fake.posts(dm(LEARNER)) if "review due" in block_text(m["blocks"])]
+    assert len(reminders) == 1 and "1 review due, about 1 minute" in block_text(reminders[0]["blocks"])
+
+    element, _ = find_element(reminders[0]["blocks"], label="Start")
+    assert element["action_id"] == "dy:start"
+    await slack.click(dm(LEARNER), reminders[0]["ts"], action_id="dy:start", user=LEARNER)
+    shown = "\n".join(block_text(m["blocks"]) for m in slack.fake.posts(dm(LEARNER)))
+    assert "1 reviews and 0 new items today" in shown and "Question 1 of 1" in shown
+    item = [m for m in slack.fake.posts(dm(LEARNER)) if block_text(m["blocks"]).startswith("Question 1 of 1")][-1]
+    await slack.click(dm(LEARNER), item["ts"], label="A", user=LEARNER)
+    after = [block_text(m["blocks"]) for m in slack.fake.posts(dm(LEARNER))][-2:]
+    assert after[0].startswith("✅ *Correct!*") and after[1].startswith("Quiz finished")
+
+    n = len(slack.fake.responses)
+    await slack.command("stats", user=LEARNER)
+    stats = responses(slack, n)
+    assert "*Due today*\n0" in stats and "*Streak*\n1 day (longest 1)" in stats and "18:00 Europe/Berlin" in stats
+    assert "*2* attempts" in stats  # the daily channel answer and the review's answer
