@@ -222,7 +222,7 @@ class QuizService:
         raise QuizError("Daily practice is not set up in this bot.")
 
     async def _stats_with_daily(self, actor: Actor, request: rq.Stats) -> Reply:
-        reply = await self.views.stats(actor, user_id=request.user_id, name=request.name)
+        reply = await self._stats(actor, request)
         if self.daily is None:
             return reply
         daily = await self.daily.stats(actor, request.user_id)

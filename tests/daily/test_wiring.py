@@ -127,7 +127,7 @@ async def test_the_review_is_a_quiz_of_the_due_cards_then_new_items(wired: Wired
     assert first.title == "Question 1 of 2" and "Which flag makes PyTorch track" in first.text()
     right = next(b for b in first.controls() if isinstance(b, Button) and b.text == "`requires_grad=True`")
     after = await service.handle(ANN, rq.Act(right.action))
-    assert "Correct" in after.messages[0].text() and item_of(after).title == "Question 2 of 2"
+    assert after.update is not None and "Correct" in after.update.text() and item_of(after).title == "Question 2 of 2"
     learner = await wired.daily.learner(ANN)
     assert learner.streak.current == 1
     stats = await service.handle(ANN, rq.Stats())
