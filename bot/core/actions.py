@@ -24,10 +24,13 @@ RESTART = "r"
 CURRENT = "v"  # show the item again (the Resume button)
 REMOVE_PACK = "pr"  # an admin confirmed removing the pack named by the argument
 CANCEL = "n"  # an admin changed their mind
+LOAD_CONVERTED = "cl"  # an admin loads the converted pack kept under the argument's key
+DROP_CONVERTED = "cn"  # an admin discards it
 
 NO_SESSION = "-"  # the session part of an action that belongs to no quiz (admin confirmations)
 
-VERBS = {CHOOSE, MULTI, BLANK, CHECK, ANSWER, SHORT_FORM, CODE_FORM, HINT, SKIP, STOP, RESTART, CURRENT, REMOVE_PACK, CANCEL}
+VERBS = {CHOOSE, MULTI, BLANK, CHECK, ANSWER, SHORT_FORM, CODE_FORM, HINT, SKIP, STOP, RESTART, CURRENT, REMOVE_PACK, CANCEL,
+         LOAD_CONVERTED, DROP_CONVERTED}
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,7 @@ from .catalogue import Catalogue
 from .errors import NotAllowed, NotYourQuiz, QuizError, QuizExpired, StaleAction
 from .flow import Flow, resume_button
 from .gate import Gate
+from .importing import PendingPacks
 from .items import codetext
 from .items.report import run_report
 from .model import Actor, ImportReport, Owner, PackInfo, Session
@@ -65,7 +66,9 @@ class QuizService:
         from .views import Views
 
         self.views = Views(repository=repository, catalogue=self.catalogue, clock=clock)
-        self.pack_admin = PackAdmin(catalogue=self.catalogue, admins=self.admins)
+        self.pack_admin = PackAdmin(
+            catalogue=self.catalogue, admins=self.admins, pending=PendingPacks(repository, clock)
+        )
         self._handlers: dict[type, Handler] = {
             rq.Start: self._start,
             rq.Act: self._act,
@@ -138,6 +141,10 @@ class QuizService:
     async def _admin_action(self, actor: Actor, action: ax.Action) -> Reply:
         if action.verb == ax.REMOVE_PACK:
             return await self.pack_admin.remove(actor, action.argument, confirmed=True)
+        if action.verb == ax.LOAD_CONVERTED:
+            return await self.pack_admin.load_converted(actor, action.argument)
+        if action.verb == ax.DROP_CONVERTED:
+            return await self.pack_admin.cancel_converted(actor, action.argument)
         if action.verb == ax.CANCEL:
             return notice(f"Nothing was changed: `{action.argument}` stays.")
         raise QuizError("That button is not one of this bot's.")

@@ -88,7 +88,7 @@ async def test_quizbot_admins_may_load_without_manage_server(start_bot: BotRunne
 
 
 async def test_the_attachment_must_be_yaml_or_zip_and_not_too_large(bot: Harness) -> None:
-    wrong = await load(bot, p.ADMIN, "notes.txt", b"hello")
+    wrong = await load(bot, p.ADMIN, "notes.pdf", b"hello")
     assert "`.yaml` or `.zip`" in wrong.text()
     huge = await load(bot, p.ADMIN, "huge.zip", b"PK", size=50 * 1024 * 1024)
     assert "at most 5 MB" in huge.text()

@@ -110,7 +110,7 @@ def build_quiz_group(inbound: Inbound) -> app_commands.Group:
 
     @pack_group.command(name="load", description="Load or update a pack from an attached .yaml or .zip (admins)")
     @app_commands.describe(
-        file="The pack: a .yaml file or a .zip of its folder",
+        file="The pack (.yaml or .zip), or a Moodle XML, GIFT, CSV, Anki, Red or OpenTDB file to convert",
         force="Replace even if the version is not higher",
     )
     async def load(interaction: Interaction, file: discord.Attachment, force: bool = False) -> None:

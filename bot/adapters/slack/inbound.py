@@ -20,6 +20,7 @@ from bot.core import actions as ax
 from bot.core import commands as cm
 from bot.core import requests as rq
 from bot.core.errors import QuizError
+from bot.core.importing import UPLOAD_SUFFIXES
 from bot.core.model import Actor
 from bot.core.replies import Message, Reply, Text, Tone, notice
 from bot.core.service import QuizService, error_reply
@@ -34,7 +35,7 @@ from .origin import Origin, from_action, from_command, from_event, from_view
 
 log = logging.getLogger("quizbot.slack")
 
-PACK_SUFFIXES = (".yaml", ".yml", ".zip")
+PACK_SUFFIXES = UPLOAD_SUFFIXES  # packs, and other tools' quiz files to convert
 _PACK_LOAD = re.compile(r"\bpack\s+load\b", re.I)
 _FORCE = re.compile(r"(?:^|\s)(?:--)?force\b", re.I)
 
@@ -132,7 +133,7 @@ class Inbound:
 
     async def ack_pack_load(self, ack: Callable[..., Awaitable[Any]], view: dict[str, Any]) -> None:
         if not _view_files(view):
-            await ack(response_action="errors", errors={bk.PACK_BLOCK: "Choose a .yaml, .yml or .zip file."})
+            await ack(response_action="errors", errors={bk.PACK_BLOCK: "Choose a pack (.yaml, .zip) or a quiz file to convert."})
         else:
             await ack()
 
@@ -308,7 +309,7 @@ class Inbound:
         self.service.admins.require(actor, "load packs")
         packs = [f for f in files if str(f.get("name", "")).lower().endswith(PACK_SUFFIXES)]
         if not packs:
-            raise QuizError("Attach the pack as a .yaml, .yml or .zip file.")
+            raise QuizError("Attach the pack as a .yaml, .yml or .zip file, or a quiz file to convert (" + ", ".join(PACK_SUFFIXES[3:]) + ").")
         for file in packs:
             name = str(file.get("name", "the file"))
             try:
