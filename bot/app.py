@@ -15,6 +15,7 @@ from .core.errors import PackInvalid, PackRefused
 from .core.packs import load_path
 from .settings import Settings, sandbox_overrides
 from .storage import SqlRepository, open_repository
+from .storage.privacy import PrivacyStore
 
 log = logging.getLogger("quizbot")
 
@@ -87,6 +88,7 @@ async def build(settings: Settings, *, sandbox: bool = True, shipped_packs: bool
         clock=SystemClock(),
         admins=frozenset(settings.admins),
         session_ttl=timedelta(hours=settings.session_ttl_hours),
+        personal_data=PrivacyStore(repository.engine),
     )
     try:
         if shipped_packs:

@@ -72,6 +72,15 @@ def _parser() -> argparse.ArgumentParser:
 
     sandbox = sub.add_parser("sandbox", help="run or grade code in the sandbox; check the host", add_help=False)
     sandbox.add_argument("args", nargs=argparse.REMAINDER, help="run CODE_FILE [--test TEST_FILE] [--json] | doctor")
+    user = sub.add_parser("user", help="export or delete everything kept about one learner").add_subparsers(
+        dest="user_command", metavar="ACTION", required=True
+    )
+    user_export = user.add_parser("export", help="write the learner's data as JSON")
+    user_export.add_argument("who", metavar="PLATFORM:ID", help="e.g. discord:123456789012345678 or slack:U012ABCDEF")
+    user_export.add_argument("-o", "--output", type=Path, help="file to write (default: quizbot-data-PLATFORM-ID.json here)")
+    user_delete = user.add_parser("delete", help="delete the learner's data (says what first; --yes deletes)")
+    user_delete.add_argument("who", metavar="PLATFORM:ID")
+    user_delete.add_argument("--yes", action="store_true", help="delete without asking")
     db = sub.add_parser("db", help="database maintenance").add_subparsers(dest="db_command", metavar="ACTION", required=True)
     db.add_parser("upgrade", help="apply migrations (also done at start)")
     return parser
@@ -106,6 +115,10 @@ def _console_only(args: argparse.Namespace, settings: Settings) -> bool:
 async def _dispatch(args: argparse.Namespace, settings: Settings) -> int:
     if args.command == "pack":
         return await _pack(args, settings)
+    if args.command == "user":
+        from .user_data import user_command
+
+        return await user_command(args, settings, out=out, err=err)
     if args.command == "db":
         from .storage import open_repository, safe_url
 

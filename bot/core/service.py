@@ -31,6 +31,7 @@ from .items.report import run_report
 from .model import Actor, ImportReport, Owner, PackInfo, Session
 from .packs import Pack
 from .ports import Clock, CodeRunner, Repository, RunRequest
+from .privacy import MyData, PersonalData
 from .replies import Button, Message, Reply, Text, Tone, notice
 
 Handler = Callable[[Actor, Any], Awaitable[Reply]]
@@ -48,6 +49,7 @@ class QuizService:
         admins: frozenset[str] = frozenset(),
         rng: random.Random | None = None,
         session_ttl: timedelta = timedelta(hours=24),
+        personal_data: PersonalData | None = None,
     ) -> None:
         self._repo = repository
         self._runner = runner
@@ -69,6 +71,7 @@ class QuizService:
         self.pack_admin = PackAdmin(
             catalogue=self.catalogue, admins=self.admins, pending=PendingPacks(repository, clock)
         )
+        self.my_data = MyData(repository=repository, clock=clock, admins=self.admins, store=personal_data)
         self._handlers: dict[type, Handler] = {
             rq.Start: self._start,
             rq.Act: self._act,
@@ -85,6 +88,8 @@ class QuizService:
             rq.PackLoad: lambda actor, r: self.pack_admin.load(actor, r.filename, r.data, force=r.force),
             rq.PackEnable: lambda actor, r: self.pack_admin.set_enabled(actor, r.pack, r.enabled),
             rq.PackRemove: lambda actor, r: self.pack_admin.remove(actor, r.pack, confirmed=r.confirmed),
+            rq.MyDataExport: lambda actor, r: self.my_data.export(actor, r.user_id, r.name),
+            rq.MyDataDelete: lambda actor, r: self.my_data.delete(actor, r.user_id, r.name),
         }
 
     # ----------------------------------------------------------------- the one entry
@@ -141,6 +146,10 @@ class QuizService:
     async def _admin_action(self, actor: Actor, action: ax.Action) -> Reply:
         if action.verb == ax.REMOVE_PACK:
             return await self.pack_admin.remove(actor, action.argument, confirmed=True)
+        if action.verb == ax.DELETE_DATA:
+            return await self.my_data.delete(actor, action.argument, confirmed=True)
+        if action.verb == ax.KEEP_DATA:
+            return await self.my_data.keep(actor, action.argument)
         if action.verb == ax.LOAD_CONVERTED:
             return await self.pack_admin.load_converted(actor, action.argument)
         if action.verb == ax.DROP_CONVERTED:
