@@ -101,7 +101,7 @@ class MyData:
             self._repo.forget(session.id)
         rows = sum(counts.values())
         log.info("%s deleted the data of %s:%s (%d rows)", actor.key, actor.platform, target, rows)
-        whose = "Your" if own else f"{name or target}'s"
+        whose = "Your" if own else (f"{name}'s" if name else "The learner's")
         return notice(f"{whose} data was deleted ({rows} row{'s' if rows != 1 else ''}).", tone=Tone.SUCCESS)
 
     async def keep(self, actor: Actor, user_id: str) -> Reply:

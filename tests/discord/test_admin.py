@@ -100,7 +100,7 @@ async def test_the_commands_are_registered_with_admin_and_autocomplete_options(b
     (quiz,) = sync.body
     assert quiz["name"] == "quiz"
     subs = {o["name"]: o for o in quiz["options"]}
-    assert set(subs) == {"start", "answer", "current", "hint", "skip", "stop", "run", "stats", "packs", "help", "pack"}
+    assert set(subs) == {"start", "answer", "current", "hint", "skip", "stop", "run", "stats", "packs", "help", "pack", "my-data"}
     start = {o["name"]: o for o in subs["start"]["options"]}
     assert start["pack"]["autocomplete"] and start["topic"]["autocomplete"]
     assert [c["value"] for c in start["difficulty"]["choices"]] == ["easy", "medium", "hard"]
