@@ -10,7 +10,19 @@ from typing import Any
 
 import discord
 
-from bot.core.replies import Attachment, Button, Code, Control, Fields, Image, InputRequest, Message, Select, Text, Tone
+from bot.core.replies import (
+    Attachment,
+    Button,
+    Code,
+    Control,
+    Fields,
+    Image,
+    InputRequest,
+    Message,
+    Select,
+    Text,
+    Tone,
+)
 
 from . import limits as lim
 from .markup import fence, plain, spell
