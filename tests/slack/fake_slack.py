@@ -52,6 +52,8 @@ class FakeSlack:
         self.homes: dict[str, dict[str, Any]] = {}
         self.files: dict[str, tuple[dict[str, Any], bytes]] = {}
         self.downloads: list[tuple[str, bool]] = []  # (file id, bot token sent)
+        self.uploading: dict[str, dict[str, Any]] = {}  # files.getUploadURLExternal, waiting for their bytes
+        self.uploads: list[dict[str, Any]] = []  # files shared by files.completeUploadExternal
         self.closed_channels: set[str] = set()
         self.socket_received: list[dict[str, Any]] = []
         self._script: dict[str, list[Scripted]] = {}
@@ -64,6 +66,7 @@ class FakeSlack:
         app.router.add_route("*", "/api/{method}", self._api)
         app.router.add_get("/files-pri/{id}/download/{name}", self._file)
         app.router.add_post("/respond/{n}", self._respond)
+        app.router.add_post("/upload/{id}", self._upload)
         app.router.add_get("/socket-mode", self._socket_mode)
         self.server = TestServer(app, host="127.0.0.1")
 
@@ -238,6 +241,27 @@ class FakeSlack:
             return self._error("files.info", "file_not_found")
         return self._ok(file=found[0])
 
+    def _m_files_getUploadURLExternal(self, args: dict[str, Any]) -> web.Response:
+        if not args.get("filename") or not str(args.get("length", "")).isdigit():
+            return self._error("files.getUploadURLExternal", "invalid_arguments")
+        file_id = f"F{next(self._ids):05d}"
+        self.uploading[file_id] = {"id": file_id, "name": str(args["filename"]), "length": int(args["length"]), "content": None}
+        return self._ok(upload_url=f"{self.base}/upload/{file_id}", file_id=file_id)
+
+    def _m_files_completeUploadExternal(self, args: dict[str, Any]) -> web.Response:
+        files = _decoded(args.get("files"))
+        if not isinstance(files, list) or not files:
+            return self._error("files.completeUploadExternal", "invalid_arguments")
+        shared = []
+        for entry in files:
+            pending = self.uploading.pop(str(entry.get("id")), None)
+            if pending is None or pending["content"] is None:
+                return self._error("files.completeUploadExternal", "file_not_found")
+            pending.update(title=entry.get("title"), channel=args.get("channel_id"), comment=args.get("initial_comment"))
+            self.uploads.append(pending)
+            shared.append({"id": pending["id"], "name": pending["name"], "title": entry.get("title")})
+        return self._ok(files=shared)
+
     def _m_apps_connections_open(self, args: dict[str, Any]) -> web.Response:
         return self._ok(url=self.base.replace("http://", "ws://") + "/socket-mode")
 
@@ -251,6 +275,14 @@ class FakeSlack:
         if not authorized or file_id not in self.files:
             return web.Response(text=LOGIN_PAGE, content_type="text/html")
         return web.Response(body=self.files[file_id][1], content_type="application/octet-stream")
+
+    async def _upload(self, request: web.Request) -> web.Response:
+        pending = self.uploading.get(request.match_info["id"])
+        data = await request.read()
+        if pending is None or len(data) != pending["length"]:
+            return web.Response(status=400, text="bad upload")
+        pending["content"] = data
+        return web.Response(text="OK - " + str(len(data)))
 
     async def _respond(self, request: web.Request) -> web.Response:
         body = await request.json()
