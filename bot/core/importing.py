@@ -20,6 +20,8 @@ from .model import Actor
 from .ports import Clock, Repository
 
 KEY_PREFIX = "convert:"
+INDEX_KEY = "convert-index"  # the keys waiting, with their expiry: expired ones are emptied at the next upload
+MAX_INDEXED = 200
 TTL = timedelta(hours=1)
 TOKEN_BYTES = 12  # 16 URL-safe characters: the action id stays far below Discord's 100
 MAX_ZIP_BYTES = 8 * 1024 * 1024  # what a stored converted pack may take (the loader caps a pack at 8 MiB too)
@@ -60,15 +62,39 @@ class PendingPacks:
         if len(data) > MAX_ZIP_BYTES:
             raise QuizError(f"The converted pack is {len(data) / 1048576:.1f} MiB; a pack may be at most 8 MiB.")
         token = secrets.token_urlsafe(TOKEN_BYTES)
+        expires = (self._clock.now() + self._ttl).isoformat()
         record = {
             "owner": actor.key,
             "filename": filename,
             "force": force,
-            "expires": (self._clock.now() + self._ttl).isoformat(),
+            "expires": expires,
             "data": base64.b64encode(data).decode("ascii"),
         }
         await self._repo.set_setting(KEY_PREFIX + token, json.dumps(record))
+        await self._index(token, expires)
         return token
+
+    async def _index(self, token: str, expires: str) -> None:
+        """Remember the new key; empty the entries whose hour is over (their packs can no longer load)."""
+        try:
+            waiting = [(str(k), str(e)) for k, e in json.loads(await self._repo.get_setting(INDEX_KEY) or "[]")]
+        except (ValueError, TypeError):
+            waiting = []
+        now = self._clock.now()
+        kept: list[tuple[str, str]] = []
+        for key, when in waiting:
+            try:
+                over = datetime.fromisoformat(when) <= now
+            except ValueError:
+                over = True
+            if over:
+                await self.drop(key)
+            else:
+                kept.append((key, when))
+        kept.append((token, expires))
+        for key, _ in kept[:-MAX_INDEXED]:
+            await self.drop(key)
+        await self._repo.set_setting(INDEX_KEY, json.dumps(kept[-MAX_INDEXED:]))
 
     async def get(self, actor: Actor, token: str) -> Pending:
         """Return the pending pack; refuse an unknown, used or expired key, or someone else's."""
