@@ -19,6 +19,7 @@ from .scheduler import PlatformPosters, Scheduler
 from .settings import Settings, sandbox_overrides
 from .storage import SqlRepository, open_repository
 from .storage.daily import DailyRepository
+from .storage.privacy import PrivacyStore
 from .storage.social import SocialStore
 
 log = logging.getLogger("quizbot")
@@ -113,6 +114,7 @@ async def build(
         daily=daily,
         answers=repository,
         post_now=scheduler.post_now,
+        personal_data=PrivacyStore(repository.engine),
     )
     try:
         if shipped_packs:

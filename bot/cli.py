@@ -77,6 +77,15 @@ def _parser() -> argparse.ArgumentParser:
 
     sandbox = sub.add_parser("sandbox", help="run or grade code in the sandbox; check the host", add_help=False)
     sandbox.add_argument("args", nargs=argparse.REMAINDER, help="run CODE_FILE [--test TEST_FILE] [--json] | doctor")
+    user = sub.add_parser("user", help="export or delete everything kept about one learner").add_subparsers(
+        dest="user_command", metavar="ACTION", required=True
+    )
+    user_export = user.add_parser("export", help="write the learner's data as JSON")
+    user_export.add_argument("who", metavar="PLATFORM:ID", help="e.g. discord:123456789012345678 or slack:U012ABCDEF")
+    user_export.add_argument("-o", "--output", type=Path, help="file to write (default: quizbot-data-PLATFORM-ID.json here)")
+    user_delete = user.add_parser("delete", help="delete the learner's data (says what first; --yes deletes)")
+    user_delete.add_argument("who", metavar="PLATFORM:ID")
+    user_delete.add_argument("--yes", action="store_true", help="delete without asking")
     db = sub.add_parser("db", help="database maintenance").add_subparsers(dest="db_command", metavar="ACTION", required=True)
     db.add_parser("upgrade", help="apply migrations (also done at start)")
     user = sub.add_parser("user", help="export or delete everything kept about one learner").add_subparsers(
@@ -121,7 +130,9 @@ async def _dispatch(args: argparse.Namespace, settings: Settings) -> int:
     if args.command == "pack":
         return await _pack(args, settings)
     if args.command == "user":
-        return await _user(args, settings)
+        from .user_data import user_command
+
+        return await user_command(args, settings, out=out, err=err)
     if args.command == "db":
         from .storage import open_repository, safe_url
 
@@ -285,40 +296,6 @@ def _convert(args: argparse.Namespace) -> int:
         soft_wrap=True,
     )
     return 0
-
-
-async def _user(args: argparse.Namespace, settings: Settings) -> int:
-    import json
-
-    from .app import build
-
-    platform, _, user_id = args.learner.partition(":")
-    if not platform or not user_id:
-        err.print(f"Name the learner as PLATFORM:ID (for example discord:1234), not {args.learner!r}.", markup=False)
-        return 2
-    async with build(settings, sandbox=False, shipped_packs=False) as app:
-        repo = app.repository
-        if args.user_command == "export":
-            text = json.dumps(await repo.export_learner(platform, user_id), indent=2, ensure_ascii=False) + "\n"
-            if args.output:
-                args.output.write_text(text, encoding="utf-8")
-                err.print(f"Wrote {args.output}", markup=False)
-            else:
-                sys.stdout.write(text)
-            return 0
-        if not args.yes:
-            if not sys.stdin.isatty():
-                err.print("Refusing to delete without confirmation: add --yes.", markup=False)
-                return 1
-            answer = await asyncio.to_thread(input, f"Delete everything kept about {platform}:{user_id}? Type yes: ")
-            if answer.strip().lower() != "yes":
-                err.print("Nothing deleted.", markup=False)
-                return 1
-        counts = await repo.delete_learner(platform, user_id)
-        summary = ", ".join(f"{n} {kind.replace('_', ' ')}" for kind, n in counts.items())
-        logging.getLogger("quizbot.privacy").info("Deleted the data of %s:%s by operator: %s", platform, user_id, summary)
-        out.print(f"Deleted the data of {platform}:{user_id}: {summary}", markup=False)
-        return 0
 
 
 async def _prove(loaded: Sequence[object]) -> list[Problem]:

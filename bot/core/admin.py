@@ -9,7 +9,9 @@ from collections.abc import Awaitable, Callable
 
 from . import actions as ax
 from .catalogue import Catalogue
+from .convert import convert_bytes, is_native_pack
 from .errors import NotAllowed, PackInvalid, QuizError, UnknownName
+from .importing import UPLOAD_SUFFIXES, PendingPacks
 from .model import Actor, ImportReport
 from .packs import LoadedPack, load_bytes
 from .packs.proof import count_jobs, prove
@@ -41,10 +43,13 @@ class Admins:
 
 
 class PackAdmin:
-    def __init__(self, *, catalogue: Catalogue, admins: Admins, runner: CodeRunner | None) -> None:
+    def __init__(
+        self, *, catalogue: Catalogue, admins: Admins, runner: CodeRunner | None, pending: PendingPacks | None = None
+    ) -> None:
         self._catalogue = catalogue
         self._admins = admins
         self._runner = runner
+        self._pending = pending
 
     async def load(
         self,
@@ -56,8 +61,13 @@ class PackAdmin:
         unproven: bool = False,
         progress: Progress | None = None,
     ) -> Reply:
-        """Read, prove and store a pack; a pack that fails anything changes nothing."""
+        """Read, prove and store a pack; a pack that fails anything changes nothing.
+
+        Another tool's file (Moodle XML, GIFT, ...) is converted and previewed first, with Load and Cancel.
+        """
         self._admins.require(actor, "load packs")
+        if self._pending is not None and not is_native_pack(filename, data):
+            return await self._preview(actor, filename, data, force=force)
         if unproven and not self._admins.is_operator(actor):
             raise NotAllowed("load a pack without proving it (operators named in `QUIZBOT_ADMINS`)")
         loaded = await asyncio.to_thread(load_bytes, filename, data)
@@ -99,6 +109,43 @@ class PackAdmin:
             reporter.cancel()
         if problems:
             raise PackInvalid(problems)
+
+    async def _preview(self, actor: Actor, filename: str, data: bytes, *, force: bool) -> Reply:
+        assert self._pending is not None
+        if not filename.lower().endswith(UPLOAD_SUFFIXES):
+            known = ", ".join(f"`{s}`" for s in UPLOAD_SUFFIXES)
+            raise QuizError(f"`{filename}` is not a file I can load; send one of {known}.")
+        conversion = await asyncio.to_thread(convert_bytes, filename, data)
+        preview = Text(conversion.preview(problems=5))
+        if not conversion.ok or conversion.loaded is None:
+            message = Message(kind="admin", title="Nothing to load", parts=(preview,), tone=Tone.WARNING)
+            return Reply(messages=(message,))
+        pack_id = str(conversion.pack["pack"])
+        key = await self._pending.put(actor, f"{pack_id}.zip", conversion.zip_bytes(), force=force)
+        yes = Button(ax.admin(ax.LOAD_CONVERTED, key), f"Load {pack_id}", "primary", role="confirm")
+        no = Button(ax.admin(ax.DROP_CONVERTED, key), "Cancel", role="cancel")
+        note = Text("Nothing is stored until you press Load; this preview expires in an hour.")
+        message = Message(kind="admin", title="Load this pack?", parts=(preview, note), rows=((yes, no),))
+        return Reply(messages=(message,))
+
+    async def load_converted(self, actor: Actor, key: str) -> Reply:
+        """Load the pack a preview showed, through the same checks as any pack file."""
+        self._admins.require(actor, "load packs")
+        if self._pending is None:
+            raise QuizError("That button is not one of this bot's.")
+        pending = await self._pending.get(actor, key)
+        reply = await self.load(actor, pending.filename, pending.data, force=pending.force)
+        await self._pending.drop(key)
+        return reply
+
+    async def cancel_converted(self, actor: Actor, key: str) -> Reply:
+        """Forget a previewed pack; nothing is stored."""
+        self._admins.require(actor, "load packs")
+        if self._pending is None:
+            raise QuizError("That button is not one of this bot's.")
+        await self._pending.get(actor, key)
+        await self._pending.drop(key)
+        return notice("Nothing was loaded; the converted pack was discarded.")
 
     async def set_enabled(self, actor: Actor, pack_id: str, enabled: bool) -> Reply:
         self._admins.require(actor, "enable or disable packs")

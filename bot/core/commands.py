@@ -16,8 +16,9 @@ from .replies import cmd
 
 SUBCOMMANDS = (
     "start", "answer", "current", "hint", "skip", "stop", "run", "stats", "packs", "help", "pack", "daily", "review",
-    "remind",
+    "remind", "my-data",
 )
+MY_DATA_ACTIONS = ("export", "delete")
 SOCIAL_SUBCOMMANDS = ("race", "leaderboard", "privacy")
 RACE_KEYS = ("pack", "topic", "difficulty", "rounds", "seconds")
 PERIOD_WORDS = ("week", "month", "all")
@@ -76,6 +77,8 @@ def parse(text: str, *, user_of: Callable[[str], str | None] = lambda word: None
         return daily(words)
     if name == "remind":
         return remind(words)
+    if name == "my-data":
+        return _my_data(words, user_of)
     simple: dict[str, rq.Request] = {
         "answer": rq.OpenAnswer(),
         "current": rq.Current(),
@@ -100,6 +103,23 @@ def _pack(words: tuple[str, ...]) -> Parsed:
     if action == "remove":
         return rq.PackRemove(words[1])
     return rq.PackEnable(words[1], enabled=action == "enable")
+
+
+def _my_data(words: tuple[str, ...], user_of: Callable[[str], str | None]) -> Parsed:
+    """`my-data export|delete [user:<mention>]`: the user part is for admins acting for someone else."""
+    if not words or words[0].lower() not in MY_DATA_ACTIONS or len(words) > 2:
+        return Usage(f"Use {cmd('my-data export')} or {cmd('my-data delete')}; admins may add a user: `user:@someone`.")
+    user: str | None = None
+    if len(words) == 2:
+        word = words[1]
+        if word.lower().startswith("user:"):
+            word = word[5:]
+        user = user_of(word)
+        if user is None:
+            return Usage(f"Name the user as a mention, as in {cmd('my-data ' + words[0].lower())} `user:@someone`.")
+    if words[0].lower() == "export":
+        return rq.MyDataExport(user_id=user)
+    return rq.MyDataDelete(user_id=user)
 
 
 def start(words: tuple[str, ...] | list[str]) -> rq.Start | Usage:

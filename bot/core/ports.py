@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Literal, Protocol
+from typing import Literal, Protocol
 
 from .model import Attempt, History, ImportReport, Owner, PackInfo, Session, UserStats
 from .packs import Pack
@@ -78,13 +78,7 @@ class Repository(Protocol):
 
     async def set_setting(self, key: str, value: str) -> None: ...
 
-    async def export_learner(self, platform: str, user_id: str) -> dict[str, Any]:
-        """Everything kept about the learner (attempts, review cards, quizzes, settings), JSON-able."""
-        ...
 
-    async def delete_learner(self, platform: str, user_id: str) -> dict[str, int]:
-        """Delete everything kept about the learner in one transaction; return how many rows of each kind."""
-        ...
 
 
 TestLine = tuple[str, bool, str]  # name, passed, message

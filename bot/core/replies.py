@@ -59,7 +59,16 @@ class Image:
     alt: str = ""
 
 
-Part = Text | Code | Fields | Image
+@dataclass(frozen=True)
+class Attachment:
+    """A file for the person to keep (a data export): sent as a file, never shown inline."""
+
+    data: bytes
+    filename: str
+    media_type: str = "application/octet-stream"
+
+
+Part = Text | Code | Fields | Image | Attachment
 
 ButtonStyle = Literal["primary", "secondary", "success", "danger"]
 

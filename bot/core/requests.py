@@ -210,10 +210,26 @@ class RemindOff:
 
 DAILY_REQUESTS = (DailyReview, DailySet, DailyShow, DailyOff, DailyNow, DailySettings, Remind, RemindOff)
 
+@dataclass(frozen=True)
+class MyDataExport:
+    """`my-data export`: everything kept about the actor, or (admins) about `user_id`, as a file."""
+
+    user_id: str | None = None
+    name: str | None = None
+
+
+@dataclass(frozen=True)
+class MyDataDelete:
+    """`my-data delete`: ask first, then remove everything kept about the actor (or, admins, `user_id`)."""
+
+    user_id: str | None = None
+    name: str | None = None
+
+
 Request = (
     Start | Act | Submit | OpenAnswer | Hint | Skip | Stop | Current | Stats | Packs | Help | RunCode | PackLoad
     | PackEnable | PackRemove | DailyReview | DailySet | DailyShow | DailyOff | DailyNow | DailySettings | Remind
-    | RemindOff
+    | RemindOff | MyDataExport | MyDataDelete
     | SocialRequest
 )
 

@@ -30,11 +30,13 @@ from .daily.handlers import AnswerLog, DailyDesk, PostNow
 from .errors import NotAllowed, NotYourQuiz, QuizError, QuizExpired, StaleAction
 from .flow import Flow, resume_button
 from .gate import Gate
+from .importing import PendingPacks
 from .items import codetext
 from .items.report import run_report
 from .model import Actor, ImportReport, Owner, PackInfo, Session
 from .packs import Pack
 from .ports import Clock, CodeRunner, Repository, RunRequest
+from .privacy import MyData, PersonalData
 from .race import RaceService, SocialService, is_race_action, with_image
 from .replies import Button, Message, Reply, Text, Tone, notice
 
@@ -60,6 +62,7 @@ class QuizService:
         daily: DailyService | None = None,
         answers: AnswerLog | None = None,
         post_now: PostNow | None = None,
+        personal_data: PersonalData | None = None,
     ) -> None:
         self._repo = repository
         self.races = races  # None: this process has no race store (races are refused politely)
@@ -80,7 +83,10 @@ class QuizService:
         from .views import Views
 
         self.views = Views(repository=repository, catalogue=self.catalogue, clock=clock)
-        self.pack_admin = PackAdmin(catalogue=self.catalogue, admins=self.admins, runner=runner)
+        self.pack_admin = PackAdmin(
+            catalogue=self.catalogue, admins=self.admins, runner=runner, pending=PendingPacks(repository, clock)
+        )
+        self.my_data = MyData(repository=repository, clock=clock, admins=self.admins, store=personal_data)
         self._handlers: dict[type, Handler] = {
             rq.Start: self._start,
             rq.Act: self._act,
@@ -107,6 +113,8 @@ class QuizService:
                 actor, period=r.period, pack=r.pack, mention=mention_for(actor.platform), picture=actor.platform == "console"
             ),
             rq.Privacy: lambda actor, r: self._boards().privacy(actor, visible=r.visible),
+            rq.MyDataExport: lambda actor, r: self.my_data.export(actor, r.user_id, r.name),
+            rq.MyDataDelete: lambda actor, r: self.my_data.delete(actor, r.user_id, r.name),
         }
         # Daily practice: its requests, clicks on daily posts, the review's bookkeeping (see bot.core.daily).
         self.daily: DailyDesk | None = None
@@ -189,6 +197,14 @@ class QuizService:
     async def _admin_action(self, actor: Actor, action: ax.Action) -> Reply:
         if action.verb == ax.REMOVE_PACK:
             return await self.pack_admin.remove(actor, action.argument, confirmed=True)
+        if action.verb == ax.DELETE_DATA:
+            return await self.my_data.delete(actor, action.argument, confirmed=True)
+        if action.verb == ax.KEEP_DATA:
+            return await self.my_data.keep(actor, action.argument)
+        if action.verb == ax.LOAD_CONVERTED:
+            return await self.pack_admin.load_converted(actor, action.argument)
+        if action.verb == ax.DROP_CONVERTED:
+            return await self.pack_admin.cancel_converted(actor, action.argument)
         if action.verb == ax.CANCEL:
             return notice(f"Nothing was changed: `{action.argument}` stays.")
         raise QuizError("That button is not one of this bot's.")

@@ -5,7 +5,6 @@
               CachedSessions  the same, answered from memory on SQLite              (session_cache.py)
     progress  ProgressStore   history and stats                                     (progress.py)
     settings  SettingsStore   small named values                                    (settings_store.py)
-    learners  LearnerData     export and delete one learner's data                  (learners.py)
 
 SQLite means one bot process: sessions are cached there. PostgreSQL may be shared by several
 processes: every read goes to the database.
@@ -15,7 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -24,7 +22,6 @@ from bot.core.packs import Pack
 from bot.core.review import Review
 
 from .base import Database
-from .learners import LearnerData
 from .packs import PackStore
 from .progress import ProgressStore
 from .session_cache import CachedSessions
@@ -42,7 +39,6 @@ class SqlRepository:
         self.sessions: SessionStore | CachedSessions = CachedSessions(store) if self.db.sqlite else store
         self.progress = ProgressStore(self.db)
         self.settings = SettingsStore(self.db)
-        self.learners = LearnerData(self.db)
 
     @property
     def engine(self) -> AsyncEngine:
@@ -102,12 +98,4 @@ class SqlRepository:
     async def set_setting(self, key: str, value: str) -> None:
         await self.settings.set(key, value)
 
-    # a learner's data
-    async def export_learner(self, platform: str, user_id: str) -> dict[str, Any]:
-        return await self.learners.export(platform, user_id)
 
-    async def delete_learner(self, platform: str, user_id: str) -> dict[str, int]:
-        counts = await self.learners.delete(platform, user_id)
-        if isinstance(self.sessions, CachedSessions):
-            self.sessions.clear()
-        return counts

@@ -101,7 +101,7 @@ async def test_quizbot_admins_may_load_without_manage_server(start_bot: BotRunne
 
 
 async def test_the_attachment_must_be_yaml_or_zip_and_not_too_large(bot: Harness) -> None:
-    wrong = await load(bot, p.ADMIN, "notes.txt", b"hello")
+    wrong = await load(bot, p.ADMIN, "notes.pdf", b"hello")
     assert "`.yaml` or `.zip`" in wrong.text()
     huge = await load(bot, p.ADMIN, "huge.zip", b"PK", size=50 * 1024 * 1024)
     assert "at most 5 MB" in huge.text()
@@ -114,7 +114,8 @@ async def test_the_commands_are_registered_with_admin_and_autocomplete_options(b
     assert quiz["name"] == "quiz"
     subs = {o["name"]: o for o in quiz["options"]}
     assert set(subs) == {
-        "start", "answer", "current", "hint", "skip", "stop", "run", "stats", "packs", "help", "pack", "daily", "remind"
+        "start", "answer", "current", "hint", "skip", "stop", "run", "stats", "packs", "help", "pack", "daily", "remind",
+        "my-data",
     } | {"race", "leaderboard", "privacy"}  # the social side: see tests/discord/test_race.py
     daily = {o["name"]: o for o in subs["daily"]["options"]}
     assert [c["value"] for c in daily["action"]["choices"]] == ["set", "show", "off", "now", "settings"]

@@ -54,6 +54,7 @@ class FakeSlack:
         self.downloads: list[tuple[str, bool]] = []  # (file id, bot token sent)
         self.pending_uploads: dict[str, dict[str, Any]] = {}  # files upload v2: URL issued, not completed
         self.uploads: dict[str, bytes] = {}  # bytes POSTed to an upload URL, by file id
+        self.shared: list[dict[str, Any]] = []  # files shared by files.completeUploadExternal, in order
         self.closed_channels: set[str] = set()
         self.socket_received: list[dict[str, Any]] = []
         self._script: dict[str, list[Scripted]] = {}
@@ -288,6 +289,10 @@ class FakeSlack:
                 "url_private_download": f"{self.base}/files-pri/{file_id}/download/{name}",
             }
             self.files[file_id] = (info, self.uploads[file_id])
+            self.shared.append(
+                {"id": file_id, "name": name, "title": info["title"], "content": self.uploads[file_id],
+                 "channel": args.get("channel_id"), "comment": args.get("initial_comment")}
+            )
             done.append({"id": file_id, "title": info["title"]})
         return self._ok(files=done)
 
@@ -321,6 +326,14 @@ class FakeSlack:
         if not authorized or file_id not in self.files:
             return web.Response(text=LOGIN_PAGE, content_type="text/html")
         return web.Response(body=self.files[file_id][1], content_type="application/octet-stream")
+
+    async def _upload(self, request: web.Request) -> web.Response:
+        pending = self.uploading.get(request.match_info["id"])
+        data = await request.read()
+        if pending is None or len(data) != pending["length"]:
+            return web.Response(status=400, text="bad upload")
+        pending["content"] = data
+        return web.Response(text="OK - " + str(len(data)))
 
     async def _respond(self, request: web.Request) -> web.Response:
         body = await request.json()

@@ -19,7 +19,7 @@ from rich.console import Console
 
 from bot.core import Actor, QuizError, QuizService, Reply, commands, error_reply
 from bot.core import requests as rq
-from bot.core.replies import Button, Message, Select, Tone, notice
+from bot.core.replies import Attachment, Button, Message, Select, Tone, notice
 
 from .render import render_message
 
@@ -32,9 +32,18 @@ TERMINAL_DAILY = (
 
 
 class ConsoleFrontEnd:
-    def __init__(self, service: QuizService, *, stdin: TextIO, console: Console, pictures: Path = PICTURES) -> None:
+    def __init__(
+        self,
+        service: QuizService,
+        *,
+        stdin: TextIO,
+        console: Console,
+        pictures: Path = PICTURES,
+        files_dir: Path | None = None,
+    ) -> None:
         self.service = service
         self.pictures = pictures
+        self.files_dir = files_dir or Path.cwd()  # where files the core sends (a data export) are written
         self.stdin = stdin
         self.console = console
         self.current: Message | None = None  # the open item, whose controls we translate input into
@@ -63,7 +72,28 @@ class ConsoleFrontEnd:
             lines.append(line)
         return "\n".join(lines) + "\n"
 
+    def save_files(self, reply: Reply) -> None:
+        """Write every file of the reply (a data export) into `files_dir` and say where."""
+        for message in reply.messages:
+            for part in message.parts:
+                if isinstance(part, Attachment):
+                    target = self.files_dir / Path(part.filename).name
+                    target.write_bytes(part.data)
+                    self.console.print(f"Wrote {target}", markup=False, highlight=False)
+
+    async def confirm(self, reply: Reply) -> bool:
+        """A question with Confirm and Cancel buttons (deleting data): ask here; return whether it was asked."""
+        controls = [c for m in reply.messages for c in m.controls() if isinstance(c, Button)]
+        yes = next((c for c in controls if c.role == "confirm"), None)
+        no = next((c for c in controls if c.role == "cancel"), None)
+        if yes is None or no is None:
+            return False
+        answer = await self.read(f"{yes.label}? Type yes to go ahead (yes/no) > ")
+        await self.call(rq.Act(yes.action if (answer or "").strip().lower() == "yes" else no.action))
+        return True
+
     def show(self, reply: Reply) -> None:
+        self.save_files(reply)
         update = reply.update
         if update is not None:
             if update.tone != Tone.INFO or update.kind != "item":
@@ -90,6 +120,7 @@ class ConsoleFrontEnd:
             await self.call(rq.Act(reply.form.action, (text,)))
             return
         self.show(reply)
+        await self.confirm(reply)
 
     async def start(self, words: list[str]) -> None:
         parsed = commands.start(words)
@@ -242,7 +273,14 @@ class ConsoleFrontEnd:
 
 
 async def run_console(
-    service: QuizService, *, stdin: TextIO | None = None, console: Console | None = None, pictures: Path = PICTURES
+    service: QuizService,
+    *,
+    stdin: TextIO | None = None,
+    console: Console | None = None,
+    pictures: Path = PICTURES,
+    files_dir: Path | None = None,
 ) -> int:
-    front = ConsoleFrontEnd(service, stdin=stdin or sys.stdin, console=console or Console(highlight=False), pictures=pictures)
+    front = ConsoleFrontEnd(
+        service, stdin=stdin or sys.stdin, console=console or Console(highlight=False), pictures=pictures, files_dir=files_dir
+    )
     return await front.loop()

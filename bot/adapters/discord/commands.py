@@ -35,6 +35,9 @@ def build_quiz_group(inbound: Inbound) -> app_commands.Group:
     pack_group = app_commands.Group(
         name="pack", description="Load, enable, disable or remove question packs (admins)", parent=quiz
     )
+    data_group = app_commands.Group(
+        name="my-data", description="Get a copy of everything kept about you, or delete it", parent=quiz
+    )
 
     async def pack_names(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
         return await inbound.complete(interaction, current, service.pack_names)
@@ -120,7 +123,7 @@ def build_quiz_group(inbound: Inbound) -> app_commands.Group:
 
     @pack_group.command(name="load", description="Load or update a pack from an attached .yaml or .zip (admins)")
     @app_commands.describe(
-        file="The pack: a .yaml file or a .zip of its folder",
+        file="The pack (.yaml or .zip), or a Moodle XML, GIFT, CSV, Anki, Red or OpenTDB file to convert",
         force="Replace even if the version is not higher",
     )
     async def load(interaction: Interaction, file: discord.Attachment, force: bool = False) -> None:
@@ -140,6 +143,18 @@ def build_quiz_group(inbound: Inbound) -> app_commands.Group:
     @app_commands.autocomplete(pack=all_pack_names)
     async def remove(interaction: Interaction, pack: str) -> None:
         await inbound.handle(interaction, rq.PackRemove(pack))
+
+    @data_group.command(name="export", description="Get a JSON file of everything QuizBot keeps about you")
+    @app_commands.describe(user="Admins: someone else's data (a learner who left)")
+    async def data_export(interaction: Interaction, user: discord.User | None = None) -> None:
+        target = (str(user.id), user.display_name) if user is not None else (None, None)
+        await inbound.handle(interaction, rq.MyDataExport(*target))
+
+    @data_group.command(name="delete", description="Delete everything QuizBot keeps about you (asks first)")
+    @app_commands.describe(user="Admins: someone else's data (a learner who left)")
+    async def data_delete(interaction: Interaction, user: discord.User | None = None) -> None:
+        target = (str(user.id), user.display_name) if user is not None else (None, None)
+        await inbound.handle(interaction, rq.MyDataDelete(*target))
 
     add_social_commands(quiz, inbound, pack_names, topic_names)
     add_daily_commands(quiz, inbound, pack_names, topic_names)

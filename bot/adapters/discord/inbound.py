@@ -14,6 +14,7 @@ from discord import app_commands
 
 from bot.core import Actor, QuizError, QuizService, Reply, StaleAction, error_reply
 from bot.core import requests as rq
+from bot.core.importing import UPLOAD_SUFFIXES
 from bot.core.replies import Button, InputRequest, Select
 
 from . import limits as lim
@@ -162,8 +163,9 @@ class Inbound:
         async def request(actor: Actor) -> rq.Request:
             name = attachment.filename
             self.service.admins.require(actor, "load packs")
-            if not name.lower().endswith((".yaml", ".yml", ".zip")):
-                raise QuizError(f"Attach the pack as a `.yaml` or `.zip` file; `{name}` is neither.")
+            if not name.lower().endswith(UPLOAD_SUFFIXES):
+                known = ", ".join(f"`{suffix}`" for suffix in UPLOAD_SUFFIXES)
+                raise QuizError(f"Attach the pack as a `.yaml` or `.zip` file, or a quiz file to convert ({known}).")
             if attachment.size > lim.MAX_PACK_BYTES:
                 raise QuizError(
                     f"`{name}` is {attachment.size / 1024 / 1024:.1f} MB; a pack may be at most "

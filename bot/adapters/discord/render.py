@@ -10,7 +10,19 @@ from typing import Any
 
 import discord
 
-from bot.core.replies import Button, Code, Control, Fields, Image, InputRequest, Message, Select, Text, Tone
+from bot.core.replies import (
+    Attachment,
+    Button,
+    Code,
+    Control,
+    Fields,
+    Image,
+    InputRequest,
+    Message,
+    Select,
+    Text,
+    Tone,
+)
 
 from . import limits as lim
 from .markup import fence, plain, spell
@@ -126,6 +138,8 @@ def _embed(message: Message, notes: list[str]) -> tuple[discord.Embed, list[disc
             if not image_set:
                 image_set = True
                 image_name = part.filename
+        elif isinstance(part, Attachment):
+            files.append(discord.File(io.BytesIO(part.data), filename=part.filename))
     embed = discord.Embed(colour=COLOURS.get(message.tone, COLOURS[Tone.INFO]))
     used = 0
     if message.title:

@@ -14,7 +14,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import aiohttp
-from slack_sdk.errors import SlackApiError
+from slack_sdk.errors import SlackApiError, SlackRequestError
 from slack_sdk.http_retry.builtin_async_handlers import (
     AsyncConnectionErrorRetryHandler,
     AsyncRateLimitErrorRetryHandler,
@@ -144,6 +144,17 @@ class SlackApi:
         if thread_ts:
             args["thread_ts"] = thread_ts
         await self.call("chat.postEphemeral", **args)
+
+    async def upload(self, channel: str, filename: str, data: bytes, *, comment: str = "") -> None:
+        """Share a file in a channel (a DM for a data export) through Slack's external upload."""
+        args: dict[str, Any] = {"channel": channel, "filename": filename, "content": data, "title": filename}
+        if comment:
+            args["initial_comment"] = comment
+        try:
+            await self.call("files.upload_v2", **args)
+        except SlackRequestError as exc:  # the upload step itself (not a Web API answer) failed
+            log.error("Slack file upload failed: %s", type(exc).__name__)
+            raise SlackCallFailed("files.upload_v2", "upload_failed") from exc
 
     async def respond(self, response_url: str, message: Message) -> None:
         """Answer through a response_url: an ephemeral message to the person who acted."""

@@ -12,6 +12,7 @@ import logging
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from typing import Any
 
 from slack_bolt.async_app import AsyncApp
@@ -20,9 +21,10 @@ from bot.core import actions as ax
 from bot.core import commands as cm
 from bot.core import requests as rq
 from bot.core.errors import QuizError
+from bot.core.importing import UPLOAD_SUFFIXES
 from bot.core.model import Actor
 from bot.core.race import ChannelPost
-from bot.core.replies import Message, Reply, Text, Tone, notice
+from bot.core.replies import Attachment, Message, Reply, Text, Tone, notice
 from bot.core.service import QuizService, error_reply
 
 from . import render as bk
@@ -35,7 +37,7 @@ from .origin import Origin, from_action, from_command, from_event, from_view, pr
 
 log = logging.getLogger("quizbot.slack")
 
-PACK_SUFFIXES = (".yaml", ".yml", ".zip")
+PACK_SUFFIXES = UPLOAD_SUFFIXES  # packs, and other tools' quiz files to convert
 _PACK_LOAD = re.compile(r"\bpack\s+load\b", re.I)
 _FORCE = re.compile(r"(?:^|\s)(?:--)?force\b", re.I)
 
@@ -140,7 +142,7 @@ class Inbound:
 
     async def ack_pack_load(self, ack: Callable[..., Awaitable[Any]], view: dict[str, Any]) -> None:
         if not _view_files(view):
-            await ack(response_action="errors", errors={bk.PACK_BLOCK: "Choose a .yaml, .yml or .zip file."})
+            await ack(response_action="errors", errors={bk.PACK_BLOCK: "Choose a pack (.yaml, .zip) or a quiz file to convert."})
         else:
             await ack()
 
@@ -168,6 +170,9 @@ class Inbound:
             request = rq.RunCode(unescape(request.text))
         if isinstance(request, rq.Stats) and request.user_id:
             request = rq.Stats(request.user_id, f"<@{request.user_id}>")
+        if isinstance(request, rq.MyDataExport | rq.MyDataDelete):
+            await self._my_data(origin, request)
+            return
         actor = await self._admin_actor(origin) if isinstance(request, ADMIN_REQUESTS) else origin.actor()
         route = ROUTES.get(type(request), TELL)
         if route == CURRENT:
@@ -384,7 +389,7 @@ class Inbound:
         self.service.admins.require(actor, "load packs")
         packs = [f for f in files if str(f.get("name", "")).lower().endswith(PACK_SUFFIXES)]
         if not packs:
-            raise QuizError("Attach the pack as a .yaml, .yml or .zip file.")
+            raise QuizError("Attach the pack as a .yaml, .yml or .zip file, or a quiz file to convert (" + ", ".join(PACK_SUFFIXES[3:]) + ").")
         for file in packs:
             name = str(file.get("name", "the file"))
             try:
@@ -395,6 +400,23 @@ class Inbound:
             except SlackCallFailed as exc:
                 reply = notice(f"I could not fetch `{name}` from Slack: {exc.error}.", tone=Tone.ERROR)
             await self.courier.tell(origin, reply, persistent=True)
+
+    async def _my_data(self, origin: Origin, request: rq.MyDataExport | rq.MyDataDelete) -> None:
+        """`/quiz my-data`: the export goes to the person's DM as a file; deleting asks first, privately."""
+        if request.user_id:
+            request = replace(request, name=f"<@{request.user_id}>")
+            actor = await self._admin_actor(origin)
+        else:
+            actor = origin.actor()
+        reply = await self.service.handle(actor, request)
+        files = [part for m in reply.messages for part in m.parts if isinstance(part, Attachment)]
+        if files:
+            channel = await self.api.open_dm(origin.user)
+            for part in files:
+                await self.api.upload(channel, part.filename, part.data)
+            sent = ", ".join(f"`{part.filename}`" for part in files)
+            reply = notice(f"{reply.messages[0].text()}\nThe file {sent} is in our direct messages.")
+        await self.courier.tell(origin, reply)
 
     async def _admin_actor(self, origin: Origin) -> Actor:
         actor = origin.actor()

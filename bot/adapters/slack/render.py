@@ -11,6 +11,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from bot.core.importing import UPLOAD_SUFFIXES
 from bot.core.model import PackInfo
 from bot.core.replies import Button, Code, Control, Fields, Image, InputRequest, Message, Select, Text, Tone
 
@@ -315,8 +316,8 @@ def pack_load_view(meta: str) -> Block:
             {
                 "type": "input",
                 "block_id": PACK_BLOCK,
-                "label": plain("Pack file (.yaml, .yml or .zip)", LABEL_MAX),
-                "element": {"type": "file_input", "action_id": PACK_INPUT, "filetypes": ["yaml", "yml", "zip"], "max_files": 1},
+                "label": plain("Pack file (.yaml, .zip) or a quiz file to convert", LABEL_MAX),
+                "element": {"type": "file_input", "action_id": PACK_INPUT, "filetypes": [suffix.lstrip(".") for suffix in UPLOAD_SUFFIXES], "max_files": 1},
             },
             {
                 "type": "input",
@@ -331,7 +332,10 @@ def pack_load_view(meta: str) -> Block:
                     ],
                 },
             },
-            context("A pack that fails validation changes nothing; you get every problem as file:line:col."),
+            context(
+                "A pack that fails validation changes nothing; you get every problem as file:line:col. "
+                "Moodle XML, GIFT, CSV, Anki, Red trivia and Open Trivia DB files are converted and shown first."
+            ),
         ],
     }
 

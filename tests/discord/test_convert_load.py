@@ -1,0 +1,76 @@
+"""`/quiz pack load` with another tool's file on Discord: a preview first, then Load or Cancel."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from . import payloads as p
+from .conftest import Harness
+from .test_admin import load
+
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "import"
+SOURCES = [
+    ("moodle-pytorch-basics-20261130-1412.xml", "moodle-pytorch-basics", 8, "3 choice, 2 blanks, 2 short, 1 code"),
+    ("pytorch-gift.txt", "pytorch-gift", 13, "7 choice, 6 short"),
+]
+
+
+async def pack_ids(bot: Harness) -> list[str]:
+    return [info.id for info in await bot.service.enabled_packs_all()]
+
+
+@pytest.mark.parametrize(("filename", "pack_id", "count", "kinds"), SOURCES)
+async def test_a_converted_file_is_previewed_then_loaded_and_played(
+    bot: Harness, filename: str, pack_id: str, count: int, kinds: str
+) -> None:
+    preview = await load(bot, p.ADMIN, filename, (FIXTURES / filename).read_bytes())
+    text = preview.text()
+    assert f"Converted {count} items" in text and f"({kinds})" in text
+    assert "not converted" in text and "line " in text  # the first problems, with their lines
+    assert pack_id not in await pack_ids(bot)  # nothing stored before the click
+    message = preview.stored()[-1]
+    loaded = await bot.click(p.ADMIN, message, f"Load {pack_id}")
+    assert f"Pack `{pack_id}` v1 added with {count} questions." in loaded.text()
+    assert pack_id in await pack_ids(bot)
+    again = await bot.click(p.ADMIN, message, f"Load {pack_id}")  # the key was used up
+    assert "expired or was already used" in again.text()
+
+    start = await bot.command(p.ALICE, "start", [p.option("pack", pack_id), p.option("count", count)])
+    assert start.item()["embeds"][0]["title"] == f"Question 1 of {count}"
+    for _ in range(count - 1):
+        assert "Skipped" in (await bot.command(p.ALICE, "skip")).text()
+    assert "Quiz finished" in (await bot.command(p.ALICE, "skip")).text()
+    bot.assert_all_acknowledged()
+
+
+async def test_cancel_stores_nothing_and_only_the_uploader_may_click(bot: Harness) -> None:
+    name = SOURCES[1][0]
+    preview = await load(bot, p.ADMIN, name, (FIXTURES / name).read_bytes())
+    message = preview.stored()[-1]
+    stranger = await bot.click(p.BOB, message, "Load pytorch-gift")
+    assert "Only admins may load packs." in stranger.text()
+    cancelled = await bot.click(p.ADMIN, message, "Cancel")
+    assert "Nothing was loaded" in cancelled.text()
+    late = await bot.click(p.ADMIN, message, "Load pytorch-gift")
+    assert "expired or was already used" in late.text()
+    assert "pytorch-gift" not in await pack_ids(bot)
+
+
+async def test_a_forged_key_loads_nothing(bot: Harness) -> None:
+    name = SOURCES[1][0]
+    preview = await load(bot, p.ADMIN, name, (FIXTURES / name).read_bytes())
+    message = preview.stored()[-1]
+    button = message["components"][0]["components"][0]
+    button["custom_id"] = button["custom_id"][:-3] + "xyz"
+    forged = await bot.click(p.ADMIN, message, button["custom_id"])
+    assert "expired or was already used" in forged.text()
+    assert "pytorch-gift" not in await pack_ids(bot)
+
+
+async def test_a_malformed_file_gets_its_one_line(bot: Harness) -> None:
+    broken = b'<?xml version="1.0"?>\n<quiz>\n  <question type="truefalse">\n  </questoin>\n</quiz>\n'
+    answer = await load(bot, p.ADMIN, "quiz.xml", broken)
+    assert "quiz.xml:4: broken XML: mismatched tag" in answer.text()
+    assert not any(row for body in answer.bodies() for row in body.get("components") or [])

@@ -1,0 +1,114 @@
+"""`/quiz pack load` with another tool's file on Slack (form and DM): a preview, then Load or Cancel."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.core import QuizService
+from tests.slack.conftest import ADMIN, LEARNER, TEAM, Slack, block_text, dm, find_element
+from tests.slack.helpers import items
+
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "import"
+MOODLE = ("moodle-pytorch-basics-20261130-1412.xml", "moodle-pytorch-basics", 8)
+GIFT = ("pytorch-gift.txt", "pytorch-gift", 13)
+
+
+def last_note(slack: Slack) -> str:
+    """The text of the newest private note (an ephemeral message) the bot sent."""
+    return block_text(slack.fake.ephemerals[-1]["blocks"])
+
+
+async def pack_ids(service: QuizService) -> list[str]:
+    return [p.id for p in await service.enabled_packs_all()]
+
+
+async def click_response(slack: Slack, blocks: list[dict[str, Any]], label: str, *, user: str = ADMIN) -> None:
+    """Press a button of a message the bot sent through a response_url (Slack stores no copy)."""
+    element, block_id = find_element(blocks, label=label)
+    channel = dm(user)
+    payload = {
+        "type": "block_actions",
+        "user": {"id": user, "username": user.lower(), "name": user.lower(), "team_id": TEAM},
+        "api_app_id": "A0001",
+        "token": "gIkuvaNzQIHg97ATvDxqgjtO",
+        "container": {"type": "message", "message_ts": "1700000300.000001", "channel_id": channel, "is_ephemeral": True},
+        "trigger_id": slack.trigger(),
+        "team": {"id": TEAM, "domain": "quizbot-test"},
+        "channel": {"id": channel, "name": "directmessage"},
+        "state": {"values": {}},
+        "response_url": slack.fake.response_url(),
+        "actions": [
+            {"action_id": element["action_id"], "block_id": block_id, "type": "button", "text": element["text"], "action_ts": "1700000300.000002"}
+        ],
+    }
+    await slack.interact(payload)
+
+
+async def play_through(slack: Slack, pack_id: str, count: int) -> None:
+    """Start a quiz on the pack as a learner and skip through every item to the summary."""
+    await slack.command(f"start {pack_id} count:{count}")
+    channel = dm(LEARNER)
+    for n in range(1, count + 1):
+        item = items(slack, channel)[-1]
+        assert block_text(item["blocks"]).startswith(f"Question {n} of {count}")
+        await slack.click(channel, item["ts"], label="Skip")
+    assert "Quiz finished" in block_text(slack.fake.posts(channel)[-1]["blocks"])
+
+
+@pytest.mark.parametrize(("filename", "pack_id", "count"), [MOODLE, GIFT])
+async def test_the_form_previews_a_converted_file_and_load_stores_it(
+    slack: Slack, quiz_service: QuizService, filename: str, pack_id: str, count: int
+) -> None:
+    await slack.command("pack load", user=ADMIN)
+    view = slack.last_view()
+    assert {"yaml", "zip", "xml", "txt"} <= set(view["blocks"][0]["element"]["filetypes"])
+    file = slack.fake.add_file(filename, (FIXTURES / filename).read_bytes())
+    await slack.submit(view, {"pack": [file]}, user=ADMIN)
+    preview = slack.fake.responses[-1]["blocks"]
+    assert f"Converted {count} items" in block_text(preview) and "line " in block_text(preview)
+    assert pack_id not in await pack_ids(quiz_service)
+    await click_response(slack, preview, f"Load {pack_id}")
+    assert f"Pack `{pack_id}` v1 added with {count} questions." in last_note(slack)
+    assert pack_id in await pack_ids(quiz_service)
+    await play_through(slack, pack_id, count)
+
+
+@pytest.mark.parametrize(("filename", "pack_id", "count"), [MOODLE, GIFT])
+async def test_a_file_sent_to_the_dm_is_previewed_and_cancel_stores_nothing(
+    slack: Slack, quiz_service: QuizService, filename: str, pack_id: str, count: int
+) -> None:
+    file = slack.fake.add_file(filename, (FIXTURES / filename).read_bytes())
+    await slack.message("pack load", user=ADMIN, files=[file])
+    preview = slack.fake.posts(dm(ADMIN))[-1]
+    assert f"Converted {count} items" in block_text(preview["blocks"])
+    await slack.click(dm(ADMIN), preview["ts"], label="Cancel", user=ADMIN)
+    assert "Nothing was loaded" in last_note(slack)
+    assert pack_id not in await pack_ids(quiz_service)
+    await slack.click(dm(ADMIN), preview["ts"], label=f"Load {pack_id}", user=ADMIN)
+    assert "expired or was already used" in last_note(slack)
+    assert pack_id not in await pack_ids(quiz_service)  # a cancelled preview cannot be loaded afterwards
+
+
+async def test_a_file_sent_to_the_dm_loads_on_click_and_plays(slack: Slack, quiz_service: QuizService) -> None:
+    filename, pack_id, count = MOODLE
+    file = slack.fake.add_file(filename, (FIXTURES / filename).read_bytes())
+    await slack.message("pack load", user=ADMIN, files=[file])
+    preview = slack.fake.posts(dm(ADMIN))[-1]
+    await slack.click(dm(ADMIN), preview["ts"], label=f"Load {pack_id}", user=ADMIN)
+    assert f"Pack `{pack_id}` v1 added with {count} questions." in last_note(slack)
+    assert pack_id in await pack_ids(quiz_service)
+    await play_through(slack, pack_id, count)
+
+
+async def test_a_malformed_file_gets_its_one_line(slack: Slack, quiz_service: QuizService) -> None:
+    broken = b"::Q1:: What is 1+1? {=2 ~3\n\n::Q2:: Fine {T}\n"
+    file = slack.fake.add_file("broken.gift", broken)
+    await slack.message("pack load", user=ADMIN, files=[file])
+    note = slack.fake.posts(dm(ADMIN))[-1]
+    text = block_text(note["blocks"])
+    assert text.count("broken.gift:") == 1 and "broken.gift:1:" in text
+    assert not any(b["type"] == "actions" for b in note["blocks"])
+    assert await pack_ids(quiz_service) == ["demo"]
