@@ -71,7 +71,7 @@ def _parser() -> argparse.ArgumentParser:
     convert.add_argument("--template", action="store_true", help="print a CSV template with one example row per item type")
 
     sandbox = sub.add_parser("sandbox", help="run or grade code in the sandbox; check the host", add_help=False)
-    sandbox.add_argument("args", nargs=argparse.REMAINDER, help="run CODE_FILE [--test TEST_FILE] [--json] | doctor")
+    sandbox.add_argument("args", nargs=argparse.REMAINDER, help="run CODE_FILE [--test TEST_FILE] [--json] | doctor | serve [--host H] [--port P]")
     db = sub.add_parser("db", help="database maintenance").add_subparsers(dest="db_command", metavar="ACTION", required=True)
     db.add_parser("upgrade", help="apply migrations (also done at start)")
     return parser
