@@ -89,7 +89,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValidationError as exc:
         err.print(f"[red]Bad settings:[/red] {exc}")
         return 2
-    setup_logging(settings.log_level, quiet=args.command in ("console", "pack", "db") or _console_only(args, settings))
+    setup_logging(
+        settings.log_level,
+        quiet=args.command in ("console", "pack", "db") or _console_only(args, settings),
+        log_format=settings.log_format,
+    )
     try:
         return asyncio.run(_dispatch(args, settings))
     except StorageError as exc:
