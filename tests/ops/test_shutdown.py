@@ -16,7 +16,7 @@ from pathlib import Path
 import aiohttp
 
 from tests.conftest import DEMO_PACK
-from tests.ops.services import ROOT, free_port
+from tests.ops.services import free_port
 from tests.slack.conftest import APP_TOKEN, BOT_TOKEN, LEARNER, SIGNING_SECRET, TEAM, Slack, block_text, dm
 from tests.slack.fake_slack import FakeSlack
 
