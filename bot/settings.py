@@ -7,7 +7,7 @@ import tomllib
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import AliasChoices, Field, SecretStr, field_validator
+from pydantic import AliasChoices, Field, SecretStr, ValidationInfo, field_validator
 from pydantic_settings import (
     BaseSettings,
     NoDecode,
@@ -117,6 +117,17 @@ class Settings(BaseSettings):
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         return (init_settings, env_settings, TomlConfigSettingsSource(settings_cls))
+
+    @field_validator("discord_shards", mode="after")
+    @classmethod
+    def _shards_in_range(cls, value: list[int], info: ValidationInfo) -> list[int]:
+        # A field validator: its error shows this field only, never the other (secret) settings.
+        count = info.data.get("discord_shard_count")
+        if value and count is None:
+            raise ValueError("DISCORD_SHARDS needs DISCORD_SHARD_COUNT")
+        if any(shard >= (count or 0) for shard in value):
+            raise ValueError(f"DISCORD_SHARDS must be below DISCORD_SHARD_COUNT ({count})")
+        return value
 
     @property
     def discord_enabled(self) -> bool:
