@@ -14,9 +14,13 @@ from pathlib import Path
 import aiohttp
 import pytest
 
+from bot.app import make_runner
 from bot.core.ports import RunRequest
+from bot.sandbox_client import SandboxRunner
 from bot.sandbox_remote import RemoteRunner
+from bot.settings import Settings
 from sandbox.service import json_depth
+from tests.fakes import LocalRunner
 from tests.ops.services import TOKEN, Service, free_port
 
 SLOW = "import time\ntime.sleep({s})\nprint('slept')\n"
@@ -177,3 +181,33 @@ async def test_a_service_killed_mid_job_makes_the_client_retry_elsewhere(
     finally:
         doomed.kill()
         doomed.stop()
+
+
+async def test_with_every_service_down_the_local_fallback_runs_the_job() -> None:
+    local = LocalRunner()
+    runner = RemoteRunner(
+        [f"http://127.0.0.1:{free_port()}"], TOKEN, max_code_bytes=65536, wall_s=10.0, fallback=local
+    )
+    try:
+        outcome = await runner.run(RunRequest(code="print('local')"))
+    finally:
+        await runner.close()
+    assert outcome.stdout == "local\n" and [r.code for r in local.requests] == ["print('local')"]
+    assert runner.endpoints[0].failures == 1
+
+
+async def test_make_runner_picks_the_services_only_when_configured() -> None:
+    plain = make_runner(start=False, settings=Settings())
+    remote = make_runner(start=False, settings=Settings(sandbox_urls="http://a:1, http://b:2", sandbox_token=TOKEN))
+    with_local = make_runner(
+        start=False, settings=Settings(sandbox_urls="http://a:1", sandbox_token=TOKEN, sandbox_fallback="local")
+    )
+    try:
+        assert isinstance(plain, SandboxRunner)
+        assert isinstance(remote, RemoteRunner) and [e.url for e in remote.endpoints] == ["http://a:1", "http://b:2"]
+        assert remote.fallback is None
+        assert isinstance(with_local, RemoteRunner) and isinstance(with_local.fallback, SandboxRunner)
+    finally:
+        for runner in (plain, remote, with_local):
+            assert runner is not None
+            await runner.close()
