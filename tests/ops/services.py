@@ -22,6 +22,11 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def uid_base(port: int) -> int:
+    """Return a worker uid range of its own for a pool (pools sharing uids share their process limits)."""
+    return 500000 + (port % 50000) * 20
+
+
 class Service:
     """One sandbox service in its own process group (killing the group is a host going away)."""
 
@@ -36,6 +41,7 @@ class Service:
             "QUIZBOT_SANDBOX_QUEUE": str(queue),
             "QUIZBOT_SANDBOX_MEMORY_MB": "256",
             "QUIZBOT_SANDBOX_WARM_OPTIMIZERS": "false",
+            "QUIZBOT_SANDBOX_UID_BASE": str(uid_base(self.port)),
         }
         self._log = log_path.open("wb")
         self.process = subprocess.Popen(

@@ -16,7 +16,7 @@ from pathlib import Path
 import aiohttp
 
 from tests.conftest import DEMO_PACK
-from tests.ops.services import free_port
+from tests.ops.services import free_port, uid_base
 from tests.slack.conftest import APP_TOKEN, BOT_TOKEN, LEARNER, SIGNING_SECRET, TEAM, Slack, block_text, dm
 from tests.slack.fake_slack import FakeSlack
 
@@ -65,6 +65,7 @@ async def test_sigterm_during_grading_still_delivers_the_grade(tmp_path: Path) -
         "QUIZBOT_SANDBOX_WORKERS": "1",
         "QUIZBOT_SANDBOX_MEMORY_MB": "256",
         "QUIZBOT_SANDBOX_WARM_OPTIMIZERS": "false",
+        "QUIZBOT_SANDBOX_UID_BASE": str(uid_base(port)),
     }
     log_path = tmp_path / "bot.log"
     with log_path.open("wb") as log:
