@@ -74,7 +74,11 @@ async def _serve_until_stopped(tasks: list[asyncio.Task[None]], drain: Drain, gr
         loop.add_signal_handler(sig, stop.set)
     stopper = asyncio.create_task(stop.wait(), name="stop-signal")
     try:
-        done, _ = await asyncio.wait([*tasks, stopper], return_when=asyncio.FIRST_COMPLETED)
+        waiting: set[asyncio.Task[Any]] = {*tasks, stopper}
+        while True:  # a front end that ends cleanly leaves the others running; one that fails stops all
+            done, waiting = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+            if stopper in done or waiting == {stopper} or any(_failed(t) for t in done):
+                break
         started = time.monotonic()
         if stopper in done:
             log.warning("stopping: no new work; finishing what is in flight (up to %.0f s)", grace_s)
@@ -86,12 +90,16 @@ async def _serve_until_stopped(tasks: list[asyncio.Task[None]], drain: Drain, gr
         for task in late:
             log.warning("front end %s did not stop in time", task.get_name())
         for task in tasks:
-            if task.done() and not task.cancelled() and task.exception() is not None:
-                raise task.exception()  # type: ignore[misc]
+            if _failed(task):
+                task.result()  # raises the front end's error
     finally:
         stopper.cancel()
         for sig in STOP_SIGNALS:
             loop.remove_signal_handler(sig)
+
+
+def _failed(task: asyncio.Task[Any]) -> bool:
+    return task.done() and not task.cancelled() and task.exception() is not None
 
 
 def readiness_checks(app: App) -> dict[str, Any]:
