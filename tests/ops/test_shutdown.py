@@ -12,12 +12,25 @@ import re
 import signal
 import sys
 from pathlib import Path
+from typing import Any
 
 import aiohttp
 
+from bot.core.packs import load_path
+from bot.shutdown import RESTARTING, Drain, finish_work
 from tests.conftest import DEMO_PACK
 from tests.ops.services import free_port, uid_base
-from tests.slack.conftest import APP_TOKEN, BOT_TOKEN, LEARNER, SIGNING_SECRET, TEAM, Slack, block_text, dm
+from tests.slack.conftest import (
+    APP_TOKEN,
+    BOT_TOKEN,
+    LEARNER,
+    SIGNING_SECRET,
+    TEAM,
+    Slack,
+    block_text,
+    dm,
+    make_service,
+)
 from tests.slack.fake_slack import FakeSlack
 
 SLOW_SOLUTION = "import time\ntime.sleep(2)\ntotal = sum(range(1, 11))\nprint(total)\n"
@@ -107,3 +120,25 @@ async def test_sigterm_during_grading_still_delivers_the_grade(tmp_path: Path) -
             bot.kill()
             await bot.wait()
         await fake.close()
+
+
+async def test_draining_answers_new_work_with_restarting_and_waits_for_work_in_flight(
+    open_slack: Any, repository: Any, runner: Any, clock: Any
+) -> None:
+    service = make_service(repository, runner, clock)
+    await service.import_pack(load_path(DEMO_PACK).pack)
+    drain = Drain()
+    drain.guard(service)
+    async with open_slack(service) as slack:
+        await slack.command("start demo difficulty:hard count:1")
+        channel = dm(LEARNER)
+        answered = asyncio.create_task(slack.message(f"```python\n{SLOW_SOLUTION}```"))
+        while drain.inflight == 0:
+            await asyncio.sleep(0.02)
+        assert await finish_work(drain, 30) is True
+        assert drain.inflight == 0
+        await answered
+        assert "*1 of 1 right*" in block_text(slack.fake.posts(channel)[-1]["blocks"])
+        await slack.command("stats")
+        told = slack.fake.ephemerals + slack.fake.responses
+        assert any(RESTARTING in block_text(m.get("blocks", [])) + str(m.get("text", "")) for m in told)
