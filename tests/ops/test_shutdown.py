@@ -15,11 +15,12 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
+import pytest
 
 from bot.core.packs import load_path
 from bot.shutdown import RESTARTING, Drain, finish_work
 from tests.conftest import DEMO_PACK
-from tests.ops.services import free_port, uid_base
+from tests.ops.services import TOKEN, Service, free_port, uid_base
 from tests.slack.conftest import (
     APP_TOKEN,
     BOT_TOKEN,
@@ -60,7 +61,9 @@ def metric(text: str, name: str) -> float:
     return float(match.group(1)) if match else 0.0
 
 
-async def test_sigterm_during_grading_still_delivers_the_grade(tmp_path: Path) -> None:
+@pytest.mark.parametrize("sandbox", ["local", "service"])
+async def test_sigterm_during_grading_still_delivers_the_grade(tmp_path: Path, sandbox: str) -> None:
+    service = Service(tmp_path / "service.log") if sandbox == "service" else None
     fake = FakeSlack(bot_token=BOT_TOKEN, app_token=APP_TOKEN, team=TEAM)
     await fake.start()
     port, metrics_port = free_port(), free_port()
@@ -80,6 +83,9 @@ async def test_sigterm_during_grading_still_delivers_the_grade(tmp_path: Path) -
         "QUIZBOT_SANDBOX_WARM_OPTIMIZERS": "false",
         "QUIZBOT_SANDBOX_UID_BASE": str(uid_base(port)),
     }
+    if service is not None:  # the bot grades through the sandbox service, not a pool of its own
+        env |= {"QUIZBOT_SANDBOX_URLS": service.url, "QUIZBOT_SANDBOX_TOKEN": TOKEN}
+        await asyncio.to_thread(service.wait_ready)
     log_path = tmp_path / "bot.log"
     with log_path.open("wb") as log:
         bot = await asyncio.create_subprocess_exec(
@@ -115,11 +121,17 @@ async def test_sigterm_during_grading_still_delivers_the_grade(tmp_path: Path) -
         lines = log_path.read_text().splitlines()
         assert any('"message": "stopping: no new work' in line for line in lines)  # JSON-lines logs
         assert BOT_TOKEN not in log_path.read_text() and SIGNING_SECRET not in log_path.read_text()
+        if service is not None:
+            assert TOKEN not in log_path.read_text()
+            jobs = await asyncio.to_thread(service.metric, "quizbot_sandbox_service_jobs_total", '{status="passed"}')
+            assert jobs == 1
     finally:
         if bot.returncode is None:
             bot.kill()
             await bot.wait()
         await fake.close()
+        if service is not None:
+            service.stop()
 
 
 async def test_draining_answers_new_work_with_restarting_and_waits_for_work_in_flight(
