@@ -46,6 +46,7 @@ MAX_DEPTH = 4  # {"limits": {...}} is two levels; anything deeper is not a job
 FIELDS = frozenset({"code", "test", "owner", "limits"})
 LIMIT_FIELDS = frozenset({"wall_s", "memory_mb"})
 MAX_OWNER_CHARS = 200
+INLINE_PARSE_BYTES = 256 * 1024
 JOB_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0)
 _STRINGS = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _BRACKETS = re.compile(rb"[\[\]{}]")
@@ -201,8 +202,8 @@ class SandboxService:
                 body = await request.read()  # stops at client_max_size (413) for chunked bodies
             except web.HTTPRequestEntityTooLarge:
                 return self._refuse("size", 413, f"the body is over {self.body_bytes} bytes")
-            try:
-                job = read_job(body)
+            try:  # a large body is scanned and parsed off the event loop
+                job = await asyncio.to_thread(read_job, body) if len(body) > INLINE_PARSE_BYTES else read_job(body)
             except BadJob as exc:
                 return self._refuse("invalid", 400, str(exc))
             started = time.monotonic()
