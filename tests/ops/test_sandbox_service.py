@@ -8,6 +8,9 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -39,6 +42,16 @@ def services(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Service
     finally:
         logs = [service.stop() for service in pair]
     assert all(TOKEN not in log for log in logs), "the token was logged"
+    assert [service.process.returncode for service in pair] == [0, 0], logs  # SIGTERM: a clean stop
+
+
+def test_serve_refuses_to_start_without_a_token() -> None:
+    env = {k: v for k, v in os.environ.items() if k != "QUIZBOT_SANDBOX_TOKEN"}
+    done = subprocess.run(
+        [sys.executable, "-m", "sandbox", "serve", "--port", str(free_port())],
+        env=env, capture_output=True, text=True, timeout=60,
+    )
+    assert done.returncode == 2 and "QUIZBOT_SANDBOX_TOKEN" in done.stderr
 
 
 def client(*urls: str) -> RemoteRunner:
