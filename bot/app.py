@@ -15,6 +15,7 @@ from .core.daily import DailyService
 from .core.errors import PackInvalid, PackRefused
 from .core.packs import load_path
 from .core.race import Outbox, RaceService, SocialService
+from .metrics import MeteredRunner, Metrics, instrument_repository, instrument_service
 from .scheduler import PlatformPosters, Scheduler
 from .settings import Settings, sandbox_overrides
 from .storage import SqlRepository, open_repository
@@ -35,10 +36,15 @@ class App:
     # Daily practice: front ends add their poster; `quizbot run` starts the scheduler (QUIZBOT_SCHEDULER).
     posters: PlatformPosters = field(default_factory=lambda: PlatformPosters({}))
     scheduler: Scheduler | None = None
+    metrics: Metrics = field(default_factory=Metrics)
 
 
-def make_runner(start: bool = True) -> CodeRunner | None:
-    """Build the sandbox client; None when the sandbox package cannot be used here."""
+def make_runner(start: bool = True, settings: Settings | None = None) -> CodeRunner | None:
+    """Build the sandbox client; None when the sandbox package cannot be used here.
+
+    With QUIZBOT_SANDBOX_URLS the jobs go to those sandbox services (and to a local pool only when
+    QUIZBOT_SANDBOX_FALLBACK=local); without it, to the in-process pool as always.
+    """
     try:
         from sandbox import SandboxConfig
 
@@ -46,10 +52,25 @@ def make_runner(start: bool = True) -> CodeRunner | None:
     except ImportError:  # pragma: no cover - the sandbox ships with the bot
         log.exception("the sandbox could not be loaded; code items are disabled")
         return None
-    runner = SandboxRunner(SandboxConfig(**sandbox_overrides()))
-    if start:
-        runner.start_soon()
-    return runner
+    config = SandboxConfig(**sandbox_overrides())
+    urls = settings.sandbox_urls if settings is not None else []
+    if not urls:
+        local = SandboxRunner(config)
+        if start:
+            local.start_soon()
+        return local
+    from .sandbox_remote import RemoteRunner
+
+    assert settings is not None
+    token = settings.sandbox_token.get_secret_value() if settings.sandbox_token is not None else ""
+    if not token:
+        log.warning("QUIZBOT_SANDBOX_URLS is set without QUIZBOT_SANDBOX_TOKEN: the services will refuse every job")
+    fallback = None
+    if settings.sandbox_fallback == "local":
+        fallback = SandboxRunner(config)
+        if start:
+            fallback.start_soon()
+    return RemoteRunner(urls, token, max_code_bytes=config.code_bytes, wall_s=config.wall_s, fallback=fallback)
 
 
 def pack_dirs(folders: list[Path]) -> list[Path]:
@@ -93,7 +114,10 @@ async def build(
     (the running bot) keeps time for races: it resumes the stored ones and closes rounds on time.
     """
     repository = await open_repository(settings.database_url, db_timeout=settings.database_timeout_seconds)
-    runner = make_runner() if sandbox else None
+    metrics = Metrics()
+    instrument_repository(repository, metrics)
+    plain = make_runner(settings=settings) if sandbox else None
+    runner = MeteredRunner(plain, metrics) if plain is not None else None
     clock = SystemClock()
     admins = frozenset(settings.admins)
     store = SocialStore.beside(repository)
@@ -116,6 +140,7 @@ async def build(
         post_now=scheduler.post_now,
         personal_data=PrivacyStore(repository.engine),
     )
+    instrument_service(service, metrics)
     try:
         if shipped_packs:
             await load_shipped_packs(service, settings.packs)
@@ -131,6 +156,7 @@ async def build(
             outbox=outbox,
             posters=posters,
             scheduler=scheduler,
+            metrics=metrics,
         )
     finally:
         await races.aclose()

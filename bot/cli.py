@@ -76,7 +76,7 @@ def _parser() -> argparse.ArgumentParser:
     convert.add_argument("--template", action="store_true", help="print a CSV template with one example row per item type")
 
     sandbox = sub.add_parser("sandbox", help="run or grade code in the sandbox; check the host", add_help=False)
-    sandbox.add_argument("args", nargs=argparse.REMAINDER, help="run CODE_FILE [--test TEST_FILE] [--json] | doctor")
+    sandbox.add_argument("args", nargs=argparse.REMAINDER, help="run CODE_FILE [--test TEST_FILE] [--json] | doctor | serve [--host H] [--port P]")
     user = sub.add_parser("user", help="export or delete everything kept about one learner").add_subparsers(
         dest="user_command", metavar="ACTION", required=True
     )
@@ -112,7 +112,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValidationError as exc:
         err.print(f"[red]Bad settings:[/red] {exc}")
         return 2
-    setup_logging(settings.log_level, quiet=args.command in ("console", "pack", "db", "user") or _console_only(args, settings))
+    setup_logging(
+        settings.log_level,
+        quiet=args.command in ("console", "pack", "db", "user") or _console_only(args, settings),
+        log_format=settings.log_format,
+    )
     try:
         return asyncio.run(_dispatch(args, settings))
     except StorageError as exc:

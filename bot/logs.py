@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import re
+from datetime import UTC, datetime
 
-_SECRET_NAMES = ("DISCORD_TOKEN", "SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_APP_TOKEN", "QUIZBOT_DATABASE_URL")
+_SECRET_NAMES = (
+    "DISCORD_TOKEN", "SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_APP_TOKEN", "QUIZBOT_DATABASE_URL",
+    "QUIZBOT_SANDBOX_TOKEN",
+)  # fmt: skip
 _TOKEN_SHAPES = re.compile(r"(xox[abprs]-[A-Za-z0-9-]+|xapp-[A-Za-z0-9-]+|[A-Za-z0-9_-]{23,28}\.[A-Za-z0-9_-]{6,7}\.[A-Za-z0-9_-]{27,})")
 _URL_PASSWORD = re.compile(r"(://[^:/@\s]+:)([^@\s]+)(@)")
 
@@ -38,10 +43,28 @@ class RedactSecrets(logging.Filter):
         return True
 
 
-def setup_logging(level: str = "INFO", *, quiet: bool = False) -> None:
+class JsonLines(logging.Formatter):
+    """Format a record as one JSON object on one line: time, level, logger, message."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        entry = {
+            "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname,
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        if record.exc_info and record.exc_info[1] is not None:  # the redaction filter folds these in first
+            entry["exception"] = self.formatException(record.exc_info)
+        return json.dumps(entry, ensure_ascii=False)
+
+
+def setup_logging(level: str = "INFO", *, quiet: bool = False, log_format: str = "text") -> None:
     secrets = [os.environ.get(name, "") for name in _SECRET_NAMES]
     handler = logging.StreamHandler()
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    if log_format == "json":
+        handler.setFormatter(JsonLines())
+    else:
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     handler.addFilter(RedactSecrets(secrets))
     root = logging.getLogger()
     root.handlers[:] = [handler]

@@ -1,15 +1,26 @@
-"""Run the front ends: every configured platform in one process, or the console."""
+"""Run the front ends: every configured platform in one process, or the console.
+
+On SIGTERM or SIGINT the bot stops taking new work, lets what is in flight finish and deliver its
+replies (for up to QUIZBOT_SHUTDOWN_GRACE_S), then closes the platforms, the sandbox and the database.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import signal
 import sys
+import time
+from typing import Any
 
 from .app import App, build
+from .metrics import health_app, runner_ready, start_health_server
 from .settings import Settings
+from .shutdown import Drain, finish_work
 
 log = logging.getLogger("quizbot")
+
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
 
 async def run_front_ends(settings: Settings, which: list[str] | None, *, slack_port: int | None = None) -> int:
@@ -27,11 +38,13 @@ async def run_front_ends(settings: Settings, which: list[str] | None, *, slack_p
         return 2
     # Chat front ends keep time for races (resumed here, stopped with it); the terminal has no channels.
     async with build(settings, live="console" not in which) as app:
-        tasks = []
         if "console" in which:
             from .adapters.console import run_console
 
             return await run_console(app.service)
+        drain = Drain()
+        drain.guard(app.service)
+        tasks: list[asyncio.Task[None]] = []
         if "discord" in which:
             from .adapters.discord import run_discord
 
@@ -40,19 +53,22 @@ async def run_front_ends(settings: Settings, which: list[str] | None, *, slack_p
             from .adapters.slack import run_slack
 
             tasks.append(asyncio.create_task(run_slack(app, settings, port=slack_port or settings.slack_port), name="slack"))
+        health = None
+        if settings.metrics_port is not None:
+            health = await start_health_server(
+                health_app(app.metrics, readiness_checks(app)), settings.metrics_host, settings.metrics_port
+            )
         log.info("QuizBot running: %s", ", ".join(which))
         starter = start_scheduler(app, settings, which)
         try:
-            done, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+            await _serve_until_stopped(tasks, drain, settings.shutdown_grace_s)
         finally:
             if starter is not None:
                 starter.cancel()
             if app.scheduler is not None:
                 await app.scheduler.close()
-        for task in pending:
-            task.cancel()
-        for task in done:
-            task.result()
+            if health is not None:
+                await health.cleanup()
     return 0
 
 
@@ -68,3 +84,59 @@ def start_scheduler(app: App, settings: Settings, which: list[str]) -> asyncio.T
         log.info("daily practice scheduler running")
 
     return asyncio.create_task(when_ready(), name="quizbot-scheduler-start")
+
+
+async def _serve_until_stopped(tasks: list[asyncio.Task[None]], drain: Drain, grace_s: float) -> None:
+    """Wait for a stop signal or a front end's end; then drain and stop the front ends."""
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    for sig in STOP_SIGNALS:
+        loop.add_signal_handler(sig, stop.set)
+    stopper = asyncio.create_task(stop.wait(), name="stop-signal")
+    try:
+        waiting: set[asyncio.Task[Any]] = {*tasks, stopper}
+        while True:  # a front end that ends cleanly leaves the others running; one that fails stops all
+            done, waiting = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+            if stopper in done or waiting == {stopper} or any(_failed(t) for t in done):
+                break
+        started = time.monotonic()
+        if stopper in done:
+            log.warning("stopping: no new work; finishing what is in flight (up to %.0f s)", grace_s)
+            await finish_work(drain, grace_s)
+        for task in tasks:
+            task.cancel()  # each front end stops listening, then waits for its own deliveries
+        left = max(0.5, grace_s - (time.monotonic() - started))
+        _, late = await asyncio.wait(tasks, timeout=left)
+        for task in late:
+            log.warning("front end %s did not stop in time", task.get_name())
+        for task in tasks:
+            if _failed(task):
+                task.result()  # raises the front end's error
+    finally:
+        stopper.cancel()
+        for sig in STOP_SIGNALS:
+            loop.remove_signal_handler(sig)
+
+
+def _failed(task: asyncio.Task[Any]) -> bool:
+    return task.done() and not task.cancelled() and task.exception() is not None
+
+
+def readiness_checks(app: App) -> dict[str, Any]:
+    """Return /readyz's checks: the database takes a write, the sandbox takes jobs."""
+    from .storage import check_writable
+
+    async def database() -> str | None:
+        try:
+            await check_writable(app.repository.engine, app.settings.database_url, wait=1.0)
+        except Exception as exc:  # StorageError says what is wrong, in one line without secrets
+            log.warning("readiness: %s", exc)
+            return "not writable"
+        return None
+
+    async def sandbox() -> str | None:
+        if app.runner is None:
+            return "no sandbox"
+        return None if await runner_ready(app.runner) else "starting"
+
+    return {"database": database, "sandbox": sandbox}

@@ -49,6 +49,11 @@ class SandboxRunner:
         if self._started is None:
             self._started = asyncio.create_task(self._sandbox.start())
 
+    def ready(self) -> bool:
+        """Return True once the warm pool has started."""
+        task = self._started
+        return task is not None and task.done() and not task.cancelled() and task.exception() is None
+
     async def _ready(self) -> None:
         self.start_soon()
         assert self._started is not None

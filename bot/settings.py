@@ -7,7 +7,7 @@ import tomllib
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import AliasChoices, Field, SecretStr, field_validator
+from pydantic import AliasChoices, Field, SecretStr, ValidationInfo, field_validator
 from pydantic_settings import (
     BaseSettings,
     NoDecode,
@@ -50,6 +50,30 @@ class Settings(BaseSettings):
     scheduler: Literal["on", "off"] = Field(
         default="on", description="off: this process only serves interactions; daily posts and reminders run elsewhere."
     )
+    sandbox_urls: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="Sandbox services (quizbot sandbox serve), comma-separated; empty: the in-process pool.",
+    )
+    sandbox_token: SecretStr | None = Field(default=None, description="The bearer token the sandbox services expect.")
+    sandbox_fallback: Literal["none", "local"] = Field(
+        default="none", description="local: run a job on an in-process pool when no service can take it."
+    )
+    metrics_port: int | None = Field(
+        default=None, ge=1, le=65535, description="Serve /metrics, /healthz and /readyz on this port."
+    )
+    metrics_host: str = Field(default="0.0.0.0", description="Address of the metrics server.")  # noqa: S104
+    log_format: Literal["text", "json"] = Field(default="text", description="json: one JSON object per log line.")
+    shutdown_grace_s: float = Field(
+        default=20.0, ge=0, le=600, description="On SIGTERM/SIGINT, how long work in flight may finish."
+    )
+    discord_shard_count: int | None = Field(
+        default=None, ge=1, validation_alias=AliasChoices("DISCORD_SHARD_COUNT", "discord_shard_count")
+    )
+    discord_shards: Annotated[list[int], NoDecode] = Field(
+        default_factory=list,
+        validation_alias=AliasChoices("DISCORD_SHARDS", "discord_shards"),
+        description="Shard ids this process runs, e.g. 0-3 or 0,2; needs DISCORD_SHARD_COUNT.",
+    )
 
     discord_token: SecretStr | None = Field(default=None, validation_alias=AliasChoices("DISCORD_TOKEN", "discord_token"))
     discord_guild_ids: Annotated[list[int], NoDecode] = Field(
@@ -68,6 +92,16 @@ class Settings(BaseSettings):
     slack_api_url: str | None = Field(default=None, validation_alias=AliasChoices("SLACK_API_URL", "slack_api_url"))
     slack_port: int = Field(default=3000, validation_alias=AliasChoices("SLACK_PORT", "slack_port"))
 
+    @field_validator("sandbox_urls", mode="before")
+    @classmethod
+    def _urls(cls, value: Any) -> Any:
+        return _split(value)
+
+    @field_validator("discord_shards", mode="before")
+    @classmethod
+    def _shard_ids(cls, value: Any) -> Any:
+        return shard_ids(value) if isinstance(value, str) else value
+
     @field_validator("packs", "admins", "discord_guild_ids", mode="before")
     @classmethod
     def _comma_list(cls, value: Any) -> Any:
@@ -84,6 +118,17 @@ class Settings(BaseSettings):
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         return (init_settings, env_settings, TomlConfigSettingsSource(settings_cls))
 
+    @field_validator("discord_shards", mode="after")
+    @classmethod
+    def _shards_in_range(cls, value: list[int], info: ValidationInfo) -> list[int]:
+        # A field validator: its error shows this field only, never the other (secret) settings.
+        count = info.data.get("discord_shard_count")
+        if value and count is None:
+            raise ValueError("DISCORD_SHARDS needs DISCORD_SHARD_COUNT")
+        if any(shard >= (count or 0) for shard in value):
+            raise ValueError(f"DISCORD_SHARDS must be below DISCORD_SHARD_COUNT ({count})")
+        return value
+
     @property
     def discord_enabled(self) -> bool:
         return self.discord_token is not None
@@ -93,6 +138,20 @@ class Settings(BaseSettings):
         return self.slack_bot_token is not None and (
             self.slack_signing_secret is not None or self.slack_app_token is not None
         )
+
+
+def shard_ids(text: str) -> list[int]:
+    """Return the shard ids of ``0-3``, ``0,2`` or ``0-1,4``; raise ValueError on anything else."""
+    ids: list[int] = []
+    for part in _split(text):
+        low, dash, high = part.partition("-")
+        if not low.strip().isdigit() or (dash and not high.strip().isdigit()):
+            raise ValueError(f"not a shard id or range: {part!r}")
+        first, last = int(low), int(high) if dash else int(low)
+        if last < first or last - first > 4096:
+            raise ValueError(f"not a shard range: {part!r}")
+        ids.extend(range(first, last + 1))
+    return sorted(set(ids))
 
 
 def sandbox_overrides() -> dict[str, Any]:

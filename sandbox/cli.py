@@ -1,4 +1,4 @@
-"""The sandbox's command line: ``run CODE_FILE [--test TEST_FILE] [--json]`` and ``doctor``.
+"""The sandbox's command line: ``run CODE_FILE [--test TEST_FILE] [--json]``, ``doctor`` and ``serve``.
 
 ``quizbot sandbox ...`` and ``python -m sandbox ...`` both land in :func:`main`.
 """
@@ -9,6 +9,7 @@ import argparse
 import asyncio
 import json
 import logging
+import os
 import sys
 from pathlib import Path
 
@@ -17,6 +18,8 @@ from .config import SandboxConfig
 from .errors import SandboxError
 from .result import Result
 from .runner import Sandbox
+
+TOKEN_VARIABLE = "QUIZBOT_SANDBOX_TOKEN"  # noqa: S105 - the name of the variable
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -31,6 +34,9 @@ def _parser() -> argparse.ArgumentParser:
     doc = sub.add_parser("doctor", help="show which isolation layers work on this host")
     doc.add_argument("--json", action="store_true", help="print the findings as JSON")
     doc.add_argument("--runs", type=int, default=20, help="small jobs to time (default 20)")
+    serve = sub.add_parser("serve", help="serve the sandbox over HTTP (needs QUIZBOT_SANDBOX_TOKEN)")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8060, help="port to listen on (default 8060)")
     return parser
 
 
@@ -56,12 +62,26 @@ async def _run(code: str, test: str | None, config: SandboxConfig) -> Result:
         return await sb.run(code, test=test)
 
 
+def _serve(config: SandboxConfig, host: str, port: int) -> int:
+    from .service import serve
+
+    token = os.environ.get(TOKEN_VARIABLE, "")
+    if not token:
+        print(f"error: set {TOKEN_VARIABLE} (the bearer token the bot sends)", file=sys.stderr)
+        return 2
+    logging.getLogger("sandbox").setLevel(logging.INFO)
+    asyncio.run(serve(config, token, host=host, port=port))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; return the exit status (0 when the code passed)."""
     args = _parser().parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
         config = SandboxConfig()
+        if args.command == "serve":
+            return _serve(config, args.host, args.port)
         if args.command == "doctor":
             diag = asyncio.run(doctor.diagnose(config, runs=max(0, args.runs)))
             print(json.dumps(diag.to_dict(), indent=2) if args.json else doctor.render(diag))

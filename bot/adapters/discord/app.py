@@ -44,9 +44,12 @@ class QuizBotClient(discord.Client):
         guild_ids: list[int] | None = None,
         api_url: str | None = None,
         message_content: bool = True,
+        **client_options: Any,
     ) -> None:
         super().__init__(
-            intents=intents(message_content=message_content), allowed_mentions=discord.AllowedMentions.none()
+            intents=intents(message_content=message_content),
+            allowed_mentions=discord.AllowedMentions.none(),
+            **client_options,
         )
         self.handler = Inbound(service=service, settings_store=settings_store)
         self.tree: app_commands.CommandTree[QuizBotClient] = app_commands.CommandTree(self)
@@ -109,13 +112,25 @@ class QuizBotClient(discord.Client):
             log.warning("could not apologise (%s %s)", exc.status, exc.code)
 
 
+class ShardedQuizBotClient(QuizBotClient, discord.AutoShardedClient):
+    """The same client over several gateway shards (DISCORD_SHARD_COUNT, DISCORD_SHARDS)."""
+
+
 def create_client(app: App, settings: Settings, *, message_content: bool = True) -> QuizBotClient:
-    client = QuizBotClient(
+    """Build the client; a sharded one when DISCORD_SHARD_COUNT is set (this process runs DISCORD_SHARDS)."""
+    options: dict[str, Any] = {}
+    kind: type[QuizBotClient] = QuizBotClient
+    if settings.discord_shard_count is not None:
+        kind = ShardedQuizBotClient
+        options["shard_count"] = settings.discord_shard_count
+        options["shard_ids"] = list(settings.discord_shards) or None  # None: every shard
+    client = kind(
         service=app.service,
         settings_store=app.repository,
         guild_ids=list(settings.discord_guild_ids),
         api_url=settings.discord_api_url,
         message_content=message_content,
+        **options,
     )
     if app.outbox is not None:
         app.outbox.attach("discord", client.publish_race)  # races post their rounds through this client

@@ -1,0 +1,88 @@
+"""Stop without losing work: refuse new requests, let those in flight finish and deliver, then close.
+
+:class:`Drain` wraps ``QuizService.handle``: it counts the requests in flight and, once draining,
+answers new ones with :data:`RESTARTING` (the learner is told to send it again rather than left
+waiting). :func:`platform_work` finds the Discord library's handler tasks, which also deliver the
+replies, so a shutdown can wait for them before closing the client.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from .core.errors import QuizError
+
+log = logging.getLogger(__name__)
+
+RESTARTING = "The bot is restarting; please send that again in a minute."
+# Names discord.py gives the tasks that run an event, a command or a component callback.
+_PLATFORM_TASKS = ("discord.py: ", "CommandTree-invoker", "discord-ui-view-dispatch-")
+
+
+class Restarting(QuizError):
+    """The bot is shutting down and takes no new work."""
+
+
+class Drain:
+    """Count the core's requests in flight; refuse new ones once draining."""
+
+    def __init__(self) -> None:
+        self.inflight = 0
+        self.draining = False
+        self._idle = asyncio.Event()
+        self._idle.set()
+
+    def guard(self, service: Any) -> None:
+        """Wrap ``service.handle`` so that this drain sees every request."""
+        handle: Callable[[Any, Any], Awaitable[Any]] = service.handle
+
+        async def guarded(actor: Any, request: Any) -> Any:
+            if self.draining:
+                raise Restarting(RESTARTING)
+            self.inflight += 1
+            self._idle.clear()
+            try:
+                return await handle(actor, request)
+            finally:
+                self.inflight -= 1
+                if self.inflight == 0:
+                    self._idle.set()
+
+        service.handle = guarded
+
+    def start(self) -> None:
+        """Take no new requests from now on."""
+        self.draining = True
+
+    async def idle(self) -> None:
+        """Wait until no request is in the core."""
+        await self._idle.wait()
+
+
+def platform_work() -> set[asyncio.Task[Any]]:
+    """Return the running tasks of the Discord library's handlers (a reply may still be on its way)."""
+    me = asyncio.current_task()
+    return {
+        t for t in asyncio.all_tasks() if t is not me and not t.done() and t.get_name().startswith(_PLATFORM_TASKS)
+    }
+
+
+async def finish_work(drain: Drain, grace_s: float) -> bool:
+    """Stop taking work and wait up to ``grace_s`` for what is in flight; return whether it all ended."""
+    drain.start()
+    deadline = time.monotonic() + grace_s
+    try:
+        await asyncio.wait_for(drain.idle(), max(0.0, deadline - time.monotonic()))
+        while tasks := platform_work():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            await asyncio.wait(tasks, timeout=left)
+    except TimeoutError:
+        log.warning("%d requests were still running after %.0f s and are abandoned", drain.inflight, grace_s)
+        return False
+    return True
