@@ -158,6 +158,8 @@ def social(name: str, words: tuple[str, ...]) -> Parsed:
     if name == "race":
         if words and words[0].lower() == "stop":
             return rq.RaceStop() if len(words) == 1 else Usage(f"{cmd('race stop')} takes no arguments.")
+        if words and words[0].lower() == "start":  # as Discord writes it: `/quiz race start`
+            words = words[1:]
         return race(words)
     if name == "leaderboard":
         period = pack = None

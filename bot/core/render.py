@@ -88,8 +88,14 @@ def help_message() -> Message:
         f"{cmd('hint')}, {cmd('skip')}, {cmd('stop')} — on the current item or quiz\n"
         f"{cmd('run')} — run Python (PyTorch available) in the sandbox\n"
         f"{cmd('stats')} `[user]` — attempts, accuracy by topic, streak, reviews due\n"
+        f"{cmd('daily')} — today's review; {cmd('daily settings')} — your caps and time zone\n"
+        f"{cmd('remind')} `time:HH:MM timezone:Area/City` or `off` — a DM when reviews are due\n"
+        f"{cmd('race start')} `[pack] [topic] [difficulty] [rounds] [seconds]`, {cmd('race stop')} — a race in this channel\n"
+        f"{cmd('leaderboard')} `[week|month|all] [pack]`; {cmd('privacy leaderboard off')} hides you\n"
         f"{cmd('packs')} — the packs and topics here\n"
-        f"{cmd('pack load')}, {cmd('pack enable')}, {cmd('pack disable')}, {cmd('pack remove')} — admins only\n\n"
+        f"{cmd('my-data export')}, {cmd('my-data delete')} — what is kept about you\n"
+        f"{cmd('pack load')}, {cmd('pack enable')}, {cmd('pack disable')}, {cmd('pack remove')}, "
+        f"{cmd('daily set')}, {cmd('daily show')}, {cmd('daily off')}, {cmd('daily now')} — admins only\n\n"
         "While a code item is open, you can also send your code as a Python code block, or as an attached .py file."
     )
     return Message(kind="help", title="QuizBot", parts=(Text(lines),))

@@ -33,3 +33,10 @@ def test_leaderboard_and_privacy() -> None:
     assert cm.parse("privacy Leaderboard ON") == rq.Privacy(visible=True)
     assert isinstance(cm.parse("privacy leaderboard maybe"), cm.Usage)
     assert isinstance(cm.parse("privacy"), cm.Usage)
+
+
+def test_race_start_is_read_as_discord_writes_it() -> None:
+    from bot.core import commands
+    from bot.core import requests as rq
+
+    assert commands.parse("race start demo 3 20") == rq.RaceStart(pack="demo", rounds=3, seconds=20)

@@ -17,7 +17,6 @@ from bot.storage.privacy import TABLES, PrivacyStore
 from bot.storage.tables import UTCDateTime, metadata
 from tests.conftest import DEMO_PACK
 from tests.fakes import FakeClock, LocalRunner
-from tests.storage.test_storage import any_url  # noqa: F401  (the SQLite / PostgreSQL fixture)
 
 USER_COLUMNS = ("user_id", "owner_id", "set_by")
 ANN = Actor("discord", "guild-1", "ann", "Ann")
@@ -80,7 +79,7 @@ def test_every_table_with_a_user_column_is_covered() -> None:
     assert with_users == {c.table.name for c in TABLES}
 
 
-async def test_export_and_delete_touch_one_learner_on_one_platform(any_url: str) -> None:  # noqa: F811
+async def test_export_and_delete_touch_one_learner_on_one_platform(any_url: str) -> None:
     repo = await open_repository(any_url)
     try:
         service = QuizService(repository=repo, runner=LocalRunner(), clock=FakeClock(), rng=random.Random(3))
