@@ -88,15 +88,6 @@ def _parser() -> argparse.ArgumentParser:
     user_delete.add_argument("--yes", action="store_true", help="delete without asking")
     db = sub.add_parser("db", help="database maintenance").add_subparsers(dest="db_command", metavar="ACTION", required=True)
     db.add_parser("upgrade", help="apply migrations (also done at start)")
-    user = sub.add_parser("user", help="export or delete everything kept about one learner").add_subparsers(
-        dest="user_command", metavar="ACTION", required=True
-    )
-    user_export = user.add_parser("export", help="write the learner's data as JSON")
-    user_export.add_argument("learner", metavar="PLATFORM:ID", help="for example discord:123456789012345678")
-    user_export.add_argument("-o", "--output", type=Path, help="file to write (default: standard output)")
-    user_delete = user.add_parser("delete", help="delete the learner's data (one transaction)")
-    user_delete.add_argument("learner", metavar="PLATFORM:ID")
-    user_delete.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     return parser
 
 

@@ -327,14 +327,6 @@ class FakeSlack:
             return web.Response(text=LOGIN_PAGE, content_type="text/html")
         return web.Response(body=self.files[file_id][1], content_type="application/octet-stream")
 
-    async def _upload(self, request: web.Request) -> web.Response:
-        pending = self.uploading.get(request.match_info["id"])
-        data = await request.read()
-        if pending is None or len(data) != pending["length"]:
-            return web.Response(status=400, text="bad upload")
-        pending["content"] = data
-        return web.Response(text="OK - " + str(len(data)))
-
     async def _respond(self, request: web.Request) -> web.Response:
         body = await request.json()
         self.responses.append(body)
