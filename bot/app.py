@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -73,6 +73,17 @@ def make_runner(start: bool = True, settings: Settings | None = None) -> CodeRun
     return RemoteRunner(urls, token, max_code_bytes=config.code_bytes, wall_s=config.wall_s, fallback=fallback)
 
 
+def server_zone(daily_store: DailyRepository) -> Callable[[str, str], Awaitable[str | None]]:
+    """A server's time zone for leaderboard weeks: the one its daily question is set in (UTC when none)."""
+
+    async def zone(platform: str, scope: str) -> str | None:
+        schedules = await daily_store.list_schedules(platform, scope)
+        active = [s for s in schedules if not s.paused] or schedules
+        return active[0].zone if active else None
+
+    return zone
+
+
 def pack_dirs(folders: list[Path]) -> list[Path]:
     found: list[Path] = []
     for folder in folders:
@@ -134,7 +145,7 @@ async def build(
         admins=admins,
         session_ttl=timedelta(hours=settings.session_ttl_hours),
         races=races,
-        social=SocialService(store=store, clock=clock),
+        social=SocialService(store=store, clock=clock, zone_for=server_zone(daily_store)),
         daily=daily,
         answers=repository,
         post_now=scheduler.post_now,

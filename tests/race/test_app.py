@@ -51,3 +51,18 @@ async def test_the_cli_builds_races_without_timers(db_url: str, repository: SqlR
         await asyncio.sleep(0.2)
         race = await SocialStore.beside(app.repository).running_race("discord", "guild-1", "chan-1")
         assert race is not None and race.round == 0  # nobody closed it: only the running bot keeps time
+
+
+async def test_leaderboard_weeks_follow_the_time_zone_set_with_the_daily_question(db_url: str) -> None:
+    from bot.app import server_zone
+    from bot.core import Actor
+    from bot.storage.daily import DailyRepository
+
+    settings = Settings(database_url=db_url, packs=[])
+    async with build(settings, sandbox=False) as app:
+        zone = server_zone(DailyRepository.beside(app.repository))
+        assert await zone("discord", "guild-9") is None  # no daily question: UTC
+        admin = Actor("discord", "guild-9", "boss", "Boss", is_admin=True, channel_id="chan-9")
+        await app.service.handle(admin, rq.DailySet(time="09:00", timezone="Asia/Tokyo", channel_id="chan-9"))
+        assert await zone("discord", "guild-9") == "Asia/Tokyo"
+        assert await zone("discord", "guild-other") is None
