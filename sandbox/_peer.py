@@ -631,10 +631,22 @@ class Encoder:
             view = self._view_of_incoming(plain)
             if view is not None and not _TENSOR.requires_grad.__get__(value):
                 return {"$": "view", "i": i, **view}
+            if plain.device.type == "meta":  # shape and dtype only: a meta tensor has no data to lie with
+                meta: dict[str, Any] = {
+                    "$": "t",
+                    "i": i,
+                    "dt": str(plain.dtype).removeprefix("torch."),
+                    "sh": [int(s) for s in plain.shape],
+                    "v": "",
+                    "dev": "meta",
+                }
+                if _TENSOR.requires_grad.__get__(value):
+                    meta["rg"] = True
+                return meta
             if plain.layout != torch.strided:
                 plain = plain.to_dense()
             if plain.device.type != "cpu" or plain.is_quantized:
-                raise Refused("only CPU tensors can be sent")
+                raise Refused("only CPU and meta tensors can be sent")
             dtype = str(plain.dtype).removeprefix("torch.")
             flat = plain.contiguous().reshape(-1)
             raw = flat.view(torch.uint8).numpy().tobytes() if flat.numel() else b""
@@ -658,6 +670,9 @@ class Encoder:
             out["g"] = self.encode(grad, depth + 1)
         if is_param:
             out["p"] = True
+        version = int(_TENSOR._version.__get__(value))
+        if version:
+            out["ver"] = version  # tests read it to see in-place updates; data like any other
         if (
             self.peer.learner
             and requires_grad
@@ -909,6 +924,14 @@ class Decoder:
         shape = data.get("sh")
         if dtype is None or not isinstance(shape, list) or not all(type(s) is int and s >= 0 for s in shape):
             raise Refused("malformed tensor")
+        if data.get("dev") == "meta":
+            if len(shape) > 64:
+                raise Refused("malformed tensor")
+            t = torch.empty(shape, dtype=dtype, device="meta")
+            if data.get("rg") and (t.is_floating_point() or t.is_complex()):
+                t.requires_grad_(True)
+            self._register(data, t)
+            return t
         raw = base64.b64decode(str(data.get("v", "")).encode())
         numel = 1
         for s in shape:
@@ -924,6 +947,9 @@ class Decoder:
             t = torch.nn.Parameter(t, requires_grad=bool(data.get("rg")))
         elif data.get("rg"):
             t.requires_grad_(True)
+        version = data.get("ver")
+        if type(version) is int and 0 < version < 2**31:
+            torch._C._autograd._unsafe_set_version_counter((t,), (version,))
         self._register(data, t)
         if "g" in data:
             grad = self.decode(data["g"], depth + 1)

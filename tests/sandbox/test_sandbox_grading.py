@@ -335,3 +335,38 @@ def test_learner_objects_and_callbacks_behave_as_in_one_process(clean_pool: Pool
     )
     r = clean_pool.run(code, test=OBJECTS_TEST)
     assert r.status == "passed", r.tests
+
+
+BRIDGE_TEST = textwrap.dedent(
+    """
+    import unittest
+
+    import torch
+
+    import user_code
+
+
+    class Bridge(unittest.TestCase):
+        def test_meta_tensors_cross_as_shape_and_dtype(self):
+            out = user_code.move(torch.ones(2, 3), torch.device("meta"))
+            self.assertEqual((out.device.type, tuple(out.shape), out.dtype), ("meta", (2, 3), torch.float32))
+
+        def test_version_counters_cross_with_the_tensor(self):
+            w = user_code.bump(4)
+            self.assertGreaterEqual(w._version, 4)
+            self.assertTrue(torch.equal(w, torch.full((3,), 4.0)))
+    """
+)
+BRIDGE_CODE = (
+    "import torch\n\n\ndef move(x, device):\n    return x.to(device)\n\n\n"
+    "def bump(n):\n    w = torch.zeros(3)\n    for _ in range(n):\n        w.add_(1)\n    return w\n"
+)
+BRIDGE_REBIND = BRIDGE_CODE.replace("w.add_(1)", "w = w + 1")
+
+
+def test_meta_tensors_and_version_counters_cross_the_bridge(clean_pool: Pool) -> None:
+    r = clean_pool.run(BRIDGE_CODE, test=BRIDGE_TEST)
+    assert r.status == "passed", r
+    rebound = clean_pool.run(BRIDGE_REBIND, test=BRIDGE_TEST)  # a new tensor each time: no in-place updates
+    failed = [t for t in rebound.tests if not t.passed]
+    assert rebound.status == "failed" and len(failed) == 1 and "version" in failed[0].name

@@ -16,13 +16,32 @@ def _report(test, ok, success, failure):
 MAX_NORM = 0.5
 
 
+class HalveEvery:
+    """Halves the learning rate every `every` steps, as StepLR(step_size=every, gamma=0.5) does.
+
+    A plain object rather than StepLR: StepLR wraps the optimizer's own `step`, and the grader hands
+    your function copies of these objects, so that wrapper could not follow them.
+    """
+
+    def __init__(self, optimizer, every):
+        self.optimizer = optimizer
+        self.every = every
+        self.steps = 0
+
+    def step(self):
+        self.steps += 1
+        if self.steps % self.every == 0:
+            for group in self.optimizer.param_groups:
+                group["lr"] *= 0.5
+
+
 def _setup():
     torch.manual_seed(0)
     model = nn.Sequential(nn.Linear(3, 8), nn.Tanh(), nn.Linear(8, 1))
     g = torch.Generator().manual_seed(1)
     batches = [(torch.randn(6, 3, generator=g) * 3, torch.randn(6, 1, generator=g) * 5) for _ in range(6)]
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=2, gamma=0.5)
+    scheduler = HalveEvery(optimizer, 2)
     return model, batches, optimizer, scheduler
 
 
@@ -97,18 +116,8 @@ class TestTrainSteps(unittest.TestCase):
             self,
             ok,
             "The scheduler is advanced once per batch.",
-            problem or f"After 6 batches with StepLR(step_size=2, gamma=0.5) the learning rate should be "
+            problem or f"After 6 batches, halving every 2 steps, the learning rate should be "
             f"{expected_lr}, not {lr}.",
-        )
-
-    def test_no_order_warning(self):
-        _, _, _, messages, problem = _run()
-        bad = [m for m in messages if "lr_scheduler.step()" in m]
-        _report(
-            self,
-            problem is None and not bad,
-            "PyTorch raises no warning about the order of `optimizer.step()` and `scheduler.step()`.",
-            problem or ("PyTorch warned: " + bad[0][:160] if bad else ""),
         )
 
 
