@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from . import actions as ax
 from . import render
@@ -72,30 +73,43 @@ class Flow:
         if not candidates:
             raise QuizError(f"No questions match those filters. Try fewer filters, or {cmd('packs')} to see what exists.")
         picked = await self._pick(actor, packs, candidates, count)
+        filters = {
+            "pack": request.pack,
+            "topic": request.topic,
+            "difficulty": request.difficulty,
+            "count": count,
+            "question": request.question,
+        }
+        return await self.open(actor, request.owner or Owner.user(actor), picked, filters)
+
+    async def open(
+        self,
+        actor: Actor,
+        owner: Owner,
+        items: list[ItemState],
+        filters: dict[str, Any],
+        *,
+        before: tuple[Message, ...] = (),
+        replaced: str = "Your previous quiz was stopped; a new one starts.",
+    ) -> Reply:
+        """Open a session on `items` (stopping the owner's running one) and show its first item."""
         now = self._clock.now()
-        owner = request.owner or Owner.user(actor)
-        messages: list[Message] = []
+        messages: list[Message] = list(before)
         previous = await self._gate.active(owner)
         if previous is not None:
             previous.status = "stopped"
             previous.updated_at = now
             await self._gate.save(previous)
-            messages.append(Message(kind="notice", parts=(Text("Your previous quiz was stopped; a new one starts."),)))
+            messages.append(Message(kind="notice", parts=(Text(replaced),)))
         session = Session(
             id=new_session_id(),
             owner=owner,
             started_by=actor.user_id,
             started_by_name=actor.mention,
-            items=picked,
+            items=items,
             created_at=now,
             updated_at=now,
-            filters={
-                "pack": request.pack,
-                "topic": request.topic,
-                "difficulty": request.difficulty,
-                "count": count,
-                "question": request.question,
-            },
+            filters=filters,
         )
         await self._gate.create(session)
         pack, question = await self.question(session.items[0])

@@ -131,6 +131,7 @@ class QuizService:
                 clock=clock,
                 runner=runner,
                 rng=rng or random.Random(),
+                flow=self.flow,
                 post_now=post_now,
             )
             self._handlers.update(self.daily.handlers())

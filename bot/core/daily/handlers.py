@@ -15,13 +15,13 @@ from dataclasses import replace
 from typing import Any, Protocol
 
 from bot.core import actions as ax
-from bot.core import render
 from bot.core import requests as rq
 from bot.core.catalogue import Catalogue
 from bot.core.errors import BadSubmission, QuizError, StaleAction
+from bot.core.flow import Flow
 from bot.core.gate import Gate
 from bot.core.items import Changed, Context, Input, Make, NotAnAnswer, kind_of
-from bot.core.model import Actor, Attempt, ItemState, Owner, Session, new_session_id
+from bot.core.model import Actor, Attempt, ItemState, Owner, Session
 from bot.core.ports import Clock, CodeRunner, Repository
 from bot.core.replies import Button, Fields, Message, Reply, Text, Tone, cmd
 from bot.core.review import Review, review
@@ -63,9 +63,11 @@ class DailyDesk:
         clock: Clock,
         runner: CodeRunner | None,
         rng: random.Random,
+        flow: Flow,
         post_now: PostNow | None = None,
     ) -> None:
         self.daily = daily
+        self._flow = flow
         self._repo = repository
         self._answers = answers
         self._catalogue = catalogue
@@ -146,32 +148,16 @@ class DailyDesk:
             kept.append(item)
         if not kept:
             return intro
-        now = self._clock.now()
-        owner = Owner.user(actor)
-        messages: list[Message] = list(intro.messages)
-        previous = await self._gate.active(owner)
-        if previous is not None:
-            previous.status = "stopped"
-            previous.updated_at = now
-            await self._gate.save(previous)
-            messages.append(Message(kind="notice", parts=(Text("Your previous quiz was stopped; the review starts."),)))
-        session = Session(
-            id=new_session_id(),
-            owner=owner,
-            started_by=actor.user_id,
-            started_by_name=actor.mention,
-            items=kept,
-            created_at=now,
-            updated_at=now,
-            filters={DAILY_FILTER: True, NEW_FILTER: new_keys, "count": len(kept)},
+        filters = {DAILY_FILTER: True, NEW_FILTER: new_keys, "count": len(kept)}
+        reply = await self._flow.open(
+            actor,
+            Owner.user(actor),
+            kept,
+            filters,
+            before=intro.messages,
+            replaced="Your previous quiz was stopped; the review starts.",
         )
-        await self._gate.create(session)
-        pack = await self._catalogue.pack(kept[0].pack)
-        assert pack is not None
-        question = pack.question(kept[0].question)
-        assert question is not None
-        messages.append(render.item_message(session, 0, pack, question))
-        return Reply(messages=tuple(messages), private=True)
+        return replace(reply, private=True)
 
     async def after_item(self, actor: Actor, session: Session, item: ItemState | None, reply: Reply) -> Reply:
         """Count a graded item of a daily review (caps, streak, leech) once the quiz flow graded it."""
