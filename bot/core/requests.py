@@ -37,7 +37,11 @@ class Act:
 
 @dataclass(frozen=True)
 class Submit:
-    """Free text for the current item: a message, a code block, an attached file, a terminal line."""
+    """Free text for the current item: a message, a code block, an attached file, a terminal line.
+
+    `session_id` may name a channel's daily post (`QuizService.daily_post_at` finds it from the
+    message the text was sent under): the text then answers that day's question, as its form would.
+    """
 
     text: str
     code_only: bool = False  # chat talk without a code block must not count as a wrong answer
