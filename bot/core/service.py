@@ -213,7 +213,7 @@ class QuizService:
     async def _submit(self, actor: Actor, request: rq.Submit) -> Reply:
         if self.daily is not None and request.session_id is not None and await self.is_daily_post(request.session_id):
             # A code block under a channel's daily post (its thread, a reply): graded like its Answer form.
-            return await self.daily.on_thread_text(actor, request.session_id, request.text)
+            return await self.daily.on_thread_text(actor, request.session_id, request.text, request.progress)
         if request.session_id is not None:
             found = await self.gate.find(actor, request.session_id)
         elif request.code_only:

@@ -397,10 +397,11 @@ class Inbound:
 
     async def _daily_thread(self, origin: Origin, actor: Actor, event: dict[str, Any], post_id: str) -> None:
         """Code in the thread of a channel's daily post: the member's answer; every reply only to them."""
-        request = rq.Submit(await self._code_of(event), code_only=True, session_id=post_id, key=f"{origin.user}:{event.get('ts', '')}")
-        note = rq.working_note(request)
-        if note:
-            await self.courier.tell(origin, notice(note))
+        async def progress(text: str) -> None:
+            await self.courier.tell(origin, notice(text))
+
+        key = f"{origin.user}:{event.get('ts', '')}"
+        request = rq.Submit(await self._code_of(event), code_only=True, session_id=post_id, key=key, progress=progress)
         await self.courier.tell(origin, await self.service.handle(actor, request))
 
     async def _load_packs(self, origin: Origin, files: list[dict[str, Any]], *, force: bool) -> None:

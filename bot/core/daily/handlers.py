@@ -219,7 +219,9 @@ class DailyDesk:
         feedback = answered.reply.messages[0]
         return Reply(messages=(replace(feedback, parts=(*outcome.report, *feedback.parts)),), private=True)
 
-    async def on_thread_text(self, actor: Actor, post_id: str, text: str) -> Reply:
+    async def on_thread_text(
+        self, actor: Actor, post_id: str, text: str, progress: Callable[[str], Awaitable[None]] | None = None
+    ) -> Reply:
         """Grade a member's code block sent under the daily post (its thread, a reply) as if sent with the form.
 
         The same refusals as the form path come first (closed, already answered, a question answered
@@ -231,6 +233,8 @@ class DailyDesk:
         if form is None or action is None:
             raise BadSubmission("This question is answered with its buttons or menus.")
         value = text if form.kind == "code" else codetext.code_of(text).strip()
+        if form.kind == "code" and progress is not None:
+            await progress(rq.RUNNING)
         reply = await self.on_post(actor, action, (value,))
         titled = tuple(
             replace(m, title=m.title or f"Daily question · {post.day.isoformat()}") if m.kind == "feedback" else m
