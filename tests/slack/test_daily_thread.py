@@ -94,7 +94,12 @@ async def test_code_blocks_in_the_daily_posts_thread_are_answers(
     assert slack.fake.ephemerals[n:] == [] and len(runner.requests) == 2
 
     # The stranger's last two attempts use up the scored answer: 2 answered, 1 right on the post.
-    await slack.message(f"```py\n{WRONG}```", user=STRANGER, channel=CHANNEL, thread_ts=post["ts"])
+    # (One is a reply also sent to the channel, which Slack reports as a thread_broadcast.)
+    await slack.event(
+        {"type": "message", "subtype": "thread_broadcast", "user": STRANGER, "channel": CHANNEL, "thread_ts": post["ts"],
+         "text": f"```py\n{WRONG}```", "ts": "1700000300.000002", "channel_type": "channel", "team": "T0001"}
+    )
+    assert (await daily.member_answer(post_id, STRANGER)).attempts == 2  # type: ignore[union-attr]
     n = len(slack.fake.ephemerals)
     await slack.message(f"```py\n{WRONG}```", user=STRANGER, channel=CHANNEL, thread_ts=post["ts"])
     assert "that was your last attempt" in text_of(told(slack, STRANGER, n))
