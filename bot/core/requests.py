@@ -37,12 +37,18 @@ class Act:
 
 @dataclass(frozen=True)
 class Submit:
-    """Free text for the current item: a message, a code block, an attached file, a terminal line."""
+    """Free text for the current item: a message, a code block, an attached file, a terminal line.
+
+    `session_id` may name a channel's daily post (`QuizService.daily_post_at` finds it from the
+    message the text was sent under): the text then answers that day's question, as its form would,
+    and `progress` is told `RUNNING` once the code is on its way to the sandbox (not for a refusal).
+    """
 
     text: str
     code_only: bool = False  # chat talk without a code block must not count as a wrong answer
     session_id: str | None = None
     key: str | None = None
+    progress: Callable[[str], Awaitable[None]] | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)

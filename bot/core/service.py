@@ -211,6 +211,9 @@ class QuizService:
         raise QuizError("That button is not one of this bot's.")
 
     async def _submit(self, actor: Actor, request: rq.Submit) -> Reply:
+        if self.daily is not None and request.session_id is not None and await self.is_daily_post(request.session_id):
+            # A code block under a channel's daily post (its thread, a reply): graded like its Answer form.
+            return await self.daily.on_thread_text(actor, request.session_id, request.text, request.progress)
         if request.session_id is not None:
             found = await self.gate.find(actor, request.session_id)
         elif request.code_only:
@@ -306,6 +309,17 @@ class QuizService:
         if self.daily is None or session_id == ax.NO_SESSION or await self.gate.get(session_id) is not None:
             return False
         return await self.daily.owns(session_id)
+
+    async def daily_post_at(self, platform: str, message_ref: str, *, channel_id: str | None = None) -> str | None:
+        """Return the id of the daily post that a platform message is, so text under it answers it; else None.
+
+        `message_ref` is the platform's id of the message a text was sent under (a thread's parent, a
+        replied-to message); `channel_id`, when known, must be the post's channel.
+        """
+        if self.daily is None:
+            return None
+        post = await self.daily.daily.post_at(platform, message_ref, channel_id)
+        return post.id if post is not None else None
 
     async def set_anchor(self, session_id: str, **anchor: str) -> None:
         """Remember where the quiz lives on the platform (a thread, a message to update)."""

@@ -325,6 +325,16 @@ class DailyRepository(Base):
             row = (await c.execute(select(d.daily_posts).where(d.daily_posts.c.id == post_id))).first()
         return _post(row) if row is not None else None
 
+    async def post_at(self, platform: str, message_ref: str, channel_id: str | None = None) -> DailyPost | None:
+        """Return the post whose platform message is `message_ref` (in `channel_id`, when given), or None."""
+        p = d.daily_posts.c
+        where = [p.platform == platform, p.message_ref == message_ref, p.status == "posted"]
+        if channel_id is not None:
+            where.append(p.channel_id == channel_id)
+        async with self._engine.connect() as c:
+            row = (await c.execute(select(d.daily_posts).where(and_(*where)).order_by(p.day.desc()).limit(1))).first()
+        return _post(row) if row is not None else None
+
     async def posts(self, platform: str, channel_id: str) -> list[DailyPost]:
         """Return the channel's posts, oldest first."""
         p = d.daily_posts.c

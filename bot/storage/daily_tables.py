@@ -53,6 +53,7 @@ daily_posts = Table(
     UniqueConstraint("platform", "channel_id", "day", name="uq_daily_posts_channel_day"),
     Index("ix_daily_posts_reveal", "revealed_at", "reveal_at"),
     Index("ix_daily_posts_cycle", "platform", "channel_id", "cycle"),
+    Index("ix_daily_posts_message", "platform", "message_ref"),  # the post a thread or a reply is under
 )
 
 daily_answers = Table(

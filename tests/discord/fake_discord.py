@@ -12,6 +12,7 @@ import asyncio
 import itertools
 import json
 import re
+import urllib.parse
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -59,6 +60,7 @@ class FakeDiscord:
         self.messages: dict[str, dict[str, Any]] = {}
         self.files: dict[str, bytes] = {}
         self.interactions: dict[str, dict[str, Any]] = {}  # id -> the payload the test sent
+        self.reactions: list[tuple[str, str, str]] = []  # (channel id, message id, emoji) the bot added
         self.originals: dict[str, str] = {}  # interaction token -> id of its original response message
         self.identify: list[dict[str, Any]] = []
         self.sockets: list[web.WebSocketResponse] = []
@@ -196,6 +198,7 @@ class FakeDiscord:
             ("POST", r"/channels/(?P<cid>\d+)/messages", self._channel_message),
             ("PATCH", r"/channels/(?P<cid>\d+)/messages/(?P<mid>\d+)", self._edit_channel_message),
             ("POST", r"/channels/(?P<cid>\d+)/typing", self._typing),
+            ("PUT", r"/channels/(?P<cid>\d+)/messages/(?P<mid>\d+)/reactions/(?P<emoji>[^/]+)/@me", self._react),
             ("POST", r"/users/@me/channels", self._dm_channel),
         ]
 
@@ -319,6 +322,10 @@ class FakeDiscord:
         return _json(self._update(mid, call.body))
 
     async def _typing(self, call: Call, cid: str) -> web.Response:
+        return web.Response(status=204)
+
+    async def _react(self, call: Call, cid: str, mid: str, emoji: str) -> web.Response:
+        self.reactions.append((cid, mid, urllib.parse.unquote(emoji)))
         return web.Response(status=204)
 
     async def _dm_channel(self, call: Call) -> web.Response:

@@ -27,6 +27,7 @@ BOT_PERMISSIONS = discord.Permissions(
     embed_links=True,
     attach_files=True,
     read_message_history=True,
+    add_reactions=True,  # a code block answered under the daily post gets a reaction: feedback is in DMs
 )
 
 _WEBHOOK_TOKEN = re.compile(r"(/(?:webhooks|interactions)/\d+/)[A-Za-z0-9_.\-]+")

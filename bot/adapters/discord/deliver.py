@@ -336,6 +336,53 @@ class ChannelResponder:
             log.exception("could not even apologise for an error")
 
 
+class DirectResponder:
+    """Answer a plain message privately: in the author's DMs, with a reaction on the message saying so.
+
+    Discord has no ephemeral reply to a message, so the feedback on a code block sent under the
+    daily post goes to the member's DMs. The reaction is the same whatever the grade (a mark of
+    right or wrong on code everyone can read would give the answer away). When the member's DMs
+    are closed, a short reply in the thread says where to answer instead, and nothing about the grade.
+    """
+
+    SENT = "\N{INCOMING ENVELOPE}"
+    DMS_CLOSED = (
+        "I could not send you a direct message with the feedback on your code. Allow direct messages "
+        "from this server's members, or answer with the **Answer** button on the question."
+    )
+
+    def __init__(self, message: discord.Message) -> None:
+        self.message = message
+
+    async def deliver(self, reply: Reply, *, clicked: str | None = None) -> None:
+        messages = reply.messages or ((reply.update,) if reply.update is not None else ())
+        try:
+            for core_message in messages:
+                await self.message.author.send(**render(core_message).send_kwargs())
+        except discord.HTTPException as exc:
+            log.info("could not DM a member their daily feedback (%s %s)", exc.status, exc.code)
+            await self._in_thread(self.DMS_CLOSED)
+            return
+        try:
+            await self.message.add_reaction(self.SENT)
+        except discord.HTTPException as exc:
+            log.info("could not react to a member's message (%s %s)", exc.status, exc.code)
+
+    async def apologise(self) -> None:
+        try:
+            await self.message.author.send(**render(render_notice_message(APOLOGY)).send_kwargs())
+        except discord.HTTPException:
+            await self._in_thread(APOLOGY)
+
+    async def _in_thread(self, text: str) -> None:
+        kwargs = render(render_notice_message(text)).send_kwargs()
+        kwargs.update(reference=self.message, mention_author=True)
+        try:
+            await self.message.channel.send(**kwargs)
+        except discord.HTTPException as exc:
+            log.warning("could not answer a message (%s %s)", exc.status, exc.code)
+
+
 RaceAnchor = Callable[[str, dict[str, str]], Awaitable[None]]  # (race id, where its round was posted)
 
 

@@ -19,7 +19,7 @@ from bot.core.replies import Button, InputRequest, Select
 
 from . import limits as lim
 from .api import SettingsStore
-from .deliver import ChannelResponder, ItemRefs, Responder
+from .deliver import ChannelResponder, DirectResponder, ItemRefs, Responder
 from .origin import PLATFORM, RUN_FORM_ID, actor_of, is_quiz_id, is_race_id, message_ids, modal_text
 from .render import render_modal
 
@@ -140,7 +140,7 @@ class Inbound:
             return
         await responder.show_page(item, page)
 
-    async def _deliver_or_apologise(self, responder: Responder | ChannelResponder, reply: Reply) -> None:
+    async def _deliver_or_apologise(self, responder: Responder | ChannelResponder | DirectResponder, reply: Reply) -> None:
         try:
             await responder.deliver(reply)
         except Exception:
@@ -206,7 +206,7 @@ class Inbound:
     # ------------------------------------------------------------------ messages (code in DMs and threads)
 
     async def message(self, message: discord.Message) -> None:
-        """Take a ```python block or a .py file sent in a DM, or in the thread the quiz lives in."""
+        """Take a ```python block or a .py file sent in a DM, in the thread the quiz lives in, or under a daily post."""
         if message.author.bot or message.webhook_id is not None:
             return
         files = [a for a in message.attachments if a.filename.lower().endswith(".py")]
@@ -216,11 +216,14 @@ class Inbound:
         guild_id = message.guild.id if message.guild else getattr(message.channel, "guild_id", None)
         actor = actor_of(message.author, guild_id, message.channel.id, None)
         session_id: str | None = None
+        responder: ChannelResponder | DirectResponder = ChannelResponder(message, self.refs)
         if guild_id is not None:
             session_id = await self._quiz_in_thread(actor, message)
             if session_id is None:
+                session_id = await self._daily_post_under(message)
+                responder = DirectResponder(message)  # the daily question's feedback is private
+            if session_id is None:
                 return  # a code block in some channel or thread that is not this learner's quiz
-        responder = ChannelResponder(message, self.refs)
         try:
             async with self._learner(actor):
                 text = await read_code_file(files[0]) if files else message.content
@@ -243,6 +246,19 @@ class Inbound:
         if anchor.get("thread") == "1" and anchor.get("channel_id") == str(message.channel.id):
             return session.id
         return None
+
+    async def _daily_post_under(self, message: discord.Message) -> str | None:
+        """The daily post a message answers: sent in the thread started from it, or as a reply to it."""
+        channel = message.channel
+        # A thread started from a message has that message's id; an uncached one only knows its id.
+        parent = getattr(channel, "parent_id", None)
+        found = await self.service.daily_post_at(
+            PLATFORM, str(channel.id), channel_id=str(parent) if parent is not None else None
+        )
+        reference = message.reference
+        if found is None and reference is not None and reference.message_id is not None:
+            found = await self.service.daily_post_at(PLATFORM, str(reference.message_id), channel_id=str(channel.id))
+        return found
 
     # ------------------------------------------------------------------ where quizzes live
 

@@ -91,7 +91,7 @@ class Inbound:
         bolt.view_submission(re.compile(r"^rc:"))(ack=self.ack_answer, lazy=[self.on_race_answer])
         bolt.view_submission(bk.RUN_CALLBACK)(ack=self.ack_run, lazy=[self.on_run])
         bolt.view_submission(bk.PACK_CALLBACK)(ack=self.ack_pack_load, lazy=[self.on_pack_load])
-        bolt.event({"type": "message", "subtype": (None, "file_share")})(ack=self.ack_only, lazy=[self.on_message])
+        bolt.event({"type": "message", "subtype": (None, "file_share", "thread_broadcast")})(ack=self.ack_only, lazy=[self.on_message])
         bolt.event("message")(self.ack_only)  # edits, joins, bot messages: nothing to do
         bolt.event("file_shared")(self.ack_only)  # the message event that comes with the file carries it
         bolt.event("app_home_opened")(ack=self.ack_only, lazy=[self.on_home_opened])
@@ -359,6 +359,11 @@ class Inbound:
                 await self.courier.tell(origin, notice(DM_HINT + extra))
             return
         actor = origin.actor()
+        if not in_dm and origin.channel and origin.thread_ts:
+            post_id = await self.service.daily_post_at(actor.platform, origin.thread_ts, channel_id=origin.channel)
+            if post_id is not None:
+                await self._daily_thread(origin, actor, event, post_id)
+                return
         session = await self.service.active_session(actor)
         place, item_ts = anchor_of(session)
         if not in_dm and (place is None or place.channel != origin.channel or not origin.thread_ts or place.thread_ts != origin.thread_ts):
@@ -366,23 +371,38 @@ class Inbound:
         if session is None and in_dm:
             session = await self.service.gate.for_code(actor)  # a quiz started in another place
             place, item_ts = anchor_of(session)
-        block = preformatted_code(event)
-        if block is not None:
-            code = f"```\n{block}\n```"
-        elif fenced:
-            code = unescape(text)
-        else:
-            name, data = await self.api.download(py_files[0], limit=PY_FILE_LIMIT)
-            try:
-                code = data.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise QuizError(f"`{name}` is not UTF-8 text; send Python source.") from exc
+        code = await self._code_of(event)
         if session is not None:
             await self.courier.tell(origin, notice(rq.RUNNING))
         key = f"{origin.user}:{event.get('ts', '')}"
         request = rq.Submit(code, code_only=True, session_id=session.id if session else None, key=key)
         reply = await self.service.handle(actor, request)
         await self.courier.deliver(origin, reply, place or Place(origin.channel or await self.api.open_dm(origin.user)), update_ts=item_ts)
+
+    async def _code_of(self, event: dict[str, Any]) -> str:
+        """The code a message carries: its rich-text code block, its fenced text, or its first .py file."""
+        text = str(event.get("text") or "")
+        block = preformatted_code(event)
+        if block is not None:
+            return f"```\n{block}\n```"
+        if "```" in text:
+            return unescape(text)
+        files = [f for f in event.get("files") or [] if isinstance(f, dict)]
+        py_file = next(f for f in files if str(f.get("name", "")).lower().endswith(".py"))
+        name, data = await self.api.download(py_file, limit=PY_FILE_LIMIT)
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise QuizError(f"`{name}` is not UTF-8 text; send Python source.") from exc
+
+    async def _daily_thread(self, origin: Origin, actor: Actor, event: dict[str, Any], post_id: str) -> None:
+        """Code in the thread of a channel's daily post: the member's answer; every reply only to them."""
+        async def progress(text: str) -> None:
+            await self.courier.tell(origin, notice(text))
+
+        key = f"{origin.user}:{event.get('ts', '')}"
+        request = rq.Submit(await self._code_of(event), code_only=True, session_id=post_id, key=key, progress=progress)
+        await self.courier.tell(origin, await self.service.handle(actor, request))
 
     async def _load_packs(self, origin: Origin, files: list[dict[str, Any]], *, force: bool) -> None:
         actor = await self._admin_actor(origin)

@@ -20,7 +20,7 @@ from bot.core.catalogue import Catalogue
 from bot.core.errors import BadSubmission, QuizError, StaleAction
 from bot.core.flow import Flow
 from bot.core.gate import Gate
-from bot.core.items import Changed, Context, Input, Make, NotAnAnswer, kind_of
+from bot.core.items import Changed, Context, Input, Make, NotAnAnswer, codetext, kind_of
 from bot.core.model import Actor, Attempt, ItemState, Owner, Session
 from bot.core.ports import Clock, CodeRunner, Repository
 from bot.core.replies import Button, Fields, Message, Reply, Text, Tone, cmd
@@ -218,6 +218,29 @@ class DailyDesk:
             await self._store_answer(actor, post, question.topic, question.points, outcome.answer, answered.answer)
         feedback = answered.reply.messages[0]
         return Reply(messages=(replace(feedback, parts=(*outcome.report, *feedback.parts)),), private=True)
+
+    async def on_thread_text(
+        self, actor: Actor, post_id: str, text: str, progress: Callable[[str], Awaitable[None]] | None = None
+    ) -> Reply:
+        """Grade a member's code block sent under the daily post (its thread, a reply) as if sent with the form.
+
+        The same refusals as the form path come first (closed, already answered, a question answered
+        with its controls); a short answer is the block's content, a code answer the whole message.
+        """
+        post, _, question = await self.daily.open_post(actor, post_id)
+        form = kind_of(question).form(question, Make(post.id, 0))
+        action = ax.parse(form.action) if form is not None else None
+        if form is None or action is None:
+            raise BadSubmission("This question is answered with its buttons or menus.")
+        value = text if form.kind == "code" else codetext.code_of(text).strip()
+        if form.kind == "code" and progress is not None:
+            await progress(rq.RUNNING)
+        reply = await self.on_post(actor, action, (value,))
+        titled = tuple(
+            replace(m, title=m.title or f"Daily question · {post.day.isoformat()}") if m.kind == "feedback" else m
+            for m in reply.messages
+        )
+        return replace(reply, messages=titled)
 
     async def _store_answer(
         self, actor: Actor, post: DailyPost, topic: str | None, points: int, text: str, answer: MemberAnswer

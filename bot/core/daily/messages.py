@@ -8,6 +8,7 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from bot.core import actions as ax
+from bot.core.items import Make, kind_of
 from bot.core.model import ItemState, Owner, Session
 from bot.core.packs.models import AnyQuestion, Pack
 from bot.core.render import correct_answer_text, item_message
@@ -51,6 +52,11 @@ def post_message(post: DailyPost, pack: Pack, question: AnyQuestion, counts: Tal
     topic = pack.topic_title(question.topic)
     title = f"Daily question · {post.day.isoformat()}" + (f" · {topic}" if topic else "")
     note = Text("_Answer privately with the controls below; one scored answer each._")
+    if kind_of(question).form(question, Make(post.id, 0)) is not None:
+        note = Text(
+            "_Answer privately with the controls below; one scored answer each. A code block sent in this "
+            "post's thread counts too: everyone can read it, only you see its feedback._"
+        )
     return replace(item, title=title, parts=(*item.parts, note), footer=counts.text(), session_id=post.id)
 
 

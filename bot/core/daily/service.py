@@ -160,6 +160,12 @@ class DailyService:
             return None
         return await self._store.get_post(post_id)
 
+    async def post_at(self, platform: str, message_ref: str, channel_id: str | None = None) -> DailyPost | None:
+        """Return the daily post a platform message is (a thread's parent, a replied-to message), or None."""
+        if not message_ref or len(message_ref) > MAX_ID or (channel_id is not None and len(channel_id) > MAX_ID):
+            return None
+        return await self._store.post_at(platform, message_ref, channel_id)
+
     async def open_post(self, actor: Actor, post_id: str) -> tuple[DailyPost, Pack, AnyQuestion]:
         """Return the post and its question, ready to grade; raise QuestionClosed or AlreadyAnswered."""
         post = await self.post(post_id)
