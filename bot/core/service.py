@@ -183,7 +183,7 @@ class QuizService:
         if parsed.session_id == ax.NO_SESSION:
             return await self._admin_action(actor, parsed)
         if self.daily is not None and await self.is_daily_post(parsed.session_id):
-            return await self.daily.on_post(actor, parsed, request.values)
+            return await self.daily.on_post(actor, parsed, request.values, key=request.key)
         async with self.gate.editing(parsed.session_id):
             session = await self.gate.load(actor, parsed.session_id)
             if parsed.verb == ax.RESTART:
@@ -213,7 +213,9 @@ class QuizService:
     async def _submit(self, actor: Actor, request: rq.Submit) -> Reply:
         if self.daily is not None and request.session_id is not None and await self.is_daily_post(request.session_id):
             # A code block under a channel's daily post (its thread, a reply): graded like its Answer form.
-            return await self.daily.on_thread_text(actor, request.session_id, request.text, request.progress)
+            return await self.daily.on_thread_text(
+                actor, request.session_id, request.text, request.progress, key=request.key
+            )
         if request.session_id is not None:
             found = await self.gate.find(actor, request.session_id)
         elif request.code_only:

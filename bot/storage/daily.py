@@ -428,7 +428,9 @@ class DailyRepository(Base):
             rows = await c.execute(select(d.daily_answers).where(a.post_id == post_id))
             return [_answer(r) for r in rows]
 
-    async def save_member_answer(self, post_id: str, answer: MemberAnswer, *, previous_attempts: int | None) -> bool:
+    async def save_member_answer(
+        self, post_id: str, answer: MemberAnswer, *, previous_attempts: int | None, key: str | None = None
+    ) -> bool:
         a = d.daily_answers.c
         p = d.daily_posts.c
         values = {
@@ -441,6 +443,8 @@ class DailyRepository(Base):
             "done_at": answer.done_at,
             "selections": json.dumps({str(k): v for k, v in answer.selections.items()}),
         }
+        if key is not None:
+            values["last_key"] = key[:200]
         try:
             async with self._write() as c:
                 if previous_attempts is None:
@@ -454,6 +458,8 @@ class DailyRepository(Base):
                                 a.user_id == answer.user_id,
                                 a.attempts == previous_attempts,
                                 a.done == false(),
+                                # the same delivery again (a retry reaching another process) changes nothing
+                                or_(a.last_key.is_(None), a.last_key != (key or "")),
                             )
                         )
                         .values(**values)

@@ -69,6 +69,7 @@ daily_answers = Table(
     Column("first_at", UTCDateTime),
     Column("done_at", UTCDateTime),
     Column("selections", Text, nullable=False),  # JSON object: menu picks before Check
+    Column("last_key", String(200)),  # the platform's id of the delivery last counted: a redelivery is refused
 )
 
 daily_learners = Table(

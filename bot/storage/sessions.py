@@ -111,9 +111,12 @@ class SessionStore:
 
         The channel's daily question uses it, so a member's answer counts like a quiz answer.
         """
-        async with self._db.write() as c:
-            await c.execute(insert(t.attempts), [attempt_row(attempt)])
-            await c.execute(self._upsert_review, [review_row(review)])
+        try:
+            async with self._db.write() as c:
+                await c.execute(insert(t.attempts), [attempt_row(attempt)])
+                await c.execute(self._upsert_review, [review_row(review)])
+        except IntegrityError as exc:  # this attempt's key is stored already: nothing of it is kept twice
+            raise Conflict("this answer was already recorded") from exc
 
     async def close(self) -> None:
         if self._writer is not None:

@@ -79,6 +79,25 @@ async def test_a_post_is_claimed_once_per_channel_and_day(stores: Stores) -> Non
     assert await d.posted_in_cycle(s, 0) == [("demo", "q-choice")]
 
 
+async def test_the_same_delivery_is_counted_once(stores: Stores) -> None:
+    """A retry of the delivery last counted (same key) changes nothing; the next delivery counts."""
+    d = stores.daily
+    s = _schedule()
+    await d.save_schedule(s)
+    await d.claim_post(s, _post(date(2026, 6, 1), "p1"), cycle=0, next_at=T0)
+    first = MemberAnswer("u1", "Ann", attempts=1, first_at=T0)
+    assert await d.save_member_answer("p1", first, previous_attempts=None, key="evt-1") is True
+    again = replace(first, attempts=2)
+    # The same event read afresh by another process: it would count as a second attempt.
+    assert await d.save_member_answer("p1", again, previous_attempts=1, key="evt-1") is False
+    assert await d.member_answer("p1", "u1") == first
+    assert await d.save_member_answer("p1", again, previous_attempts=1, key="evt-2") is True
+    hinted = replace(again, hinted=True)  # a hint carries no key and never counts as a delivery
+    assert await d.save_member_answer("p1", hinted, previous_attempts=2) is True
+    assert await d.save_member_answer("p1", replace(hinted, attempts=3), previous_attempts=2, key="evt-2") is False
+    assert await d.member_answer("p1", "u1") == hinted
+
+
 async def test_answers_compare_and_set_and_move_the_tally(stores: Stores) -> None:
     d = stores.daily
     s = _schedule()

@@ -110,3 +110,18 @@ async def test_post_at_finds_posted_posts_only_on_both_databases(stores: Stores)
     assert found is not None and found.id == "p1"
     assert await d.post_at("slack", "1700000000.000100", "C2") is None  # Slack's ts is unique per channel only
     assert await d.post_at("discord", "1700000000.000100") is None
+
+
+async def test_a_delivery_counted_once_even_when_it_arrives_twice(wired: Wired) -> None:
+    """The same platform delivery (same key) read again, as by a second process, uses no attempt."""
+    post = await post_today(wired, "typed")
+    first = await wired.service.handle(ANN, rq.Submit("```\n7\n```", code_only=True, session_id=post.id, key="m-1"))
+    assert "2 attempts left" in first.messages[0].text()
+    with pytest.raises(QuizError, match="already counted"):
+        await wired.service.handle(ANN, rq.Submit("```\n7\n```", code_only=True, session_id=post.id, key="m-1"))
+    mine = await wired.daily.member_answer(post.id, ANN.user_id)
+    assert mine is not None and mine.attempts == 1
+    right = await wired.service.handle(ANN, rq.Submit("```\n6\n```", code_only=True, session_id=post.id, key="m-2"))
+    assert "Right!" in right.messages[0].text()
+    with pytest.raises(QuizError, match="already answered"):
+        await wired.service.handle(ANN, rq.Submit("```\n6\n```", code_only=True, session_id=post.id, key="m-2"))

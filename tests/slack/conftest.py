@@ -105,7 +105,7 @@ class Slack:
         """Press a button or choose in a menu of a message the bot posted, as Slack reports it."""
         message = self.fake.message(channel, ts)
         element, block_id = find_element(message["blocks"], action_id=action_id, label=label)
-        action: dict[str, Any] = {"action_id": element["action_id"], "block_id": block_id, "type": element["type"], "action_ts": "1700000100.000001"}
+        action: dict[str, Any] = {"action_id": element["action_id"], "block_id": block_id, "type": element["type"], "action_ts": self.action_ts()}
         if element["type"] == "button":
             action["text"] = element["text"]
             if "value" in element:
@@ -225,6 +225,10 @@ class Slack:
 
     def trigger(self) -> str:
         return f"{next(self._triggers)}.98765.abcdef"
+
+    def action_ts(self) -> str:
+        """Each click Slack reports carries its own action_ts (a retry of one carries the same)."""
+        return f"1700000100.{next(self._triggers):06d}"
 
     # ----------------------------------------------------------------- reading what the bot did
 

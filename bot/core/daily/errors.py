@@ -52,6 +52,11 @@ class AlreadyAnswered(DailyError):
         super().__init__("You already answered today's question; the answer shows at reveal time.")
 
 
+class AnswerCounted(DailyError):
+    def __init__(self) -> None:
+        super().__init__("That answer was already counted; see its feedback above.")
+
+
 class QuestionClosed(DailyError):
     def __init__(self, answer: str) -> None:
         self.answer = answer

@@ -9,6 +9,7 @@ stored as an attempt and a review card like a quiz answer. Replies to a daily po
 
 from __future__ import annotations
 
+import contextlib
 import random
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
@@ -22,7 +23,7 @@ from bot.core.flow import Flow
 from bot.core.gate import Gate
 from bot.core.items import Changed, Context, Input, Make, NotAnAnswer, codetext, kind_of
 from bot.core.model import Actor, Attempt, ItemState, Owner, Session
-from bot.core.ports import Clock, CodeRunner, Repository
+from bot.core.ports import Clock, CodeRunner, Conflict, Repository
 from bot.core.replies import Button, Fields, Message, Reply, Text, Tone, cmd
 from bot.core.review import Review, review
 
@@ -188,8 +189,13 @@ class DailyDesk:
         """Say whether an action's session slot names a daily post (not a quiz session)."""
         return await self.daily.post(session_id) is not None
 
-    async def on_post(self, actor: Actor, action: ax.Action, values: Sequence[str]) -> Reply:
-        """Handle a member's click on the channel's daily post; every answer goes only to them."""
+    async def on_post(
+        self, actor: Actor, action: ax.Action, values: Sequence[str], *, key: str | None = None
+    ) -> Reply:
+        """Handle a member's click on the channel's daily post; every answer goes only to them.
+
+        `key` is the platform's id of the interaction: the same one delivered twice is counted once.
+        """
         if action.verb in _NOT_ON_A_POST:
             raise QuizError("The channel's daily question has no Skip or Stop: answer it, or simply leave it.")
         if action.position != 0:
@@ -213,14 +219,22 @@ class DailyDesk:
             return Reply(private=True)  # the menu shows the pick; Check grades it
         if isinstance(outcome, NotAnAnswer):
             return Reply(messages=(Message(kind="feedback", parts=outcome.parts, tone=outcome.tone),), private=True)
-        answered = await self.daily.answer_post(actor, post.id, correct=outcome.correct, detail=" ".join(outcome.feedback))
+        answered = await self.daily.answer_post(
+            actor, post.id, correct=outcome.correct, detail=" ".join(outcome.feedback), key=key
+        )
         if answered.scored:
             await self._store_answer(actor, post, question.topic, question.points, outcome.answer, answered.answer)
         feedback = answered.reply.messages[0]
         return Reply(messages=(replace(feedback, parts=(*outcome.report, *feedback.parts)),), private=True)
 
     async def on_thread_text(
-        self, actor: Actor, post_id: str, text: str, progress: Callable[[str], Awaitable[None]] | None = None
+        self,
+        actor: Actor,
+        post_id: str,
+        text: str,
+        progress: Callable[[str], Awaitable[None]] | None = None,
+        *,
+        key: str | None = None,
     ) -> Reply:
         """Grade a member's code block sent under the daily post (its thread, a reply) as if sent with the form.
 
@@ -235,7 +249,7 @@ class DailyDesk:
         value = text if form.kind == "code" else codetext.code_of(text).strip()
         if form.kind == "code" and progress is not None:
             await progress(rq.RUNNING)
-        reply = await self.on_post(actor, action, (value,))
+        reply = await self.on_post(actor, action, (value,), key=key)
         titled = tuple(
             replace(m, title=m.title or f"Daily question · {post.day.isoformat()}") if m.kind == "feedback" else m
             for m in reply.messages
@@ -262,9 +276,11 @@ class DailyDesk:
             points=points if answer.correct else 0,
             at=now,
             session_id=None,
+            key=f"daily:{post.id}:{actor.user_id}",  # one scored answer per member and post, by the database
         )
         card = Review(actor.platform, actor.user_id, post.pack, post.question, card_json, due, answer.correct)
-        await self._answers.record_answer(attempt, card)
+        with contextlib.suppress(Conflict):  # stored already, by another delivery of the same answer
+            await self._answers.record_answer(attempt, card)
 
     # ------------------------------------------------------------ buttons of daily messages
 

@@ -45,10 +45,13 @@ class DailyStore(Protocol):
 
     async def member_answers(self, post_id: str) -> list[MemberAnswer]: ...
 
-    async def save_member_answer(self, post_id: str, answer: MemberAnswer, *, previous_attempts: int | None) -> bool:
+    async def save_member_answer(
+        self, post_id: str, answer: MemberAnswer, *, previous_attempts: int | None, key: str | None = None
+    ) -> bool:
         """Store the answer unless another click changed it first (then return False).
 
-        `previous_attempts` is None for a first row. A scored answer updates the post's tally and
+        `previous_attempts` is None for a first row. `key` is the platform's id of the delivery that
+        made this attempt: the same key as the last stored one is refused (a delivery counted twice). A scored answer updates the post's tally and
         marks it for the scheduler's next tally edit, in the same transaction.
         """
         ...

@@ -16,7 +16,7 @@ from bot.core.replies import Fields, Message, Reply, Tone, notice
 
 from .cards import LEECH_FAILURES
 from .channel import DailyPost, MemberAnswer, apply_attempt, apply_hint, apply_selection
-from .errors import AlreadyAnswered, BadSetting, NoSchedule, QuestionClosed
+from .errors import AlreadyAnswered, AnswerCounted, BadSetting, NoSchedule, QuestionClosed
 from .learner import Learner, is_mastered
 from .messages import answer_feedback, daily_stats_fields, queue_message, schedule_message
 from .ports import DailyStore, Packs
@@ -182,8 +182,13 @@ class DailyService:
             raise AlreadyAnswered()
         return post, pack, question
 
-    async def answer_post(self, actor: Actor, post_id: str, *, correct: bool, detail: str = "") -> ChannelAnswer:
-        """Count one graded attempt of the member; `detail` is the grader's feedback line."""
+    async def answer_post(
+        self, actor: Actor, post_id: str, *, correct: bool, detail: str = "", key: str | None = None
+    ) -> ChannelAnswer:
+        """Count one graded attempt of the member; `detail` is the grader's feedback line.
+
+        `key` names the platform's delivery: the same delivery counted again is refused by the store.
+        """
         post, _, question = await self.open_post(actor, post_id)
         now = self._clock.now()
         previous = await self._store.member_answer(post.id, actor.user_id)
@@ -192,10 +197,13 @@ class DailyService:
             max_attempts=question.max_attempts(), at=now,
         )
         stored = await self._store.save_member_answer(
-            post.id, answer, previous_attempts=previous.attempts if previous is not None else None
+            post.id, answer, previous_attempts=previous.attempts if previous is not None else None, key=key
         )
         if not stored:
-            raise AlreadyAnswered()
+            now_stored = await self._store.member_answer(post.id, actor.user_id)
+            if now_stored is not None and now_stored.done:
+                raise AlreadyAnswered()
+            raise AnswerCounted()  # this very delivery was counted already, or another answer of theirs got there first
         if answer.done:
             learner = await self._store.get_learner(actor.platform, actor.user_id)
             await self._store.record_activity(learner, review_day(now, learner.tz), channel=1)
