@@ -268,7 +268,11 @@ class Scheduler:
             _, next_at = next_run(schedule.at, schedule.tz, now, schedule.last_day)
             await self._store.advance_schedule(schedule, next_at=next_at)
             return
-        await self._publish(schedule, day, now)
+        if await self._publish(schedule, day, now) == "taken":
+            # Posted already that day (by another process, or before the schedule was set again):
+            # look again at the next day's time, not every second until midnight.
+            _, next_at = next_run(schedule.at, schedule.tz, now, day)
+            await self._store.advance_schedule(schedule, next_at=next_at)
 
     async def post_now(self, actor: Actor, *, channel_id: str) -> Reply:
         """Post today's question now, once (`/quiz daily now`); admins only."""
@@ -291,7 +295,8 @@ class Scheduler:
     async def _publish(self, schedule: Schedule, day: date, now: datetime) -> str:
         """Post `day`'s question once; return "posted", "taken" or why it could not be posted."""
         for old in await self._store.open_posts(schedule.platform, schedule.channel_id):
-            await self._reveal(old, now)
+            if old.day < day:  # an earlier day's question closes as this one goes up; today's stays open
+                await self._reveal(old, now)
         candidates = await self._store.candidates(schedule)
         used = await self._store.posted_in_cycle(schedule, schedule.cycle)
         picked = pick_item(candidates, used, seed=f"{schedule.platform}:{schedule.channel_id}:{day.isoformat()}")
@@ -387,6 +392,9 @@ class Scheduler:
         _, due_total, _ = await self._store.due_cards(learner.platform, learner.user_id, now, 0)
         due = min(due_total, max(learner.caps.reviews - done.reviews, 0))
         if not await self._store.claim_reminder(learner, day, due=due, now=now, next_at=next_at):
+            # Taken already that day (by another process, or before the reminder was set again):
+            # never a second one, and no looking again until the next day's time.
+            await self._store.advance_reminder(learner, next_at=next_at)
             return
         if due == 0:
             return

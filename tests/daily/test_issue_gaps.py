@@ -66,3 +66,67 @@ async def test_reminders_are_opt_in_only(repository: SqlRepository, runner: Loca
         await wired.scheduler.tick()
     assert [who for _, who, _ in poster.of("dm")] == ["bo", "bo"]  # one a day, and only to Bo
     assert await wired.scheduler._store.reminder_log("discord", "ann") == []
+
+
+async def test_a_reminder_set_again_the_same_day_is_not_sent_twice_nor_looked_at_again_until_tomorrow(
+    repository: SqlRepository, runner: LocalRunner, tmp_path: Path
+) -> None:
+    clock = FakeClock(datetime(2026, 6, 1, 6, 0, tzinfo=UTC))  # 08:00 in Berlin
+    wired = await wire(repository, clock, runner, tmp_path)
+    poster = FakePoster()
+    await wired.posters.add("discord", poster)
+    await add_cards(repository, "discord", "ann", ["q-short"], clock.now() - timedelta(hours=1))
+    await wired.daily.remind(ANN, time="08:05", timezone="Europe/Berlin")
+    clock.advance(minutes=5)
+    await wired.scheduler.tick()
+    assert len(poster.of("dm")) == 1
+    clock.current = datetime(2026, 6, 1, 7, 0, tzinfo=UTC)
+    await wired.daily.remind_off(ANN)
+    await wired.daily.remind(ANN, time="10:00", timezone="Europe/Berlin")
+    clock.current = datetime(2026, 6, 1, 8, 0, tzinfo=UTC)  # 10:00 in Berlin, the same day
+    wake = await wired.scheduler.tick()
+    assert len(poster.of("dm")) == 1
+    assert wake == datetime(2026, 6, 2, 8, 0, tzinfo=UTC)  # tomorrow's 10:00, not a job still due now
+    clock.current = wake
+    await wired.scheduler.tick()
+    assert len(poster.of("dm")) == 2
+
+
+async def test_a_schedule_set_again_after_todays_post_posts_tomorrow_and_is_not_looked_at_until_then(
+    repository: SqlRepository, runner: LocalRunner, tmp_path: Path
+) -> None:
+    clock = FakeClock(datetime(2026, 6, 1, 7, 0, tzinfo=UTC))  # 09:00 in Berlin
+    wired = await wire(repository, clock, runner, tmp_path)
+    poster = FakePoster()
+    await wired.posters.add("discord", poster)
+    await wired.daily.set_schedule(ADMIN, channel_id="c1", time="09:05", timezone="Europe/Berlin", pack="demo")
+    clock.advance(minutes=5)
+    await wired.scheduler.tick()
+    assert len(poster.of("post")) == 1
+    await wired.daily.turn_off(ADMIN, channel_id="c1")
+    await wired.daily.set_schedule(ADMIN, channel_id="c1", time="12:00", timezone="Europe/Berlin", pack="demo")
+    clock.current = datetime(2026, 6, 1, 10, 0, tzinfo=UTC)  # 12:00 in Berlin, the same day
+    wake = await wired.scheduler.tick()
+    assert len(poster.of("post")) == 1  # one post per channel and day
+    assert wake is not None and wake > clock.now()
+    schedule = await wired.scheduler._store.get_schedule("discord", "c1")
+    assert schedule is not None and schedule.next_at == datetime(2026, 6, 2, 10, 0, tzinfo=UTC)
+    clock.current = schedule.next_at
+    await wired.scheduler.tick()
+    assert [p.day.isoformat() for p in await wired.scheduler._store.posts("discord", "c1")] == ["2026-06-01", "2026-06-02"]
+
+
+async def test_daily_now_again_the_same_day_does_not_reveal_todays_question_early(
+    repository: SqlRepository, runner: LocalRunner, tmp_path: Path
+) -> None:
+    clock = FakeClock(datetime(2026, 6, 1, 5, 0, tzinfo=UTC))
+    wired = await wire(repository, clock, runner, tmp_path)
+    poster = FakePoster()
+    await wired.posters.add("discord", poster)
+    await wired.service.handle(ADMIN, rq.DailySet(time="09:00", timezone="Europe/Berlin", pack="demo"))
+    assert "is posted" in (await wired.service.handle(ADMIN, rq.DailyNow())).messages[0].text()
+    again = await wired.service.handle(ADMIN, rq.DailyNow())
+    assert again.messages[0].text() == "Today's question was already posted in this channel."
+    assert poster.of("reveal") == [] and poster.of("edit") == []
+    [post] = await wired.scheduler._store.open_posts("discord", "c1")  # still open for answers
+    assert (await wired.service.handle(ANN, rq.Act(f"qz:{post.id}:0:h"))).private
