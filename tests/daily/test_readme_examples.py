@@ -179,6 +179,7 @@ async def examples(repository: SqlRepository, tmp_path: Path) -> dict[str, str]:
     [(_, to, paused)] = poster.of("dm")
     assert to == "ada"
     out["daily-paused"] = screen(paused)
+    out["daily-show"] = typed("/quiz daily show", reply_screen(await service.handle(gone, rq.DailyShow())))
     off = typed("/quiz daily off   (in #old-study)", reply_screen(await service.handle(gone, rq.DailyOff())))
     out["daily-now-off"] = now_again + "\n\n" + off
     await service.handle(DEE, rq.DailySettings(new=0, timezone="Europe/Berlin"))
