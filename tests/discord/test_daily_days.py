@@ -1,5 +1,7 @@
-"""Issue 10's "done when" on Discord: a schedule set once posts every day at the right local hour, across
-the autumn change in New York and a restart of the scheduler, through discord.py and the fake Discord."""
+"""Issue 10 on Discord over days, through discord.py and the fake Discord: a schedule set once posts every
+day at the right local hour across the autumn change in New York and a restart of the scheduler; a
+channel the bot may no longer post in pauses the schedule and tells its admin once; a learner whose
+direct messages are closed is tried twice, then not again."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from bot.adapters.discord.deliver import DiscordPoster
 from bot.app import App
 from bot.scheduler import PlatformPosters, Scheduler
 from bot.storage import DailyRepository, SqlRepository, open_repository
+from tests.daily.support import add_cards
 from tests.daily.wired import Wired, wire
 from tests.fakes import FakeClock, LocalRunner
 
@@ -90,3 +93,37 @@ async def test_a_schedule_set_once_posts_at_seven_fifteen_in_new_york_across_the
     assert titles[0].startswith("Daily question · 2026-10-30") and titles[-1].startswith("Daily question · 2026-11-03")
     reveals = [c for c in fake.calls if c.method == "POST" and "message_reference" in (c.body or {})]
     assert len(reveals) == 4  # each day's question answered under it when the next one goes up
+
+
+def dms_to(fake: FakeDiscord, user: p.User) -> list[Any]:
+    """Every message sent (or tried) in the direct-message channel the fake opens with `user`."""
+    return [c for c in fake.calls if c.method == "POST" and c.path == f"/channels/7{user.id[-17:]}/messages"]
+
+
+async def test_a_channel_closed_to_the_bot_pauses_and_a_closed_dm_is_tried_twice(
+    daily_bot: tuple[Harness, Wired, DiscordPoster, SqlRepository], fake: FakeDiscord, clock: FakeClock
+) -> None:
+    bot, wired, _, repository = daily_bot
+    await bot.command(
+        p.ADMIN, "daily", [p.option("action", "set"), p.option("time", "07:15"), p.option("timezone", "America/New_York")],
+    )
+    await add_cards(repository, "discord", p.BOB.id, ["q-short", "q-choice"], clock.now() - timedelta(hours=1))
+    on = await bot.command(p.BOB, "remind", [p.option("time", "08:00"), p.option("timezone", "America/New_York")])
+    assert "Reminder on" in on.text()
+    # The bot lost access to the channel, and Bob does not take direct messages from it.
+    fake.fail("POST", rf"^/channels/{p.CHANNEL_ID}/messages$", 403, {"message": "Missing Access", "code": 50001}, times=10)
+    fake.fail(
+        "POST", rf"^/channels/7{p.BOB.id[-17:]}/messages$", 403,
+        {"message": "Cannot send messages to this user", "code": 50007}, times=10,
+    )
+    await run_until(wired.scheduler, clock, datetime(2026, 11, 3, 4, 0, tzinfo=UTC), fake)  # four days
+
+    assert len(posts(fake)) == 1  # the one refused post; none after the pause
+    [told] = dms_to(fake, p.ADMIN)
+    text = str(told.body)
+    assert "Daily question paused" in text and "403 Missing Access" in text
+    assert len(dms_to(fake, p.BOB)) == 2  # days one and two, then never again
+    stats = await bot.command(p.BOB, "stats")
+    assert "stopped: direct messages failed twice" in stats.text()
+    shown = await bot.command(p.ADMIN, "daily", [p.option("action", "show")])
+    assert "paused: the bot cannot post there (403 Missing Access)" in shown.text()
