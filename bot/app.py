@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -116,13 +116,20 @@ async def load_shipped_packs(service: QuizService, folders: list[Path]) -> None:
 
 @asynccontextmanager
 async def build(
-    settings: Settings, *, sandbox: bool = True, shipped_packs: bool = True, live: bool = False
+    settings: Settings,
+    *,
+    sandbox: bool = True,
+    shipped_packs: bool = True,
+    live: bool = False,
+    platforms: Iterable[str] | None = None,
 ) -> AsyncIterator[App]:
     """Open everything the bot needs and close it again, in order.
 
     `sandbox=False` leaves code items without a runner (the CLI's pack commands); `shipped_packs=False`
     does not import the configured pack folders (an operator managing packs by hand). `live=True`
     (the running bot) keeps time for races: it resumes the stored ones and closes rounds on time.
+    `platforms` are the front ends this process runs: its scheduler takes only their daily jobs (and
+    `/quiz daily now` refuses the others), so processes running different platforms can share a database.
     """
     repository = await open_repository(settings.database_url, db_timeout=settings.database_timeout_seconds)
     metrics = Metrics()
@@ -136,7 +143,9 @@ async def build(
     races = RaceService(repository=repository, store=store, clock=clock, publish=outbox, admins=admins, timers=live)
     posters = PlatformPosters({})
     daily_store = DailyRepository.beside(repository)
-    scheduler = Scheduler(store=daily_store, packs=repository, clock=clock, poster=posters, admins=admins)
+    scheduler = Scheduler(
+        store=daily_store, packs=repository, clock=clock, poster=posters, admins=admins, platforms=platforms
+    )
     daily = DailyService(store=daily_store, packs=repository, clock=clock, admins=admins, wake=scheduler.wake)
     service = QuizService(
         repository=repository,

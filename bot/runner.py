@@ -38,7 +38,8 @@ async def run_front_ends(settings: Settings, which: list[str] | None, *, slack_p
         )
         return 2
     # Chat front ends keep time for races (resumed here, stopped with it); the terminal has no channels.
-    async with build(settings, live="console" not in which) as app:
+    # The scheduler takes only the daily jobs of the platforms run here: another process runs the others.
+    async with build(settings, live="console" not in which, platforms=which) as app:
         if "console" in which:
             from .adapters.console import run_console
 

@@ -20,7 +20,7 @@ from typing import Any, Protocol
 from zoneinfo import ZoneInfo
 
 from bot.core.daily.channel import TALLY_EVERY, DailyPost, Tally, first_right, tally
-from bot.core.daily.errors import NoSchedule
+from bot.core.daily.errors import NoSchedule, NotServed
 from bot.core.daily.learner import Learner
 from bot.core.daily.messages import (
     closed_post_message,
@@ -101,6 +101,7 @@ class PlatformPosters:
             await self._added.wait_for(lambda: wanted <= self._posters.keys())
 
     def _for(self, platform: str) -> Poster:
+        # The scheduler takes only its platforms' jobs (Scheduler's `platforms`); this is the backstop.
         poster = self._posters.get(platform)
         if poster is None:
             raise DeliveryFailed(f"this process does not run the {platform} front end")
@@ -134,8 +135,11 @@ class Scheduler:
         sleep: Sleep | None = None,
         tally_every: timedelta = TALLY_EVERY,
         max_sleep_s: float = MAX_SLEEP_S,
+        platforms: Iterable[str] | None = None,
     ) -> None:
+        """`platforms`: the front ends this process runs; it takes only their jobs (None: every platform)."""
         self._store = store
+        self.platforms = frozenset(platforms) if platforms is not None else None
         self._packs = packs
         self._clock = clock
         self._poster = poster
@@ -192,13 +196,19 @@ class Scheduler:
                 delay = IDLE_AFTER_ERROR_S
             await self._sleep(delay)
 
+    def serves(self, platform: str) -> bool:
+        """Whether this process runs `platform`'s front end, and so takes its jobs."""
+        return self.platforms is None or platform in self.platforms
+
     async def tick(self) -> datetime | None:
-        """Run every job due now; return when the next one may fall due."""
+        """Run every job of the platforms served that is due now; return when the next one may fall due."""
         now = self._clock.now()
+        # Other processes serve the other platforms: their jobs are not claimed, paused or counted here.
+        mine = self.platforms
         seen: set[tuple[str, ...]] = set()
         # Batches until none is left; a job that failed stays due, so stop when a batch brings nothing new.
         while True:
-            schedules = [s for s in await self._store.due_schedules(now, BATCH) if ("s", s.platform, s.channel_id) not in seen]
+            schedules = [s for s in await self._store.due_schedules(now, BATCH, platforms=mine) if ("s", s.platform, s.channel_id) not in seen]
             seen.update(("s", x.platform, x.channel_id) for x in schedules)
             await self._all(
                 self._guarded(
@@ -209,16 +219,16 @@ class Scheduler:
             if not schedules:
                 break
         while True:
-            reveals = [p for p in await self._store.due_reveals(now, BATCH) if ("r", p.id) not in seen]
+            reveals = [p for p in await self._store.due_reveals(now, BATCH, platforms=mine) if ("r", p.id) not in seen]
             seen.update(("r", p.id) for p in reveals)
             await self._all(self._guarded(self._reveal(p, now)) for p in reveals)
             if not reveals:
                 break
-        tallies = await self._store.due_tallies(now, self._tally_every, BATCH)
+        tallies = await self._store.due_tallies(now, self._tally_every, BATCH, platforms=mine)
         await self._all(self._guarded(self._tally(p, now)) for p in tallies)
         while True:
             learners = [
-                x for x in await self._store.due_reminders(now, BATCH) if ("m", x.platform, x.user_id) not in seen
+                x for x in await self._store.due_reminders(now, BATCH, platforms=mine) if ("m", x.platform, x.user_id) not in seen
             ]
             seen.update(("m", x.platform, x.user_id) for x in learners)
             await self._all(
@@ -227,7 +237,7 @@ class Scheduler:
             )
             if not learners:
                 break
-        return await self._store.next_wake(self._tally_every)
+        return await self._store.next_wake(self._tally_every, platforms=mine)
 
     async def _all(self, jobs: Iterable[Coroutine[Any, Any, None]]) -> None:
         """Run jobs for different channels and learners side by side, a few at a time."""
@@ -258,12 +268,18 @@ class Scheduler:
             _, next_at = next_run(schedule.at, schedule.tz, now, schedule.last_day)
             await self._store.advance_schedule(schedule, next_at=next_at)
             return
-        await self._publish(schedule, day, now)
+        if await self._publish(schedule, day, now) == "taken":
+            # Posted already that day (by another process, or before the schedule was set again):
+            # look again at the next day's time, not every second until midnight.
+            _, next_at = next_run(schedule.at, schedule.tz, now, day)
+            await self._store.advance_schedule(schedule, next_at=next_at)
 
     async def post_now(self, actor: Actor, *, channel_id: str) -> Reply:
         """Post today's question now, once (`/quiz daily now`); admins only."""
         if not (actor.is_admin or actor.key in self._admins):
             raise NotAllowed("post the daily question")
+        if not self.serves(actor.platform):
+            raise NotServed(actor.platform)
         schedule = await self._store.get_schedule(actor.platform, channel_id)
         if schedule is None or schedule.scope != actor.scope:
             raise NoSchedule()
@@ -279,7 +295,8 @@ class Scheduler:
     async def _publish(self, schedule: Schedule, day: date, now: datetime) -> str:
         """Post `day`'s question once; return "posted", "taken" or why it could not be posted."""
         for old in await self._store.open_posts(schedule.platform, schedule.channel_id):
-            await self._reveal(old, now)
+            if old.day < day:  # an earlier day's question closes as this one goes up; today's stays open
+                await self._reveal(old, now)
         candidates = await self._store.candidates(schedule)
         used = await self._store.posted_in_cycle(schedule, schedule.cycle)
         picked = pick_item(candidates, used, seed=f"{schedule.platform}:{schedule.channel_id}:{day.isoformat()}")
@@ -375,6 +392,9 @@ class Scheduler:
         _, due_total, _ = await self._store.due_cards(learner.platform, learner.user_id, now, 0)
         due = min(due_total, max(learner.caps.reviews - done.reviews, 0))
         if not await self._store.claim_reminder(learner, day, due=due, now=now, next_at=next_at):
+            # Taken already that day (by another process, or before the reminder was set again):
+            # never a second one, and no looking again until the next day's time.
+            await self._store.advance_reminder(learner, next_at=next_at)
             return
         if due == 0:
             return
@@ -391,7 +411,12 @@ class Scheduler:
 
 
 def scheduler_for(
-    settings: Settings, *, repository: SqlRepository, poster: Poster, clock: Clock
+    settings: Settings,
+    *,
+    repository: SqlRepository,
+    poster: Poster,
+    clock: Clock,
+    platforms: Iterable[str] | None = None,
 ) -> Scheduler | None:
     """Build the scheduler for `quizbot run`, or None when QUIZBOT_SCHEDULER is off."""
     if settings.scheduler == "off":
@@ -402,4 +427,5 @@ def scheduler_for(
         clock=clock,
         poster=poster,
         admins=frozenset(settings.admins),
+        platforms=platforms,
     )

@@ -9,7 +9,7 @@ the others get an IntegrityError and move on.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
@@ -29,6 +29,13 @@ from bot.core.daily.streak import Streak, record_day
 from . import daily_tables as d
 from . import tables as t
 from .base import Base, HasDatabase
+
+Platforms = Collection[str] | None  # the platforms a scheduler serves; None: every platform
+
+
+def _on(column: Any, platforms: Platforms) -> ColumnElement[bool]:
+    """A condition keeping the rows of the platforms served (every row when `platforms` is None)."""
+    return true() if platforms is None else column.in_(sorted(platforms))
 
 
 def _hhmm(text: str) -> time:
@@ -205,13 +212,13 @@ class DailyRepository(Base):
             )
         return bool(result.rowcount)
 
-    async def due_schedules(self, now: datetime, limit: int = 100) -> list[Schedule]:
-        """Return schedules that are not paused and whose next look is due."""
+    async def due_schedules(self, now: datetime, limit: int = 100, *, platforms: Platforms = None) -> list[Schedule]:
+        """Return schedules of `platforms` that are not paused and whose next look is due."""
         s = d.daily_schedules.c
         async with self._engine.connect() as c:
             rows = await c.execute(
                 select(d.daily_schedules)
-                .where(and_(s.paused == false(), s.next_at.is_not(None), s.next_at <= now))
+                .where(and_(_on(s.platform, platforms), s.paused == false(), s.next_at.is_not(None), s.next_at <= now))
                 .order_by(s.next_at)
                 .limit(limit)
             )
@@ -355,12 +362,14 @@ class DailyRepository(Base):
             )
             return [_post(r) for r in rows]
 
-    async def due_reveals(self, now: datetime, limit: int = 100) -> list[DailyPost]:
+    async def due_reveals(self, now: datetime, limit: int = 100, *, platforms: Platforms = None) -> list[DailyPost]:
         p = d.daily_posts.c
         async with self._engine.connect() as c:
             rows = await c.execute(
                 select(d.daily_posts)
-                .where(and_(p.status == "posted", p.revealed_at.is_(None), p.reveal_at <= now))
+                .where(
+                    and_(_on(p.platform, platforms), p.status == "posted", p.revealed_at.is_(None), p.reveal_at <= now)
+                )
                 .order_by(p.reveal_at)
                 .limit(limit)
             )
@@ -375,13 +384,16 @@ class DailyRepository(Base):
             )
         return result.rowcount == 1
 
-    async def due_tallies(self, now: datetime, every: timedelta, limit: int = 100) -> list[DailyPost]:
+    async def due_tallies(
+        self, now: datetime, every: timedelta, limit: int = 100, *, platforms: Platforms = None
+    ) -> list[DailyPost]:
         p = d.daily_posts.c
         async with self._engine.connect() as c:
             rows = await c.execute(
                 select(d.daily_posts)
                 .where(
                     and_(
+                        _on(p.platform, platforms),
                         p.tally_dirty == true(),
                         p.status == "posted",
                         p.revealed_at.is_(None),
@@ -664,12 +676,19 @@ class DailyRepository(Base):
 
     # ------------------------------------------------------------ reminders
 
-    async def due_reminders(self, now: datetime, limit: int = 100) -> list[Learner]:
+    async def due_reminders(self, now: datetime, limit: int = 100, *, platforms: Platforms = None) -> list[Learner]:
         l_ = d.daily_learners.c
         async with self._engine.connect() as c:
             rows = await c.execute(
                 select(d.daily_learners)
-                .where(and_(l_.remind_next_at.is_not(None), l_.remind_next_at <= now, l_.remind_stopped == false()))
+                .where(
+                    and_(
+                        _on(l_.platform, platforms),
+                        l_.remind_next_at.is_not(None),
+                        l_.remind_next_at <= now,
+                        l_.remind_stopped == false(),
+                    )
+                )
                 .order_by(l_.remind_next_at)
                 .limit(limit)
             )
@@ -736,29 +755,33 @@ class DailyRepository(Base):
 
     # ------------------------------------------------------------ the scheduler's next wake
 
-    async def next_wake(self, every: timedelta) -> datetime | None:
-        """Return the earliest instant any job may become due (None: nothing scheduled)."""
+    async def next_wake(self, every: timedelta, *, platforms: Platforms = None) -> datetime | None:
+        """Return the earliest instant any job of `platforms` may become due (None: nothing scheduled)."""
         s = d.daily_schedules.c
         p = d.daily_posts.c
         l_ = d.daily_learners.c
         async with self._engine.connect() as c:
             times = [
-                (await c.execute(select(func.min(s.next_at)).where(s.paused == false()))).scalar(),
+                (await c.execute(select(func.min(s.next_at)).where(and_(_on(s.platform, platforms), s.paused == false())))).scalar(),
                 (
                     await c.execute(
-                        select(func.min(p.reveal_at)).where(and_(p.status == "posted", p.revealed_at.is_(None)))
+                        select(func.min(p.reveal_at)).where(
+                            and_(_on(p.platform, platforms), p.status == "posted", p.revealed_at.is_(None))
+                        )
                     )
                 ).scalar(),
                 (
                     await c.execute(
-                        select(func.min(l_.remind_next_at)).where(l_.remind_stopped == false())
+                        select(func.min(l_.remind_next_at)).where(
+                            and_(_on(l_.platform, platforms), l_.remind_stopped == false())
+                        )
                     )
                 ).scalar(),
             ]
             edited = (
                 await c.execute(
                     select(func.min(func.coalesce(p.tally_edited_at, p.posted_at))).where(
-                        and_(p.tally_dirty == true(), p.revealed_at.is_(None))
+                        and_(_on(p.platform, platforms), p.tally_dirty == true(), p.revealed_at.is_(None))
                     )
                 )
             ).scalar()

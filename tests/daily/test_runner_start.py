@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import asyncio
 from datetime import UTC, datetime
+from pathlib import Path
 
-from bot.app import App
+import pytest
+
+from bot.app import App, build
 from bot.core import QuizService
+from bot.core import requests as rq
 from bot.core.daily import DailyService
+from bot.core.daily.errors import NotServed
 from bot.core.model import Actor
 from bot.runner import start_scheduler
 from bot.scheduler import PlatformPosters, Scheduler
@@ -47,3 +52,11 @@ async def test_the_scheduler_waits_for_the_front_ends_then_runs(sqlite_stores: S
     schedule = await daily.show_schedule(ADMIN, channel_id="c1")
     assert "paused" not in schedule.messages[0].text()
     await scheduler.close()
+
+
+async def test_the_app_built_for_some_front_ends_schedules_only_theirs(tmp_path: Path) -> None:
+    settings = Settings(database_url=f"sqlite+aiosqlite:///{tmp_path / 'app.db'}", scheduler="on")
+    async with build(settings, sandbox=False, shipped_packs=False, platforms=["slack"]) as app:
+        assert app.scheduler is not None and app.scheduler.platforms == frozenset({"slack"})
+        with pytest.raises(NotServed):
+            await app.service.handle(Actor("discord", "g1", "a", "A", is_admin=True, channel_id="c1"), rq.DailyNow())

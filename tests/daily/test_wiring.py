@@ -122,7 +122,7 @@ async def test_the_review_is_a_quiz_of_the_due_cards_then_new_items(wired: Wired
     await add_cards(repository, "discord", "ann", ["q-choice"], clock.now() - timedelta(hours=2))
     await service.handle(ANN, rq.DailySettings(new=1))
     reply = await service.handle(ANN, rq.DailyReview())
-    assert reply.private and reply.messages[0].text() == "1 reviews and 1 new items today, about 1 minutes."
+    assert reply.private and reply.messages[0].text() == "1 review and 1 new item today, about 1 minute."
     first = item_of(reply)
     assert first.title == "Question 1 of 2" and "Which flag makes PyTorch track" in first.text()
     right = next(b for b in first.controls() if isinstance(b, Button) and b.text == "`requires_grad=True`")
@@ -187,7 +187,7 @@ async def test_select_all_on_a_post_is_picked_per_member_then_checked(wired: Wir
     progress = await service.handle(ANN, rq.Stats())
     assert "1** attempts" in progress.messages[0].text()
     assert (await service.handle(ADMIN, rq.DailyNow())).messages[0].text() == "Today's question was already posted in this channel."
-    clock.advance(days=1)
+    clock.advance(days=1, hours=3)  # past 11:00 the next day, when the next question goes up
     with pytest.raises(QuizError, match=r"This question closed\. The answer: "):
         await service.handle(BO, rq.Act(check))
 

@@ -166,7 +166,7 @@ async def test_a_reminder_dm_starts_the_review_on_discord(
 
     reminder = fake.messages[dms[0].message_id]
     review = await bot.click(CAROL, reminder, "Start", guild=False)
-    assert "1 reviews and 0 new items today" in review.text()
+    assert "1 review and 0 new items today" in review.text()
     item = review.item()
     assert "Which flag makes PyTorch record" in str(item["embeds"])
     answered = await bot.click(CAROL, item, "A", guild=False)

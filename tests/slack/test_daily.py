@@ -136,7 +136,7 @@ async def test_a_reminder_dm_starts_the_review_in_slack(daily_slack: tuple[Slack
     assert element["action_id"] == "dy:start"
     await slack.click(dm(LEARNER), reminders[0]["ts"], action_id="dy:start", user=LEARNER)
     shown = "\n".join(block_text(m["blocks"]) for m in slack.fake.posts(dm(LEARNER)))
-    assert "1 reviews and 0 new items today" in shown and "Question 1 of 1" in shown
+    assert "1 review and 0 new items today" in shown and "Question 1 of 1" in shown
     item = [m for m in slack.fake.posts(dm(LEARNER)) if block_text(m["blocks"]).startswith("Question 1 of 1")][-1]
     await slack.click(dm(LEARNER), item["ts"], label="A", user=LEARNER)
     answered = block_text(slack.fake.message(dm(LEARNER), item["ts"])["blocks"])  # the grade is shown in the item

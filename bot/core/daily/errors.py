@@ -6,6 +6,7 @@ QuizError
       ├── UnknownZone      a time zone the database does not know (names close matches)
       ├── BadSetting       a cap, an hour count or a name out of its range
       ├── NoSchedule       a channel with no daily question
+      ├── NotServed        a platform whose front end this bot process does not run
       ├── AlreadyAnswered  a second scored answer to the same day's question
       └── QuestionClosed   an answer to a question already revealed (carries the answer)
 """
@@ -45,6 +46,15 @@ class BadSetting(DailyError):
 class NoSchedule(DailyError):
     def __init__(self) -> None:
         super().__init__("This channel has no daily question. An admin can set one with `/quiz daily set`.")
+
+
+class NotServed(DailyError):
+    def __init__(self, platform: str) -> None:
+        self.platform = platform
+        super().__init__(
+            f"This bot process does not run the {platform[:20]} front end, so it does not post {platform[:20]}'s"
+            " daily questions: the process that runs it does."
+        )
 
 
 class AlreadyAnswered(DailyError):

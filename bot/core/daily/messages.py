@@ -149,10 +149,11 @@ def queue_message(queue: DailyQueue, zone: ZoneInfo) -> Message:
             else "Start a quiz with `/quiz start` to get cards to review."
         )
         return Message(kind="notice", parts=(Text(f"Nothing is due for today. {later}"),), title="Daily review")
-    count = len(queue.reviews) + len(queue.new)
+    reviews, new = len(queue.reviews), len(queue.new)
+    minutes = minutes_for(reviews + new)
     text = (
-        f"{len(queue.reviews)} reviews and {len(queue.new)} new items today, "
-        f"about {minutes_for(count)} minutes."
+        f"{reviews} review{'s' if reviews != 1 else ''} and {new} new item{'s' if new != 1 else ''} today, "
+        f"about {minutes} minute{'s' if minutes != 1 else ''}."
     )
     return Message(kind="notice", parts=(Text(text),), title="Daily review")
 
