@@ -134,6 +134,7 @@ class Scheduler:
         sleep: Sleep | None = None,
         tally_every: timedelta = TALLY_EVERY,
         max_sleep_s: float = MAX_SLEEP_S,
+        on_lag: Callable[[float], None] | None = None,
     ) -> None:
         self._store = store
         self._packs = packs
@@ -146,6 +147,7 @@ class Scheduler:
         self._sleep = sleep or self._wait
         self._task: asyncio.Task[None] | None = None
         self._parallel = asyncio.Semaphore(PARALLEL_JOBS)
+        self._on_lag = on_lag  # told, at each tick, how late it begins the job it slept for (seconds)
 
     # ------------------------------------------------------------ the task
 
@@ -176,8 +178,11 @@ class Scheduler:
 
     async def run(self) -> None:
         """Run jobs as they fall due, forever."""
+        wake_at: datetime | None = None
         while True:
             try:
+                if self._on_lag is not None:
+                    self._on_lag(max(0.0, (self._clock.now() - wake_at).total_seconds()) if wake_at else 0.0)
                 wake_at = await self.tick()
                 now = self._clock.now()
                 if wake_at is None:

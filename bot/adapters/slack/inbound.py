@@ -26,6 +26,7 @@ from bot.core.model import Actor
 from bot.core.race import ChannelPost
 from bot.core.replies import Attachment, Message, Reply, Text, Tone, notice
 from bot.core.service import QuizService, error_reply
+from bot.metrics import replied
 
 from . import render as bk
 from .api import Place, SlackApi, SlackCallFailed
@@ -445,6 +446,7 @@ class Inbound:
         except Exception:
             log.exception("the Slack front end failed on a request from %s", origin.user)
             await self._safe_tell(origin, notice("Something went wrong on my side; it was logged. Please try again.", tone=Tone.ERROR))
+        replied()  # the request's last reply is out (bot.metrics: from its receipt)
 
     async def _safe_tell(self, origin: Origin, reply: Reply) -> None:
         try:
