@@ -30,6 +30,7 @@ from bot.core import requests as rq
 from bot.core.daily import DailyService
 from bot.core.model import Actor
 from bot.core.packs import load_path
+from bot.core.ports import RunRequest
 from bot.metrics import (
     MeteredRunner,
     Metrics,
@@ -39,9 +40,11 @@ from bot.metrics import (
     watch_active_quizzes,
 )
 from bot.runner import readiness_checks
+from bot.sandbox_client import SandboxRunner
 from bot.scheduler import Scheduler
 from bot.settings import Settings
 from bot.storage import SqlRepository, open_repository
+from sandbox import SandboxConfig
 from tests.conftest import DEMO_PACK
 from tests.daily.support import FakePoster, open_stores, postgres_url
 from tests.discord import payloads as p
@@ -310,3 +313,31 @@ async def test_the_scheduler_reports_how_late_it_began_a_due_job(tmp_path: Any) 
         assert re.search(r"^quizbot_scheduler_lag_seconds 7\.0$", text, re.MULTILINE)
     finally:
         await stores.close()
+
+
+async def test_queue_depth_counts_jobs_waiting_for_the_pool_to_start_and_for_a_worker() -> None:
+    pool = SandboxRunner(SandboxConfig(workers=1, queue=2, wall_s=5.0, cpu_s=5.0, memory_mb=256, warm_optimizers=False))
+    metrics = Metrics()
+    runner = MeteredRunner(pool, metrics)
+
+    def depth() -> float:
+        return value(metrics.exposition().decode(), "quizbot_sandbox_queue_depth")
+
+    sleeper = "import time\ntime.sleep(2)\nprint('done')\n"
+    try:
+        assert depth() == 0
+        jobs = [asyncio.create_task(runner.run(RunRequest(sleeper, owner=f"slack:u{n}"))) for n in range(3)]
+        await asyncio.sleep(0)
+        assert depth() == 3  # all three wait for the pool to start
+
+        async def until_one_runs() -> None:
+            while depth() != 2:
+                await asyncio.sleep(0.05)
+
+        await asyncio.wait_for(until_one_runs(), 180)  # one job on the only worker, two in its queue
+        outcomes = await asyncio.gather(*jobs)
+        assert [o.status for o in outcomes] == ["passed"] * 3
+        assert depth() == 0
+        assert value(metrics.exposition().decode(), "quizbot_sandbox_jobs_total", status="passed") == 3
+    finally:
+        await runner.close()
