@@ -11,7 +11,7 @@ import asyncio
 import json
 import random
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -20,10 +20,11 @@ import aiohttp
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
 from prometheus_client.parser import text_string_to_metric_families
+from pydantic import SecretStr
 
 from bot.adapters.discord import create_client
 from bot.adapters.discord.api import use_api
-from bot.adapters.slack import slack_front_end, web_app
+from bot.adapters.slack import run_slack, slack_front_end, web_app
 from bot.app import App
 from bot.core import QuizService
 from bot.core import requests as rq
@@ -52,7 +53,9 @@ from tests.discord.conftest import Harness, settings_for
 from tests.discord.fake_discord import BOT_TOKEN as DISCORD_TOKEN
 from tests.discord.fake_discord import FakeDiscord
 from tests.fakes import FakeClock, LocalRunner
+from tests.ops.services import free_port
 from tests.slack.conftest import (
+    APP_TOKEN,
     BOT_TOKEN,
     LEARNER,
     SIGNING_SECRET,
@@ -341,3 +344,61 @@ async def test_queue_depth_counts_jobs_waiting_for_the_pool_to_start_and_for_a_w
         assert value(metrics.exposition().decode(), "quizbot_sandbox_jobs_total", status="passed") == 3
     finally:
         await runner.close()
+
+
+@pytest.mark.parametrize("mode", ["http", "socket"])
+async def test_slack_readiness_and_timing_as_quizbot_run_serves_it(
+    mode: str, fake: FakeSlack, repository: SqlRepository, runner: LocalRunner, clock: FakeClock
+) -> None:
+    service = make_service(repository, runner, clock)
+    await service.import_pack(load_path(DEMO_PACK).pack)
+    secrets: dict[str, Any] = {"slack_app_token": SecretStr(APP_TOKEN)} if mode == "socket" else {"slack_signing_secret": SecretStr(SIGNING_SECRET)}
+    settings = Settings(slack_bot_token=SecretStr(BOT_TOKEN), slack_api_url=fake.api_url, **secrets)
+    metrics = Metrics()
+    app = App(settings=settings, repository=repository, service=service, runner=runner, metrics=metrics)  # type: ignore[arg-type]
+    app.platforms.expect(["slack"])
+    health = health_app(metrics, readiness_checks(app))
+
+    async def platforms() -> str:
+        return str(json.loads((await fetch(health, "/readyz"))[1])["checks"]["platforms"])
+
+    async def connected() -> bool:
+        return await platforms() == "ready"
+
+    async def replied() -> bool:
+        return total((await fetch(health, "/metrics"))[1], "quizbot_reply_seconds_count") > 0
+
+    async def until(check: Callable[[], Awaitable[bool]]) -> None:
+        async def poll() -> None:
+            while not await check():
+                await asyncio.sleep(0.05)
+
+        await asyncio.wait_for(poll(), 30)
+
+    assert await platforms() == "slack not connected"
+    port = free_port()
+    task = asyncio.create_task(run_slack(app, settings, port=port, host="127.0.0.1"))
+    try:
+        await until(connected)
+        if mode == "socket":
+            payload = {
+                "team_id": "T0001", "channel_id": dm(LEARNER), "user_id": LEARNER, "user_name": "learner", "command": "/quiz",
+                "text": "start demo count:1", "api_app_id": "A0001", "response_url": fake.response_url(), "trigger_id": "7.7.7",
+            }  # fmt: skip
+            await fake.socket_send({"envelope_id": "env-1", "type": "slash_commands", "accepts_response_payload": True, "payload": payload})
+            await fake.wait_for(lambda: [m for m in fake.socket_received if m.get("envelope_id") == "env-1"])
+        else:
+            async with aiohttp.ClientSession() as http:
+                status, _ = await Slack(http, f"http://127.0.0.1:{port}/slack/events", fake, None).command("start demo count:1")
+            assert status == 200
+        await until(replied)
+        assert fake.posts(dm(LEARNER))  # the quiz's first item
+        text = (await fetch(health, "/metrics"))[1]
+        assert value(text, "quizbot_ack_seconds_count", platform="slack", request="command") == 1
+        assert value(text, "quizbot_reply_seconds_count", platform="slack", request="command") == 1
+        assert value(text, "quizbot_active_quizzes") == 0  # not watched here: build() does that for quizbot run
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+    assert await platforms() == "slack not connected"
+
