@@ -11,8 +11,9 @@ the platform's event to its acknowledgement, and to the last message of its answ
 process do not collide.
 
 The adapters time an event with :func:`receiving` at its receipt, and call :func:`acked` and
-:func:`replied` where the platform has its acknowledgement and its answer; these find the event in a
-context variable (tasks started while receiving it inherit it), so they do nothing without metrics.
+:func:`replied` where the platform has its acknowledgement and its answer (or :func:`delivered` for
+each message sent and :func:`finished` when the work ends); these find the event in a context
+variable (tasks started while receiving it inherit it), so they do nothing without metrics.
 """
 
 from __future__ import annotations
@@ -110,7 +111,7 @@ class Metrics:
 class Received:
     """One platform event's clock: from its receipt to the acknowledgement and to the answer, each once."""
 
-    __slots__ = ("_acked", "_metrics", "_replied", "platform", "request", "started")
+    __slots__ = ("_acked", "_metrics", "_replied", "delivered", "platform", "request", "started")
 
     def __init__(self, metrics: Metrics, platform: str, request: str) -> None:
         self._metrics = metrics
@@ -118,6 +119,7 @@ class Received:
         self.request = request
         self.started = time.perf_counter()
         self._acked = self._replied = False
+        self.delivered = False  # a message answering it went out (see `finished`)
 
     def ack(self) -> None:
         if not self._acked:
@@ -161,6 +163,20 @@ def replied() -> None:
     """The last message answering the event being handled is delivered (nothing outside one)."""
     event = _received.get()
     if event is not None:
+        event.reply()
+
+
+def delivered() -> None:
+    """A message answering the event being handled went out; `finished` then observes its reply."""
+    event = _received.get()
+    if event is not None:
+        event.delivered = True
+
+
+def finished() -> None:
+    """The work for the event being handled is done: its reply is observed if a message went out."""
+    event = _received.get()
+    if event is not None and event.delivered:
         event.reply()
 
 
