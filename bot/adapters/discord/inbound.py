@@ -36,8 +36,8 @@ INTERACTION_KINDS = {2: "command", 3: "action", 4: "autocomplete", 5: "form"}  #
 def time_events(parsers: dict[str, Callable[[Any], None]], metrics: Metrics | None) -> None:
     """Start each interaction's and message's clock as discord.py receives it from the gateway.
 
-    The acknowledgement is the interaction callback (bot.metrics.interaction_callbacks); the reply is
-    marked here once the answer is delivered. Without metrics nothing changes.
+    The acknowledgement is the interaction callback (bot.metrics.interaction_callbacks); `Inbound`
+    marks the reply once the answer is delivered. Without metrics nothing changes.
     """
     if metrics is None:
         return
@@ -158,10 +158,12 @@ class Inbound:
                 raise StaleAction()
         except QuizError as exc:
             await self._deliver_or_apologise(responder, error_reply(exc))
+            replied()
             return
         except Exception:
             log.exception("error while showing another step")
             await responder.apologise()
+            replied()
             return
         await responder.show_page(item, page)
         replied()
