@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import random
 import re
+import signal
+import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
@@ -53,7 +56,7 @@ from tests.discord.conftest import Harness, settings_for
 from tests.discord.fake_discord import BOT_TOKEN as DISCORD_TOKEN
 from tests.discord.fake_discord import FakeDiscord
 from tests.fakes import FakeClock, LocalRunner
-from tests.ops.services import free_port
+from tests.ops.services import free_port, uid_base
 from tests.slack.conftest import (
     APP_TOKEN,
     BOT_TOKEN,
@@ -404,3 +407,75 @@ async def test_slack_readiness_and_timing_as_quizbot_run_serves_it(
         await asyncio.gather(task, return_exceptions=True)
     assert await platforms() == "slack not connected"
 
+
+
+async def test_quizbot_run_exposes_the_traffic_it_served(tmp_path: Any) -> None:
+    """`quizbot run` (Slack HTTP mode, real pool, SQLite) as an operator starts it, scraped over HTTP."""
+    fake = FakeSlack(bot_token=BOT_TOKEN, app_token=APP_TOKEN, team="T0001")
+    await fake.start()
+    port, metrics_port = free_port(), free_port()
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith(("QUIZBOT_", "SLACK_", "DISCORD_"))},
+        "SLACK_BOT_TOKEN": BOT_TOKEN, "SLACK_SIGNING_SECRET": SIGNING_SECRET, "SLACK_API_URL": fake.api_url,
+        "SLACK_PORT": str(port), "QUIZBOT_DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path / 'bot.db'}",
+        "QUIZBOT_PACKS": str(DEMO_PACK), "QUIZBOT_METRICS_PORT": str(metrics_port), "QUIZBOT_METRICS_HOST": "127.0.0.1",
+        "QUIZBOT_SANDBOX_WORKERS": "1", "QUIZBOT_SANDBOX_MEMORY_MB": "256", "QUIZBOT_SANDBOX_WARM_OPTIMIZERS": "false",
+        "QUIZBOT_SANDBOX_UID_BASE": str(uid_base(port)),
+    }  # fmt: skip
+    log_path = tmp_path / "bot.log"
+    with log_path.open("wb") as log:
+        bot = await asyncio.create_subprocess_exec(
+            sys.executable, "-c", "import sys; from bot.cli import main; sys.exit(main(['run']))",
+            cwd=tmp_path, env=env, stdout=log, stderr=log,
+        )  # fmt: skip
+    url = f"http://127.0.0.1:{metrics_port}"
+
+    async def scrape(path: str) -> tuple[int, str]:
+        assert bot.returncode is None, log_path.read_text()
+        try:
+            async with aiohttp.ClientSession() as http, http.get(url + path) as response:
+                return response.status, await response.text()
+        except aiohttp.ClientError:
+            return 0, ""
+
+    async def until(check: Callable[[], Awaitable[bool]], timeout: float = 180) -> None:
+        async def poll() -> None:
+            while not await check():
+                await asyncio.sleep(0.1)
+
+        await asyncio.wait_for(poll(), timeout)
+
+    async def ready() -> bool:
+        return (await scrape("/readyz"))[0] == 200
+
+    async def both_replied() -> bool:
+        status, text = await scrape("/metrics")
+        return status == 200 and total(text, "quizbot_reply_seconds_count") >= 2
+
+    try:
+        await until(ready)
+        checks = json.loads((await scrape("/readyz"))[1])["checks"]
+        assert checks == {"database": "ready", "platforms": "ready", "sandbox": "ready"}
+        async with aiohttp.ClientSession() as http:
+            slack = Slack(http, f"http://127.0.0.1:{port}/slack/events", fake, None)
+            await slack.command("start demo count:2")
+            await fake.wait_for(lambda: fake.posts(dm(LEARNER)), 30)
+            await slack.message(f"```python\n{SOLUTION}```")  # graded, or told the item is not code: answered
+            await until(both_replied, 60)
+        text = (await scrape("/metrics"))[1]
+        assert value(text, "quizbot_ack_seconds_count", platform="slack", request="command") == 1
+        assert value(text, "quizbot_ack_seconds_count", platform="slack", request="message") == 1
+        assert value(text, "quizbot_reply_seconds_count", platform="slack", request="command") == 1
+        assert value(text, "quizbot_reply_seconds_count", platform="slack", request="message") == 1
+        assert value(text, "quizbot_active_quizzes") == 1  # counted by the watcher build() sets up
+        assert value(text, "quizbot_sandbox_queue_depth") == 0
+        assert value(text, "quizbot_scheduler_lag_seconds") == 0
+    finally:
+        if bot.returncode is None:
+            bot.send_signal(signal.SIGTERM)
+            try:
+                await asyncio.wait_for(bot.wait(), 60)
+            except TimeoutError:
+                bot.kill()
+                await bot.wait()
+        await fake.close()
