@@ -17,6 +17,7 @@ import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import aiohttp
@@ -479,3 +480,12 @@ async def test_quizbot_run_exposes_the_traffic_it_served(tmp_path: Any) -> None:
                 bot.kill()
                 await bot.wait()
         await fake.close()
+
+
+def test_the_readme_lists_every_series_the_bot_exposes() -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    section = readme[readme.index("**Metrics, health, logs.**") : readme.index("`QUIZBOT_LOG_FORMAT=json` writes")]
+    listed = set(re.findall(r"`(quizbot_[a-z_]+)", section))
+    exposed = {f"{f.name}_total" if f.type == "counter" else f.name for f in Metrics().registry.collect()}
+    assert exposed <= listed, f"not in the README: {exposed - listed}"
+    assert listed - exposed == {"quizbot_sandbox_service_inflight"}  # the sandbox service's own, named as such
