@@ -15,7 +15,14 @@ from .core.daily import DailyService
 from .core.errors import PackInvalid, PackRefused
 from .core.packs import load_path
 from .core.race import Outbox, RaceService, SocialService
-from .metrics import MeteredRunner, Metrics, instrument_repository, instrument_service
+from .metrics import (
+    MeteredRunner,
+    Metrics,
+    Platforms,
+    instrument_repository,
+    instrument_service,
+    watch_active_quizzes,
+)
 from .scheduler import PlatformPosters, Scheduler
 from .settings import Settings, sandbox_overrides
 from .storage import SqlRepository, open_repository
@@ -37,6 +44,7 @@ class App:
     posters: PlatformPosters = field(default_factory=lambda: PlatformPosters({}))
     scheduler: Scheduler | None = None
     metrics: Metrics = field(default_factory=Metrics)
+    platforms: Platforms = field(default_factory=Platforms)  # each front end attaches its connection (/readyz)
 
 
 def make_runner(start: bool = True, settings: Settings | None = None) -> CodeRunner | None:
@@ -144,7 +152,13 @@ async def build(
     posters = PlatformPosters({})
     daily_store = DailyRepository.beside(repository)
     scheduler = Scheduler(
-        store=daily_store, packs=repository, clock=clock, poster=posters, admins=admins, platforms=platforms
+        store=daily_store,
+        packs=repository,
+        clock=clock,
+        poster=posters,
+        admins=admins,
+        platforms=platforms,
+        on_lag=metrics.scheduler_lag.set,
     )
     daily = DailyService(store=daily_store, packs=repository, clock=clock, admins=admins, wake=scheduler.wake)
     service = QuizService(
@@ -161,6 +175,7 @@ async def build(
         personal_data=PrivacyStore(repository.engine),
     )
     instrument_service(service, metrics)
+    watch_active_quizzes(metrics, repository.engine, clock, timedelta(hours=settings.session_ttl_hours))
     try:
         if shipped_packs:
             await load_shipped_packs(service, settings.packs)

@@ -3,19 +3,32 @@
 Series (all prefixed ``quizbot_``): ``answers_total{platform,outcome}`` (correct / wrong, counted when
 the attempt is stored), ``requests_total{platform,request,outcome}`` (ok / refused / error),
 ``interaction_seconds{platform,request}`` (from the core receiving a request to its reply),
-``sandbox_jobs_total{status}``, ``sandbox_job_seconds``, ``sandbox_inflight``, ``database_errors_total``
-and ``scheduler_lag_seconds`` (0 until a scheduler reports it). Each :class:`Metrics` has its own
-registry, so several bots in one test process do not collide.
+``ack_seconds{platform,request}`` and ``reply_seconds{platform,request}`` (from the adapter receiving
+the platform's event to its acknowledgement, and to the last message of its answer delivered),
+``active_quizzes`` (counted in the database at scrape time), ``sandbox_jobs_total{status}``,
+``sandbox_job_seconds``, ``sandbox_inflight``, ``sandbox_queue_depth``, ``database_errors_total`` and
+``scheduler_lag_seconds``. Each :class:`Metrics` has its own registry, so several bots in one test
+process do not collide.
+
+The adapters time an event with :func:`receiving` at its receipt, and call :func:`acked` and
+:func:`replied` where the platform has its acknowledgement and its answer (or :func:`delivered` for
+each message sent and :func:`finished` when the work ends); these find the event in a context
+variable (tasks started while receiving it inherit it), so they do nothing without metrics.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from datetime import timedelta
 from typing import Any
 
+import aiohttp
 from aiohttp import web
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -25,15 +38,18 @@ from prometheus_client import (
     Histogram,
     generate_latest,
 )
+from sqlalchemy import and_, func, select
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from .core.errors import QuizError
-from .core.ports import CodeRunner, Conflict, RunOutcome, RunRequest
+from .core.ports import Clock, CodeRunner, Conflict, RunOutcome, RunRequest
 
 log = logging.getLogger(__name__)
 
 LATENCY_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
 JOB_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0)
 READY_TIMEOUT_S = 3.0
+ACTIVE_CACHE_S = 5.0  # how long a count of active quizzes is reused across scrapes
 
 
 class Metrics:
@@ -51,19 +67,171 @@ class Metrics:
             "quizbot_interaction_seconds", "Time from the core receiving a request to its reply.",
             ["platform", "request"], buckets=LATENCY_BUCKETS, registry=r,
         )  # fmt: skip
+        self.ack_seconds = Histogram(
+            "quizbot_ack_seconds", "Time from the adapter receiving a platform event to its acknowledgement.",
+            ["platform", "request"], buckets=LATENCY_BUCKETS, registry=r,
+        )  # fmt: skip
+        self.reply_seconds = Histogram(
+            "quizbot_reply_seconds", "Time from the adapter receiving a platform event to its answer delivered.",
+            ["platform", "request"], buckets=LATENCY_BUCKETS, registry=r,
+        )  # fmt: skip
+        self.active_quizzes = Gauge(
+            "quizbot_active_quizzes", "Quiz sessions active now, in the database (every process).", registry=r
+        )
         self.jobs = Counter("quizbot_sandbox_jobs", "Sandbox jobs, by result status.", ["status"], registry=r)
         self.job_seconds = Histogram(
             "quizbot_sandbox_job_seconds", "Time of one sandbox job, queue included.", buckets=JOB_BUCKETS, registry=r
         )
         self.sandbox_inflight = Gauge("quizbot_sandbox_inflight", "Sandbox jobs running or waiting.", registry=r)
+        self.sandbox_queue = Gauge(
+            "quizbot_sandbox_queue_depth", "Sandbox jobs of this process waiting for a worker.", registry=r
+        )
         self.db_errors = Counter("quizbot_database_errors", "Database operations that failed.", registry=r)
         self.scheduler_lag = Gauge(
-            "quizbot_scheduler_lag_seconds", "How late the scheduler runs its due jobs (0: none wired).", registry=r
+            "quizbot_scheduler_lag_seconds", "How late the scheduler began its last due jobs.", registry=r
         )
+        self._refreshers: list[Callable[[], Awaitable[None]]] = []
+
+    def refresh_with(self, refresher: Callable[[], Awaitable[None]]) -> None:
+        """Run ``refresher`` before each exposition (a gauge read from elsewhere, e.g. the database)."""
+        self._refreshers.append(refresher)
+
+    async def refresh(self) -> None:
+        for refresher in self._refreshers:
+            await refresher()
 
     def exposition(self) -> bytes:
         """Return the text exposition of every series."""
         return generate_latest(self.registry)
+
+
+# ----------------------------------------------------------------- platform events, at the adapters' edges
+
+
+class Received:
+    """One platform event's clock: from its receipt to the acknowledgement and to the answer, each once."""
+
+    __slots__ = ("_acked", "_metrics", "_replied", "delivered", "platform", "request", "started")
+
+    def __init__(self, metrics: Metrics, platform: str, request: str) -> None:
+        self._metrics = metrics
+        self.platform = platform
+        self.request = request
+        self.started = time.perf_counter()
+        self._acked = self._replied = False
+        self.delivered = False  # a message answering it went out (see `finished`)
+
+    def ack(self) -> None:
+        if not self._acked:
+            self._acked = True
+            self._metrics.ack_seconds.labels(platform=self.platform, request=self.request).observe(self._since())
+
+    def reply(self) -> None:
+        if not self._replied:
+            self._replied = True
+            self._metrics.reply_seconds.labels(platform=self.platform, request=self.request).observe(self._since())
+
+    def _since(self) -> float:
+        return time.perf_counter() - self.started
+
+
+_received: ContextVar[Received | None] = ContextVar("quizbot_received", default=None)
+
+
+@contextmanager
+def receiving(metrics: Metrics | None, platform: str, request: str) -> Iterator[Received | None]:
+    """Start an event's clock: what runs inside, and every task started inside, belongs to that event."""
+    if metrics is None:
+        yield None
+        return
+    event = Received(metrics, platform, request)
+    token = _received.set(event)
+    try:
+        yield event
+    finally:
+        _received.reset(token)
+
+
+def acked() -> None:
+    """The platform has the acknowledgement of the event being handled (nothing outside one)."""
+    event = _received.get()
+    if event is not None:
+        event.ack()
+
+
+def replied() -> None:
+    """The last message answering the event being handled is delivered (nothing outside one)."""
+    event = _received.get()
+    if event is not None:
+        event.reply()
+
+
+def delivered() -> None:
+    """A message answering the event being handled went out; `finished` then observes its reply."""
+    event = _received.get()
+    if event is not None:
+        event.delivered = True
+
+
+def finished() -> None:
+    """The work for the event being handled is done: its reply is observed if a message went out."""
+    event = _received.get()
+    if event is not None and event.delivered:
+        event.reply()
+
+
+_CALLBACK = re.compile(r"/interactions/\d+/[^/]+/callback$")
+
+
+def interaction_callbacks() -> aiohttp.TraceConfig:
+    """An aiohttp trace that marks the event acknowledged when a Discord interaction callback succeeds."""
+
+    async def on_end(session: aiohttp.ClientSession, context: Any, params: aiohttp.TraceRequestEndParams) -> None:
+        if params.response.status < 400 and _CALLBACK.search(params.url.path):
+            acked()
+
+    trace = aiohttp.TraceConfig()
+    trace.on_request_end.append(on_end)
+    return trace
+
+
+# ----------------------------------------------------------------- gauges read when scraped
+
+
+def watch_active_quizzes(
+    metrics: Metrics, engine: AsyncEngine, clock: Clock, ttl: timedelta, *, cache_s: float = ACTIVE_CACHE_S
+) -> None:
+    """Keep ``quizbot_active_quizzes`` as the database counts them when scraped (reused for ``cache_s``).
+
+    Active: status active and touched within the session TTL (an older one is expired at its next use).
+    """
+    from .storage.tables import sessions
+
+    counted_at: list[float] = []
+    s = sessions.c
+
+    async def refresh() -> None:
+        if counted_at and time.monotonic() - counted_at[0] < cache_s:
+            return
+        query = select(func.count()).select_from(sessions).where(
+            and_(s.status == "active", s.updated_at >= clock.now() - ttl)
+        )
+        try:
+            async with engine.connect() as connection:
+                count = (await connection.execute(query)).scalar_one()
+        except Exception as exc:  # the last count stays; /readyz names the database problem
+            metrics.db_errors.inc()
+            log.warning("could not count active quizzes (%s)", type(exc).__name__)
+            return
+        metrics.active_quizzes.set(count)
+        counted_at[:] = [time.monotonic()]
+
+    metrics.refresh_with(refresh)
+
+
+def queue_depth(runner: Any) -> int:
+    """Return how many jobs wait for a worker in a runner (its ``waiting``; 0 when it has none)."""
+    return int(getattr(runner, "waiting", 0) or 0)
 
 
 def instrument_service(service: Any, metrics: Metrics) -> None:
@@ -112,6 +280,7 @@ class MeteredRunner:
     def __init__(self, inner: CodeRunner, metrics: Metrics) -> None:
         self.inner = inner
         self._metrics = metrics
+        metrics.sandbox_queue.set_function(lambda: queue_depth(inner))
 
     @property
     def max_code_bytes(self) -> int:
@@ -151,6 +320,39 @@ async def runner_ready(runner: Any) -> bool:
 
 
 Check = Callable[[], Awaitable[str | None]]
+Probe = Callable[[], bool | Awaitable[bool]]
+
+
+class Platforms:
+    """The chat front ends of this process, and whether each is connected now (``/readyz``)."""
+
+    def __init__(self) -> None:
+        self.expected: tuple[str, ...] = ()
+        self._probes: dict[str, Probe] = {}
+
+    def expect(self, names: Iterable[str]) -> None:
+        """Name the front ends this process runs: each must be attached and connected to be ready."""
+        self.expected = tuple(names)
+
+    def attach(self, name: str, probe: Probe) -> None:
+        """Tell how to see whether a front end is connected (a function, plain or async)."""
+        self._probes[name] = probe
+
+    def detach(self, name: str, probe: Probe) -> None:
+        if self._probes.get(name) is probe:
+            del self._probes[name]
+
+    async def problem(self) -> str | None:
+        """Return None when every front end is connected, else which are not."""
+        down = []
+        for name in self.expected or sorted(self._probes):
+            probe = self._probes.get(name)
+            connected = probe() if probe is not None else False
+            if not isinstance(connected, bool):
+                connected = await connected
+            if not connected:
+                down.append(name)
+        return None if not down else ", ".join(down) + " not connected"
 
 
 def health_app(metrics: Metrics, checks: dict[str, Check]) -> web.Application:
@@ -160,6 +362,7 @@ def health_app(metrics: Metrics, checks: dict[str, Check]) -> web.Application:
     """
 
     async def metrics_view(request: web.Request) -> web.Response:
+        await metrics.refresh()
         return web.Response(body=metrics.exposition(), headers={"Content-Type": CONTENT_TYPE_LATEST})
 
     async def alive(request: web.Request) -> web.Response:

@@ -49,6 +49,7 @@ async def run_front_ends(settings: Settings, which: list[str] | None, *, slack_p
         # several times cheaper (bench/core_bench.py --gc-freeze).
         gc.collect()
         gc.freeze()
+        app.platforms.expect(which)  # /readyz: ready once each of these is connected
         drain = Drain()
         drain.guard(app.service)
         tasks: list[asyncio.Task[None]] = []
@@ -130,7 +131,7 @@ def _failed(task: asyncio.Task[Any]) -> bool:
 
 
 def readiness_checks(app: App) -> dict[str, Any]:
-    """Return /readyz's checks: the database takes a write, the sandbox takes jobs."""
+    """Return /readyz's checks: the database takes a write, every front end is connected, the sandbox takes jobs."""
     from .storage import check_writable
 
     async def database() -> str | None:
@@ -146,4 +147,4 @@ def readiness_checks(app: App) -> dict[str, Any]:
             return "no sandbox"
         return None if await runner_ready(app.runner) else "starting"
 
-    return {"database": database, "sandbox": sandbox}
+    return {"database": database, "platforms": app.platforms.problem, "sandbox": sandbox}

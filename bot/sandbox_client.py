@@ -40,10 +40,16 @@ class SandboxRunner:
         self._config = config
         self._sandbox = Sandbox(config)
         self._started: asyncio.Task[None] | None = None
+        self._starting = 0  # jobs waiting for the pool to start
 
     @property
     def max_code_bytes(self) -> int:
         return self._config.code_bytes
+
+    @property
+    def waiting(self) -> int:
+        """Return how many jobs wait for a worker: for the pool to start, or in its queue."""
+        return self._starting + self._sandbox.waiting
 
     def start_soon(self) -> None:
         if self._started is None:
@@ -60,7 +66,11 @@ class SandboxRunner:
         await asyncio.shield(self._started)
 
     async def run(self, request: RunRequest) -> RunOutcome:
-        await self._ready()
+        self._starting += 1
+        try:
+            await self._ready()
+        finally:
+            self._starting -= 1
         result = await self._sandbox.run(
             request.code, test=request.test, owner=request.owner, wall_s=request.time_s, memory_mb=request.memory_mb
         )

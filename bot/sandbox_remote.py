@@ -118,6 +118,11 @@ class RemoteRunner:
         return self._max_code_bytes
 
     @property
+    def waiting(self) -> int:
+        """Return the jobs waiting for a worker in the local fallback pool (the services report their own)."""
+        return int(getattr(self._fallback, "waiting", 0) or 0)
+
+    @property
     def fallback(self) -> CodeRunner | None:
         """Return the local pool used when no service can take a job."""
         return self._fallback

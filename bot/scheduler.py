@@ -136,6 +136,7 @@ class Scheduler:
         tally_every: timedelta = TALLY_EVERY,
         max_sleep_s: float = MAX_SLEEP_S,
         platforms: Iterable[str] | None = None,
+        on_lag: Callable[[float], None] | None = None,
     ) -> None:
         """`platforms`: the front ends this process runs; it takes only their jobs (None: every platform)."""
         self._store = store
@@ -150,6 +151,7 @@ class Scheduler:
         self._sleep = sleep or self._wait
         self._task: asyncio.Task[None] | None = None
         self._parallel = asyncio.Semaphore(PARALLEL_JOBS)
+        self._on_lag = on_lag  # told, at each tick, how late it begins the job it slept for (seconds)
 
     # ------------------------------------------------------------ the task
 
@@ -180,8 +182,11 @@ class Scheduler:
 
     async def run(self) -> None:
         """Run jobs as they fall due, forever."""
+        wake_at: datetime | None = None
         while True:
             try:
+                if self._on_lag is not None:
+                    self._on_lag(max(0.0, (self._clock.now() - wake_at).total_seconds()) if wake_at else 0.0)
                 wake_at = await self.tick()
                 now = self._clock.now()
                 if wake_at is None:

@@ -88,6 +88,11 @@ class Sandbox:
         return self._layers
 
     @property
+    def waiting(self) -> int:
+        """Return how many jobs wait for a worker now."""
+        return self._admission.waiting
+
+    @property
     def workers(self) -> int:
         """Return how many jobs run at once."""
         return self._workers

@@ -67,7 +67,7 @@ async def test_metrics_count_answers_requests_and_sandbox_jobs(
     assert value(text, "quizbot_database_errors_total") == 0
     assert await fetch(health_app(metrics, readiness_checks(app)), "/healthz") == (200, '{"status": "alive"}')
     status, text = await fetch(health_app(metrics, readiness_checks(app)), "/readyz")
-    assert status == 200 and json.loads(text)["checks"] == {"database": "ready", "sandbox": "ready"}
+    assert status == 200 and json.loads(text)["checks"] == {"database": "ready", "platforms": "ready", "sandbox": "ready"}
 
 
 async def test_readyz_is_503_until_the_sandbox_pool_has_started(repository: SqlRepository, db_url: str) -> None:
@@ -75,7 +75,7 @@ async def test_readyz_is_503_until_the_sandbox_pool_has_started(repository: SqlR
     metrics = Metrics()
     app = App(settings=Settings(database_url=db_url), repository=repository, service=None, runner=MeteredRunner(pool, metrics), metrics=metrics)  # type: ignore[arg-type]
     status, text = await fetch(health_app(metrics, readiness_checks(app)), "/readyz")
-    assert status == 503 and json.loads(text)["checks"] == {"database": "ready", "sandbox": "starting"}
+    assert status == 503 and json.loads(text)["checks"] == {"database": "ready", "platforms": "ready", "sandbox": "starting"}
     await pool.close()
 
 

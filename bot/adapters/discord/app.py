@@ -12,11 +12,12 @@ from discord.gateway import DiscordWebSocket
 
 from bot.core import QuizService
 from bot.core.race import ChannelPost
+from bot.metrics import Metrics, interaction_callbacks
 
 from .api import SettingsStore, install_redaction, invite_url, sync_commands, use_api
 from .commands import build_quiz_group
 from .deliver import APOLOGY, DiscordPoster, post_race
-from .inbound import Inbound
+from .inbound import Inbound, time_events
 from .origin import PLATFORM, DailyControl, PageButton, QuizControl, RaceControl
 
 if TYPE_CHECKING:
@@ -44,13 +45,17 @@ class QuizBotClient(discord.Client):
         guild_ids: list[int] | None = None,
         api_url: str | None = None,
         message_content: bool = True,
+        metrics: Metrics | None = None,
         **client_options: Any,
     ) -> None:
+        if metrics is not None:
+            client_options["http_trace"] = interaction_callbacks()
         super().__init__(
             intents=intents(message_content=message_content),
             allowed_mentions=discord.AllowedMentions.none(),
             **client_options,
         )
+        time_events(self._connection.parsers, metrics)  # receipt -> callback (ack) and -> answer delivered
         self.handler = Inbound(service=service, settings_store=settings_store)
         self.tree: app_commands.CommandTree[QuizBotClient] = app_commands.CommandTree(self)
         self.tree.add_command(build_quiz_group(self.handler))
@@ -70,6 +75,10 @@ class QuizBotClient(discord.Client):
         self.sync_result = await sync_commands(
             self.tree, self.handler.store, application_id=self.application_id, guild_ids=self.guild_ids
         )
+
+    def connected(self) -> bool:
+        """Whether the gateway session is up (/readyz's "platforms")."""
+        return self.is_ready() and not self.is_closed()
 
     async def on_ready(self) -> None:
         log.info("connected to Discord as %s; invite: %s", self.user, invite_url(self.application_id or 0))
@@ -130,8 +139,10 @@ def create_client(app: App, settings: Settings, *, message_content: bool = True)
         guild_ids=list(settings.discord_guild_ids),
         api_url=settings.discord_api_url,
         message_content=message_content,
+        metrics=app.metrics,
         **options,
     )
+    app.platforms.attach(PLATFORM, client.connected)  # /readyz
     if app.outbox is not None:
         app.outbox.attach("discord", client.publish_race)  # races post their rounds through this client
     return client

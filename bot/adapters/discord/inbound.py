@@ -16,6 +16,7 @@ from bot.core import Actor, QuizError, QuizService, Reply, StaleAction, error_re
 from bot.core import requests as rq
 from bot.core.importing import UPLOAD_SUFFIXES
 from bot.core.replies import Button, InputRequest, Select
+from bot.metrics import Metrics, receiving, replied
 
 from . import limits as lim
 from .api import SettingsStore
@@ -29,6 +30,27 @@ ACK_WITHIN = 2.0  # seconds; Discord wants an answer within 3
 MAX_CODE_FILE_BYTES = 1024 * 1024  # the core refuses long code itself; this only caps the download
 MAX_LEARNER_LOCKS = 10_000
 PUBLIC_REQUESTS = (rq.RaceStart, rq.RaceStop, rq.Leaderboard)  # answered in the channel, for everyone
+INTERACTION_KINDS = {2: "command", 3: "action", 4: "autocomplete", 5: "form"}  # metrics' names of the types
+
+
+def time_events(parsers: dict[str, Callable[[Any], None]], metrics: Metrics | None) -> None:
+    """Start each interaction's and message's clock as discord.py receives it from the gateway.
+
+    The acknowledgement is the interaction callback (bot.metrics.interaction_callbacks); `Inbound`
+    marks the reply once the answer is delivered. Without metrics nothing changes.
+    """
+    if metrics is None:
+        return
+
+    def timed(parse: Callable[[Any], None], kind: Callable[[Any], str]) -> Callable[[Any], None]:
+        def parse_timed(data: Any) -> None:
+            with receiving(metrics, PLATFORM, kind(data)):
+                parse(data)  # the tasks discord.py starts for the event inherit its clock
+
+        return parse_timed
+
+    parsers["INTERACTION_CREATE"] = timed(parsers["INTERACTION_CREATE"], lambda d: INTERACTION_KINDS.get(d.get("type"), "other"))
+    parsers["MESSAGE_CREATE"] = timed(parsers["MESSAGE_CREATE"], lambda d: "message")
 
 
 class Inbound:
@@ -87,12 +109,15 @@ class Inbound:
                     request = replace(request, progress=responder.progress)
                 reply = await self._within_ack(responder, self.service.handle(actor, request))
                 await responder.deliver(reply, clicked=clicked)
+                replied()
         except QuizError as exc:
             await self._deliver_or_apologise(responder, error_reply(exc))
+            replied()
             return
         except Exception:
             log.exception("error while handling a %s interaction", interaction.type.name)
             await responder.apologise()
+            replied()
             return
         await self._anchor(interaction, [m for m, _ in responder.sent])
         if isinstance(request, rq.RaceStart):
@@ -133,12 +158,15 @@ class Inbound:
                 raise StaleAction()
         except QuizError as exc:
             await self._deliver_or_apologise(responder, error_reply(exc))
+            replied()
             return
         except Exception:
             log.exception("error while showing another step")
             await responder.apologise()
+            replied()
             return
         await responder.show_page(item, page)
+        replied()
 
     async def _deliver_or_apologise(self, responder: Responder | ChannelResponder | DirectResponder, reply: Reply) -> None:
         try:
@@ -235,8 +263,10 @@ class Inbound:
         except Exception:
             log.exception("error while grading code sent as a message")
             await responder.apologise()
+            replied()
             return
         await self._deliver_or_apologise(responder, reply)
+        replied()
 
     async def _quiz_in_thread(self, actor: Actor, message: discord.Message) -> str | None:
         session = await self.service.active_session(actor)

@@ -6,17 +6,20 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import aiohttp
 from aiohttp import web
 from slack_bolt.adapter.aiohttp import to_aiohttp_response
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncApp
+from slack_sdk.socket_mode.aiohttp import SocketModeClient
+from slack_sdk.socket_mode.request import SocketModeRequest
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.core.race import Outbox
 from bot.core.service import QuizService
+from bot.metrics import Metrics, Platforms, acked, receiving
 
 from .api import SlackApi, SlackCallFailed, make_client
 from .deliver import SlackPoster
@@ -64,14 +67,35 @@ class _ClientTokenNotice(logging.Filter):
         return "`token` will be unused" not in record.getMessage()
 
 
-def web_app(bolt: AsyncApp, *, path: str = EVENTS_PATH) -> web.Application:
-    """The aiohttp application: Slack's requests on `path`, a health check on /healthz."""
+def request_kind(body: Any) -> str:
+    """Name a Slack request for the metrics: command, action, form, message, or its own type."""
+    if not isinstance(body, dict):
+        return "other"
+    if "command" in body:
+        return "command"
+    kind = str(body.get("type") or "other")
+    if kind == "event_callback":
+        return "message" if (body.get("event") or {}).get("type") == "message" else "event"
+    return {"block_actions": "action", "view_submission": "form"}.get(kind, kind)
+
+
+def web_app(bolt: AsyncApp, *, path: str = EVENTS_PATH, metrics: Metrics | None = None) -> web.Application:
+    """The aiohttp application: Slack's requests on `path`, a health check on /healthz.
+
+    With `metrics`, each signed request is timed from its arrival to the ack (this response) and
+    to the last reply of its lazy listener (see bot.metrics.receiving).
+    """
 
     async def events(request: web.Request) -> web.Response:
-        checked = await checked_request(bolt, request)
-        if isinstance(checked, web.Response):
-            return checked
-        return await to_aiohttp_response(await bolt.async_dispatch(checked))
+        with receiving(metrics, "slack", "other") as event:
+            checked = await checked_request(bolt, request)
+            if isinstance(checked, web.Response):
+                return checked
+            if event is not None:
+                event.request = request_kind(checked.body)
+            response = await to_aiohttp_response(await bolt.async_dispatch(checked))
+            acked()
+            return response
 
     async def health(request: web.Request) -> web.Response:
         return web.Response(text="ok")
@@ -123,9 +147,9 @@ async def run_slack(app: App, settings: Settings, port: int = 3000, *, host: str
         await app.posters.add("slack", SlackPoster(front.api))  # the daily question's posts and DMs
         await _check_token(front.api)
         if app_token is not None:
-            await _serve_socket_mode(bolt, app_token)
+            await _serve_socket_mode(bolt, app_token, app.metrics, app.platforms)
         else:
-            await _serve_http(bolt, host, port)
+            await _serve_http(bolt, host, port, app.metrics, app.platforms)
 
 
 async def _check_token(api: SlackApi) -> None:
@@ -136,23 +160,48 @@ async def _check_token(api: SlackApi) -> None:
     log.info("Slack: signed in as %s in workspace %s", data.get("user", "?"), data.get("team", "?"))
 
 
-async def _serve_http(bolt: AsyncApp, host: str, port: int) -> None:
-    runner = web.AppRunner(web_app(bolt))
+def _listening() -> bool:
+    return True  # attached while the HTTP server listens
+
+
+async def _serve_http(bolt: AsyncApp, host: str, port: int, metrics: Metrics | None = None, platforms: Platforms | None = None) -> None:
+    runner = web.AppRunner(web_app(bolt, metrics=metrics))
     await runner.setup()
     try:
         site = web.TCPSite(runner, host, port)
         await site.start()
         log.info("Slack (HTTP mode) listening on http://%s:%d%s", host, port, EVENTS_PATH)
+        if platforms is not None:
+            platforms.attach("slack", _listening)
         await asyncio.Event().wait()
     finally:
+        if platforms is not None:
+            platforms.detach("slack", _listening)
         await runner.cleanup()
 
 
-async def _serve_socket_mode(bolt: AsyncApp, app_token: str) -> None:
-    handler = AsyncSocketModeHandler(bolt, app_token, logger=logging.getLogger("quizbot.slack.socket"))
+class _TimedSocketModeHandler(AsyncSocketModeHandler):
+    """Bolt's Socket Mode handler, timing each envelope from its receipt to the ack sent back."""
+
+    metrics: Metrics | None = None
+
+    async def handle(self, client: SocketModeClient, req: SocketModeRequest) -> None:  # type: ignore[override]
+        with receiving(self.metrics, "slack", request_kind(req.payload)):
+            await super().handle(client, req)
+            acked()
+
+
+async def _serve_socket_mode(bolt: AsyncApp, app_token: str, metrics: Metrics | None = None, platforms: Platforms | None = None) -> None:
+    handler = _TimedSocketModeHandler(bolt, app_token, logger=logging.getLogger("quizbot.slack.socket"))
+    handler.metrics = metrics
+    connected = handler.client.is_connected
     try:
         await handler.connect_async()  # type: ignore[no-untyped-call]
         log.info("Slack (Socket Mode) connected")
+        if platforms is not None:
+            platforms.attach("slack", connected)
         await asyncio.Event().wait()
     finally:
+        if platforms is not None:
+            platforms.detach("slack", connected)
         await handler.close_async()  # type: ignore[no-untyped-call]

@@ -13,6 +13,7 @@ from bot.core.model import Session
 from bot.core.race import ChannelPost
 from bot.core.replies import Message, Reply, notice
 from bot.core.service import QuizService
+from bot.metrics import delivered
 from bot.scheduler import DeliveryFailed
 
 from . import render as bk
@@ -73,6 +74,7 @@ class Courier:
                 await self._service.set_anchor(
                     message.session_id, channel=place.channel, thread_ts=place.thread_ts or "", item_ts=ts
                 )
+        delivered()  # for the metrics: the request had an answer
 
     async def announce(self, origin: Origin, reply: Reply) -> None:
         """Show a public reply (a race, a leaderboard) in the channel it was asked in; private ones only to the person."""
@@ -84,6 +86,7 @@ class Courier:
             ts = await self._api.post(Place(channel), message)
             if message.kind == "item" and message.session_id:
                 await self._service.race_anchor(message.session_id, channel=channel, ts=ts)
+        delivered()
 
     async def race_post(self, post: ChannelPost) -> None:
         """Post a race's round end in its channel: edit the closed round, then the reveal and the next round."""
@@ -105,12 +108,14 @@ class Courier:
         if not origin.trigger_id:
             raise QuizError("Press **Answer** under the question to open the form.")
         await self._api.open_view(origin.trigger_id, view)
+        delivered()
 
     async def tell(self, origin: Origin, reply: Reply, *, persistent: bool = False) -> None:
         """Send a reply only the person sees: the response_url, an ephemeral message, or the DM."""
         messages = reply.messages or ((reply.update,) if reply.update is not None else ())
         for message in messages:
             await self._tell_one(origin, message, persistent=persistent)
+            delivered()
 
     async def _tell_one(self, origin: Origin, message: Message, *, persistent: bool) -> None:
         routes: list[Callable[[], Awaitable[Any]]] = []

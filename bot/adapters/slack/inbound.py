@@ -26,6 +26,7 @@ from bot.core.model import Actor
 from bot.core.race import ChannelPost
 from bot.core.replies import Attachment, Message, Reply, Text, Tone, notice
 from bot.core.service import QuizService, error_reply
+from bot.metrics import delivered, finished
 
 from . import render as bk
 from .api import Place, SlackApi, SlackCallFailed
@@ -341,6 +342,7 @@ class Inbound:
             rank = await self.service.leaderboard_rank(actor)
             shown = stats.messages[0] if stats.messages else None
             await self.api.publish_home(origin.user, bk.home_view(shown, packs, rank=rank))
+            delivered()
 
     # ----------------------------------------------------------------- flows
 
@@ -465,6 +467,7 @@ class Inbound:
         except Exception:
             log.exception("the Slack front end failed on a request from %s", origin.user)
             await self._safe_tell(origin, notice("Something went wrong on my side; it was logged. Please try again.", tone=Tone.ERROR))
+        finished()  # the request's last reply is out, if it had one (bot.metrics: from its receipt)
 
     async def _safe_tell(self, origin: Origin, reply: Reply) -> None:
         try:
