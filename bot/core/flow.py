@@ -12,11 +12,12 @@ from .errors import BadSubmission, QuizError, UnknownName
 from .gate import Gate
 from .items import Changed, Context, Graded, Input, Make, NotAnAnswer, kind_of
 from .model import Actor, Attempt, ItemState, Owner, Session, new_session_id
-from .packs import DIFFICULTIES, AnyQuestion, Pack
+from .packs import DIFFICULTIES, AnyQuestion, CodeQuestion, Pack
 from .ports import Clock, CodeRunner, Repository
 from .replies import Button, Message, Part, Reply, Text, Tone, cmd
 from .requests import DEFAULT_COUNT, MAX_COUNT, Start
 from .review import Review, review
+from .work import GRADE, Unfinished
 
 
 class Flow:
@@ -31,8 +32,10 @@ class Flow:
         clock: Clock,
         runner: CodeRunner | None,
         rng: random.Random,
+        work: Unfinished | None = None,
     ) -> None:
         self._repo = repository
+        self._work = work
         self._catalogue = catalogue
         self._gate = gate
         self._clock = clock
@@ -205,8 +208,29 @@ class Flow:
             if form is None:
                 raise BadSubmission(f"This question is answered with its buttons or menus; {cmd('current')} shows it again.")
             return Reply(form=form)
-        context = Context(self._runner, actor.key)
-        outcome = await kind.answer(question, item, Input(verb, action.argument, tuple(values)), context)
+        given = Input(verb, action.argument, tuple(values))
+        if self._work is None or not isinstance(question, CodeQuestion) or self._runner is None:
+            return await self._answer(actor, session, item, pack, question, given, key, None)
+        # The learner waits for the sandbox: a row records it until the reply (or the attempt) is stored.
+        limit = question.limits.time_s if question.limits is not None else None
+        item_key = f"{session.id}:{session.position}"
+        async with self._work.running(actor, item=item_key, kind=GRADE, title=render.short_title(question), limit_s=limit) as work:
+            return await self._answer(actor, session, item, pack, question, given, key, work)
+
+    async def _answer(
+        self,
+        actor: Actor,
+        session: Session,
+        item: ItemState,
+        pack: Pack,
+        question: AnyQuestion,
+        given: Input,
+        key: str | None,
+        work: str | None,
+    ) -> Reply:
+        """Grade or apply an answer to the current item and store the outcome (with `work`'s row settled)."""
+        kind = kind_of(question)
+        outcome = await kind.answer(question, item, given, Context(self._runner, actor.key))
         if isinstance(outcome, Changed):
             session.updated_at = self._clock.now()
             await self._gate.save(session)
@@ -214,12 +238,19 @@ class Flow:
         if isinstance(outcome, NotAnAnswer):
             message = Message(kind="feedback", parts=outcome.parts, tone=outcome.tone, session_id=session.id)
             return Reply(messages=(message,))
-        return await self._graded(session, item, pack, question, outcome, key)
+        return await self._graded(session, item, pack, question, outcome, key, work)
 
     # ----------------------------------------------------------------- grading and moving on
 
     async def _graded(
-        self, session: Session, item: ItemState, pack: Pack, question: AnyQuestion, graded: Graded, key: str | None
+        self,
+        session: Session,
+        item: ItemState,
+        pack: Pack,
+        question: AnyQuestion,
+        graded: Graded,
+        key: str | None,
+        work: str | None = None,
     ) -> Reply:
         now = self._clock.now()
         correct = graded.correct
@@ -238,6 +269,7 @@ class Flow:
             at=now,
             session_id=session.id,
             key=key,
+            work=work,
         )
         parts: list[Part] = [Text("✅ **Correct!**" if correct else "❌ **Not quite.**"), *graded.report]
         parts.extend(Text(f) for f in graded.feedback)
