@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from contextlib import AbstractAsyncContextManager, nullcontext
 from typing import Any
 
 from . import actions as ax
@@ -209,13 +210,18 @@ class Flow:
                 raise BadSubmission(f"This question is answered with its buttons or menus; {cmd('current')} shows it again.")
             return Reply(form=form)
         given = Input(verb, action.argument, tuple(values))
-        if self._work is None or not isinstance(question, CodeQuestion) or self._runner is None:
-            return await self._answer(actor, session, item, pack, question, given, key, None)
-        # The learner waits for the sandbox: a row records it until the reply (or the attempt) is stored.
-        limit = question.limits.time_s if question.limits is not None else None
-        item_key = f"{session.id}:{session.position}"
-        async with self._work.running(actor, item=item_key, kind=GRADE, title=render.short_title(question), limit_s=limit) as work:
+        async with self.waiting(actor, question, f"{session.id}:{session.position}") as work:
             return await self._answer(actor, session, item, pack, question, given, key, work)
+
+    def waiting(self, actor: Actor, question: AnyQuestion, item_key: str) -> AbstractAsyncContextManager[str | None]:
+        """Record that the learner waits for the sandbox to grade (code items); yield the row's id, else None.
+
+        The row stays if the block is cancelled (a shutdown gave up on it): see `bot.core.work`.
+        """
+        if self._work is None or not isinstance(question, CodeQuestion) or self._runner is None:
+            return nullcontext(None)
+        limit = question.limits.time_s if question.limits is not None else None
+        return self._work.running(actor, item=item_key, kind=GRADE, title=render.short_title(question), limit_s=limit)
 
     async def _answer(
         self,
