@@ -4,13 +4,19 @@ Taking an abandoned row is a conditional delete (`... WHERE id = :id AND deadlin
 processes that try, exactly one removes it, so the learner is told once. The graded attempt removes
 its row in its own transaction (see `sessions.py`).
 
-Every request asks whether its learner has overdue rows. On SQLite this process is the database's
-only user, so it remembers which learners may have rows (all of them read once, then its own) and
-asks the database only about those; on PostgreSQL it always asks.
+Every request asks whether its learner has overdue rows, and most learners have none. On SQLite this
+process is the database's only user, so it remembers which learners may have rows (all of them read
+once, then its own) and asks the database only about those. On PostgreSQL other processes add rows
+too: one query every `poll_s` seconds (made by whichever request comes first) lists the learners
+with overdue rows, and only their requests ask about their rows. A row abandoned elsewhere is thus
+seen within `poll_s` of its abandonment, at the price of one query per interval instead of one per
+request.
 """
 
 from __future__ import annotations
 
+import asyncio
+import time
 from datetime import datetime
 from typing import Any
 
@@ -23,6 +29,7 @@ from bot.core.work import Work
 from .base import Database
 from .work_tables import unfinished_work as w
 
+POLL_S = 2.0
 COLUMNS = ("id", "platform", "user_id", "item", "kind", "title", "process", "started_at", "deadline")
 Learner = tuple[str, str]
 
@@ -30,8 +37,12 @@ Learner = tuple[str, str]
 class WorkStore:
     """Write, remove, find and take rows of work in progress."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, *, poll_s: float = POLL_S) -> None:
         self._db = db
+        self.poll_s = poll_s
+        self._overdue: set[Learner] = set()  # PostgreSQL: who had overdue rows at the last poll
+        self._polled: float | None = None  # when (time.monotonic)
+        self._polling = asyncio.Lock()
         insert = sqlite_insert if db.sqlite else pg_insert
         statement = insert(w)
         self._upsert = statement.on_conflict_do_update(
@@ -57,14 +68,33 @@ class WorkStore:
                     self._learners = {(r.platform, r.user_id) for r in await c.execute(select(w.c.platform, w.c.user_id))}
             if (platform, user_id) not in self._learners:
                 return []
+        else:
+            await self._poll(now)
+            if (platform, user_id) not in self._overdue:
+                return []
         async with self._db.read() as c:
             rows = [
                 dict(r._mapping)
                 for r in await c.execute(select(w).where(and_(w.c.platform == platform, w.c.user_id == user_id)))
             ]
+        overdue = [_work(r) for r in rows if r["deadline"] <= now]
         if not rows and self._learners is not None:
             self._learners.discard((platform, user_id))
-        return [_work(r) for r in rows if r["deadline"] <= now]
+        if not overdue:
+            self._overdue.discard((platform, user_id))
+        return overdue
+
+    async def _poll(self, now: datetime) -> None:
+        """List the learners with overdue rows, once per `poll_s` (concurrent requests share one query)."""
+        if self._polled is not None and time.monotonic() - self._polled < self.poll_s:
+            return
+        async with self._polling:
+            if self._polled is not None and time.monotonic() - self._polled < self.poll_s:
+                return
+            async with self._db.read() as c:
+                found = await c.execute(select(w.c.platform, w.c.user_id).where(w.c.deadline <= now).distinct())
+                self._overdue = {(r.platform, r.user_id) for r in found}
+            self._polled = time.monotonic()
 
     async def take(self, work_id: str, now: datetime) -> bool:
         async with self._db.write() as c:

@@ -59,6 +59,7 @@ async def test_two_processes_taking_the_same_rows_take_each_once(any_url: str) -
 
 async def test_only_overdue_rows_are_taken_and_a_shutdown_marks_only_its_own(any_url: str) -> None:
     repo = await open_repository(any_url)
+    repo.work.poll_s = 0  # PostgreSQL: list the learners with overdue rows on every call
     try:
         await repo.work.begin(work(1, process="mine"))
         await repo.work.begin(work(2, process="other"))
@@ -135,3 +136,19 @@ async def test_concurrent_saves_each_settle_their_own_row(any_url: str) -> None:
 
 def _settling(attempt: Attempt, work_id: str) -> Attempt:
     return replace(attempt, work=work_id)
+
+
+async def test_on_postgresql_rows_abandoned_elsewhere_are_seen_at_the_next_poll(pg_url: str) -> None:
+    here, elsewhere = await open_repository(pg_url), await open_repository(pg_url, migrate=False)
+    here.work.poll_s = 3600
+    try:
+        assert await here.work.overdue("discord", "ann", AT) == []  # polled: nobody has overdue rows
+        await elsewhere.work.begin(work(1, process="gone"))
+        assert await elsewhere.work.abandon("gone", AT) == 1
+        assert await here.work.overdue("discord", "ann", AT) == []  # not asked again before the next poll
+        here.work.poll_s = 0  # the interval is over
+        assert [w.id for w in await here.work.overdue("discord", "ann", AT)] == ["w1"]
+        assert await here.work.overdue("discord", "bob", AT) == []
+    finally:
+        await here.close()
+        await elsewhere.close()
