@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import random
+import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from datetime import timedelta
@@ -311,7 +312,8 @@ class QuizService:
         if self.work is None:
             outcome = await self._runner.run(RunRequest(code=code, owner=actor.key))
         else:
-            async with self.work.running(actor, item="run", kind=RUN):
+            # each run is its own item: a second run must not replace the first one's row
+            async with self.work.running(actor, item=f"run:{uuid.uuid4().hex}", kind=RUN):
                 outcome = await self._runner.run(RunRequest(code=code, owner=actor.key))
         tone = Tone.SUCCESS if outcome.status == "passed" else Tone.FAILURE
         parts = tuple(run_report(outcome, graded=False, code=code))

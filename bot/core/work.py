@@ -41,7 +41,7 @@ class Work:
     id: str
     platform: str
     user_id: str
-    item: str  # "<session id>:<position>" for a graded answer, "run" for /quiz run
+    item: str  # "<session id>:<position>" for a graded answer, "run:<id>" for /quiz run
     kind: Kind
     title: str | None  # the question's title (grading)
     process: str

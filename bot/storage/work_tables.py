@@ -16,7 +16,7 @@ unfinished_work = Table(
     Column("id", String(32), primary_key=True),
     Column("platform", String(20), nullable=False),
     Column("user_id", String(100), nullable=False),
-    Column("item", String(100), nullable=False),  # "<session id>:<position>" for grading, "run" for /quiz run
+    Column("item", String(100), nullable=False),  # "<session id>:<position>" for grading, "run:<id>" for /quiz run
     Column("kind", String(10), nullable=False),  # "grade" or "run"
     Column("title", String(200)),  # the question's title (grading)
     Column("process", String(32), nullable=False),  # the start id of the process doing the work

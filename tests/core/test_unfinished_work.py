@@ -181,15 +181,19 @@ async def test_the_note_comes_with_an_error_reply_too(repo: MemoryRepository, cl
 
 async def test_an_abandoned_run_is_told_and_only_to_its_learner(repo: MemoryRepository, clock: FakeClock) -> None:
     a, b = Process(repo, clock), Process(repo, clock)
-    running = asyncio.create_task(a.service.run_code(ANN, "```python\nprint(1)\n```"))
+    runs = [asyncio.create_task(a.service.run_code(ANN, f"```python\nprint({n})\n```")) for n in (1, 2)]
     await asyncio.wait_for(a.runner.started.wait(), 5)
-    await a.work.abandon()
-    await kill(running)
+    while len(repo.work) < 2:  # both runs reach the sandbox; the second must not replace the first's row
+        await asyncio.sleep(0)
+    assert await a.work.abandon() == 2
+    for running in runs:
+        await kill(running)
     assert notes(await b.service.stats(BOB)) == []
     reply = await b.service.stats(ANN)
-    assert [m.text() for m in reply.messages[:1]] == [
+    assert [m.text() for m in reply.messages[:2]] == [
         "🔄 The bot restarted before it finished running your code; please send it again."
-    ]
+    ] * 2
+    assert notes(await b.service.stats(ANN)) == []
 
 
 async def test_finished_work_leaves_no_row(repo: MemoryRepository, clock: FakeClock) -> None:
