@@ -13,7 +13,7 @@ from .errors import BadSubmission, QuizError, UnknownName
 from .gate import Gate
 from .items import Changed, Context, Graded, Input, Make, NotAnAnswer, kind_of
 from .model import Actor, Attempt, ItemState, Owner, Session, new_session_id
-from .packs import DIFFICULTIES, AnyQuestion, CodeQuestion, Pack
+from .packs import DIFFICULTIES, AnyQuestion, Pack
 from .ports import Clock, CodeRunner, Repository
 from .replies import Button, Message, Part, Reply, Text, Tone, cmd
 from .requests import DEFAULT_COUNT, MAX_COUNT, Start
@@ -218,9 +218,10 @@ class Flow:
 
         The row stays if the block is cancelled (a shutdown gave up on it): see `bot.core.work`.
         """
-        if self._work is None or not isinstance(question, CodeQuestion) or self._runner is None:
+        kind = kind_of(question)
+        if self._work is None or not kind.sandboxed or self._runner is None:
             return nullcontext(None)
-        limit = question.limits.time_s if question.limits is not None else None
+        limit = kind.graded_run(question, "").time_s
         return self._work.running(actor, item=item_key, kind=GRADE, title=render.short_title(question), limit_s=limit)
 
     async def _answer(
