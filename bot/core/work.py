@@ -88,8 +88,8 @@ def restarted_note(work: Work) -> Message:
 class Unfinished:
     """Record this process's work in progress and tell learners about work that was never finished."""
 
-    def __init__(self, log: WorkLog, clock: Clock, *, margin: timedelta = MARGIN) -> None:
-        self._log = log
+    def __init__(self, store: WorkLog, clock: Clock, *, margin: timedelta = MARGIN) -> None:
+        self._log = store
         self._clock = clock
         self._margin = margin
         self.process = uuid.uuid4().hex  # this process's start id
@@ -98,11 +98,12 @@ class Unfinished:
     @asynccontextmanager
     async def running(
         self, actor: Actor, *, item: str, kind: Kind, title: str | None = None, limit_s: float | None = None
-    ) -> AsyncIterator[str]:
-        """Hold a row for the block; yield its id (for `Attempt.work`).
+    ) -> AsyncIterator[str | None]:
+        """Hold a row for the block; yield its id (for `Attempt.work`), or None if it could not be written.
 
         The row is removed when the block ends, normally or with an error (the learner gets a reply
-        either way); when the block is cancelled (a shutdown gave up on it) the row stays.
+        either way); when the block is cancelled (a shutdown gave up on it) the row stays. Recording
+        never stops the work itself: if the row cannot be written, the work runs untracked.
         """
         now = self._clock.now()
         work = Work(
@@ -116,7 +117,16 @@ class Unfinished:
             started_at=now,
             deadline=now + timedelta(seconds=limit_s or JOB_LIMIT_S) + self._margin,
         )
-        await self._log.begin(work)
+        try:
+            await self._log.begin(work)
+        except Exception:
+            log.exception("could not record a request in progress; it runs untracked")
+            tracked = False
+        else:
+            tracked = True
+        if not tracked:
+            yield None
+            return
         self._live.add(work.id)
         try:
             yield work.id

@@ -18,7 +18,7 @@ from bot.core import actions as ax
 from bot.core.packs import load_path
 from bot.core.ports import RunOutcome, RunRequest
 from bot.core.replies import Message, Reply
-from bot.core.work import MARGIN, Unfinished
+from bot.core.work import MARGIN, Unfinished, Work
 from tests.conftest import DEMO_PACK
 from tests.fakes import FakeClock
 from tests.memory_repo import MemoryRepository, MemoryWorkLog
@@ -213,7 +213,7 @@ async def test_finished_work_leaves_no_row(repo: MemoryRepository, clock: FakeCl
 def test_the_note_names_the_question() -> None:
     from datetime import UTC, datetime
 
-    from bot.core.work import Work, restarted_note
+    from bot.core.work import restarted_note
 
     now = datetime(2026, 12, 1, tzinfo=UTC)
     work = Work("w1", "slack", "ann", "s1:0", "grade", "Sum of a range", "p1", now, now + timedelta(minutes=3))
@@ -222,3 +222,24 @@ def test_the_note_names_the_question() -> None:
         "🔄 The bot restarted before it finished grading your answer to **Sum of a range**; please send it again."
         " It did not count as an attempt."
     )
+
+
+class BrokenLog(MemoryWorkLog):
+    """A work log whose database is gone: nothing can be written."""
+
+    async def begin(self, work: Work) -> None:
+        raise OSError("database unreachable")
+
+
+async def test_work_runs_untracked_when_its_row_cannot_be_written(repo: MemoryRepository, clock: FakeClock) -> None:
+    a = Process(repo, clock)
+    a.work = Unfinished(BrokenLog(repo), clock)
+    a.service = QuizService(repository=repo, runner=a.runner, clock=clock, rng=random.Random(1), work=a.work)
+    a.runner.release.set()
+    sid = await started(a)
+    ran = await a.service.run_code(ANN, "```python\nprint(1)\n```")
+    assert ran.messages[0].title == "Run"
+    graded = await a.service.submit_text(ANN, CODE)
+    assert graded.update is not None and "Correct" in graded.update.text()
+    assert len(repo.attempts) == 1 and repo.attempts[0].work is None and repo.work == {}
+    assert (await repo.get_session(sid)) is not None
