@@ -15,6 +15,7 @@ from .core.daily import DailyService
 from .core.errors import PackInvalid, PackRefused
 from .core.packs import load_path
 from .core.race import Outbox, RaceService, SocialService
+from .core.work import Unfinished
 from .metrics import (
     MeteredRunner,
     Metrics,
@@ -173,6 +174,7 @@ async def build(
         answers=repository,
         post_now=scheduler.post_now,
         personal_data=PrivacyStore(repository.engine),
+        work=Unfinished(repository.work, clock),
     )
     instrument_service(service, metrics)
     watch_active_quizzes(metrics, repository.engine, clock, timedelta(hours=settings.session_ttl_hours))

@@ -2,6 +2,8 @@
 
 On SIGTERM or SIGINT the bot stops taking new work, lets what is in flight finish and deliver its
 replies (for up to QUIZBOT_SHUTDOWN_GRACE_S), then closes the platforms, the sandbox and the database.
+What could not finish is cancelled and marked abandoned: the learner's next request is told to send
+it again (see bot.core.work).
 """
 
 from __future__ import annotations
@@ -71,6 +73,7 @@ async def run_front_ends(settings: Settings, which: list[str] | None, *, slack_p
         try:
             await _serve_until_stopped(tasks, drain, settings.shutdown_grace_s)
         finally:
+            await abandon_unfinished(app, drain)
             if starter is not None:
                 starter.cancel()
             if app.scheduler is not None:
@@ -78,6 +81,20 @@ async def run_front_ends(settings: Settings, which: list[str] | None, *, slack_p
             if health is not None:
                 await health.cleanup()
     return 0
+
+
+async def abandon_unfinished(app: App, drain: Drain) -> None:
+    """Cancel the requests still in the core and mark their work abandoned, before the sandbox and database close."""
+    drain.start()
+    cancelled = await drain.cancel()
+    if cancelled:
+        log.warning("%d request(s) still running were cancelled", cancelled)
+    if app.service.work is None:
+        return
+    try:
+        await app.service.work.abandon()
+    except Exception:  # their rows then count as abandoned once their deadline passes
+        log.exception("could not mark the unfinished work abandoned")
 
 
 def start_scheduler(app: App, settings: Settings, which: list[str]) -> asyncio.Task[None] | None:
@@ -110,7 +127,9 @@ async def _serve_until_stopped(tasks: list[asyncio.Task[None]], drain: Drain, gr
         started = time.monotonic()
         if stopper in done:
             log.warning("stopping: no new work; finishing what is in flight (up to %.0f s)", grace_s)
-            await finish_work(drain, grace_s)
+            # what outlives the grace is cancelled then: its learners are told on their next request
+            if not await finish_work(drain, grace_s) and (cancelled := await drain.cancel()):
+                log.warning("%d request(s) still running after %.0f s were cancelled", cancelled, grace_s)
         for task in tasks:
             task.cancel()  # each front end stops listening, then waits for its own deliveries
         left = max(0.5, grace_s - (time.monotonic() - started))

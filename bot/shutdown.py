@@ -3,7 +3,10 @@
 :class:`Drain` wraps ``QuizService.handle``: it counts the requests in flight and, once draining,
 answers new ones with :data:`RESTARTING` (the learner is told to send it again rather than left
 waiting). :func:`platform_work` finds the Discord library's handler tasks, which also deliver the
-replies, so a shutdown can wait for them before closing the client.
+replies, so a shutdown can wait for them before closing the client. What is still running when the
+grace is over is cancelled (:meth:`Drain.cancel`) before the sandbox and the database close, so that
+no outcome of a closing sandbox is stored; its rows of unfinished work (`bot.core.work`) stay, marked
+abandoned, and the learner's next request, in any process, is told to send it again.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ class Drain:
     def __init__(self) -> None:
         self.inflight = 0
         self.draining = False
+        self._tasks: set[asyncio.Task[Any]] = set()  # the tasks running a request in the core
         self._idle = asyncio.Event()
         self._idle.set()
 
@@ -45,9 +49,14 @@ class Drain:
                 raise Restarting(RESTARTING)
             self.inflight += 1
             self._idle.clear()
+            task = asyncio.current_task()
+            if task is not None:
+                self._tasks.add(task)
             try:
                 return await handle(actor, request)
             finally:
+                if task is not None:
+                    self._tasks.discard(task)
                 self.inflight -= 1
                 if self.inflight == 0:
                     self._idle.set()
@@ -61,6 +70,15 @@ class Drain:
     async def idle(self) -> None:
         """Wait until no request is in the core."""
         await self._idle.wait()
+
+    async def cancel(self, wait_s: float = 5.0) -> int:
+        """Cancel the requests still in the core and wait (up to ``wait_s``) until they have unwound."""
+        tasks = {t for t in self._tasks if not t.done() and t is not asyncio.current_task()}
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks, timeout=wait_s)
+        return len(tasks)
 
 
 def platform_work() -> set[asyncio.Task[Any]]:

@@ -1,12 +1,15 @@
 """An in-memory Repository: the core's storage port without a database, for the core's own tests.
 
 It keeps the port's promises that the core relies on: a save whose version is stale raises
-Conflict and changes nothing (attempt and card included), and an attempt's key is recorded once.
+Conflict and changes nothing (attempt and card included), an attempt's key is recorded once, and an
+attempt that settles a row of unfinished work removes it or, the row being gone, is refused.
+`MemoryWorkLog` is the unfinished-work port over the same repository's rows.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime
 
 from bot.core.errors import PackRefused
@@ -14,6 +17,7 @@ from bot.core.model import Attempt, History, ImportReport, Owner, PackInfo, Sess
 from bot.core.packs import Pack
 from bot.core.ports import Conflict
 from bot.core.review import Review
+from bot.core.work import Work
 
 
 class MemoryRepository:
@@ -24,6 +28,7 @@ class MemoryRepository:
         self.attempts: list[Attempt] = []
         self.cards: dict[tuple[str, str, str, str], Review] = {}
         self.settings: dict[str, str] = {}
+        self.work: dict[str, Work] = {}  # rows of unfinished work, by id
 
     # ----------------------------------------------------------------- packs
 
@@ -91,6 +96,10 @@ class MemoryRepository:
             raise Conflict(session.id)
         if attempt is not None and attempt.key is not None and any(a.key == attempt.key for a in self.attempts):
             raise Conflict(session.id)
+        if attempt is not None and attempt.work is not None:
+            if attempt.work not in self.work:
+                raise Conflict(session.id)
+            del self.work[attempt.work]
         session.version += 1
         self.sessions[session.id] = session.copy()
         if attempt is not None:
@@ -131,3 +140,35 @@ class MemoryRepository:
 
     async def set_setting(self, key: str, value: str) -> None:
         self.settings[key] = value
+
+
+class MemoryWorkLog:
+    """The core's WorkLog over a MemoryRepository's rows (one process: no real race to lose)."""
+
+    def __init__(self, repo: MemoryRepository) -> None:
+        self.repo = repo
+
+    async def begin(self, work: Work) -> None:
+        rows = self.repo.work
+        for old in [w for w in rows.values() if (w.platform, w.user_id, w.item) == (work.platform, work.user_id, work.item)]:
+            del rows[old.id]
+        rows[work.id] = work
+
+    async def end(self, work_id: str) -> None:
+        self.repo.work.pop(work_id, None)
+
+    async def overdue(self, platform: str, user_id: str, now: datetime) -> list[Work]:
+        return [w for w in self.repo.work.values() if (w.platform, w.user_id) == (platform, user_id) and w.deadline <= now]
+
+    async def take(self, work_id: str, now: datetime) -> bool:
+        work = self.repo.work.get(work_id)
+        if work is None or work.deadline > now:
+            return False
+        del self.repo.work[work_id]
+        return True
+
+    async def abandon(self, process: str, now: datetime) -> int:
+        mine = [w for w in self.repo.work.values() if w.process == process and w.deadline > now]
+        for w in mine:
+            self.repo.work[w.id] = replace(w, deadline=now)
+        return len(mine)

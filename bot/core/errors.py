@@ -18,11 +18,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .replies import cmd
+from .replies import Message, cmd
 
 
 class QuizError(Exception):
     """A problem a person caused and can fix; the message is meant for them."""
+
+    # Notices the service shows before this error (work a restart dropped, see bot.core.work).
+    before: tuple[Message, ...] = ()
 
 
 class UnknownName(QuizError):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from contextlib import AbstractAsyncContextManager, nullcontext
 from typing import Any
 
 from . import actions as ax
@@ -17,6 +18,7 @@ from .ports import Clock, CodeRunner, Repository
 from .replies import Button, Message, Part, Reply, Text, Tone, cmd
 from .requests import DEFAULT_COUNT, MAX_COUNT, Start
 from .review import Review, review
+from .work import GRADE, Unfinished
 
 
 class Flow:
@@ -31,8 +33,10 @@ class Flow:
         clock: Clock,
         runner: CodeRunner | None,
         rng: random.Random,
+        work: Unfinished | None = None,
     ) -> None:
         self._repo = repository
+        self._work = work
         self._catalogue = catalogue
         self._gate = gate
         self._clock = clock
@@ -205,8 +209,35 @@ class Flow:
             if form is None:
                 raise BadSubmission(f"This question is answered with its buttons or menus; {cmd('current')} shows it again.")
             return Reply(form=form)
-        context = Context(self._runner, actor.key)
-        outcome = await kind.answer(question, item, Input(verb, action.argument, tuple(values)), context)
+        given = Input(verb, action.argument, tuple(values))
+        async with self.waiting(actor, question, f"{session.id}:{session.position}") as work:
+            return await self._answer(actor, session, item, pack, question, given, key, work)
+
+    def waiting(self, actor: Actor, question: AnyQuestion, item_key: str) -> AbstractAsyncContextManager[str | None]:
+        """Record that the learner waits for the sandbox to grade (code items); yield the row's id, else None.
+
+        The row stays if the block is cancelled (a shutdown gave up on it): see `bot.core.work`.
+        """
+        kind = kind_of(question)
+        if self._work is None or not kind.sandboxed or self._runner is None:
+            return nullcontext(None)
+        limit = kind.graded_run(question, "").time_s
+        return self._work.running(actor, item=item_key, kind=GRADE, title=render.short_title(question), limit_s=limit)
+
+    async def _answer(
+        self,
+        actor: Actor,
+        session: Session,
+        item: ItemState,
+        pack: Pack,
+        question: AnyQuestion,
+        given: Input,
+        key: str | None,
+        work: str | None,
+    ) -> Reply:
+        """Grade or apply an answer to the current item and store the outcome (with `work`'s row settled)."""
+        kind = kind_of(question)
+        outcome = await kind.answer(question, item, given, Context(self._runner, actor.key))
         if isinstance(outcome, Changed):
             session.updated_at = self._clock.now()
             await self._gate.save(session)
@@ -214,12 +245,19 @@ class Flow:
         if isinstance(outcome, NotAnAnswer):
             message = Message(kind="feedback", parts=outcome.parts, tone=outcome.tone, session_id=session.id)
             return Reply(messages=(message,))
-        return await self._graded(session, item, pack, question, outcome, key)
+        return await self._graded(session, item, pack, question, outcome, key, work)
 
     # ----------------------------------------------------------------- grading and moving on
 
     async def _graded(
-        self, session: Session, item: ItemState, pack: Pack, question: AnyQuestion, graded: Graded, key: str | None
+        self,
+        session: Session,
+        item: ItemState,
+        pack: Pack,
+        question: AnyQuestion,
+        graded: Graded,
+        key: str | None,
+        work: str | None = None,
     ) -> Reply:
         now = self._clock.now()
         correct = graded.correct
@@ -238,6 +276,7 @@ class Flow:
             at=now,
             session_id=session.id,
             key=key,
+            work=work,
         )
         parts: list[Part] = [Text("✅ **Correct!**" if correct else "❌ **Not quite.**"), *graded.report]
         parts.extend(Text(f) for f in graded.feedback)

@@ -201,6 +201,9 @@ class Attempt:
     # Slack action and its action_ts): an attempt with a key already stored is refused, so an action
     # delivered twice is recorded once.
     key: str | None = None
+    # The row of unfinished work this answer settles (bot.core.work): removed in the same transaction,
+    # and the attempt is refused if the row is gone (the learner was already told to send it again).
+    work: str | None = None
 
 
 @dataclass(frozen=True)

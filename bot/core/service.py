@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import random
+import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from datetime import timedelta
@@ -39,6 +40,7 @@ from .ports import Clock, CodeRunner, Repository, RunRequest
 from .privacy import MyData, PersonalData
 from .race import RaceService, SocialService, is_race_action, with_image
 from .replies import Button, Message, Reply, Text, Tone, notice
+from .work import RUN, Unfinished
 
 log = logging.getLogger(__name__)
 
@@ -63,8 +65,10 @@ class QuizService:
         answers: AnswerLog | None = None,
         post_now: PostNow | None = None,
         personal_data: PersonalData | None = None,
+        work: Unfinished | None = None,
     ) -> None:
         self._repo = repository
+        self.work = work  # None: work in progress is not recorded (nothing tells of work a restart dropped)
         self.races = races  # None: this process has no race store (races are refused politely)
         self.social = social
         self._runner = runner
@@ -79,6 +83,7 @@ class QuizService:
             clock=clock,
             runner=runner,
             rng=rng or random.Random(),
+            work=work,
         )
         from .views import Views
 
@@ -142,7 +147,26 @@ class QuizService:
     async def handle(self, actor: Actor, request: rq.Request) -> Reply:
         """Answer one user action. Raise QuizError (and its children) for what the person must fix."""
         handler = self._handlers[type(request)]
-        return await handler(actor, request)
+        if self.work is None:
+            return await handler(actor, request)
+        try:
+            reply = await handler(actor, request)
+        except QuizError as exc:
+            exc.before = await self._unfinished(actor)
+            raise
+        if reply.form is not None:  # a form opens alone: the notice waits for the next reply
+            return reply
+        before = await self._unfinished(actor)
+        return replace(reply, messages=(*before, *reply.messages)) if before else reply
+
+    async def _unfinished(self, actor: Actor) -> tuple[Message, ...]:
+        """Notices for the learner's work a stopped or killed process never finished (each shown once)."""
+        assert self.work is not None
+        try:
+            return await self.work.notices(actor)
+        except Exception:  # the reply goes out regardless; the rows stay for the next request
+            log.exception("could not look for unfinished work")
+            return ()
 
     async def _start(self, actor: Actor, request: rq.Start) -> Reply:
         if request.replace or request.owner is not None:
@@ -290,7 +314,12 @@ class QuizService:
         if self._runner is None:
             raise QuizError("Code can't be run here: the sandbox is not configured.")
         code = codetext.check(codetext.code_of(request.text), limit=self._runner.max_code_bytes)
-        outcome = await self._runner.run(RunRequest(code=code, owner=actor.key))
+        if self.work is None:
+            outcome = await self._runner.run(RunRequest(code=code, owner=actor.key))
+        else:
+            # each run is its own item: a second run must not replace the first one's row
+            async with self.work.running(actor, item=f"run:{uuid.uuid4().hex}", kind=RUN):
+                outcome = await self._runner.run(RunRequest(code=code, owner=actor.key))
         tone = Tone.SUCCESS if outcome.status == "passed" else Tone.FAILURE
         parts = tuple(run_report(outcome, graded=False, code=code))
         return Reply(messages=(Message(kind="run", title="Run", parts=parts, tone=tone),))
@@ -421,5 +450,7 @@ def error_reply(exc: QuizError) -> Reply:
     if isinstance(exc, QuizExpired) and exc.session_id:
         again = Button(ax.make(exc.session_id, 0, ax.RESTART), "New quiz", "primary", role="restart")
         reply = Reply(messages=(replace(reply.messages[0], rows=((again,),)),))
+    if exc.before:  # work a restart dropped: told first, whatever this request's answer
+        reply = replace(reply, messages=(*exc.before, *reply.messages))
     return reply
 

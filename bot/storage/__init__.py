@@ -5,6 +5,7 @@ from __future__ import annotations
 from . import (
     daily_tables,  # noqa: F401  (registers the daily tables on the shared MetaData)
     social_tables,  # noqa: F401  (registers the social tables on the shared MetaData)
+    work_tables,  # noqa: F401  (registers the unfinished work table on the shared MetaData)
 )
 from .daily import DailyRepository
 from .database import DEFAULT_TIMEOUT, check_writable, create_engine, describe_error, safe_url, upgrade

@@ -21,6 +21,7 @@ from sqlalchemy import ColumnElement, Table, and_, delete, select, update
 from . import daily_tables as d
 from . import social_tables as s
 from . import tables as t
+from . import work_tables as w
 from .base import Base
 
 Where = Callable[[str, str], ColumnElement[bool]]
@@ -66,6 +67,7 @@ TABLES: tuple[Covered, ...] = (
     Covered(s.race_answers, _through(s.race_answers, s.races, "race_id")),
     Covered(s.race_drafts, _through(s.race_drafts, s.races, "race_id")),
     Covered(s.leaderboard_privacy, _owned(s.leaderboard_privacy)),
+    Covered(w.unfinished_work, _owned(w.unfinished_work)),
     Covered(
         d.daily_schedules,
         lambda platform, user: and_(d.daily_schedules.c.platform == platform, d.daily_schedules.c.set_by == user),

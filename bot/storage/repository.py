@@ -5,6 +5,7 @@
               CachedSessions  the same, answered from memory on SQLite              (session_cache.py)
     progress  ProgressStore   history and stats                                     (progress.py)
     settings  SettingsStore   small named values                                    (settings_store.py)
+    work      WorkStore       requests in progress, for work a restart dropped      (work.py)
 
 SQLite means one bot process: sessions are cached there. PostgreSQL may be shared by several
 processes: every read goes to the database.
@@ -27,6 +28,7 @@ from .progress import ProgressStore
 from .session_cache import CachedSessions
 from .sessions import SessionStore
 from .settings_store import SettingsStore
+from .work import WorkStore
 
 
 class SqlRepository:
@@ -39,6 +41,7 @@ class SqlRepository:
         self.sessions: SessionStore | CachedSessions = CachedSessions(store) if self.db.sqlite else store
         self.progress = ProgressStore(self.db)
         self.settings = SettingsStore(self.db)
+        self.work = WorkStore(self.db)
 
     @property
     def engine(self) -> AsyncEngine:

@@ -3,7 +3,9 @@
 A save is one transaction: the conditional update of the session (`... WHERE id = :id AND version =
 :expected`), the attempt and the review card. If the update changes no row (another process or a
 second delivery of the same click got there first) or the attempt's key is already stored (the
-same click, delivered twice), nothing of the save is kept and it raises `Conflict`.
+same click, delivered twice), nothing of the save is kept and it raises `Conflict`. An attempt that
+settles a row of unfinished work (`Attempt.work`) deletes it in the same transaction; if the row is
+gone (taken as abandoned: the learner was told to send it again), the save is refused the same way.
 
 On SQLite, concurrent saves share one transaction (group commit, see `writer.py`), and each save in
 the group is still kept or refused alone.
@@ -13,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import and_, bindparam, insert, select, tuple_, update
+from sqlalchemy import and_, bindparam, delete, insert, select, tuple_, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
@@ -26,9 +28,11 @@ from bot.core.review import Review
 from . import tables as t
 from .base import Database
 from .codec import SESSION_FIELDS, attempt_row, review_row, session_from_row, session_row
+from .work_tables import unfinished_work
 from .writer import BatchMismatch, GroupWriter, SaveOp
 
 ALREADY_ACTIVE = "another quiz is already active for this owner"
+WORK_TAKEN = "this answer's work was taken as abandoned (the learner was told to send it again)"
 Row = dict[str, Any]  # a session's columns, as stored
 
 
@@ -101,6 +105,7 @@ class SessionStore:
             session.version,
             attempt_row(attempt) if attempt is not None else None,
             review_row(review) if review is not None else None,
+            work=attempt.work if attempt is not None else None,
         )
         await self._run(op)
         session.version += 1
@@ -189,6 +194,7 @@ class SessionStore:
             current = {r.id: r.version for r in await c.execute(select(s.id, s.version).where(s.id.in_(ids)))}
             keys = [op.attempt["key"] for op in ops if op.attempt is not None and op.attempt["key"] is not None]
             stored = set(await _stored_keys(c, keys))
+            open_work = set(await _open_work(c, [op.work for op in ops if op.work is not None]))
             seen_ids: set[str] = set()
             for n, op in enumerate(ops):
                 sid = op.row["id"]
@@ -197,6 +203,8 @@ class SessionStore:
                     outcomes[n] = Conflict(f"session {sid} changed since it was read")
                 elif key is not None and key in stored:
                     outcomes[n] = Conflict("this action was already recorded")
+                elif op.work is not None and op.work not in open_work:
+                    outcomes[n] = Conflict(WORK_TAKEN)
                 else:
                     seen_ids.add(sid)
                     if key is not None:
@@ -212,6 +220,11 @@ class SessionStore:
             if len(ops) == 1:
                 return [Conflict(f"session {ops[0].row['id']} changed since it was read")]
             raise BatchMismatch(f"{result.rowcount} of {len(good)} sessions updated")
+        work = [op.work for op in good if op.work is not None]
+        if work:  # the answers settle their unfinished work; one already taken refuses its answer
+            settled = await c.execute(delete(unfinished_work).where(unfinished_work.c.id.in_(work)))
+            if settled.rowcount != len(work):
+                raise BatchMismatch(WORK_TAKEN if len(work) == 1 else f"{settled.rowcount} of {len(work)} work rows settled")
         attempts = [op.attempt for op in good if op.attempt is not None]
         if attempts:
             await c.execute(insert(t.attempts), attempts)
@@ -251,6 +264,12 @@ def _review_upsert(dialect_insert: Any) -> Any:
             "answers": t.reviews.c.answers + statement.excluded.answers,
         },
     )
+
+
+async def _open_work(c: AsyncConnection, ids: list[str]) -> list[str]:
+    if not ids:
+        return []
+    return list((await c.execute(select(unfinished_work.c.id).where(unfinished_work.c.id.in_(ids)))).scalars())
 
 
 async def _stored_keys(c: AsyncConnection, keys: list[str]) -> list[str]:

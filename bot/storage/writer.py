@@ -39,6 +39,7 @@ class SaveOp:
     attempt: dict[str, Any] | None
     review: dict[str, Any] | None
     insert: bool = False  # a new session: insert the row instead of updating it
+    work: str | None = None  # the row of unfinished work the attempt settles: deleted with it, or no save
     future: asyncio.Future[None] = field(default_factory=_new_future)
 
 

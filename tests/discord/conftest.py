@@ -28,8 +28,9 @@ from discord.http import Route
 from bot.adapters.discord import QuizBotClient, create_client
 from bot.adapters.discord.api import use_api
 from bot.app import App
-from bot.core import QuizService
+from bot.core import CodeRunner, QuizService
 from bot.core.packs import load_path
+from bot.core.work import Unfinished
 from bot.settings import Settings
 from bot.storage import SqlRepository, open_repository
 from tests.conftest import DEMO_PACK
@@ -235,18 +236,29 @@ class BotRunner:
         self.opened: list[tuple[QuizBotClient, SqlRepository]] = []
 
     async def start(
-        self, *, admins: frozenset[str] = frozenset(), guild_ids: list[int] | None = None
+        self,
+        *,
+        admins: frozenset[str] = frozenset(),
+        guild_ids: list[int] | None = None,
+        runner: CodeRunner | None = None,
+        track_work: bool = False,
     ) -> Harness:
+        """Start a bot process; `runner` replaces the shared one, `track_work` records unfinished work."""
         repository = await open_repository(self.db_url)
         service = QuizService(
-            repository=repository, runner=self.runner, clock=self.clock, rng=random.Random(7), admins=admins
+            repository=repository,
+            runner=runner or self.runner,
+            clock=self.clock,
+            rng=random.Random(7),
+            admins=admins,
+            work=Unfinished(repository.work, self.clock) if track_work else None,
         )
         if not await repository.list_packs():
             await service.import_pack(load_path(DEMO_PACK).pack)
         settings = settings_for(self.fake, self.db_url, discord_guild_ids=guild_ids or [])
         use_api(self.fake.api_url)
         client = create_client(
-            App(settings=settings, repository=repository, service=service, runner=self.runner), settings
+            App(settings=settings, repository=repository, service=service, runner=runner or self.runner), settings
         )
         self.opened.append((client, repository))
         await client.login(BOT_TOKEN)  # HTTP login, then setup_hook: templates, command sync

@@ -13,6 +13,7 @@ from bot.core.packs import load_path
 from bot.storage import daily_tables as d
 from bot.storage import open_repository
 from bot.storage import social_tables as s
+from bot.storage import work_tables as w
 from bot.storage.privacy import TABLES, PrivacyStore
 from bot.storage.tables import UTCDateTime, metadata
 from tests.conftest import DEMO_PACK
@@ -58,6 +59,8 @@ async def seed(repo: Any) -> None:
                 for table in (d.daily_learners, d.daily_days, d.daily_cards, d.daily_reminders, s.leaderboard_privacy):
                     await c.execute(insert(table).values(filler(table, platform=platform, user_id=user)))
                 await c.execute(insert(d.daily_answers).values(filler(d.daily_answers, post_id=post, user_id=user)))
+                work = filler(w.unfinished_work, id=f"{platform}-{user}", platform=platform, user_id=user)
+                await c.execute(insert(w.unfinished_work).values(work))
                 await c.execute(insert(s.race_answers).values(filler(s.race_answers, race_id=race, user_id=user, seq=1 if user == "ann" else 2)))
                 await c.execute(insert(s.race_drafts).values(filler(s.race_drafts, race_id=race, user_id=user)))
                 await c.execute(

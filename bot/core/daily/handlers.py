@@ -23,6 +23,7 @@ from bot.core.flow import Flow
 from bot.core.gate import Gate
 from bot.core.items import Changed, Context, Input, Make, NotAnAnswer, codetext, kind_of
 from bot.core.model import Actor, Attempt, ItemState, Owner, Session
+from bot.core.packs import AnyQuestion
 from bot.core.ports import Clock, CodeRunner, Conflict, Repository
 from bot.core.replies import Button, Fields, Message, Reply, Text, Tone, cmd
 from bot.core.review import Review, review
@@ -209,6 +210,19 @@ class DailyDesk:
             if form is None:
                 raise BadSubmission("This question is answered with its buttons or menus.")
             return Reply(form=form)
+        async with self._flow.waiting(actor, question, f"{post.id}:0"):  # code: the learner waits for the sandbox
+            return await self._answer_post(actor, post, question, action, values, key)
+
+    async def _answer_post(
+        self,
+        actor: Actor,
+        post: DailyPost,
+        question: AnyQuestion,
+        action: ax.Action,
+        values: Sequence[str],
+        key: str | None,
+    ) -> Reply:
+        kind = kind_of(question)
         mine = await self.daily.member_answer(post.id, actor.user_id)
         item = _item_of(post, mine)
         before = set(item.picked)

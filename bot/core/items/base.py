@@ -112,6 +112,7 @@ class ItemType(Protocol):
     file_fields: tuple[str, ...]  # keys naming files beside pack.yaml, read in by the loader
     wrong_solutions: bool  # the pack may hold `wrong/<question id>/*.py` that must fail its tests
     racing: bool  # True: a channel race may use it (everyone answers at once, in seconds)
+    sandboxed: bool  # True: answers are graded in the sandbox (`graded_run`); the learner waits seconds
 
     def prepare(self, question: AnyQuestion, item: ItemState, rng: random.Random) -> None:
         """Set up a new item's state (shuffle the choices, ...)."""

@@ -56,6 +56,7 @@ class BlanksType:
     file_fields: tuple[str, ...] = ()
     wrong_solutions = False
     racing = True
+    sandboxed = False
     answered_by_text = False
 
     def prepare(self, question: AnyQuestion, item: ItemState, rng: random.Random) -> None:

@@ -40,6 +40,7 @@ class CodeType:
     file_fields: tuple[str, ...] = FILE_FIELDS
     wrong_solutions = True
     racing = False
+    sandboxed = True
     answered_by_text = True
 
     def prepare(self, question: AnyQuestion, item: ItemState, rng: random.Random) -> None:

@@ -55,6 +55,7 @@ class ShortType:
     file_fields: tuple[str, ...] = ()
     wrong_solutions = False
     racing = True
+    sandboxed = False
     answered_by_text = True
 
     def prepare(self, question: AnyQuestion, item: ItemState, rng: random.Random) -> None:

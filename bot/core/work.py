@@ -1,0 +1,166 @@
+"""Work a learner waits for (their code being graded or run), kept so that none is dropped silently.
+
+A request whose reply comes after the acknowledgement writes a row when it starts and removes it
+when it ends with any reply; a graded answer removes it in the transaction that stores the attempt
+(`Attempt.work`), so the attempt is kept only if the row was still there. A row that outlives its
+request is unfinished work: the process stopped (its shutdown marks its rows abandoned) or was
+killed (the row's deadline passes). The learner's next request takes such a row with a delete that
+only one caller can win, and its reply starts with "the bot restarted, please send it again".
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Literal, Protocol
+
+from .model import Actor
+from .ports import Clock
+from .replies import Message, Text, Tone
+
+log = logging.getLogger(__name__)
+
+Kind = Literal["grade", "run"]
+GRADE: Kind = "grade"
+RUN: Kind = "run"
+# Past the job's own time limit, how long a row may stand before it counts as abandoned: a killed
+# process never marks its rows, and a job may wait in the sandbox's queue before it runs.
+MARGIN = timedelta(minutes=2)
+JOB_LIMIT_S = 60.0  # a job's time limit when the question names none (the highest a pack may set)
+
+
+@dataclass(frozen=True)
+class Work:
+    """One request in progress: whose, about what, by which process, and until when it may run."""
+
+    id: str
+    platform: str
+    user_id: str
+    item: str  # "<session id>:<position>" for a graded answer, "run:<id>" for /quiz run
+    kind: Kind
+    title: str | None  # the question's title (grading)
+    process: str
+    started_at: datetime
+    deadline: datetime
+
+
+class WorkLog(Protocol):
+    """Where the rows of work in progress are kept (storage implements it)."""
+
+    async def begin(self, work: Work) -> None:
+        """Store the row, replacing the learner's row for the same item if there is one."""
+        ...
+
+    async def end(self, work_id: str) -> None:
+        """Remove the row, if it is still there."""
+        ...
+
+    async def overdue(self, platform: str, user_id: str, now: datetime) -> list[Work]:
+        """The learner's rows whose deadline is `now` or earlier."""
+        ...
+
+    async def take(self, work_id: str, now: datetime) -> bool:
+        """Delete the row if it is still overdue; True only for the one caller whose delete removed it."""
+        ...
+
+    async def abandon(self, process: str, now: datetime) -> int:
+        """Set the deadline of the process's remaining rows to `now`; return how many."""
+        ...
+
+
+def restarted_note(work: Work) -> Message:
+    """The notice for work the bot never finished."""
+    if work.kind == GRADE:
+        what = f"grading your answer to **{work.title}**" if work.title else "grading your answer"
+    else:
+        what = "running your code"
+    text = f"The bot restarted before it finished {what}; please send it again."
+    if work.kind == GRADE:
+        text += " It did not count as an attempt."
+    return Message(kind="notice", parts=(Text(f"🔄 {text}"),), tone=Tone.WARNING)
+
+
+class Unfinished:
+    """Record this process's work in progress and tell learners about work that was never finished."""
+
+    def __init__(self, store: WorkLog, clock: Clock, *, margin: timedelta = MARGIN) -> None:
+        self._log = store
+        self._clock = clock
+        self._margin = margin
+        self.process = uuid.uuid4().hex  # this process's start id
+        self._live: set[str] = set()  # ids of rows whose request still runs here
+
+    @asynccontextmanager
+    async def running(
+        self, actor: Actor, *, item: str, kind: Kind, title: str | None = None, limit_s: float | None = None
+    ) -> AsyncIterator[str | None]:
+        """Hold a row for the block; yield its id (for `Attempt.work`), or None if it could not be written.
+
+        The row is removed when the block ends, normally or with an error (the learner gets a reply
+        either way); when the block is cancelled (a shutdown gave up on it) the row stays. Recording
+        never stops the work itself: if the row cannot be written, the work runs untracked.
+        """
+        now = self._clock.now()
+        work = Work(
+            id=uuid.uuid4().hex,
+            platform=actor.platform,
+            user_id=actor.user_id,
+            item=item,
+            kind=kind,
+            title=title[:200] if title else None,
+            process=self.process,
+            started_at=now,
+            deadline=now + timedelta(seconds=limit_s or JOB_LIMIT_S) + self._margin,
+        )
+        try:
+            await self._log.begin(work)
+        except Exception:
+            log.exception("could not record a request in progress; it runs untracked")
+            tracked = False
+        else:
+            tracked = True
+        if not tracked:
+            yield None
+            return
+        self._live.add(work.id)
+        try:
+            yield work.id
+        except asyncio.CancelledError:
+            raise  # abandoned: the row tells the learner next time
+        except BaseException:
+            await self._end(work.id)
+            raise
+        else:
+            await self._end(work.id)
+        finally:
+            self._live.discard(work.id)
+
+    async def _end(self, work_id: str) -> None:
+        try:
+            await self._log.end(work_id)
+        except Exception:  # the reply matters more; the row then only causes a needless note later
+            log.exception("could not remove a finished request's row")
+
+    async def notices(self, actor: Actor) -> tuple[Message, ...]:
+        """Take the learner's abandoned work, each row once across processes, and return its notices."""
+        now = self._clock.now()
+        found = await self._log.overdue(actor.platform, actor.user_id, now)
+        notes = []
+        for work in sorted(found, key=lambda w: w.started_at):
+            if work.id in self._live:  # still running here (a long queue): not abandoned
+                continue
+            if await self._log.take(work.id, now):
+                notes.append(restarted_note(work))
+        return tuple(notes)
+
+    async def abandon(self) -> int:
+        """Mark what this process still has in progress as abandoned (at shutdown, once the grace is over)."""
+        count = await self._log.abandon(self.process, self._clock.now())
+        if count:
+            log.warning("%d request(s) in progress were abandoned; the learners are told on their next request", count)
+        return count

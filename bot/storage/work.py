@@ -1,0 +1,118 @@
+"""Work in progress in the database: `bot.core.work.WorkLog` on the `unfinished_work` table.
+
+Taking an abandoned row is a conditional delete (`... WHERE id = :id AND deadline <= :now`): of two
+processes that try, exactly one removes it, so the learner is told once. The graded attempt removes
+its row in its own transaction (see `sessions.py`).
+
+Every request asks whether its learner has overdue rows, and most learners have none. On SQLite this
+process is the database's only user, so it remembers which learners may have rows (all of them read
+once, then its own) and asks the database only about those. On PostgreSQL other processes add rows
+too: one query every `poll_s` seconds (made by whichever request comes first) lists the learners
+with overdue rows, and only their requests ask about their rows. A row abandoned elsewhere is thus
+seen within `poll_s` of its abandonment, at the price of one query per interval instead of one per
+request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import and_, delete, select, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+from bot.core.work import Work
+
+from .base import Database
+from .work_tables import unfinished_work as w
+
+POLL_S = 2.0
+COLUMNS = ("id", "platform", "user_id", "item", "kind", "title", "process", "started_at", "deadline")
+Learner = tuple[str, str]
+
+
+class WorkStore:
+    """Write, remove, find and take rows of work in progress."""
+
+    def __init__(self, db: Database, *, poll_s: float = POLL_S) -> None:
+        self._db = db
+        self.poll_s = poll_s
+        self._overdue: set[Learner] = set()  # PostgreSQL: who had overdue rows at the last poll
+        self._polled: float | None = None  # when (time.monotonic)
+        self._polling = asyncio.Lock()
+        insert = sqlite_insert if db.sqlite else pg_insert
+        statement = insert(w)
+        self._upsert = statement.on_conflict_do_update(
+            index_elements=["platform", "user_id", "item"],
+            set_={name: statement.excluded[name] for name in COLUMNS if name not in ("platform", "user_id", "item")},
+        )
+        self._learners: set[Learner] | None = None  # SQLite: who may have rows (None: not read yet)
+
+    async def begin(self, work: Work) -> None:
+        async with self._db.write() as c:
+            await c.execute(self._upsert, [{name: getattr(work, name) for name in COLUMNS}])
+        if self._learners is not None:
+            self._learners.add((work.platform, work.user_id))
+
+    async def end(self, work_id: str) -> None:
+        async with self._db.write() as c:
+            await c.execute(delete(w).where(w.c.id == work_id))
+
+    async def overdue(self, platform: str, user_id: str, now: datetime) -> list[Work]:
+        if self._db.sqlite:
+            if self._learners is None:
+                async with self._db.read() as c:
+                    self._learners = {(r.platform, r.user_id) for r in await c.execute(select(w.c.platform, w.c.user_id))}
+            if (platform, user_id) not in self._learners:
+                return []
+        else:
+            await self._poll(now)
+            if (platform, user_id) not in self._overdue:
+                return []
+        async with self._db.read() as c:
+            rows = [
+                dict(r._mapping)
+                for r in await c.execute(select(w).where(and_(w.c.platform == platform, w.c.user_id == user_id)))
+            ]
+        overdue = [_work(r) for r in rows if r["deadline"] <= now]
+        if not rows and self._learners is not None:
+            self._learners.discard((platform, user_id))
+        if not overdue:
+            self._overdue.discard((platform, user_id))
+        return overdue
+
+    async def _poll(self, now: datetime) -> None:
+        """List the learners with overdue rows, once per `poll_s` (concurrent requests share one query)."""
+        if self._polled is not None and time.monotonic() - self._polled < self.poll_s:
+            return
+        async with self._polling:
+            if self._polled is not None and time.monotonic() - self._polled < self.poll_s:
+                return
+            async with self._db.read() as c:
+                found = await c.execute(select(w.c.platform, w.c.user_id).where(w.c.deadline <= now).distinct())
+                self._overdue = {(r.platform, r.user_id) for r in found}
+            self._polled = time.monotonic()
+
+    async def take(self, work_id: str, now: datetime) -> bool:
+        async with self._db.write() as c:
+            result = await c.execute(delete(w).where(and_(w.c.id == work_id, w.c.deadline <= now)))
+        return bool(result.rowcount == 1)
+
+    async def abandon(self, process: str, now: datetime) -> int:
+        async with self._db.write() as c:
+            result = await c.execute(
+                update(w).where(and_(w.c.process == process, w.c.deadline > now)).values(deadline=now)
+            )
+        return int(result.rowcount)
+
+    async def all(self) -> list[Work]:
+        """Every row (operators' checks and tests)."""
+        async with self._db.read() as c:
+            return [_work(dict(r._mapping)) for r in await c.execute(select(w).order_by(w.c.started_at))]
+
+
+def _work(row: dict[str, Any]) -> Work:
+    return Work(**{name: row[name] for name in COLUMNS})

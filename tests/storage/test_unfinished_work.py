@@ -1,0 +1,154 @@
+"""The unfinished-work rows on SQLite and PostgreSQL: taken once, settled with the attempt or not at all."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+from datetime import timedelta
+
+import pytest
+from sqlalchemy import func, select
+
+from bot.core.model import Attempt
+from bot.core.ports import Conflict
+from bot.core.work import Work
+from bot.storage import SqlRepository, open_repository
+from bot.storage import tables as t
+from tests.storage import clicks
+
+AT = clicks.AT
+ROWS = 20
+
+
+def work(n: int, *, user: str = "ann", process: str = "p1", item: str | None = None, minutes: float = 3) -> Work:
+    return Work(
+        id=f"w{n}",
+        platform="discord",
+        user_id=user,
+        item=item or f"s{n}:0",
+        kind="grade",
+        title=f"Question {n}",
+        process=process,
+        started_at=AT,
+        deadline=AT + timedelta(minutes=minutes),
+    )
+
+
+async def _attempts(repo: SqlRepository) -> int:
+    async with repo.engine.connect() as c:
+        return int((await c.execute(select(func.count()).select_from(t.attempts))).scalar_one())
+
+
+async def test_two_processes_taking_the_same_rows_take_each_once(any_url: str) -> None:
+    one, two = await open_repository(any_url), await open_repository(any_url, migrate=False)
+    try:
+        for n in range(ROWS):
+            await one.work.begin(work(n, minutes=-1))  # already past its deadline
+        later = AT + timedelta(minutes=1)
+        found_one = await one.work.overdue("discord", "ann", later)
+        found_two = await two.work.overdue("discord", "ann", later)
+        assert {w.id for w in found_one} == {w.id for w in found_two} == {f"w{n}" for n in range(ROWS)}
+        taken = await asyncio.gather(*(r.work.take(w.id, later) for w in found_one for r in (one, two)))
+        assert sum(taken) == ROWS
+        assert all(taken[2 * n] != taken[2 * n + 1] for n in range(ROWS))  # one of the two, never both
+        assert await one.work.all() == [] and await two.work.overdue("discord", "ann", later) == []
+    finally:
+        await one.close()
+        await two.close()
+
+
+async def test_only_overdue_rows_are_taken_and_a_shutdown_marks_only_its_own(any_url: str) -> None:
+    repo = await open_repository(any_url)
+    repo.work.poll_s = 0  # PostgreSQL: list the learners with overdue rows on every call
+    try:
+        await repo.work.begin(work(1, process="mine"))
+        await repo.work.begin(work(2, process="other"))
+        await repo.work.begin(work(3, process="mine", user="bob"))
+        assert await repo.work.overdue("discord", "ann", AT) == []
+        assert not await repo.work.take("w1", AT)  # not past its deadline: a live request's row
+        assert await repo.work.abandon("mine", AT) == 2
+        assert [w.id for w in await repo.work.overdue("discord", "ann", AT)] == ["w1"]
+        assert [w.id for w in await repo.work.overdue("discord", "bob", AT)] == ["w3"]
+        assert await repo.work.take("w1", AT) and not await repo.work.take("w1", AT)
+        assert await repo.work.overdue("discord", "ann", AT + timedelta(minutes=3)) == [work(2, process="other")]
+    finally:
+        await repo.close()
+
+
+async def test_a_new_row_for_the_same_item_replaces_the_old_one(any_url: str) -> None:
+    repo = await open_repository(any_url)
+    try:
+        await repo.work.begin(work(1, item="s1:0", process="dead", minutes=-1))
+        await repo.work.begin(work(2, item="s1:0", process="live"))  # the learner sent it again
+        assert [(w.id, w.process) for w in await repo.work.all()] == [("w2", "live")]
+        await repo.work.end("w2")
+        assert await repo.work.all() == []
+    finally:
+        await repo.close()
+
+
+async def test_the_attempt_settles_its_row_or_is_refused_with_nothing_kept(any_url: str) -> None:
+    repo = await open_repository(any_url)
+    try:
+        await repo.create_session(clicks.new_session("s1", "ann", 3))
+        await repo.work.begin(work(1))
+        session = await repo.get_session("s1")
+        assert session is not None
+        answered = clicks.attempt(session, "k1")
+        await repo.save_session(session, _settling(answered, "w1"), clicks.card(session))
+        assert await repo.work.all() == [] and await _attempts(repo) == 1
+
+        session = await repo.get_session("s1")
+        assert session is not None
+        version = session.version
+        with pytest.raises(Conflict):  # its row was taken: the learner was told to send it again
+            await repo.save_session(session, _settling(clicks.attempt(session, "k2"), "w1"), clicks.card(session))
+        assert await _attempts(repo) == 1
+        stored = await repo.get_session("s1")
+        assert stored is not None and stored.version == version
+    finally:
+        await repo.close()
+
+
+async def test_concurrent_saves_each_settle_their_own_row(any_url: str) -> None:
+    """On SQLite the saves share one transaction (group commit): the refused one must not sink the others."""
+    repo = await open_repository(any_url)
+    try:
+        sessions = []
+        for n in range(6):
+            await repo.create_session(clicks.new_session(f"s{n}", f"u{n}", 2))
+            if n != 3:  # s3's row was taken as abandoned
+                await repo.work.begin(work(n, user=f"u{n}"))
+            session = await repo.get_session(f"s{n}")
+            assert session is not None
+            sessions.append(session)
+        outcomes = await asyncio.gather(
+            *(repo.save_session(s, _settling(clicks.attempt(s, f"k{n}"), f"w{n}")) for n, s in enumerate(sessions)),
+            return_exceptions=True,
+        )
+        assert [isinstance(o, Conflict) for o in outcomes] == [False, False, False, True, False, False]
+        assert await repo.work.all() == [] and await _attempts(repo) == 5
+        refused = await repo.get_session("s3")
+        assert refused is not None and refused.version == 0
+    finally:
+        await repo.close()
+
+
+def _settling(attempt: Attempt, work_id: str) -> Attempt:
+    return replace(attempt, work=work_id)
+
+
+async def test_on_postgresql_rows_abandoned_elsewhere_are_seen_at_the_next_poll(pg_url: str) -> None:
+    here, elsewhere = await open_repository(pg_url), await open_repository(pg_url, migrate=False)
+    here.work.poll_s = 3600
+    try:
+        assert await here.work.overdue("discord", "ann", AT) == []  # polled: nobody has overdue rows
+        await elsewhere.work.begin(work(1, process="gone"))
+        assert await elsewhere.work.abandon("gone", AT) == 1
+        assert await here.work.overdue("discord", "ann", AT) == []  # not asked again before the next poll
+        here.work.poll_s = 0  # the interval is over
+        assert [w.id for w in await here.work.overdue("discord", "ann", AT)] == ["w1"]
+        assert await here.work.overdue("discord", "bob", AT) == []
+    finally:
+        await here.close()
+        await elsewhere.close()
