@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import timedelta
 
-from .errors import NoActiveQuiz, NotYourQuiz, QuizExpired, StaleAction
+from .errors import NoActiveQuiz, NotYourQuiz, QuizExpired, SaveConflict
 from .model import Actor, Attempt, Owner, Session
 from .ports import Clock, Conflict, Repository
 from .review import Review
@@ -16,7 +16,7 @@ MAX_LOCKS = 10_000
 
 
 class Gate:
-    """Load, check and save sessions; a save that lost a race becomes `StaleAction`."""
+    """Load, check and save sessions; a save that lost a race becomes `SaveConflict` (a `StaleAction`)."""
 
     def __init__(self, repository: Repository, clock: Clock, *, ttl: timedelta) -> None:
         self._repo = repository
@@ -91,6 +91,6 @@ class Gate:
         try:
             await self._repo.save_session(session, attempt, card)
         except Conflict as exc:
-            raise StaleAction() from exc
+            raise SaveConflict() from exc
 
 
