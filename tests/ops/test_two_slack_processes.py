@@ -7,7 +7,12 @@ message another process posted works, and is recorded once.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
+import random
+import re
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +71,9 @@ def answered(message: dict[str, Any]) -> bool:
     return not any(b["type"] == "actions" for b in message["blocks"])
 
 
+TRIGGERS = itertools.count(1)
+
+
 class Workspace(Slack):
     """The fake Slack's side of one bot process: it keeps every interaction payload it sent, to resend one."""
 
@@ -74,6 +82,12 @@ class Workspace(Slack):
     async def interact(self, payload: dict[str, Any], **kwargs: Any) -> tuple[int, str]:
         self.sent = [*getattr(self, "sent", []), payload]
         return await super().interact(payload, **kwargs)
+
+    def trigger(self) -> str:  # unique across workspaces: a process must not take another's for a repeat
+        return f"{next(TRIGGERS)}.98765.abcdef"
+
+    def click_sent(self, action_ts: str) -> dict[str, Any]:
+        return next(p for p in self.sent if p["actions"][0]["action_ts"] == action_ts)
 
 
 def moved_on(fake: FakeSlack, channel: str, count: int) -> list[dict[str, Any]] | None:
@@ -137,3 +151,101 @@ async def test_a_click_on_a_message_posted_by_another_process(
         assert BOT_TOKEN not in bot.log() and SIGNING_SECRET not in bot.log()
         json.loads(bot.log().splitlines()[0])  # JSON lines
     assert fake.errors == []
+
+
+LEARNERS = [f"U{n}KILLTEST" for n in range(6)]
+QUESTION = re.compile(r"Question number (\d+) - ")
+
+
+@dataclass
+class Clicks:
+    acked: list[tuple[str, str, int]] = field(default_factory=list)  # (learner, question id, process that acked: 0 A, 1 B)
+    resent: int = 0  # clicks that got no ack and were sent again to the survivor
+    stranded: list[str] = field(default_factory=list)  # learners whose next item never came (its process died)
+
+
+def open_item(fake: FakeSlack, channel: str) -> dict[str, Any] | None:
+    """The learner's current question: the newest item message that still has its buttons."""
+    items = item_messages(fake, channel)
+    return items[-1] if items and not answered(items[-1]) else None
+
+
+def question_of(message: dict[str, Any]) -> str:
+    found = QUESTION.search(block_text(message["blocks"]))
+    assert found, block_text(message["blocks"])
+    return f"q{int(found.group(1)):02d}"
+
+
+async def test_killing_one_process_loses_no_acknowledged_answer(
+    tmp_path: Path, pg_url: str, fake: FakeSlack, processes: list[BotProcess]
+) -> None:
+    env = slack_env(pg_url, write_choice_pack(tmp_path, 50), fake)
+    bots = [slack_bot(name, tmp_path, env) for name in ("a", "b")]
+    processes.extend(bot for bot, _ in bots)
+    await asyncio.gather(*(asyncio.to_thread(wait_http, bot, f"http://127.0.0.1:{port}/healthz") for bot, port in bots))
+    rng = random.Random(15)
+    alive = [0, 1]
+    clicks = Clicks()
+    killed = asyncio.Event()
+    stamps = itertools.count(1)
+
+    async with aiohttp.ClientSession() as http:
+        to = [Workspace(http, f"http://127.0.0.1:{port}/slack/events", fake, None) for _, port in bots]
+        for n, user in enumerate(LEARNERS):  # the quizzes start on either process
+            assert (await to[n % 2].command("start ops count:50", user=user))[0] == 200
+        await fake.wait_for(lambda: all(open_item(fake, dm(u)) for u in LEARNERS), 30)
+        ends = time.monotonic() + 10
+
+        async def learner(user: str) -> None:
+            channel = dm(user)
+            while time.monotonic() < ends and (item := open_item(fake, channel)) is not None:
+                target = rng.choice(alive)
+                stamp = f"1700000300.{next(stamps):06d}"  # Slack's action_ts: this click's own
+                try:
+                    status, _ = await to[target].click(channel, item["ts"], label="A", user=user, action_ts=stamp)
+                except aiohttp.ClientError:  # the process died with the request
+                    status = 0
+                resent = False
+                while status != 200:  # no ack: Slack sends the same request again; the balancer picks B
+                    assert killed.is_set() and target == 0, f"a click to a running process failed: {status}"
+                    clicks.resent += 1
+                    resent, target = True, 1
+                    status, _ = await to[1].interact(to[0].click_sent(stamp))
+                clicks.acked.append((user, question_of(item), target))
+
+                def shown(ts: str = item["ts"]) -> bool:  # the feedback in the item, and the next question (or the end)
+                    last = block_text(fake.posts(channel)[-1]["blocks"])
+                    return answered(fake.message(channel, ts)) and (open_item(fake, channel) is not None or "Quiz finished" in last)
+
+                try:
+                    await fake.wait_for(shown, 5)
+                except TimeoutError:
+                    # A died after storing the answer, before showing what comes next (B, sent the click
+                    # again, finds it answered): the learner would ask for the current question.
+                    assert killed.is_set() and (target == 0 or resent), f"process {target} never answered {user}'s click"
+                    clicks.stranded.append(user)
+                    return
+
+        async def killer() -> None:
+            while sum(1 for *_, p in clicks.acked if p == 0) < 20:
+                await asyncio.sleep(0.01)
+            alive.remove(0)
+            killed.set()
+            await asyncio.to_thread(processes[0].kill)  # SIGKILL: nothing of A's work in flight finishes
+
+        kill = asyncio.create_task(killer())
+        await asyncio.gather(*(learner(user) for user in LEARNERS))
+        assert kill.done(), "the learners were done before A was killed"
+        await kill
+    assert processes[1].stop() == 0, processes[1].log()  # SIGTERM: B finishes its work in flight first
+
+    stored = await attempts(pg_url)
+    acked = sorted((user, question) for user, question, _ in clicks.acked)
+    recorded = sorted((r["user_id"], r["question_id"]) for r in stored)
+    lost = [c for c in clicks.acked if c[:2] not in recorded]
+    assert not lost, f"acknowledged, never stored (learner, question, process that acked): {lost}"
+    assert recorded == acked  # each acknowledged click exactly once, and nothing that was not acknowledged
+    assert len({r["key"] for r in stored}) == len(stored) and None not in {r["key"] for r in stored}
+    after = sum(1 for *_, p in clicks.acked if p == 1)
+    assert after > 20, f"B acknowledged only {after} clicks"  # the learners went on, on the survivor
+    print(f"acked {len(acked)} clicks (A {len(acked) - after}, B {after}); resent {clicks.resent}; stranded {clicks.stranded}")
