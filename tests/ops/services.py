@@ -167,12 +167,6 @@ def wait_http(bot: BotProcess, url: str, timeout: float = 90.0) -> None:
     raise AssertionError(f"{bot.name} did not serve {url} in {timeout:.0f} s:\n{bot.log()}")
 
 
-def metric_of(text: str, name: str, labels: str = "") -> float:
-    """A Prometheus sample's value in a /metrics text (0 when absent)."""
-    match = re.search(rf"^{re.escape(name + labels)} (\S+)$", text, re.MULTILINE)
-    return float(match.group(1)) if match else 0.0
-
-
 def write_choice_pack(folder: Path, count: int = 50, pack: str = "ops") -> Path:
     """A pack of `count` choice questions whose first choice ("A") is right; return its folder."""
     lines = [f"pack: {pack}", "title: Operations pack", "version: 1", "topics:", "  - {id: ops, title: Operations}", "questions:"]
@@ -192,3 +186,15 @@ def write_choice_pack(folder: Path, count: int = 50, pack: str = "ops") -> Path:
     path.mkdir(parents=True)
     (path / "pack.yaml").write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path.parent
+
+
+def sample(text: str, name: str, **labels: str) -> float:
+    """The sum of a /metrics text's samples named `name` whose labels include `labels` (parsed by prometheus-client)."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    return sum(
+        s.value
+        for family in text_string_to_metric_families(text)
+        for s in family.samples
+        if s.name == name and all(s.labels.get(k) == v for k, v in labels.items())
+    )
