@@ -235,7 +235,7 @@ class Inbound:
             if parsed is not None and parsed.session_id == ax.NO_SESSION:
                 actor = await self._admin_actor(origin)  # an admin's confirmation
             if parsed is not None and await self.service.is_daily_post(parsed.session_id):
-                await self._daily_post(origin, actor, rq.Act(action_id, tuple(_action_values(action)), key))
+                await self._daily_post(origin, actor, rq.Act(action_id, tuple(_action_values(action)), key), stored=stored)
                 return
             reply = await self.service.handle(actor, rq.Act(action_id, tuple(_action_values(action)), key))
             if stored is not None:
@@ -283,9 +283,11 @@ class Inbound:
         """The race service's port: close the round's message, post the reveal and what comes next."""
         await self.courier.race_post(post)
 
-    async def _daily_post(self, origin: Origin, actor: Actor, request: rq.Act) -> None:
+    async def _daily_post(self, origin: Origin, actor: Actor, request: rq.Act, *, stored: asyncio.Event | None = None) -> None:
         """A member's click or form on the channel's daily post: every answer only to them."""
         reply = await self.service.handle(actor, request)
+        if stored is not None:
+            stored.set()
         if reply.form is not None:
             await self.courier.open(origin, bk.form_view(reply.form, bk.metadata(c=origin.channel, t=origin.thread_ts)))
             return
