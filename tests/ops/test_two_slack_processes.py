@@ -37,19 +37,6 @@ def slack_env(pg_url: str, packs: Path, fake: FakeSlack) -> dict[str, str]:
     return bot_env(pg_url, packs, SLACK_BOT_TOKEN=BOT_TOKEN, SLACK_SIGNING_SECRET=SIGNING_SECRET, SLACK_API_URL=fake.api_url)
 
 
-async def start_slack_bots(names: list[str], tmp_path: Path, env: dict[str, str], processes: list[BotProcess]) -> list[int]:
-    """Start the processes at once (on a fresh database: both migrate and import packs), wait until they serve."""
-    ports = []
-    for name in names:
-        bot, port = slack_bot(name, tmp_path, env)
-        processes.append(bot)
-        ports.append(port)
-    await asyncio.gather(
-        *(asyncio.to_thread(wait_http, bot, f"http://127.0.0.1:{port}/healthz") for bot, port in zip(processes[-len(names):], ports, strict=True))
-    )
-    return ports
-
-
 async def get_text(url: str) -> str:
     async with aiohttp.ClientSession() as http, http.get(url) as response:
         return await response.text()
@@ -140,6 +127,8 @@ async def test_a_click_on_a_message_posted_by_another_process(
         # Slack resends a click it got no ack for, here to the other process: it is not recorded again
         status, _ = await a.interact(b.sent[0])
         assert status == 200
+        told = await fake.wait_for(lambda: [e for e in fake.ephemerals if e["user"] == LEARNER], 30)
+        assert "already answered" in told[-1]["text"]
         await b.click(channel, items[2]["ts"], label="B")  # the last one, wrong, through B
         await fake.wait_for(lambda: answered(item_messages(fake, channel)[2]), 30)
     stored = await attempts(pg_url)
