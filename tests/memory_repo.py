@@ -15,7 +15,7 @@ from datetime import datetime
 from bot.core.errors import PackRefused
 from bot.core.model import Attempt, History, ImportReport, Owner, PackInfo, Session, TopicStats, UserStats
 from bot.core.packs import Pack
-from bot.core.ports import Conflict
+from bot.core.ports import Conflict, WorkTaken
 from bot.core.review import Review
 from bot.core.work import Work
 
@@ -98,7 +98,7 @@ class MemoryRepository:
             raise Conflict(session.id)
         if attempt is not None and attempt.work is not None:
             if attempt.work not in self.work:
-                raise Conflict(session.id)
+                raise WorkTaken(session.id)
             del self.work[attempt.work]
         session.version += 1
         self.sessions[session.id] = session.copy()

@@ -5,6 +5,7 @@ QuizError
  ├── NoActiveQuiz         an answer, hint or skip with no quiz running
  ├── QuizExpired          an action on a finished, stopped or expired quiz
  ├── StaleAction          a click on an item that is no longer current
+ │    └── SaveConflict     its save lost to another write (another process); read again and retry
  ├── NotYourQuiz          a click on someone else's quiz
  ├── NotAllowed           an admin action by someone who is not an admin
  ├── BadSubmission        code too long, not Python, empty, ...
@@ -54,6 +55,14 @@ class QuizExpired(QuizError):
 class StaleAction(QuizError):
     def __init__(self) -> None:
         super().__init__("That question was already answered; the quiz has moved on.")
+
+
+class SaveConflict(StaleAction):
+    """A session's save was refused: another write (often another bot process) changed it first.
+
+    Callers that can read the session again and redo their change (the service does, a few times)
+    retry; to the learner it still reads as a stale click when the retries run out.
+    """
 
 
 class NotYourQuiz(QuizError):

@@ -7,16 +7,19 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import timedelta
 
-from .errors import NoActiveQuiz, NotYourQuiz, QuizExpired, StaleAction
+from .errors import NoActiveQuiz, NotYourQuiz, QuizError, QuizExpired, SaveConflict
 from .model import Actor, Attempt, Owner, Session
-from .ports import Clock, Conflict, Repository
+from .ports import Clock, Conflict, Repository, WorkTaken
 from .review import Review
 
 MAX_LOCKS = 10_000
 
 
+LATE_GRADE = "This grade came after you were told the bot restarted, so it is not counted: please send the answer again."
+
+
 class Gate:
-    """Load, check and save sessions; a save that lost a race becomes `StaleAction`."""
+    """Load, check and save sessions; a save that lost a race becomes `SaveConflict` (a `StaleAction`)."""
 
     def __init__(self, repository: Repository, clock: Clock, *, ttl: timedelta) -> None:
         self._repo = repository
@@ -90,7 +93,9 @@ class Gate:
     async def save(self, session: Session, attempt: Attempt | None = None, card: Review | None = None) -> None:
         try:
             await self._repo.save_session(session, attempt, card)
+        except WorkTaken as exc:  # not worth a retry: the learner was told this answer was lost
+            raise QuizError(LATE_GRADE) from exc
         except Conflict as exc:
-            raise StaleAction() from exc
+            raise SaveConflict() from exc
 
 

@@ -29,6 +29,10 @@ class Conflict(Exception):
     """
 
 
+class WorkTaken(Conflict):
+    """The answer's unfinished-work row was taken as abandoned: the learner was told to send it again."""
+
+
 class Repository(Protocol):
     async def get_pack(self, pack_id: str) -> Pack | None: ...
 

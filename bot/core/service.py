@@ -18,7 +18,7 @@ import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from datetime import timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from . import actions as ax
 from . import render
@@ -28,7 +28,7 @@ from .catalogue import Catalogue
 from .daily import DailyService
 from .daily import actions as dx
 from .daily.handlers import AnswerLog, DailyDesk, PostNow
-from .errors import NotAllowed, NotYourQuiz, QuizError, QuizExpired, StaleAction
+from .errors import NotAllowed, NotYourQuiz, QuizError, QuizExpired, SaveConflict, StaleAction
 from .flow import Flow, resume_button
 from .gate import Gate
 from .importing import PendingPacks
@@ -45,6 +45,25 @@ from .work import RUN, Unfinished
 log = logging.getLogger(__name__)
 
 Handler = Callable[[Actor, Any], Awaitable[Reply]]
+T = TypeVar("T")
+SAVE_TRIES = 3  # a change whose save lost to another write is read and made again, this many times in all
+
+
+async def retried(change: Callable[[], Awaitable[T]]) -> T:
+    """Make a change of a session; when its save lost to another write, read the session again and redo it.
+
+    With several bot processes on one database, another process may write the same session between
+    this one's read and save: the next item's message being remembered (`set_anchor`) just as the
+    learner's click on it reaches this process. The conditional update refuses the save and keeps
+    nothing; doing the change again on what is stored now is then right. A click that is really stale
+    (the item moved on, or the click was already recorded) is refused again on the new read.
+    """
+    for _ in range(SAVE_TRIES - 1):
+        try:
+            return await change()
+        except SaveConflict:
+            log.info("a session changed under a save (another process wrote it); reading it again")
+    return await change()
 
 
 class QuizService:
@@ -208,16 +227,20 @@ class QuizService:
             return await self._admin_action(actor, parsed)
         if self.daily is not None and await self.is_daily_post(parsed.session_id):
             return await self.daily.on_post(actor, parsed, request.values, key=request.key)
-        async with self.gate.editing(parsed.session_id):
-            session = await self.gate.load(actor, parsed.session_id)
-            if parsed.verb == ax.RESTART:
-                return await self.flow.restart(actor, session, use_next=parsed.argument == "next")
-            if parsed.verb == ax.CURRENT:
-                return await self.flow.current(session)
-            self.gate.require_active(session)
-            if parsed.position != session.position:
-                raise StaleAction()
-            return await self._on_item(actor, session, parsed, list(request.values), request.key)
+
+        async def change() -> Reply:
+            async with self.gate.editing(parsed.session_id):
+                session = await self.gate.load(actor, parsed.session_id)
+                if parsed.verb == ax.RESTART:
+                    return await self.flow.restart(actor, session, use_next=parsed.argument == "next")
+                if parsed.verb == ax.CURRENT:
+                    return await self.flow.current(session)
+                self.gate.require_active(session)
+                if parsed.position != session.position:
+                    raise StaleAction()
+                return await self._on_item(actor, session, parsed, list(request.values), request.key)
+
+        return await retried(change)
 
     async def _admin_action(self, actor: Actor, action: ax.Action) -> Reply:
         if action.verb == ax.REMOVE_PACK:
@@ -246,15 +269,19 @@ class QuizService:
             found = await self.gate.for_code(actor)
         else:
             found = await self.gate.find(actor)
-        async with self.gate.editing(found.id):
-            session = await self.gate.load(actor, found.id)
-            self.gate.require_active(session)
-            item = session.current
-            assert item is not None
-            _, question = await self.flow.question(item)
-            verb = self.flow.text_verb(question, request.text, code_only=request.code_only)
-            action = ax.Action(session.id, session.position, verb)
-            return await self._on_item(actor, session, action, [request.text], request.key)
+
+        async def change() -> Reply:
+            async with self.gate.editing(found.id):
+                session = await self.gate.load(actor, found.id)
+                self.gate.require_active(session)
+                item = session.current
+                assert item is not None
+                _, question = await self.flow.question(item)
+                verb = self.flow.text_verb(question, request.text, code_only=request.code_only)
+                action = ax.Action(session.id, session.position, verb)
+                return await self._on_item(actor, session, action, [request.text], request.key)
+
+        return await retried(change)
 
     async def _on_item(self, actor: Actor, session: Session, action: ax.Action, values: list[str], key: str | None) -> Reply:
         """Apply an input to the current item; a daily review also counts the graded item."""
@@ -354,12 +381,16 @@ class QuizService:
 
     async def set_anchor(self, session_id: str, **anchor: str) -> None:
         """Remember where the quiz lives on the platform (a thread, a message to update)."""
-        async with self.gate.editing(session_id):
-            session = await self.gate.get(session_id)
-            if session is None:
-                return
-            session.anchor.update(anchor)
-            await self.gate.save(session)
+
+        async def change() -> None:
+            async with self.gate.editing(session_id):
+                session = await self.gate.get(session_id)
+                if session is None:
+                    return
+                session.anchor.update(anchor)
+                await self.gate.save(session)
+
+        await retried(change)
 
     async def race_anchor(self, race_id: str, **anchor: str) -> None:
         """Remember where a race's current round was posted, so its closing can edit that message."""

@@ -6,6 +6,7 @@ import hashlib
 from datetime import UTC, datetime
 
 from sqlalchemy import and_, delete, insert, select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.core.errors import PackRefused
@@ -58,6 +59,25 @@ class PackStore:
         """Store the pack, refusing a version not above the stored one unless forced."""
         now = datetime.now(UTC)
         digests = {q.id: hashlib.sha256(q.model_dump_json().encode()).hexdigest() for q in pack.questions}
+        try:
+            previous, old = await self._put(pack, digests, now, force=force)
+        except IntegrityError as exc:  # no row to lock yet: another process inserted the same new pack first
+            raise PackRefused(
+                f"Pack `{pack.pack}` was stored by another process at the same moment; that copy is kept."
+            ) from exc
+        self._parsed.pop((pack.pack, pack.version), None)  # a forced import may keep the version number
+        return ImportReport(
+            pack=pack.pack,
+            version=pack.version,
+            previous_version=previous,
+            added=tuple(q for q in digests if q not in old),
+            updated=tuple(q for q in digests if q in old and old[q] != digests[q]),
+            removed=tuple(q for q in old if q not in digests),
+        )
+
+    async def _put(
+        self, pack: Pack, digests: dict[str, str], now: datetime, *, force: bool
+    ) -> tuple[int | None, dict[str, str]]:
         async with self._db.write() as c:
             previous = (
                 await c.execute(select(t.packs.c.version).where(t.packs.c.id == pack.pack).with_for_update())
@@ -94,15 +114,7 @@ class PackStore:
                     for q in pack.questions
                 ],
             )
-        self._parsed.pop((pack.pack, pack.version), None)  # a forced import may keep the version number
-        return ImportReport(
-            pack=pack.pack,
-            version=pack.version,
-            previous_version=previous,
-            added=tuple(q for q in digests if q not in old),
-            updated=tuple(q for q in digests if q in old and old[q] != digests[q]),
-            removed=tuple(q for q in old if q not in digests),
-        )
+        return previous, old
 
     async def remove(self, pack_id: str) -> bool:
         async with self._db.write() as c:

@@ -22,7 +22,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.core.model import Attempt, Owner, Session
-from bot.core.ports import Conflict
+from bot.core.ports import Conflict, WorkTaken
 from bot.core.review import Review
 
 from . import tables as t
@@ -139,7 +139,7 @@ class SessionStore:
         except IntegrityError as exc:  # another process stored this attempt's key (or an active quiz) first
             raise Conflict(ALREADY_ACTIVE if op.insert else "this action was already recorded") from exc
         except BatchMismatch as exc:
-            raise Conflict(str(exc)) from exc
+            raise (WorkTaken if str(exc) == WORK_TAKEN else Conflict)(str(exc)) from exc
 
     # ------------------------------------------------------------- applying saves in a transaction
 
@@ -204,7 +204,7 @@ class SessionStore:
                 elif key is not None and key in stored:
                     outcomes[n] = Conflict("this action was already recorded")
                 elif op.work is not None and op.work not in open_work:
-                    outcomes[n] = Conflict(WORK_TAKEN)
+                    outcomes[n] = WorkTaken(WORK_TAKEN)
                 else:
                     seen_ids.add(sid)
                     if key is not None:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from sqlalchemy import delete, insert, select
+from sqlalchemy import select
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from . import tables as t
 from .base import Database
@@ -23,6 +25,8 @@ class SettingsStore:
             return (await c.execute(select(t.settings.c.value).where(t.settings.c.key == key))).scalar()
 
     async def set(self, key: str, value: str) -> None:
+        # One statement, insert or update: two processes setting a new key at once (both syncing the
+        # command tree at start-up) must not collide on the key as a delete-then-insert would.
+        statement = (sqlite_insert if self._db.sqlite else pg_insert)(t.settings).values(key=key, value=value)
         async with self._db.write() as c:
-            await c.execute(delete(t.settings).where(t.settings.c.key == key))
-            await c.execute(insert(t.settings).values(key=key, value=value))
+            await c.execute(statement.on_conflict_do_update(index_elements=["key"], set_={"value": statement.excluded.value}))

@@ -82,3 +82,119 @@ class Service:
                 self.kill()
         self._log.close()
         return self.log_path.read_text(errors="replace")
+
+
+# ---------------------------------------------------------------------- bot processes
+
+
+def bot_env(database_url: str, packs: Path, **extra: str) -> dict[str, str]:
+    """The environment of a bot process: this machine's, less every QuizBot/Slack/Discord setting, plus these.
+
+    The sandbox is pointed at a port nothing listens on (and no local fallback), so a bot process starts
+    no worker pool of its own: these tests play choice items, which the sandbox never sees.
+    """
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("QUIZBOT_", "SLACK_", "DISCORD_"))}
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
+    env |= {
+        "QUIZBOT_DATABASE_URL": database_url,
+        "QUIZBOT_PACKS": str(packs),
+        "QUIZBOT_SANDBOX_URLS": f"http://127.0.0.1:{free_port()}",
+        "QUIZBOT_SANDBOX_TOKEN": TOKEN,
+        "QUIZBOT_SCHEDULER": "off",
+        "QUIZBOT_LOG_FORMAT": "json",
+        "QUIZBOT_LOG_LEVEL": "INFO",
+    }
+    return env | extra
+
+
+class BotProcess:
+    """One `quizbot <command>` OS process in its own process group, its log in a file."""
+
+    def __init__(self, name: str, argv: list[str], env: dict[str, str], folder: Path) -> None:
+        self.name = name
+        self.log_path = folder / f"{name}.log"
+        self._log = self.log_path.open("wb")
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", f"import sys; from bot.cli import main; sys.exit(main({argv!r}))"],
+            cwd=folder, env=env, stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True,
+        )
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def check_alive(self) -> None:
+        assert self.alive(), f"{self.name} exited with {self.process.returncode}:\n{self.log()}"
+
+    def kill(self) -> None:
+        """SIGKILL: the host or the container going away, nothing finished."""
+        if self.alive():
+            os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait(10)
+
+    def stop(self, timeout: float = 30.0) -> int:
+        """SIGTERM, as an orchestrator stops a process; SIGKILL when it does not end in time."""
+        if self.alive():
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.kill()
+        self._log.close()
+        return int(self.process.returncode)
+
+
+def slack_bot(name: str, folder: Path, env: dict[str, str]) -> tuple[BotProcess, int]:
+    """Start `quizbot slack` in HTTP mode on a port of its own; return it and the port."""
+    port = free_port()
+    return BotProcess(name, ["slack", "--port", str(port)], env | {"SLACK_PORT": str(port)}, folder), port
+
+
+def wait_http(bot: BotProcess, url: str, timeout: float = 90.0) -> None:
+    """Wait until `url` answers 200 (the bot is serving), failing early if the process dies."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        bot.check_alive()
+        try:
+            with urllib.request.urlopen(url, timeout=2) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            pass
+        time.sleep(0.2)
+    raise AssertionError(f"{bot.name} did not serve {url} in {timeout:.0f} s:\n{bot.log()}")
+
+
+def write_choice_pack(folder: Path, count: int = 50, pack: str = "ops") -> Path:
+    """A pack of `count` choice questions whose first choice ("A") is right; return its folder."""
+    lines = [f"pack: {pack}", "title: Operations pack", "version: 1", "topics:", "  - {id: ops, title: Operations}", "questions:"]
+    for n in range(count):
+        lines += [
+            f"  - id: q{n:02d}",
+            "    type: choice",
+            "    topic: ops",
+            "    difficulty: easy",
+            f"    prompt: Question number {n} - which is right?",
+            "    shuffle: false",
+            "    choices:",
+            '      - {text: "right", correct: true}',
+            '      - {text: "wrong"}',
+        ]
+    path = folder / "packs" / pack
+    path.mkdir(parents=True)
+    (path / "pack.yaml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path.parent
+
+
+def sample(text: str, name: str, **labels: str) -> float:
+    """The sum of a /metrics text's samples named `name` whose labels include `labels` (parsed by prometheus-client)."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    return sum(
+        s.value
+        for family in text_string_to_metric_families(text)
+        for s in family.samples
+        if s.name == name and all(s.labels.get(k) == v for k, v in labels.items())
+    )

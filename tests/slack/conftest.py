@@ -100,12 +100,13 @@ class Slack:
         return await self.send(urlencode({"payload": json.dumps(payload)}), "application/x-www-form-urlencoded", **kwargs)
 
     async def click(
-        self, channel: str, ts: str, *, action_id: str | None = None, label: str | None = None, user: str = LEARNER, values: list[str] | None = None
+        self, channel: str, ts: str, *, action_id: str | None = None, label: str | None = None, user: str = LEARNER, values: list[str] | None = None,
+        action_ts: str | None = None,
     ) -> tuple[int, str]:
         """Press a button or choose in a menu of a message the bot posted, as Slack reports it."""
         message = self.fake.message(channel, ts)
         element, block_id = find_element(message["blocks"], action_id=action_id, label=label)
-        action: dict[str, Any] = {"action_id": element["action_id"], "block_id": block_id, "type": element["type"], "action_ts": self.action_ts()}
+        action: dict[str, Any] = {"action_id": element["action_id"], "block_id": block_id, "type": element["type"], "action_ts": action_ts or self.action_ts()}
         if element["type"] == "button":
             action["text"] = element["text"]
             if "value" in element:

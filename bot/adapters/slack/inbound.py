@@ -1,7 +1,9 @@
 """Every Slack request becomes one core request; the reply goes out through `deliver`.
 
 Every listener acknowledges at once (Bolt's `ack`) and does its work in a lazy listener, so
-Slack has its answer within 3 seconds even while the sandbox runs. No quiz rule lives here:
+Slack has its answer within 3 seconds even while the sandbox runs; a click on a quiz message is
+acknowledged once its answer is stored (`answer_then_ack`), so that no acknowledged answer is lost
+with a process that dies. No quiz rule lives here:
 what to ask, grade or refuse is the core's; this module only decides where things are shown.
 """
 
@@ -38,6 +40,7 @@ from .origin import Origin, from_action, from_command, from_event, from_view, pr
 
 log = logging.getLogger("quizbot.slack")
 
+ACK_WITHIN_S = 2.0  # a quiz click is acknowledged once stored, or after this long at most (Slack allows 3 s)
 PACK_SUFFIXES = UPLOAD_SUFFIXES  # packs, and other tools' quiz files to convert
 _PACK_LOAD = re.compile(r"\bpack\s+load\b", re.I)
 _FORCE = re.compile(r"(?:^|\s)(?:--)?force\b", re.I)
@@ -84,7 +87,7 @@ class Inbound:
     def register(self, bolt: AsyncApp) -> None:
         """Attach every listener to a Bolt app: an ack function, then the work as a lazy listener."""
         bolt.command("/quiz")(ack=self.ack_command, lazy=[self.run_command])
-        bolt.action(re.compile(r"^qz:"))(ack=self.ack_only, lazy=[self.on_action])
+        bolt.action(re.compile(r"^qz:"))(self.answer_then_ack)  # no lazy listener: it acks once the answer is stored
         bolt.action(re.compile(r"^qzh:start"))(ack=self.ack_only, lazy=[self.on_home_start])
         bolt.action(re.compile(r"^dy:"))(ack=self.ack_only, lazy=[self.on_daily_action])
         bolt.view_submission(re.compile(r"^qz:"))(ack=self.ack_answer, lazy=[self.on_answer])
@@ -111,6 +114,26 @@ class Inbound:
 
     async def ack_only(self, ack: Callable[..., Awaitable[Any]]) -> None:
         await ack()
+
+    async def answer_then_ack(self, ack: Callable[..., Awaitable[Any]], body: dict[str, Any]) -> None:
+        """A click on a quiz message: acknowledge it once the core has stored what it changed, then show the reply.
+
+        Slack resends a request it got no acknowledgement for (to any process behind the load balancer),
+        so acknowledging only after the answer is stored means a bot process killed at any moment loses
+        no acknowledged answer: either it was stored, or Slack sends it again (recorded once: the
+        attempt's key). Should the core take longer than ACK_WITHIN_S, the click is acknowledged anyway,
+        in Slack's 3 seconds.
+        """
+        stored = asyncio.Event()
+        work = asyncio.create_task(self.on_action(body, stored=stored), name="quizbot-slack-action")
+        self._inflight.add(work)
+        work.add_done_callback(self._inflight.discard)
+        waiting = asyncio.create_task(stored.wait())
+        try:
+            await asyncio.wait({work, waiting}, timeout=ACK_WITHIN_S, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            waiting.cancel()
+            await ack()
 
     async def ack_command(self, ack: Callable[..., Awaitable[Any]], body: dict[str, Any]) -> None:
         command = parse(str(body.get("text", "")))
@@ -197,8 +220,12 @@ class Inbound:
         else:
             await self.courier.tell(origin, await self.service.handle(actor, request), persistent=route == KEEP)
 
-    async def on_action(self, body: dict[str, Any]) -> None:
-        """A click or menu choice on a quiz message: hand the action id to the core unchanged."""
+    async def on_action(self, body: dict[str, Any], *, stored: asyncio.Event | None = None) -> None:
+        """A click or menu choice on a quiz message: hand the action id to the core unchanged.
+
+        `stored` is set once the core has answered (what it changed is in the database), before the
+        reply is shown.
+        """
         origin = from_action(body)
         async with self._job(origin):
             action = (body.get("actions") or [{}])[0]
@@ -209,9 +236,11 @@ class Inbound:
             if parsed is not None and parsed.session_id == ax.NO_SESSION:
                 actor = await self._admin_actor(origin)  # an admin's confirmation
             if parsed is not None and await self.service.is_daily_post(parsed.session_id):
-                await self._daily_post(origin, actor, rq.Act(action_id, tuple(_action_values(action)), key))
+                await self._daily_post(origin, actor, rq.Act(action_id, tuple(_action_values(action)), key), stored=stored)
                 return
             reply = await self.service.handle(actor, rq.Act(action_id, tuple(_action_values(action)), key))
+            if stored is not None:
+                stored.set()
             if parsed is not None and parsed.verb in (ax.RESTART, ax.CURRENT) and any(m.kind == "item" for m in reply.messages):
                 place, note = await self.courier.quiz_home(origin) if parsed.verb == ax.RESTART else (anchor_of(
                     await self.service.active_session(actor))[0], None)
@@ -255,9 +284,11 @@ class Inbound:
         """The race service's port: close the round's message, post the reveal and what comes next."""
         await self.courier.race_post(post)
 
-    async def _daily_post(self, origin: Origin, actor: Actor, request: rq.Act) -> None:
+    async def _daily_post(self, origin: Origin, actor: Actor, request: rq.Act, *, stored: asyncio.Event | None = None) -> None:
         """A member's click or form on the channel's daily post: every answer only to them."""
         reply = await self.service.handle(actor, request)
+        if stored is not None:
+            stored.set()
         if reply.form is not None:
             await self.courier.open(origin, bk.form_view(reply.form, bk.metadata(c=origin.channel, t=origin.thread_ts)))
             return

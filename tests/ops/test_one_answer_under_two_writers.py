@@ -1,0 +1,106 @@
+"""What the two-process tests found, pinned down in one process each.
+
+A learner's click whose save loses to another process's write of the same quiz (the next item's
+message being remembered) is made again on what is stored, not refused as an old click; and a
+Slack click is acknowledged only once its answer is stored.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import func, select
+
+from bot.core import QuizService
+from bot.core import actions as ax
+from bot.core import requests as rq
+from bot.core.model import Actor, Attempt, Owner, Session
+from bot.core.packs import load_path
+from bot.core.review import Review
+from bot.storage import SqlRepository, open_repository
+from bot.storage import tables as t
+from tests.fakes import FakeClock, LocalRunner
+from tests.ops.services import write_choice_pack
+from tests.slack.conftest import LEARNER, TEAM, Slack, block_text, dm, make_service
+from tests.slack.helpers import is_item
+
+ALICE = Actor("slack", TEAM, "U1ALICE", "Alice")
+
+
+class WrittenMeanwhile:
+    """A repository (the port) that lets another process write the quiz just before this one's first answer is saved."""
+
+    def __init__(self, inner: SqlRepository, other: QuizService) -> None:
+        self.inner, self.other, self.interleaved = inner, other, 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    async def save_session(self, session: Session, attempt: Attempt | None = None, review: Review | None = None) -> None:
+        if attempt is not None and self.interleaved == 0:
+            self.interleaved += 1
+            await self.other.set_anchor(session.id, item_ts="1700000000.000042")  # the other process, first
+        await self.inner.save_session(session, attempt, review)
+
+
+class SlowSaves:
+    """A repository (the port) on a slow database: each save takes a second (Slack's ack must still wait for it)."""
+
+    def __init__(self, inner: SqlRepository) -> None:
+        self.inner = inner
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    async def save_session(self, session: Session, attempt: Attempt | None = None, review: Review | None = None) -> None:
+        await asyncio.sleep(1.0)
+        await self.inner.save_session(session, attempt, review)
+
+
+async def attempts_in(repository: SqlRepository) -> int:
+    async with repository.engine.connect() as c:
+        return int((await c.execute(select(func.count()).select_from(t.attempts))).scalar_one())
+
+
+async def test_an_answer_whose_save_lost_to_another_processes_write_is_made_again(pg_url: str, tmp_path: Path) -> None:
+    mine, theirs = await open_repository(pg_url), await open_repository(pg_url)  # two processes' connections
+    try:
+        other = QuizService(repository=theirs, runner=LocalRunner(), clock=FakeClock())
+        await other.import_pack(load_path(write_choice_pack(tmp_path, 3) / "ops").pack)
+        repository = WrittenMeanwhile(mine, other)
+        service = QuizService(repository=repository, runner=LocalRunner(), clock=FakeClock(), rng=random.Random(3))  # type: ignore[arg-type]
+        await service.handle(ALICE, rq.Start(pack="ops", count=2))
+        session = await mine.active_session(Owner.user(ALICE))
+        assert session is not None
+        reply = await service.handle(ALICE, rq.Act(ax.make(session.id, 0, ax.CHOOSE, 0), key="click-1"))
+        assert repository.interleaved == 1  # the other write did come between this click's read and save
+        assert reply.update is not None and "Correct" in reply.update.text()
+        stored = await mine.get_session(session.id)
+        assert stored is not None and stored.position == 1  # the answer is in...
+        assert stored.anchor.get("item_ts") == "1700000000.000042"  # ...and the other process's write kept
+        assert await attempts_in(mine) == 1
+    finally:
+        await mine.close()
+        await theirs.close()
+
+
+async def test_a_slack_click_is_acknowledged_once_its_answer_is_stored(
+    open_slack: Any, repository: SqlRepository, runner: LocalRunner, clock: FakeClock, tmp_path: Path
+) -> None:
+    service = make_service(SlowSaves(repository), runner, clock)
+    await service.import_pack(load_path(write_choice_pack(tmp_path, 3) / "ops").pack)
+    async with open_slack(service) as slack:
+        await slack.command("start ops count:2")
+        channel = dm(LEARNER)
+        (item,) = [m for m in slack.fake.posts(channel) if is_item(m)]
+        unsettled = Slack(slack.http, slack.url, slack.fake, None)  # returns with the ack, not after the work
+        unsettled._triggers = slack._triggers  # trigger ids go on from the command's: not taken for a repeat
+        status, _ = await unsettled.click(channel, item["ts"], label="A")
+        assert status == 200
+        assert await attempts_in(repository) == 1  # stored before the ack went out
+        await slack.settle()
+        assert "Correct" in block_text(slack.fake.message(channel, item["ts"])["blocks"])
+        assert len([m for m in slack.fake.posts(channel) if is_item(m)]) == 2
