@@ -116,16 +116,22 @@ def write_pack(folder: Path) -> None:
 @dataclass
 class Tally:
     acks: list[float] = field(default_factory=list)  # seconds, one per answer acknowledged
+    replies: list[float] = field(default_factory=list)  # seconds from sending an answer to the next item shown
+    problems: dict[str, int] = field(default_factory=dict)  # what went wrong, by kind (for the report)
     answers_sent: int = 0
     lost: int = 0  # no ack within ACK_WAIT_S
     http_errors: int = 0  # a non-200 answer to a learner's request, or a connection error
     stalls: int = 0  # no next item within NEXT_WAIT_S
+    refused: int = 0  # acknowledged, then answered "That question was already answered" by the bot
     quizzes: int = 0
     code_answers: int = 0
     other_requests: int = 0  # starts, form openings: acknowledged, not answers
 
     def answered(self, seconds: float) -> None:
         self.acks.append(seconds)
+
+    def problem(self, kind: str) -> None:
+        self.problems[kind] = self.problems.get(kind, 0) + 1
 
 
 def percentile(sorted_values: Sequence[float], q: float) -> float:
@@ -145,6 +151,15 @@ def proc_status(pid: int) -> dict[str, int]:
     except OSError:
         pass
     return out
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of one process so far (0 if it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def descendants(pid: int) -> list[int]:
@@ -215,6 +230,45 @@ class MemorySampler:
             self.torch[pid] = has_torch(pid)
 
 
+class PgSampler:
+    """Samples the benchmark database's connections in pg_stat_activity: how many, and in which state."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.peak_total = 0
+        self.peak_idle_in_transaction = 0
+        self.peak_lock_waits = 0
+        self.samples = 0
+        self.sum_idle_in_transaction = 0
+
+    async def run(self, stop: asyncio.Event) -> None:
+        conn = await asyncpg.connect(PG_ADMIN)
+        try:
+            while not stop.is_set():
+                rows = await conn.fetch(
+                    "SELECT state, wait_event_type FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
+                    self.name,
+                )
+                idle_tx = sum(1 for r in rows if r["state"] == "idle in transaction")
+                self.peak_total = max(self.peak_total, len(rows))
+                self.peak_idle_in_transaction = max(self.peak_idle_in_transaction, idle_tx)
+                self.peak_lock_waits = max(self.peak_lock_waits, sum(1 for r in rows if r["wait_event_type"] == "Lock"))
+                self.samples += 1
+                self.sum_idle_in_transaction += idle_tx
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stop.wait(), 1.0)
+        finally:
+            await conn.close()
+
+    def summary(self) -> str:
+        mean = self.sum_idle_in_transaction / self.samples if self.samples else 0.0
+        return (
+            f"PostgreSQL connections of the bots (sampled each second): peak {self.peak_total}; "
+            f"'idle in transaction' (held open by the bot between statements) peak {self.peak_idle_in_transaction}, "
+            f"mean {mean:.1f}; waiting for a row lock peak {self.peak_lock_waits}"
+        )
+
+
 # ------------------------------------------------------------------ the fake platforms, instrumented
 
 
@@ -225,7 +279,19 @@ class BenchSlack(FakeSlack):
         super().__init__(bot_token=SLACK_TOKEN, team=TEAM)
         self.posted: dict[str, asyncio.Event] = {}
         self.latest: dict[str, dict[str, Any]] = {}
+        self.refusals: dict[str, int] = {}  # channel -> notes "already answered" (privately or by response_url)
+        self.respond_to: dict[str, str] = {}  # response_url number -> the learner's channel
         self.api_calls = 0
+
+    def answer_url(self, channel: str) -> str:
+        url = self.response_url()
+        self.respond_to[url.rsplit("/", 1)[1]] = channel
+        return url
+
+    def _refused(self, channel: str | None, text: str) -> None:
+        if channel is not None and "already answered" in text:
+            self.refusals[channel] = self.refusals.get(channel, 0) + 1
+            self.posted.setdefault(channel, asyncio.Event()).set()
 
     def _record(self) -> None:
         self.api_calls += 1
@@ -249,6 +315,16 @@ class BenchSlack(FakeSlack):
     def _m_chat_update(self, args: dict[str, Any]) -> web.Response:
         self._record()
         return super()._m_chat_update(args)
+
+    def _m_chat_postEphemeral(self, args: dict[str, Any]) -> web.Response:
+        self._record()
+        self._refused(str(args.get("channel")), str(args.get("text") or ""))
+        return super()._m_chat_postEphemeral(args)
+
+    async def _respond(self, request: web.Request) -> web.Response:
+        response = await super()._respond(request)  # no await between its append and this line
+        self._refused(self.respond_to.pop(request.match_info["n"], None), str(self.responses[-1].get("text") or ""))
+        return response
 
 
 class BenchDiscord(FakeDiscord):
@@ -368,14 +444,15 @@ def slack_action(message: dict[str, Any], label: str) -> tuple[dict[str, Any], s
 
 
 class SlackLearners:
-    def __init__(self, fake: BenchSlack, urls: list[str], http: aiohttp.ClientSession, tally: Tally) -> None:
-        self.fake, self.tally = fake, tally
+    def __init__(self, fake: BenchSlack, urls: list[str], http: aiohttp.ClientSession, tally: Tally, *, sticky: bool) -> None:
+        self.fake, self.tally, self.sticky = fake, tally, sticky
         self.workspaces = [Slack(http, url, fake, None) for url in urls]  # the tests' signing client, one per process
         self._n = 0
 
-    async def send(self, body: str, content_type: str) -> tuple[int, float]:
+    async def send(self, body: str, content_type: str, index: int) -> tuple[int, float]:
         self._n += 1
-        workspace = self.workspaces[self._n % len(self.workspaces)]  # round robin, as a load balancer would
+        # round robin, as a load balancer would; or sticky: each learner always to the same process
+        workspace = self.workspaces[(index if self.sticky else self._n) % len(self.workspaces)]
         began = time.perf_counter()
         try:
             status, _ = await asyncio.wait_for(workspace.send(body, content_type, settle=False), ACK_WAIT_S)
@@ -385,13 +462,13 @@ class SlackLearners:
             status = 0
         return status, time.perf_counter() - began
 
-    def command(self, user: str) -> str:
+    def command(self, user: str, text: str) -> str:
         return urlencode(
             {
                 "token": "gIkuvaNzQIHg97ATvDxqgjtO", "team_id": TEAM, "team_domain": "quizbot-test",
                 "channel_id": "D" + user, "channel_name": "directmessage", "user_id": user, "user_name": user.lower(),
-                "command": "/quiz", "text": "start bench count:20", "api_app_id": "A0001",
-                "is_enterprise_install": "false", "response_url": self.fake.response_url(), "trigger_id": f"{self._n}.9.ab",
+                "command": "/quiz", "text": text, "api_app_id": "A0001",
+                "is_enterprise_install": "false", "response_url": self.fake.answer_url("D" + user), "trigger_id": f"{self._n}.9.ab",
             }
         )  # fmt: skip
 
@@ -408,7 +485,7 @@ class SlackLearners:
             "container": {"type": "message", "message_ts": message["ts"], "channel_id": channel, "is_ephemeral": False},
             "trigger_id": f"{self._n}.9.ab", "team": {"id": TEAM, "domain": "quizbot-test"},
             "channel": {"id": channel, "name": "directmessage"}, "message": message, "state": {"values": {}},
-            "response_url": self.fake.response_url(), "actions": [action],
+            "response_url": self.fake.answer_url(channel), "actions": [action],
         }  # fmt: skip
         return urlencode({"payload": json.dumps(payload)})
 
@@ -426,11 +503,17 @@ class SlackLearners:
         }  # fmt: skip
         return json.dumps(body)
 
-    async def next_post(self, channel: str, after: str | None) -> dict[str, Any] | None:
-        """The bot's newest post in the DM once it is newer than `after` (None after NEXT_WAIT_S)."""
+    async def next_post(self, channel: str, after: str | None, refusals: int = -1) -> dict[str, Any] | None:
+        """The bot's newest post in the DM once it is newer than `after` (None after NEXT_WAIT_S).
+
+        With `refusals` (the channel's count of "already answered" notes before the answer), a new
+        such note ends the wait too: the answer is returned as {"refused": True}.
+        """
         event = self.fake.posted.setdefault(channel, asyncio.Event())
         deadline = time.monotonic() + NEXT_WAIT_S
         while True:
+            if refusals >= 0 and self.fake.refusals.get(channel, 0) > refusals:
+                return {"refused": True}
             latest = self.fake.latest.get(channel)
             if latest is not None and (after is None or float(latest["ts"]) > float(after)):
                 return latest
@@ -448,40 +531,51 @@ class SlackLearners:
         after: str | None = None
         item: dict[str, Any] | None = None
         tally = self.tally
+        recover = False
         while time.monotonic() < until:
             if item is None:
-                status, _ = await self.send(self.command(user), "application/x-www-form-urlencoded")
+                # a new quiz; or, after an answer the bot refused or left unanswered, the current item again
+                text = "current" if recover else "start bench count:20"
+                status, _ = await self.send(self.command(user, text), "application/x-www-form-urlencoded", index)
                 tally.other_requests += 1
                 if status != 200:
                     tally.http_errors += 1
                     await asyncio.sleep(1)
                     continue
-                tally.quizzes += 1
+                tally.quizzes += not recover
+                recover = False
                 post = await self.next_post(channel, after)
                 if post is None:
                     tally.stalls += 1
+                    recover = text != "current"  # a quiz that was started and not shown: ask for it
                     continue
                 after = post["ts"]
                 item = post if is_slack_item(post) else None
                 continue
             choice = slack_action(item, "A")
             tally.answers_sent += 1
+            refusals = self.fake.refusals.get(channel, 0)
+            sent = time.perf_counter()
             if choice is not None:
-                status, took = await self.send(self.click(user, item, *choice), "application/x-www-form-urlencoded")
+                status, took = await self.send(self.click(user, item, *choice), "application/x-www-form-urlencoded", index)
             else:  # the code item: the code as a block in the DM
                 tally.code_answers += 1
-                status, took = await self.send(self.code_message(user), "application/json")
+                status, took = await self.send(self.code_message(user), "application/json", index)
             if status == 200:
                 tally.answered(took)
             elif status == -1:
                 tally.lost += 1
             else:
                 tally.http_errors += 1
-            post = await self.next_post(channel, after)
-            if post is None:
-                tally.stalls += 1
-                item = None
+            post = await self.next_post(channel, after, refusals)
+            if post is None or "refused" in post:
+                if post is None:
+                    tally.stalls += 1
+                else:
+                    tally.refused += 1
+                item, recover = None, True
                 continue
+            tally.replies.append(time.perf_counter() - sent)
             after = post["ts"]
             item = post if is_slack_item(post) else None  # else the summary: a new quiz
 
@@ -544,23 +638,30 @@ class DiscordLearners:
         await asyncio.sleep(index * 0.004)
         item: dict[str, Any] | None = None
         tally = self.tally
+        recover = False
         while time.monotonic() < until:
             if item is None:
-                start = self.payload(2, p.command("start", [p.option("pack", "bench"), p.option("count", 20)]), user, shard)
+                # a new quiz; or, after an answer the bot refused or left unanswered, the current item again
+                options = [] if recover else [p.option("pack", "bench"), p.option("count", 20)]
+                start = self.payload(2, p.command("current" if recover else "start", options), user, shard)
                 tally.other_requests += 1
                 if await self.send(shard, start) is None:
                     tally.lost += 1
                     continue
-                tally.quizzes += 1
+                tally.quizzes += not recover
                 item = await self.next_message(inbox, None)
                 if item is None:
                     tally.stalls += 1
-                elif not any((e.get("title") or "").startswith("Question") for e in item["embeds"]):
+                    recover = not recover
+                    continue
+                recover = False
+                if not any((e.get("title") or "").startswith("Question") for e in item["embeds"]):
                     item = None
                 continue
             buttons = [c for row in item["components"] for c in row["components"] if c.get("type") == 2]
             choice = next((b for b in buttons if b.get("label", "").startswith("A. ")), None)
             tally.answers_sent += 1
+            sent = time.perf_counter()
             if choice is not None:
                 acked = await self.send(shard, self.payload(3, p.component(choice["custom_id"], 2), user, shard, item))
             else:  # the code item: open the Answer form, then submit the code
@@ -571,8 +672,12 @@ class DiscordLearners:
                     opened = await self.send(shard, self.payload(3, p.component(answer["custom_id"], 2), user, shard, item))
                     tally.other_requests += 1
                 if opened is None or opened[1].body.get("type") != 9:
-                    tally.http_errors += 1
-                    item = None
+                    # a form must be the interaction's first response: a deferred click cannot open it
+                    kind = "no ack" if opened is None else f"callback type {opened[1].body.get('type')}"
+                    tally.problem(f"code item: Answer form not opened ({kind})")
+                    tally.answers_sent -= 1
+                    tally.code_answers -= 1
+                    item, recover = None, True
                     continue
                 form = opened[1].body["data"]["custom_id"]
                 acked = await self.send(shard, self.payload(5, p.modal_submit(form, SOLUTION), user, shard, item))
@@ -580,9 +685,16 @@ class DiscordLearners:
                 tally.lost += 1
             else:
                 tally.answered(acked[0])
+                if acked[1].body.get("type") == 4 and "already answered" in json.dumps(acked[1].body):
+                    tally.refused += 1
+                    item, recover = None, True
+                    continue
             item = await self.next_message(inbox, item["id"])
+            if item is not None:
+                tally.replies.append(time.perf_counter() - sent)
             if item is None:
                 tally.stalls += 1
+                recover = True
             elif not any((e.get("title") or "").startswith("Question") for e in item["embeds"]):
                 item = None  # the summary: a new quiz
 
@@ -700,11 +812,14 @@ class Result:
     bench_cpu_s: float
     startup_s: list[float]
     exit_codes: list[int | None]
+    balance: str = "roundrobin"
+    bots_cpu_s: list[float] = field(default_factory=list)
+    pg: str = ""
 
 
 async def run_config(
     platform: str, processes: int, sandbox: str, *, seconds: float, learners: int, folder: Path, packs: Path,
-    service_url: str | None,
+    service_url: str | None, balance: str = "roundrobin",
 ) -> Result:  # fmt: skip
     name, url = await make_database()
     bots: list[Bot] = []
@@ -743,15 +858,18 @@ async def run_config(
         sampler = MemorySampler([b.process.pid for b in bots])
         stop_sampling = asyncio.Event()
         sampling = asyncio.create_task(sampler.run(stop_sampling))
+        pg = PgSampler(name)
+        pg_sampling = asyncio.create_task(pg.run(stop_sampling))
         load_before = os.getloadavg()
         started_utc = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
         cpu_before = resource.getrusage(resource.RUSAGE_SELF)
+        bots_cpu_before = [cpu_seconds(b.process.pid) for b in bots]
         until = time.monotonic() + seconds
         began = time.monotonic()
         if fake_slack is not None:
             connector = aiohttp.TCPConnector(limit=0)
             async with aiohttp.ClientSession(connector=connector) as http:
-                group = SlackLearners(fake_slack, [b.slack_url for b in bots], http, tally)
+                group = SlackLearners(fake_slack, [b.slack_url for b in bots], http, tally, sticky=balance == "sticky")
                 await asyncio.wait_for(asyncio.gather(*(group.learner(i, until) for i in range(learners))), seconds + 2 * NEXT_WAIT_S + 30)
         else:
             assert fake_discord is not None
@@ -759,12 +877,14 @@ async def run_config(
             await asyncio.wait_for(asyncio.gather(*(dgroup.learner(i, until) for i in range(learners))), seconds + 3 * NEXT_WAIT_S + 30)
         elapsed = time.monotonic() - began
         cpu_after = resource.getrusage(resource.RUSAGE_SELF)
+        bots_cpu = [cpu_seconds(b.process.pid) - c for b, c in zip(bots, bots_cpu_before, strict=True)]
         load_after = os.getloadavg()
-        await asyncio.sleep(2.0)  # anything still being stored settles
         stop_sampling.set()
         await sampling
+        await pg_sampling
+        # SIGTERM: each bot finishes what is in flight (QUIZBOT_SHUTDOWN_GRACE_S) before the count
+        exit_codes = await asyncio.gather(*(asyncio.to_thread(b.stop) for b in bots))
         attempts = await count_attempts(name, platform)
-        exit_codes = [b.stop() for b in bots]
         api_errors = len(fake_slack.errors) if fake_slack is not None else (fake_discord.api_errors if fake_discord else 0)
         pids = sampler.pids
         return Result(
@@ -773,7 +893,7 @@ async def run_config(
             [sampler.pool_peak_kb[x] / 1024 for x in pids], [sampler.torch[x] for x in pids],
             load_before, load_after, started_utc,
             (cpu_after.ru_utime + cpu_after.ru_stime) - (cpu_before.ru_utime + cpu_before.ru_stime),
-            startup, exit_codes,
+            startup, list(exit_codes), balance, bots_cpu, pg.summary(),
         )  # fmt: skip
     finally:
         for bot in bots:
@@ -789,12 +909,19 @@ def ms(values: Sequence[float], q: float) -> str:
     return f"{1000 * percentile(values, q):.0f}" if values else "-"
 
 
+def label(r: Result) -> str:
+    """The platform, with the load balancing of Slack requests when there are two processes."""
+    if r.platform == "slack" and r.processes > 1:
+        return f"slack ({'sticky by learner' if r.balance == 'sticky' else 'round robin'})"
+    return r.platform
+
+
 def print_result(r: Result) -> None:
     t = r.tally
     acks = sorted(t.acks)
     over = sum(1 for a in acks if a > SLOW_ACK_S)
     where = "sandbox service (1 x 2 workers)" if r.sandbox == "service" else "local pool (2 workers per process)"
-    print(f"\n== {r.platform}, {r.processes} bot process(es), {where} ==", flush=True)
+    print(f"\n== {label(r)}, {r.processes} bot process(es), {where} ==", flush=True)
     print(f"  started {r.started_utc}; ran {r.seconds:.1f} s with {r.learners} learners; load average before "
           f"{'/'.join(f'{x:.2f}' for x in r.load_before)}, after {'/'.join(f'{x:.2f}' for x in r.load_after)}")  # fmt: skip
     print(f"  bot start-up to ready: {', '.join(f'{s:.1f} s' for s in r.startup_s)}")
@@ -805,12 +932,19 @@ def print_result(r: Result) -> None:
     print(f"  acks over {SLOW_ACK_S:.0f} s: {over}; not acknowledged within {ACK_WAIT_S:.0f} s: {t.lost}; "
           f"HTTP errors to learners: {t.http_errors}; platform API errors: {r.api_errors}; "
           f"learners left waiting {NEXT_WAIT_S:.0f} s for a next item: {t.stalls}")  # fmt: skip
+    print(f"  answers acknowledged, then refused by the bot as \"already answered\" (a stale click): {t.refused}")
+    replies = sorted(t.replies)
+    print(f"  answer to next item shown, ms: p50 {ms(replies, 0.5)}  p95 {ms(replies, 0.95)}  p99 {ms(replies, 0.99)}  "
+          f"max {ms(replies, 1.0)}  (n={len(replies)})")  # fmt: skip
+    for kind, count in sorted(t.problems.items()):
+        print(f"  {kind}: {count}")
     flag = "equal" if r.attempts == len(acks) else "MISMATCH !!!"
     print(f"  attempts in the database {r.attempts} vs answers acknowledged {len(acks)}: {flag}")
     for n in range(r.processes):
         print(f"  bot process {n}: RSS peak sampled {r.rss_peak_mb[n]:.0f} MB, VmHWM {r.hwm_mb[n]:.0f} MB, torch imported: "
               f"{'yes' if r.torch[n] else 'no'}; its sandbox pool (PSS, all processes) peak {r.pool_mb[n]:.0f} MB; "
-              f"exit code {r.exit_codes[n]}")  # fmt: skip
+              f"exit code {r.exit_codes[n]}; CPU {r.bots_cpu_s[n]:.1f} s ({100 * r.bots_cpu_s[n] / r.seconds:.0f}% of one core)")  # fmt: skip
+    print(f"  {r.pg}")
     print(f"  benchmark process (fakes + learners) CPU: {r.bench_cpu_s:.1f} s in {r.seconds:.1f} s "
           f"({100 * r.bench_cpu_s / r.seconds:.0f}% of one core)", flush=True)  # fmt: skip
 
@@ -824,7 +958,7 @@ def summary_table(results: list[Result]) -> None:
         rss = " / ".join(f"{x:.0f} ({'torch' if t else 'no torch'})" for x, t in zip(r.hwm_mb, r.torch, strict=True))
         pool = " / ".join(f"{x:.0f}" for x in r.pool_mb) if r.sandbox == "local" else "(service)"
         mark = "" if r.attempts == len(acks) else " MISMATCH"
-        print(f"| {r.platform} | {r.processes} | {r.sandbox} | {len(acks)} | {len(acks) / r.seconds:.0f} | {ms(acks, 0.5)} | "
+        print(f"| {label(r)} | {r.processes} | {r.sandbox} | {len(acks)} | {len(acks) / r.seconds:.0f} | {ms(acks, 0.5)} | "
               f"{ms(acks, 0.95)} | {ms(acks, 0.99)} | {ms(acks, 1.0)} | {over} | {r.tally.http_errors + r.api_errors} | "
               f"{r.attempts}{mark} | {rss} | {pool} |")  # fmt: skip
 
@@ -874,12 +1008,14 @@ async def main_async(args: argparse.Namespace) -> list[Result]:
                 await asyncio.to_thread(service.wait_ready)
             for processes in args.processes:
                 for platform in args.only:
-                    result = await run_config(
-                        platform, processes, sandbox, seconds=args.seconds, learners=args.learners, folder=folder,
-                        packs=packs, service_url=service.url if service else None,
-                    )  # fmt: skip
-                    print_result(result)
-                    results.append(result)
+                    balances = args.balance if platform == "slack" and processes > 1 else ["roundrobin"]
+                    for balance in balances:
+                        result = await run_config(
+                            platform, processes, sandbox, seconds=args.seconds, learners=args.learners, folder=folder,
+                            packs=packs, service_url=service.url if service else None, balance=balance,
+                        )  # fmt: skip
+                        print_result(result)
+                        results.append(result)
             if service is not None:
                 service.stop()
                 service = None
@@ -901,6 +1037,10 @@ def main(argv: list[str] | None = None) -> list[Result]:
     parser.add_argument("--only", type=lambda s: parse_list(s, lambda v: v in ("slack", "discord")), default=["slack", "discord"])
     parser.add_argument("--processes", type=lambda s: [int(v) for v in parse_list(s, lambda v: v in ("1", "2"))], default=[1, 2])
     parser.add_argument("--sandbox", type=lambda s: parse_list(s, lambda v: v in ("local", "service")), default=["local", "service"])
+    parser.add_argument(
+        "--balance", type=lambda s: parse_list(s, lambda v: v in ("roundrobin", "sticky")), default=["roundrobin"],
+        help="Slack with two processes: round robin per request, and/or sticky (each learner to one process)",
+    )  # fmt: skip
     parser.add_argument("--jobs", type=int, default=100, help="sandbox jobs for the jobs/s measure (0: skip it)")
     args = parser.parse_args(argv)
     if not 1 <= args.learners <= 5000 or not 0 < args.seconds <= 600:
