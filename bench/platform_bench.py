@@ -3,22 +3,33 @@
 Each configuration (platform x one or two `quizbot run` processes x sandbox local or as a service)
 gets a fresh PostgreSQL database on 127.0.0.1:5432 (made here, dropped afterwards) and fresh bot
 processes started as an operator would (`quizbot run`, pointed at the fake platforms with
-SLACK_API_URL / DISCORD_API_URL). The fake servers and the learners run in this process.
+SLACK_API_URL / DISCORD_API_URL). The fake servers (the tests' own, subclassed here to time and
+route) and the learners run in this process; its CPU use is printed, to show whether it bounded
+the figures.
 
-- Slack learners send signed HTTP requests to the bots' /slack/events (round robin over the
-  processes, as a load balancer would): `/quiz start bench count:20`, then a click on choice A of
-  each item, or the code as a ```python block in the DM for the code item; the ack is Bolt's
-  HTTP 200.
+- Slack learners send signed HTTP requests to the bots' /slack/events: `/quiz start bench
+  count:20`, then a click on choice A of each item, or the code as a ```python block in the DM for
+  the code item. With two processes the requests go round robin (per request, as a plain load
+  balancer would) or, with `--balance sticky`, each learner always to the same process. The ack
+  is the HTTP 200 (Bolt acknowledges before the work).
 - Discord learners send INTERACTION_CREATE over the fake gateway (with two processes, two shards:
-  DISCORD_SHARD_COUNT=2, DISCORD_SHARDS=0 / 1, each learner in a guild of one shard); the ack is the
-  interaction callback POST reaching the fake Discord. Code goes through the item's Answer form.
+  DISCORD_SHARD_COUNT=2, DISCORD_SHARDS=0 / 1, each learner in a guild of one shard, as Discord
+  routes them); the ack is the interaction callback POST reaching the fake Discord (the bot sends
+  the reply itself when it is ready within 2 s, else it defers). Code goes through the item's
+  Answer form.
 
 Each learner answers, waits for the next item, answers again, for `--seconds`; a finished quiz is
-followed by a new one. One item in 20 is code (5% of answers go to the sandbox). Afterwards the
-attempts stored in the database are counted and compared with the answers acknowledged.
+followed by a new one. One item in 20 is code (5% of answers go to the sandbox). An answer the bot
+refuses as "already answered" sends the learner to `/quiz current`. Afterwards the bots are
+stopped with SIGTERM (they finish what is in flight) and the attempts stored in the database are
+compared with the answers acknowledged. Also printed: the time from an answer to the next item,
+each bot process's RSS (VmRSS sampled every 0.5 s, and VmHWM) and whether it mapped torch, its
+sandbox pool's PSS, its CPU time, the database connections' states, the load average; and at
+the end sandbox jobs/s through the bot's client with one and two services (the measure of
+bench/sandbox_service_bench.py).
 
-    python bench/platform_bench.py [--seconds 60] [--learners 500] [--only slack|discord]
-        [--processes 1,2] [--sandbox local,service] [--no-jobs]
+    python bench/platform_bench.py [--seconds 60] [--learners 500] [--only slack,discord]
+        [--processes 1,2] [--sandbox local,service] [--balance roundrobin,sticky] [--jobs 100]
 
 Prints figures; asserts nothing (a mismatch of attempts and acks is printed loudly).
 """
@@ -30,6 +41,7 @@ import asyncio
 import contextlib
 import json
 import os
+import re
 import resource
 import secrets
 import signal
@@ -160,6 +172,21 @@ def cpu_seconds(pid: int) -> float:
     except OSError:
         return 0.0
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def runqueue_wait_seconds(pid: int) -> float:
+    """Time the process's threads spent runnable but waiting for a CPU so far (/proc/<pid>/task/*/schedstat)."""
+    total = 0
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return 0.0
+    for task in tasks:
+        try:
+            total += int(Path(f"/proc/{pid}/task/{task}/schedstat").read_text().split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+    return total / 1e9
 
 
 def descendants(pid: int) -> list[int]:
@@ -763,6 +790,19 @@ class Bot:
         return self.process.returncode
 
 
+def log_errors(path: Path) -> tuple[int, dict[str, int]]:
+    """ERROR lines in a bot's log, and the exceptions its tracebacks end with (first 120 characters)."""
+    errors = 0
+    exceptions: dict[str, int] = {}
+    for line in path.read_text(errors="replace").splitlines():
+        if " ERROR " in line[:40]:
+            errors += 1
+        elif re.match(r"^[A-Za-z_][\w.]*(Error|Exception|Exit)\b", line):
+            key = line[:120]
+            exceptions[key] = exceptions.get(key, 0) + 1
+    return errors, exceptions
+
+
 async def make_database() -> tuple[str, str]:
     name = f"qb_platform_bench_{secrets.token_hex(4)}"
     admin = await asyncpg.connect(PG_ADMIN)
@@ -815,6 +855,8 @@ class Result:
     balance: str = "roundrobin"
     bots_cpu_s: list[float] = field(default_factory=list)
     pg: str = ""
+    log_errors: list[tuple[int, dict[str, int]]] = field(default_factory=list)
+    bots_wait_s: list[float] = field(default_factory=list)
 
 
 async def run_config(
@@ -845,7 +887,7 @@ async def run_config(
                 env |= {"QUIZBOT_SANDBOX_URLS": service_url, "QUIZBOT_SANDBOX_TOKEN": SANDBOX_TOKEN}
             else:
                 env |= {"QUIZBOT_SANDBOX_WORKERS": "2", "QUIZBOT_SANDBOX_MEMORY_MB": "256", "QUIZBOT_SANDBOX_WARM_OPTIMIZERS": "false"}
-            bot = Bot(folder, f"{platform}-{processes}-{sandbox}-{n}", env)
+            bot = Bot(folder, f"{platform}-{processes}-{sandbox}-{balance}-{n}", env)
             bots.append(bot)
             startup.append(await bot.wait_ready())  # one after the other: the first imports the pack
         if fake_discord is not None:
@@ -864,6 +906,7 @@ async def run_config(
         started_utc = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
         cpu_before = resource.getrusage(resource.RUSAGE_SELF)
         bots_cpu_before = [cpu_seconds(b.process.pid) for b in bots]
+        bots_wait_before = [runqueue_wait_seconds(b.process.pid) for b in bots]
         until = time.monotonic() + seconds
         began = time.monotonic()
         if fake_slack is not None:
@@ -878,6 +921,7 @@ async def run_config(
         elapsed = time.monotonic() - began
         cpu_after = resource.getrusage(resource.RUSAGE_SELF)
         bots_cpu = [cpu_seconds(b.process.pid) - c for b, c in zip(bots, bots_cpu_before, strict=True)]
+        bots_wait = [runqueue_wait_seconds(b.process.pid) - w for b, w in zip(bots, bots_wait_before, strict=True)]
         load_after = os.getloadavg()
         stop_sampling.set()
         await sampling
@@ -893,7 +937,7 @@ async def run_config(
             [sampler.pool_peak_kb[x] / 1024 for x in pids], [sampler.torch[x] for x in pids],
             load_before, load_after, started_utc,
             (cpu_after.ru_utime + cpu_after.ru_stime) - (cpu_before.ru_utime + cpu_before.ru_stime),
-            startup, list(exit_codes), balance, bots_cpu, pg.summary(),
+            startup, list(exit_codes), balance, bots_cpu, pg.summary(), [log_errors(b.log_path) for b in bots], bots_wait,
         )  # fmt: skip
     finally:
         for bot in bots:
@@ -940,10 +984,18 @@ def print_result(r: Result) -> None:
         print(f"  {kind}: {count}")
     flag = "equal" if r.attempts == len(acks) else "MISMATCH !!!"
     print(f"  attempts in the database {r.attempts} vs answers acknowledged {len(acks)}: {flag}")
+    if r.attempts != len(acks):
+        print(f"    of the {len(acks) - r.attempts} acknowledged answers not stored (net), the bot told the learner "
+              f"\"already answered\" for {t.refused}; {t.stalls} learners never saw a next item (see the bot log)")  # fmt: skip
     for n in range(r.processes):
         print(f"  bot process {n}: RSS peak sampled {r.rss_peak_mb[n]:.0f} MB, VmHWM {r.hwm_mb[n]:.0f} MB, torch imported: "
               f"{'yes' if r.torch[n] else 'no'}; its sandbox pool (PSS, all processes) peak {r.pool_mb[n]:.0f} MB; "
-              f"exit code {r.exit_codes[n]}; CPU {r.bots_cpu_s[n]:.1f} s ({100 * r.bots_cpu_s[n] / r.seconds:.0f}% of one core)")  # fmt: skip
+              f"exit code {r.exit_codes[n]}; CPU {r.bots_cpu_s[n]:.1f} s ({100 * r.bots_cpu_s[n] / r.seconds:.0f}% of one core), "
+              f"runnable but waiting for a CPU {r.bots_wait_s[n]:.1f} s")  # fmt: skip
+    for n, (errors, exceptions) in enumerate(r.log_errors):
+        print(f"  bot process {n} log: {errors} ERROR lines")
+        for text, count in sorted(exceptions.items(), key=lambda kv: -kv[1])[:3]:
+            print(f"    {count} x {text}")
     print(f"  {r.pg}")
     print(f"  benchmark process (fakes + learners) CPU: {r.bench_cpu_s:.1f} s in {r.seconds:.1f} s "
           f"({100 * r.bench_cpu_s / r.seconds:.0f}% of one core)", flush=True)  # fmt: skip

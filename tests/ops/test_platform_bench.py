@@ -13,7 +13,7 @@ async def test_every_acknowledged_answer_is_stored_once(tmp_path: Path) -> None:
         "slack", 1, "local", seconds=2, learners=5, folder=tmp_path, packs=tmp_path / "packs", service_url=None
     )
     tally = result.tally
-    assert tally.quizzes == 5  # every learner got a quiz
+    assert tally.quizzes >= 5 and tally.stalls == 0  # every learner got a quiz, and a next item after each answer
     assert len(tally.acks) == tally.answers_sent > 5  # each answered, and each answer was acknowledged
     assert result.attempts == len(tally.acks)  # counted in the database after the bot drained and stopped
     assert tally.http_errors == tally.lost == tally.refused == 0 and result.api_errors == 0
