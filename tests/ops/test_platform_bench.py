@@ -1,0 +1,22 @@
+"""The platform benchmark's smallest run: five Slack learners against one `quizbot run` process on PostgreSQL."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bench.platform_bench import run_config, write_pack
+
+
+async def test_every_acknowledged_answer_is_stored_once(tmp_path: Path) -> None:
+    write_pack(tmp_path / "packs")
+    result = await run_config(
+        "slack", 1, "local", seconds=2, learners=5, folder=tmp_path, packs=tmp_path / "packs", service_url=None
+    )
+    tally = result.tally
+    assert tally.quizzes >= 5 and tally.stalls == 0  # every learner got a quiz, and a next item after each answer
+    assert len(tally.acks) == tally.answers_sent > 5  # each answered, and each answer was acknowledged
+    assert result.attempts == len(tally.acks)  # counted in the database after the bot drained and stopped
+    assert tally.http_errors == tally.lost == tally.refused == 0 and result.api_errors == 0
+    assert len(tally.replies) == len(tally.acks)  # the next item (or the summary) followed every answer
+    assert result.exit_codes == [0]  # SIGTERM: a clean stop
+    assert result.torch == [False] and result.rss_peak_mb[0] > 0  # the bot process itself never imports torch
