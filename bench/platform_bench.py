@@ -18,7 +18,8 @@ the figures.
   the reply itself when it is ready within 2 s, else it defers). Code goes through the item's
   Answer form.
 
-Each learner answers, waits for the next item, answers again, for `--seconds`; a finished quiz is
+Each learner answers, waits for the next item, answers again (flat out, or after reading it for
+about `--think` seconds), for `--seconds`; a finished quiz is
 followed by a new one. One item in 20 is code (5% of answers go to the sandbox). An answer the bot
 refuses as "already answered" sends the learner to `/quiz current`. Afterwards the bots are
 stopped with SIGTERM (they finish what is in flight) and the attempts stored in the database are
@@ -29,7 +30,7 @@ the end sandbox jobs/s through the bot's client with one and two services (the m
 bench/sandbox_service_bench.py).
 
     python bench/platform_bench.py [--seconds 60] [--learners 500] [--only slack,discord]
-        [--processes 1,2] [--sandbox local,service] [--balance roundrobin,sticky] [--jobs 100]
+        [--processes 1,2] [--sandbox local,service] [--balance roundrobin,sticky] [--jobs 100] [--think 0]
 
 Prints figures; asserts nothing (a mismatch of attempts and acks is printed loudly).
 """
@@ -41,6 +42,7 @@ import asyncio
 import contextlib
 import json
 import os
+import random
 import re
 import resource
 import secrets
@@ -75,6 +77,14 @@ from tests.ops.services import Service, free_port, uid_base  # noqa: E402
 from tests.slack.conftest import BOT_TOKEN as SLACK_TOKEN  # noqa: E402
 from tests.slack.conftest import SIGNING_SECRET, TEAM, Slack  # noqa: E402
 from tests.slack.fake_slack import FakeSlack  # noqa: E402
+
+THINK_S = 0.0  # --think: a learner reads each item for 0.5-1.5 times this long before answering (0: flat out)
+
+
+async def think() -> None:
+    if THINK_S > 0:
+        await asyncio.sleep(THINK_S * (0.5 + random.random()))
+
 
 PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/test"
 CHOICES = 19  # choice items per quiz, plus one code item: 5% of answers are code
@@ -580,6 +590,7 @@ class SlackLearners:
                 item = post if is_slack_item(post) else None
                 continue
             choice = slack_action(item, "A")
+            await think()
             tally.answers_sent += 1
             refusals = self.fake.refusals.get(channel, 0)
             sent = time.perf_counter()
@@ -687,6 +698,7 @@ class DiscordLearners:
                 continue
             buttons = [c for row in item["components"] for c in row["components"] if c.get("type") == 2]
             choice = next((b for b in buttons if b.get("label", "").startswith("A. ")), None)
+            await think()
             tally.answers_sent += 1
             sent = time.perf_counter()
             if choice is not None:
@@ -1048,7 +1060,7 @@ async def main_async(args: argparse.Namespace) -> list[Result]:
     folder = Path(tempfile.mkdtemp(prefix="platform-bench-"))
     packs = folder / "packs"
     write_pack(packs)
-    print(f"platform benchmark: {args.learners} learners, {args.seconds:g} s per configuration, PostgreSQL, "
+    print(f"platform benchmark: {args.learners} learners (think {THINK_S:g} s), {args.seconds:g} s per configuration, PostgreSQL, "
           f"CPUs {os.cpu_count()}, load average {'/'.join(f'{x:.2f}' for x in os.getloadavg())}, "
           f"{time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())}; logs in {folder}", flush=True)  # fmt: skip
     results: list[Result] = []
@@ -1094,7 +1106,10 @@ def main(argv: list[str] | None = None) -> list[Result]:
         help="Slack with two processes: round robin per request, and/or sticky (each learner to one process)",
     )  # fmt: skip
     parser.add_argument("--jobs", type=int, default=100, help="sandbox jobs for the jobs/s measure (0: skip it)")
+    parser.add_argument("--think", type=float, default=0.0, help="seconds a learner reads an item before answering (0.5-1.5x; 0: flat out)")
     args = parser.parse_args(argv)
+    global THINK_S
+    THINK_S = max(0.0, args.think)
     if not 1 <= args.learners <= 5000 or not 0 < args.seconds <= 600:
         parser.error("--learners must be 1-5000 and --seconds 0-600")
     return asyncio.run(main_async(args))

@@ -104,3 +104,37 @@ async def test_a_slack_click_is_acknowledged_once_its_answer_is_stored(
         await slack.settle()
         assert "Correct" in block_text(slack.fake.message(channel, item["ts"])["blocks"])
         assert len([m for m in slack.fake.posts(channel) if is_item(m)]) == 2
+
+
+SHORT_PACK = """\
+pack: typed
+title: Typed
+version: 1
+questions:
+  - id: add
+    type: short
+    prompt: "What does `print(2 + 4)` print?"
+    accept: ["6"]
+"""
+
+
+async def test_a_short_answer_from_the_slack_form_is_acknowledged_once_stored(
+    open_slack: Any, repository: SqlRepository, runner: LocalRunner, clock: FakeClock, tmp_path: Path
+) -> None:
+    service = make_service(SlowSaves(repository), runner, clock)
+    typed = tmp_path / "typed.yaml"
+    typed.write_text(SHORT_PACK, encoding="utf-8")
+    await service.import_pack(load_path(typed).pack)
+    async with open_slack(service) as slack:
+        await slack.command("start typed count:1")
+        channel = dm(LEARNER)
+        (item,) = [m for m in slack.fake.posts(channel) if is_item(m)]
+        await slack.click(channel, item["ts"], label="Answer")
+        view = slack.last_view()
+        unsettled = Slack(slack.http, slack.url, slack.fake, None)  # returns with the ack, not after the work
+        unsettled._triggers = slack._triggers
+        status, body = await unsettled.submit(view, {"answer": "6"}, settle=False)
+        assert status == 200 and body == ""  # the modal closes
+        assert await attempts_in(repository) == 1  # stored before the ack went out
+        await slack.settle()
+        assert "Correct" in block_text(slack.fake.message(channel, item["ts"])["blocks"])

@@ -1,10 +1,12 @@
 """Every Slack request becomes one core request; the reply goes out through `deliver`.
 
 Every listener acknowledges at once (Bolt's `ack`) and does its work in a lazy listener, so
-Slack has its answer within 3 seconds even while the sandbox runs; a click on a quiz message is
-acknowledged once its answer is stored (`answer_then_ack`), so that no acknowledged answer is lost
-with a process that dies. No quiz rule lives here:
-what to ask, grade or refuse is the core's; this module only decides where things are shown.
+Slack has its answer within 3 seconds even while the sandbox runs; a click on a quiz message and a
+short answer typed in the answer form are acknowledged once the answer is stored
+(`answer_then_ack`, `answer_form_then_ack`), so that no acknowledged answer is lost with a process
+that dies (a code answer is acknowledged at once; its grading is recorded as unfinished work). No
+quiz rule lives here: what to ask, grade or refuse is the core's; this module only decides where
+things are shown.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from contextlib import asynccontextmanager
 from dataclasses import replace
 from typing import Any
@@ -90,7 +92,7 @@ class Inbound:
         bolt.action(re.compile(r"^qz:"))(self.answer_then_ack)  # no lazy listener: it acks once the answer is stored
         bolt.action(re.compile(r"^qzh:start"))(ack=self.ack_only, lazy=[self.on_home_start])
         bolt.action(re.compile(r"^dy:"))(ack=self.ack_only, lazy=[self.on_daily_action])
-        bolt.view_submission(re.compile(r"^qz:"))(ack=self.ack_answer, lazy=[self.on_answer])
+        bolt.view_submission(re.compile(r"^qz:"))(self.answer_form_then_ack)  # a short answer: acked once stored
         bolt.action(re.compile(r"^rc:"))(ack=self.ack_only, lazy=[self.on_race_action])
         bolt.view_submission(re.compile(r"^rc:"))(ack=self.ack_answer, lazy=[self.on_race_answer])
         bolt.view_submission(bk.RUN_CALLBACK)(ack=self.ack_run, lazy=[self.on_run])
@@ -118,16 +120,42 @@ class Inbound:
     async def answer_then_ack(self, ack: Callable[..., Awaitable[Any]], body: dict[str, Any]) -> None:
         """A click on a quiz message: acknowledge it once the core has stored what it changed, then show the reply.
 
-        Slack resends a request it got no acknowledgement for (to any process behind the load balancer),
-        so acknowledging only after the answer is stored means a bot process killed at any moment loses
-        no acknowledged answer: either it was stored, or Slack sends it again (recorded once: the
-        attempt's key). Should the core take longer than ACK_WITHIN_S, the click is acknowledged anyway,
-        in Slack's 3 seconds.
+        A click Slack got no acknowledgement for shows the learner Slack's "did not respond" mark, so
+        acknowledging only after the answer is stored means a bot process killed at any moment loses
+        no acknowledged answer: either it was stored, or the learner sees the click failed and makes
+        it again, on any process behind the load balancer (recorded once: the attempt's key). Should
+        the core take longer than ACK_WITHIN_S, the click is acknowledged anyway, in Slack's 3 seconds.
         """
+        await self._ack_when_stored(ack, lambda stored: self.on_action(body, stored=stored))
+
+    async def answer_form_then_ack(self, ack: Callable[..., Awaitable[Any]], body: dict[str, Any], view: dict[str, Any]) -> None:
+        """The answer form: a short answer is acknowledged once stored, like a click; code at once.
+
+        A code answer is graded for longer than Slack waits, so it is acknowledged at once (the modal
+        closes) and "Running your code" follows; the grading it starts is recorded as unfinished work,
+        so a bot stopped or killed mid-grade tells the learner to send it again.
+        """
+        if not _input_value(view, bk.ANSWER_BLOCK, bk.ANSWER_INPUT).strip():
+            await ack(response_action="errors", errors={bk.ANSWER_BLOCK: "Type your answer first."})
+            return
+        slow = ax.is_slow(str(view.get("callback_id", "")))
+        await self._ack_when_stored(ack, lambda stored: self.on_answer(body, view, stored=stored), at_once=slow)
+
+    async def _ack_when_stored(
+        self,
+        ack: Callable[..., Awaitable[Any]],
+        run: Callable[[asyncio.Event], Coroutine[Any, Any, None]],
+        *,
+        at_once: bool = False,
+    ) -> None:
+        """Start `run` (which sets the event once the core answered); ack then, or after ACK_WITHIN_S."""
         stored = asyncio.Event()
-        work = asyncio.create_task(self.on_action(body, stored=stored), name="quizbot-slack-action")
+        work = asyncio.create_task(run(stored), name="quizbot-slack-answer")
         self._inflight.add(work)
         work.add_done_callback(self._inflight.discard)
+        if at_once:
+            await ack()
+            return
         waiting = asyncio.create_task(stored.wait())
         try:
             await asyncio.wait({work, waiting}, timeout=ACK_WITHIN_S, return_when=asyncio.FIRST_COMPLETED)
@@ -317,8 +345,11 @@ class Inbound:
             reply = await self.service.handle(origin.actor(), request)
             await self.courier.deliver(origin, reply, Place(await self.api.open_dm(origin.user)))
 
-    async def on_answer(self, body: dict[str, Any], view: dict[str, Any]) -> None:
-        """The answer modal was submitted: its callback_id is the core's action id."""
+    async def on_answer(self, body: dict[str, Any], view: dict[str, Any], *, stored: asyncio.Event | None = None) -> None:
+        """The answer modal was submitted: its callback_id is the core's action id.
+
+        `stored` is set once the core has answered (the answer is in the database).
+        """
         value = _input_value(view, bk.ANSWER_BLOCK, bk.ANSWER_INPUT)
         if not value.strip():
             return  # refused in the acknowledgement
@@ -329,9 +360,12 @@ class Inbound:
                 await self.courier.tell(origin, notice(rq.RUNNING))
             parsed = ax.parse(action)
             if parsed is not None and await self.service.is_daily_post(parsed.session_id):
-                await self._daily_post(origin, origin.actor(), rq.Act(action, (value,), key=str(view.get("id") or "") or None))
+                request = rq.Act(action, (value,), key=str(view.get("id") or "") or None)
+                await self._daily_post(origin, origin.actor(), request, stored=stored)
                 return
             reply = await self.service.handle(origin.actor(), rq.Act(action, (value,), key=str(view.get("id") or "") or None))
+            if stored is not None:
+                stored.set()
             place = Place(origin.channel, origin.thread_ts) if origin.channel else None
             await self.courier.deliver(origin, reply, place, update_ts=origin.message_ts)
 
