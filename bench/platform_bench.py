@@ -78,6 +78,7 @@ from tests.slack.conftest import BOT_TOKEN as SLACK_TOKEN  # noqa: E402
 from tests.slack.conftest import SIGNING_SECRET, TEAM, Slack  # noqa: E402
 from tests.slack.fake_slack import FakeSlack  # noqa: E402
 
+BOT_LOG_LEVEL = "WARNING"  # --log-level: the bot processes' QUIZBOT_LOG_LEVEL (INFO shows the saves made again)
 THINK_S = 0.0  # --think: a learner reads each item for 0.5-1.5 times this long before answering (0: flat out)
 
 
@@ -755,7 +756,7 @@ class Bot:
             "PYTHONPATH": str(ROOT),
             "QUIZBOT_METRICS_PORT": str(self.metrics_port),
             "QUIZBOT_METRICS_HOST": "127.0.0.1",
-            "QUIZBOT_LOG_LEVEL": "WARNING",
+            "QUIZBOT_LOG_LEVEL": BOT_LOG_LEVEL,
             "QUIZBOT_SCHEDULER": "off",
             "QUIZBOT_SANDBOX_UID_BASE": str(uid_base(self.metrics_port)),
             "SLACK_PORT": str(self.slack_port),
@@ -1107,9 +1108,11 @@ def main(argv: list[str] | None = None) -> list[Result]:
     )  # fmt: skip
     parser.add_argument("--jobs", type=int, default=100, help="sandbox jobs for the jobs/s measure (0: skip it)")
     parser.add_argument("--think", type=float, default=0.0, help="seconds a learner reads an item before answering (0.5-1.5x; 0: flat out)")
+    parser.add_argument("--log-level", choices=["DEBUG", "INFO", "WARNING", "ERROR"], default="WARNING", help="the bot processes' log level")
     args = parser.parse_args(argv)
-    global THINK_S
+    global THINK_S, BOT_LOG_LEVEL
     THINK_S = max(0.0, args.think)
+    BOT_LOG_LEVEL = args.log_level
     if not 1 <= args.learners <= 5000 or not 0 < args.seconds <= 600:
         parser.error("--learners must be 1-5000 and --seconds 0-600")
     return asyncio.run(main_async(args))
