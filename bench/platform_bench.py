@@ -78,6 +78,7 @@ from tests.slack.conftest import BOT_TOKEN as SLACK_TOKEN  # noqa: E402
 from tests.slack.conftest import SIGNING_SECRET, TEAM, Slack  # noqa: E402
 from tests.slack.fake_slack import FakeSlack  # noqa: E402
 
+BOT_LOG_LEVEL = "WARNING"  # --log-level: the bot processes' QUIZBOT_LOG_LEVEL (INFO shows the saves made again)
 THINK_S = 0.0  # --think: a learner reads each item for 0.5-1.5 times this long before answering (0: flat out)
 
 
@@ -145,6 +146,7 @@ class Tally:
     http_errors: int = 0  # a non-200 answer to a learner's request, or a connection error
     stalls: int = 0  # no next item within NEXT_WAIT_S
     refused: int = 0  # acknowledged, then answered "That question was already answered" by the bot
+    reshown: int = 0  # the answered item posted again, graded (its message was not known to the process yet)
     quizzes: int = 0
     code_answers: int = 0
     other_requests: int = 0  # starts, form openings: acknowledged, not answers
@@ -470,6 +472,11 @@ def is_slack_item(message: dict[str, Any]) -> bool:
     return first.get("type") == "header" and first["text"]["text"].startswith("Question ")
 
 
+def item_title(message: dict[str, Any]) -> str | None:
+    """The header of a quiz item ("Question 3 of 20"), else None."""
+    return str(message["blocks"][0]["text"]["text"]) if is_slack_item(message) else None
+
+
 def slack_action(message: dict[str, Any], label: str) -> tuple[dict[str, Any], str] | None:
     for n, block in enumerate(message.get("blocks", [])):
         if block.get("type") != "actions":
@@ -540,11 +547,15 @@ class SlackLearners:
         }  # fmt: skip
         return json.dumps(body)
 
-    async def next_post(self, channel: str, after: str | None, refusals: int = -1) -> dict[str, Any] | None:
+    async def next_post(
+        self, channel: str, after: str | None, refusals: int = -1, answered: str | None = None
+    ) -> dict[str, Any] | None:
         """The bot's newest post in the DM once it is newer than `after` (None after NEXT_WAIT_S).
 
         With `refusals` (the channel's count of "already answered" notes before the answer), a new
-        such note ends the wait too: the answer is returned as {"refused": True}.
+        such note ends the wait too: the answer is returned as {"refused": True}. A post of the item
+        titled `answered` (the one just answered, shown again with its grade when the process did
+        not know its message) is not the next item: the wait goes on.
         """
         event = self.fake.posted.setdefault(channel, asyncio.Event())
         deadline = time.monotonic() + NEXT_WAIT_S
@@ -553,7 +564,11 @@ class SlackLearners:
                 return {"refused": True}
             latest = self.fake.latest.get(channel)
             if latest is not None and (after is None or float(latest["ts"]) > float(after)):
-                return latest
+                if answered is None or item_title(latest) != answered:
+                    return latest
+                self.tally.reshown += 1
+                after = latest["ts"]
+                continue
             event.clear()
             left = deadline - time.monotonic()
             if left <= 0:
@@ -605,7 +620,7 @@ class SlackLearners:
                 tally.lost += 1
             else:
                 tally.http_errors += 1
-            post = await self.next_post(channel, after, refusals)
+            post = await self.next_post(channel, after, refusals, answered=item_title(item))
             if post is None or "refused" in post:
                 if post is None:
                     tally.stalls += 1
@@ -755,7 +770,7 @@ class Bot:
             "PYTHONPATH": str(ROOT),
             "QUIZBOT_METRICS_PORT": str(self.metrics_port),
             "QUIZBOT_METRICS_HOST": "127.0.0.1",
-            "QUIZBOT_LOG_LEVEL": "WARNING",
+            "QUIZBOT_LOG_LEVEL": BOT_LOG_LEVEL,
             "QUIZBOT_SCHEDULER": "off",
             "QUIZBOT_SANDBOX_UID_BASE": str(uid_base(self.metrics_port)),
             "SLACK_PORT": str(self.slack_port),
@@ -989,6 +1004,7 @@ def print_result(r: Result) -> None:
           f"HTTP errors to learners: {t.http_errors}; platform API errors: {r.api_errors}; "
           f"learners left waiting {NEXT_WAIT_S:.0f} s for a next item: {t.stalls}")  # fmt: skip
     print(f"  answers acknowledged, then refused by the bot as \"already answered\" (a stale click): {t.refused}")
+    print(f"  answered items posted again, graded (the process did not know the item's message yet): {t.reshown}")
     replies = sorted(t.replies)
     print(f"  answer to next item shown, ms: p50 {ms(replies, 0.5)}  p95 {ms(replies, 0.95)}  p99 {ms(replies, 0.99)}  "
           f"max {ms(replies, 1.0)}  (n={len(replies)})")  # fmt: skip
@@ -1107,9 +1123,11 @@ def main(argv: list[str] | None = None) -> list[Result]:
     )  # fmt: skip
     parser.add_argument("--jobs", type=int, default=100, help="sandbox jobs for the jobs/s measure (0: skip it)")
     parser.add_argument("--think", type=float, default=0.0, help="seconds a learner reads an item before answering (0.5-1.5x; 0: flat out)")
+    parser.add_argument("--log-level", choices=["DEBUG", "INFO", "WARNING", "ERROR"], default="WARNING", help="the bot processes' log level")
     args = parser.parse_args(argv)
-    global THINK_S
+    global THINK_S, BOT_LOG_LEVEL
     THINK_S = max(0.0, args.think)
+    BOT_LOG_LEVEL = args.log_level
     if not 1 <= args.learners <= 5000 or not 0 < args.seconds <= 600:
         parser.error("--learners must be 1-5000 and --seconds 0-600")
     return asyncio.run(main_async(args))

@@ -61,6 +61,7 @@ def item_message(
         footer=" · ".join(b for b in footer_bits if b),
         tone=tone if feedback else Tone.INFO,
         session_id=session.id,
+        position=index,
     )
 
 

@@ -135,6 +135,7 @@ class Message:
     footer: str | None = None
     tone: Tone = Tone.INFO
     session_id: str | None = None
+    position: int | None = None  # an item's place in its quiz: which item the message shows
 
     def controls(self) -> tuple[Control, ...]:
         return tuple(c for row in self.rows for c in row)

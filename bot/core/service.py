@@ -54,7 +54,8 @@ async def retried(change: Callable[[], Awaitable[T]]) -> T:
 
     With several bot processes on one database, another process may write the same session between
     this one's read and save: the next item's message being remembered (`set_anchor`) just as the
-    learner's click on it reaches this process. The conditional update refuses the save and keeps
+    learner's click on it reaches this process. (`set_anchor` itself never raises a lost save: it
+    drops an anchor the quiz has moved past.) The conditional update refuses the save and keeps
     nothing; doing the change again on what is stored now is then right. A click that is really stale
     (the item moved on, or the click was already recorded) is refused again on the new read.
     """
@@ -379,18 +380,28 @@ class QuizService:
         post = await self.daily.daily.post_at(platform, message_ref, channel_id)
         return post.id if post is not None else None
 
-    async def set_anchor(self, session_id: str, **anchor: str) -> None:
-        """Remember where the quiz lives on the platform (a thread, a message to update)."""
+    async def set_anchor(self, session_id: str, *, position: int | None = None, **anchor: str) -> None:
+        """Remember where the quiz lives on the platform (a thread, the message of the item at `position`).
 
-        async def change() -> None:
+        It never fails or refuses anything the learner did: it runs after the item was posted, so the
+        learner's answer to it may reach another process and be stored first. A save that lost is
+        made again on a fresh read while the quiz is still at `position`; once the quiz has moved past
+        it, this item's message is no longer the one to remember (whoever posted the newer item
+        remembers that one) and nothing is written. Should the saves keep losing, the anchor is left
+        as it was, with a warning: the answers' saves always go first.
+        """
+        for _ in range(SAVE_TRIES):
             async with self.gate.editing(session_id):
                 session = await self.gate.get(session_id)
-                if session is None:
+                if session is None or (position is not None and session.position != position):
                     return
                 session.anchor.update(anchor)
-                await self.gate.save(session)
-
-        await retried(change)
+                try:
+                    await self.gate.save(session)
+                    return
+                except SaveConflict:
+                    log.info("quiz %s changed while its anchor was saved (another process wrote it); reading it again", session_id)
+        log.warning("quiz %s kept changing while its anchor was saved; the anchor is left as it was", session_id)
 
     async def race_anchor(self, race_id: str, **anchor: str) -> None:
         """Remember where a race's current round was posted, so its closing can edit that message."""

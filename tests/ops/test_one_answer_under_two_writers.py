@@ -1,8 +1,9 @@
 """What the two-process tests found, pinned down in one process each.
 
 A learner's click whose save loses to another process's write of the same quiz (the next item's
-message being remembered) is made again on what is stored, not refused as an old click; and a
-Slack click is acknowledged only once its answer is stored.
+message being remembered) is made again on what is stored, not refused as an old click; the
+next item's message being remembered never refuses anything when the learner's answer to it is
+stored first by another process; and a Slack click is acknowledged only once its answer is stored.
 """
 
 from __future__ import annotations
@@ -22,10 +23,11 @@ from bot.core.packs import load_path
 from bot.core.review import Review
 from bot.storage import SqlRepository, open_repository
 from bot.storage import tables as t
+from tests.conftest import DEMO_PACK
 from tests.fakes import FakeClock, LocalRunner
 from tests.ops.services import write_choice_pack
 from tests.slack.conftest import LEARNER, TEAM, Slack, block_text, dm, make_service
-from tests.slack.helpers import is_item
+from tests.slack.helpers import SOLUTION, feedback_on, is_item
 
 ALICE = Actor("slack", TEAM, "U1ALICE", "Alice")
 
@@ -43,6 +45,44 @@ class WrittenMeanwhile:
         if attempt is not None and self.interleaved == 0:
             self.interleaved += 1
             await self.other.set_anchor(session.id, item_ts="1700000000.000042")  # the other process, first
+        await self.inner.save_session(session, attempt, review)
+
+
+class AnsweredMeanwhile:
+    """A repository (the port) where, before each save of an item's message (the anchor), the learner's answer
+    to the quiz's current item reaches the other process and is stored first: the learner is quicker than
+    this process remembering where it posted."""
+
+    def __init__(self, inner: SqlRepository, other: QuizService, actor: Actor) -> None:
+        self.inner, self.other, self.actor, self.answered = inner, other, actor, 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    async def save_session(self, session: Session, attempt: Attempt | None = None, review: Review | None = None) -> None:
+        if attempt is None and "item_ts" in session.anchor:
+            stored = await self.inner.get_session(session.id)
+            if stored is not None and stored.status == "active":
+                self.answered += 1
+                action = ax.make(session.id, stored.position, ax.CHOOSE, 0)  # "A", the right one
+                await self.other.handle(self.actor, rq.Act(action, (), f"other-process-{self.answered}"))
+        await self.inner.save_session(session, attempt, review)
+
+
+class AnchoredMeanwhile:
+    """A repository (the port) where the other process remembers the item's message just before this one
+    stores the learner's code answer to it: this process read the quiz before the anchor was stored."""
+
+    def __init__(self, inner: SqlRepository, other: QuizService) -> None:
+        self.inner, self.other, self.item_ts, self.anchored = inner, other, "", 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    async def save_session(self, session: Session, attempt: Attempt | None = None, review: Review | None = None) -> None:
+        if attempt is not None and self.item_ts and not self.anchored:
+            self.anchored += 1
+            await self.other.set_anchor(session.id, position=session.position - 1, item_ts=self.item_ts)
         await self.inner.save_session(session, attempt, review)
 
 
@@ -138,3 +178,59 @@ async def test_a_short_answer_from_the_slack_form_is_acknowledged_once_stored(
         assert await attempts_in(repository) == 1  # stored before the ack went out
         await slack.settle()
         assert "Correct" in block_text(slack.fake.message(channel, item["ts"])["blocks"])
+
+
+async def test_remembering_an_item_answered_meanwhile_on_another_process_refuses_nothing(
+    open_slack: Any, pg_url: str, runner: LocalRunner, clock: FakeClock, tmp_path: Path
+) -> None:
+    mine, theirs = await open_repository(pg_url), await open_repository(pg_url)  # two processes' connections
+    try:
+        other = make_service(theirs, runner, clock)
+        await other.import_pack(load_path(write_choice_pack(tmp_path, 3) / "ops").pack)
+        repository = AnsweredMeanwhile(mine, other, Actor("slack", TEAM, LEARNER, LEARNER))
+        service = make_service(repository, runner, clock)
+        async with open_slack(service) as slack:
+            await slack.command("start ops count:3")
+            channel = dm(LEARNER)
+            (item,) = [m for m in slack.fake.posts(channel) if is_item(m)]
+            said = [block_text(n.get("blocks") or []) + str(n.get("text") or "") for n in [*slack.fake.ephemerals, *slack.fake.responses]]
+            said += [block_text(m["blocks"]) + str(m.get("text") or "") for m in slack.fake.posts()]
+            assert not [text for text in said if "already answered" in text]  # the learner is refused nothing
+            assert repository.answered >= 1  # the other process's answer did come before the anchor's save
+        async with mine.engine.connect() as c:
+            rows = (await c.execute(select(t.sessions.c.id))).scalars().all()
+        (session_id,) = rows
+        stored = await mine.get_session(session_id)
+        assert stored is not None
+        assert stored.position == repository.answered  # every answer of the other process is in, once
+        assert await attempts_in(mine) == repository.answered
+        assert stored.anchor.get("item_ts") != item["ts"]  # the first item's message is not remembered over a later one
+    finally:
+        await mine.close()
+        await theirs.close()
+
+
+async def test_a_code_answer_edits_the_item_whose_message_was_remembered_while_it_ran(
+    open_slack: Any, pg_url: str, runner: LocalRunner, clock: FakeClock
+) -> None:
+    mine, theirs = await open_repository(pg_url), await open_repository(pg_url)  # two processes' connections
+    try:
+        other = make_service(theirs, runner, clock)
+        await other.import_pack(load_path(DEMO_PACK).pack)
+        repository = AnchoredMeanwhile(mine, other)
+        service = make_service(repository, runner, clock)
+        async with open_slack(service) as slack:
+            await slack.command("start demo difficulty:hard count:1")
+            channel = dm(LEARNER)
+            (item,) = [m for m in slack.fake.posts(channel) if is_item(m)]
+            session_id = (await mine.active_sessions_of("slack", LEARNER))[0].id
+            await other.set_anchor(session_id, item_ts="")  # as if the item's poster had not remembered it yet
+            repository.item_ts = item["ts"]
+            await slack.message(f"```python\n{SOLUTION}```")
+            assert repository.anchored == 1  # remembered between this process's read and its answer's save
+            assert [m["ts"] for m in slack.fake.posts(channel) if is_item(m)] == [item["ts"]]  # not posted again
+            assert "*Correct!*" in feedback_on(slack, channel, item["ts"])  # the item's own message shows the grade
+        assert await attempts_in(mine) == 1
+    finally:
+        await mine.close()
+        await theirs.close()

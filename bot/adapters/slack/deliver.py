@@ -72,7 +72,11 @@ class Courier:
             ts = await self._api.post(place, message)
             if message.kind == "item" and message.session_id:
                 await self._service.set_anchor(
-                    message.session_id, channel=place.channel, thread_ts=place.thread_ts or "", item_ts=ts
+                    message.session_id,
+                    position=message.position,
+                    channel=place.channel,
+                    thread_ts=place.thread_ts or "",
+                    item_ts=ts,
                 )
         delivered()  # for the metrics: the request had an answer
 

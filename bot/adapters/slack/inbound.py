@@ -26,7 +26,7 @@ from bot.core import commands as cm
 from bot.core import requests as rq
 from bot.core.errors import QuizError
 from bot.core.importing import UPLOAD_SUFFIXES
-from bot.core.model import Actor
+from bot.core.model import Actor, Session
 from bot.core.race import ChannelPost
 from bot.core.replies import Attachment, Message, Reply, Text, Tone, notice
 from bot.core.service import QuizService, error_reply
@@ -230,7 +230,7 @@ class Inbound:
         if route == CURRENT:
             session = await self.service.active_session(actor)
             reply = await self.service.handle(actor, request)
-            place, item_ts = anchor_of(session)
+            place, item_ts = await self._anchor_now(session, anchor_of(session))
             await self.courier.deliver(origin, reply, place, update_ts=item_ts)
         elif route == PUBLIC:
             if isinstance(request, rq.RaceStart) and origin.in_dm:
@@ -444,7 +444,19 @@ class Inbound:
         key = f"{origin.user}:{event.get('ts', '')}"
         request = rq.Submit(code, code_only=True, session_id=session.id if session else None, key=key)
         reply = await self.service.handle(actor, request)
+        place, item_ts = await self._anchor_now(session, (place, item_ts))
         await self.courier.deliver(origin, reply, place or Place(origin.channel or await self.api.open_dm(origin.user)), update_ts=item_ts)
+
+    async def _anchor_now(self, session: Session | None, known: tuple[Place | None, str | None]) -> tuple[Place | None, str | None]:
+        """Where the quiz's item message is, read again once the core answered.
+
+        The process that posted the item remembers its message only after posting it, so a learner's
+        answer can reach this process first; by the time it is answered the anchor is often stored.
+        """
+        if session is None:
+            return known
+        place, item_ts = anchor_of(await self.service.session(session.id))
+        return place or known[0], item_ts or known[1]
 
     async def _code_of(self, event: dict[str, Any]) -> str:
         """The code a message carries: its rich-text code block, its fenced text, or its first .py file."""
