@@ -6,6 +6,7 @@ import asyncio
 import logging
 import os
 import re
+import secrets
 import signal
 import threading
 import time
@@ -152,12 +153,14 @@ async def test_degraded_host_still_confines_and_says_so(tmp_path: Path) -> None:
         assert net.status == "error"
         plant = await sb.run(f"import os\nos.symlink({str(tmp_path)!r}, 'link')\nprint('planted')\n")
         assert plant.stdout == "planted\n"
+        # A duration no other test uses, so that only this job's daemon is looked for below.
+        seconds = f"{300 + secrets.randbelow(10**6) / 10**7:.7f}"
         daemon = await sb.run(
-            "import subprocess\nsubprocess.Popen(['sleep', '300'], start_new_session=True)\n"
+            f"import subprocess\nsubprocess.Popen(['sleep', {seconds!r}], start_new_session=True)\n"
         )
         assert daemon.status == "passed"
     assert canary.read_text() == "keep me"  # the clean-up did not follow the planted link
-    leftovers = [p for p in os.listdir("/proc") if p.isdigit() and _cmdline(p) == "sleep300"]
+    leftovers = [p for p in os.listdir("/proc") if p.isdigit() and _cmdline(p) == f"sleep{seconds}"]
     assert not leftovers
 
 
