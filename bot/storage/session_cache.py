@@ -5,6 +5,12 @@ builds a new Session from it on every read, so a caller may change what it got a
 nothing of that shows to anyone until a save succeeds. Keeping rows rather than live objects also
 keeps tens of thousands of cached quizzes nearly invisible to Python's garbage collector. A save
 that is refused drops the cached row, so the next read comes from the database.
+
+The cache never goes back in time: it remembers the highest version it has seen of each session
+(kept, saved, or known to exist from a refused save), and a row older than that is never kept. A
+read that missed the cache may come back with a row another save overtook while the read waited
+(SQLite readers see the last commit before they started); such a row is read again rather than
+kept, or it would hide the newer one until the next save.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from .sessions import Row, SessionStore
 
 CAPACITY = 20_000  # sessions kept; the least recently used go first
 NO_ACTIVE_CAPACITY = 100_000  # owners remembered to have no active quiz
+STALE_READS = 3  # a read overtaken by a save is tried again this often, then returned uncached
 
 OwnerKey = tuple[str, str, str, str]
 
@@ -37,6 +44,7 @@ class CachedSessions:
         self._rows: OrderedDict[str, Row] = OrderedDict()
         self._active: dict[OwnerKey, str] = {}  # owner -> id of its active session, for cached ones
         self._no_active: set[OwnerKey] = set()
+        self._floor: dict[str, int] = {}  # session id -> the highest version known to exist
 
     async def create(self, session: Session) -> Row:
         row = await self._store.create(session)
@@ -47,12 +55,18 @@ class CachedSessions:
         row = self._rows.get(session_id)
         if row is not None:
             self._rows.move_to_end(session_id)
-        else:
-            row = await self._store.get_row(session_id)
-            if row is None:
+            return session_from_row(row)
+        for _ in range(STALE_READS):
+            read = await self._store.get_row(session_id)
+            if read is None:
                 return None
-            self._keep(row)
-        return session_from_row(row)
+            if self._keep(read):
+                return session_from_row(read)
+            cached = self._rows.get(session_id)
+            if cached is not None:  # a save kept a newer row while this read waited
+                return session_from_row(cached)
+        assert read is not None
+        return session_from_row(read)  # still behind a save that was refused: the next save says so
 
     async def active(self, owner: Owner) -> Session | None:
         key = (owner.platform, owner.scope, owner.kind, owner.id)
@@ -81,6 +95,7 @@ class CachedSessions:
             row = await self._store.save(session, attempt, review)
         except Conflict:
             self.drop(session.id)  # the stored row is newer than what we had: read it afresh next time
+            self._raise_floor(session.id, session.version + 1)
             raise
         self._keep(row)
         return row
@@ -98,12 +113,22 @@ class CachedSessions:
         self._rows.clear()
         self._active.clear()
         self._no_active.clear()
+        self._floor.clear()
 
     async def close(self) -> None:
         await self._store.close()
 
-    def _keep(self, row: Row) -> None:
+    def _raise_floor(self, session_id: str, version: int) -> None:
+        if len(self._floor) >= 2 * self._capacity and session_id not in self._floor:
+            self._floor = {sid: self._floor[sid] for sid in self._rows if sid in self._floor}
+        self._floor[session_id] = max(version, self._floor.get(session_id, version))
+
+    def _keep(self, row: Row) -> bool:
+        """Cache the row unless a newer version of the session is known; return whether it was kept."""
         sid = row["id"]
+        if row["version"] < self._floor.get(sid, row["version"]):
+            return False
+        self._raise_floor(sid, row["version"])
         self._rows[sid] = row
         self._rows.move_to_end(sid)
         key = _owner_key(row)
@@ -115,3 +140,4 @@ class CachedSessions:
             self._no_active.add(key)
         while len(self._rows) > self._capacity:
             self.drop(next(iter(self._rows)))
+        return True

@@ -1,0 +1,84 @@
+"""The SQLite session cache never goes back in time, whatever order reads and saves finish in."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.core.ports import Conflict
+from bot.storage import open_repository
+from bot.storage.codec import session_from_row
+from bot.storage.session_cache import CachedSessions
+from bot.storage.sessions import Row
+from tests.storage import clicks
+
+
+class HeldReads:
+    """The session store (the cache's port), with each row read held back until told to go on."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.read = asyncio.Event()
+        self.go = asyncio.Event()
+        self.holding = True
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    async def get_row(self, session_id: str) -> Row | None:
+        row = await self.inner.get_row(session_id)
+        if self.holding:
+            self.holding = False
+            self.read.set()
+            await self.go.wait()  # a save lands while this read's (older) row is on its way back
+        return row
+
+
+async def _cache(tmp_path: Path) -> tuple[Any, CachedSessions, HeldReads]:
+    repo = await open_repository(f"sqlite+aiosqlite:///{tmp_path / 'q.db'}")
+    cache = repo.sessions
+    assert isinstance(cache, CachedSessions)
+    await cache.create(clicks.new_session("s1", "ann", 3))
+    held = HeldReads(cache._store)
+    cache._store = held
+    cache.drop("s1")  # as after a refused save: the next read goes to the database
+    return repo, cache, held
+
+
+async def test_a_read_overtaken_by_a_save_does_not_hide_the_newer_row(tmp_path: Path) -> None:
+    repo, cache, held = await _cache(tmp_path)
+    try:
+        reading = asyncio.create_task(cache.get("s1"))
+        await held.read.wait()  # the read has version 0 in hand
+        fresh = await held.inner.get_row("s1")
+        session = session_from_row(fresh)
+        await cache.save(session, clicks.attempt(session, "k1"))  # version 1 stored and cached
+        held.go.set()
+        got = await reading
+        assert got is not None and got.version == 1
+        later = await cache.get("s1")
+        assert later is not None and later.version == 1  # the cache was not set back to version 0
+    finally:
+        await repo.close()
+
+
+async def test_a_read_overtaken_by_a_save_and_a_refusal_reads_again(tmp_path: Path) -> None:
+    repo, cache, held = await _cache(tmp_path)
+    try:
+        reading = asyncio.create_task(cache.get("s1"))
+        await held.read.wait()
+        stale = session_from_row(await held.inner.get_row("s1"))
+        fresh = session_from_row(await held.inner.get_row("s1"))
+        await cache.save(fresh, clicks.attempt(fresh, "k1"))  # version 1
+        with pytest.raises(Conflict):
+            await cache.save(stale, clicks.attempt(stale, "k2"))  # refused: drops the cached row
+        held.go.set()
+        got = await reading
+        assert got is not None and got.version == 1  # read again rather than keep version 0
+        later = await cache.get("s1")
+        assert later is not None and later.version == 1
+    finally:
+        await repo.close()
