@@ -31,6 +31,19 @@ json.dump(out, open("result.json", "w"))
 """
 
 
+# A one-question pack with a short answer ("6"), for tests that need a typed answer.
+SHORT_PACK = """\
+pack: typed
+title: Typed
+version: 1
+questions:
+  - id: add
+    type: short
+    prompt: "What does `print(2 + 4)` print?"
+    accept: ["6"]
+"""
+
+
 class FakeClock:
     def __init__(self, start: datetime | None = None) -> None:
         self.current = start or datetime(2026, 12, 1, 9, 0, tzinfo=UTC)

@@ -16,24 +16,12 @@ from bot.core.packs import load_path
 from bot.storage import SqlRepository
 from tests.daily.support import FakePoster, Stores
 from tests.daily.wired import Wired, wire
-from tests.fakes import FakeClock, LocalRunner
+from tests.fakes import SHORT_PACK, FakeClock, LocalRunner
 
 ADMIN = Actor("discord", "g1", "ada", "Ada", is_admin=True, channel_id="c1")
 ANN = Actor("discord", "g1", "ann", "Ann", channel_id="c1")
 BO = Actor("discord", "g1", "bo", "Bo", channel_id="c1")
 T0 = datetime(2026, 6, 1, 7, 0, tzinfo=UTC)
-
-SHORT_PACK = """\
-pack: typed
-title: Typed
-version: 1
-questions:
-  - id: add
-    type: short
-    prompt: "What does `print(2 + 4)` print?"
-    accept: ["6"]
-"""
-
 
 @pytest.fixture
 async def wired(repository: SqlRepository, clock: FakeClock, runner: LocalRunner, tmp_path: Path) -> Wired:

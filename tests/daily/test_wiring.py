@@ -19,7 +19,7 @@ from bot.core.replies import Button, Message, Reply
 from bot.storage import SqlRepository
 from tests.daily.support import FakePoster, add_cards
 from tests.daily.wired import Wired, wire
-from tests.fakes import FakeClock, LocalRunner
+from tests.fakes import SHORT_PACK, FakeClock, LocalRunner
 
 ADMIN = Actor("discord", "g1", "ada", "Ada", is_admin=True, channel_id="c1")
 ANN = Actor("discord", "g1", "ann", "Ann", channel_id="c1")
@@ -40,18 +40,6 @@ questions:
       - {text: "`int64`", correct: true}
       - {text: "`text`"}
 """
-
-TYPED_PACK = """\
-pack: typed
-title: Typed
-version: 1
-questions:
-  - id: add
-    type: short
-    prompt: "What does `print(2 + 4)` print?"
-    accept: ["6"]
-"""
-
 
 @pytest.mark.parametrize(
     ("text", "expected"),
@@ -102,7 +90,7 @@ async def wired(repository: SqlRepository, clock: FakeClock, runner: LocalRunner
     menus.write_text(MENUS_PACK, encoding="utf-8")
     await built.service.import_pack(load_path(menus).pack)
     typed = tmp_path / "typed.yaml"
-    typed.write_text(TYPED_PACK, encoding="utf-8")
+    typed.write_text(SHORT_PACK, encoding="utf-8")
     await built.service.import_pack(load_path(typed).pack)
     return built
 

@@ -24,7 +24,7 @@ from bot.core.review import Review
 from bot.storage import SqlRepository, open_repository
 from bot.storage import tables as t
 from tests.conftest import DEMO_PACK
-from tests.fakes import FakeClock, LocalRunner
+from tests.fakes import SHORT_PACK, FakeClock, LocalRunner
 from tests.ops.services import write_choice_pack
 from tests.slack.conftest import LEARNER, TEAM, Slack, block_text, dm, make_service
 from tests.slack.helpers import SOLUTION, feedback_on, is_item
@@ -144,18 +144,6 @@ async def test_a_slack_click_is_acknowledged_once_its_answer_is_stored(
         await slack.settle()
         assert "Correct" in block_text(slack.fake.message(channel, item["ts"])["blocks"])
         assert len([m for m in slack.fake.posts(channel) if is_item(m)]) == 2
-
-
-SHORT_PACK = """\
-pack: typed
-title: Typed
-version: 1
-questions:
-  - id: add
-    type: short
-    prompt: "What does `print(2 + 4)` print?"
-    accept: ["6"]
-"""
 
 
 async def test_a_short_answer_from_the_slack_form_is_acknowledged_once_stored(
