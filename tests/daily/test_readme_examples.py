@@ -34,7 +34,7 @@ from bot.core.daily.channel import DailyPost
 from bot.core.daily.streak import Streak
 from bot.core.errors import QuizError
 from bot.core.model import Actor
-from bot.core.replies import Button, Message, Reply
+from bot.core.replies import Button, Message, Reply, Text, spell_commands
 from bot.core.service import error_reply
 from bot.scheduler import DeliveryFailed
 from bot.storage import SqlRepository
@@ -82,7 +82,12 @@ def screen(message: Message, *, private: bool = False) -> str:
     """One message as the reader would see it: the box, then its controls."""
     console = Console(width=WIDTH, record=True, color_system=None, highlight=False, file=io.StringIO())
     # The terminal prints its own typing hints under an item; Discord and Slack show the controls instead.
-    render_message(console, replace(message, rows=()))
+    # Commands named in the text are spelt as on Slack and Discord (`/quiz daily set`), not the terminal's.
+    parts = tuple(
+        replace(p, markdown=spell_commands(p.markdown, lambda name: f"/quiz {name}")) if isinstance(p, Text) else p
+        for p in message.parts
+    )
+    render_message(console, replace(message, rows=(), parts=parts))
     lines = [line.rstrip() for line in console.export_text().splitlines()]
     lines += ["  " + line for line in controls_line(message)]
     if private:

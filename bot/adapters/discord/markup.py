@@ -9,6 +9,9 @@ DISCORD_SPELLING = {
     "race": "race start",
     "privacy leaderboard off": "privacy leaderboard:off",
     "privacy leaderboard on": "privacy leaderboard:on",
+    "daily set": "daily action:set",
+    "daily settings": "daily action:settings",
+    "remind off": "remind time:off",
 }
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.core.errors import QuizError
+from bot.core.replies import cmd
 
 
 class DailyError(QuizError):
@@ -45,7 +46,7 @@ class BadSetting(DailyError):
 
 class NoSchedule(DailyError):
     def __init__(self) -> None:
-        super().__init__("This channel has no daily question. An admin can set one with `/quiz daily set`.")
+        super().__init__(f"This channel has no daily question. An admin can set one with {cmd('daily set')}.")
 
 
 class NotServed(DailyError):

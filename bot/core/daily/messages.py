@@ -12,7 +12,7 @@ from bot.core.items import Make, kind_of
 from bot.core.model import ItemState, Owner, Session
 from bot.core.packs.models import AnyQuestion, Pack
 from bot.core.render import correct_answer_text, item_message
-from bot.core.replies import Button, Control, Fields, Message, Text, Tone
+from bot.core.replies import Button, Control, Fields, Message, Text, Tone, cmd
 
 from . import actions as dx
 from .channel import DailyPost, MemberAnswer, Tally
@@ -128,7 +128,7 @@ def paused_message(schedule: Schedule) -> Message:
         parts=(
             Text(
                 f"The daily question for <#{schedule.channel_id}> is paused: {schedule.pause_reason}. "
-                "Fix it, then set the schedule again with `/quiz daily set`."
+                f"Fix it, then set the schedule again with {cmd('daily set')}."
             ),
         ),
     )
@@ -146,7 +146,7 @@ def queue_message(queue: DailyQueue, zone: ZoneInfo) -> Message:
         later = (
             f"Your next card is due {local_text(queue.next_due, zone)}."
             if queue.next_due is not None
-            else "Start a quiz with `/quiz start` to get cards to review."
+            else f"Start a quiz with {cmd('start')} to get cards to review."
         )
         return Message(kind="notice", parts=(Text(f"Nothing is due for today. {later}"),), title="Daily review")
     reviews, new = len(queue.reviews), len(queue.new)
@@ -180,7 +180,7 @@ def daily_stats_fields(
     ]
     if reminder is not None:
         if reminder.stopped:
-            state = "stopped: direct messages failed twice (open your DMs, then set `/quiz remind` again)"
+            state = "stopped: direct messages failed twice (open your DMs, then set /quiz remind again)"
         else:
             state = f"{reminder.at:%H:%M} {reminder.zone}"
         items.append(("Reminder", state))

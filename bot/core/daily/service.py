@@ -12,7 +12,7 @@ from bot.core.model import Actor
 from bot.core.packs.models import AnyQuestion, Pack
 from bot.core.ports import Clock
 from bot.core.render import correct_answer_text
-from bot.core.replies import Fields, Message, Reply, Tone, notice
+from bot.core.replies import Fields, Message, Reply, Tone, cmd, notice
 
 from .cards import LEECH_FAILURES
 from .channel import DailyPost, MemberAnswer, apply_attempt, apply_hint, apply_selection
@@ -358,7 +358,7 @@ class DailyService:
         self._wake()
         return notice(
             f"You will get a direct message at {at:%H:%M} ({zone.key}) on days when reviews are due. "
-            "Turn it off with `/quiz remind off`.",
+            f"Turn it off with {cmd('remind off')}.",
             tone=Tone.SUCCESS,
             title="Reminder on",
         )

@@ -20,7 +20,7 @@ from bot.core.items import Changed, Context, Input, NotAnAnswer, kind_of
 from bot.core.model import Actor, Attempt, ItemState, new_session_id
 from bot.core.packs import DIFFICULTIES, AnyQuestion, Pack
 from bot.core.ports import Clock, Repository
-from bot.core.replies import Message, Reply
+from bot.core.replies import Message, Reply, cmd
 
 from . import actions as rx
 from . import view
@@ -88,7 +88,7 @@ class RaceService:
             raise RaceRunning(running.started_by_name)
         enabled = [p for p in await self._repo.list_packs(actor.scope) if p.enabled]
         if not enabled:
-            raise QuizError("No packs are enabled here. An admin can load one with `/quiz pack load`.")
+            raise QuizError(f"No packs are enabled here. An admin can load one with {cmd('pack load')}.")
         names = [p.id for p in enabled]
         if pack is not None and pack not in names:
             raise UnknownName("pack", pack, names)
