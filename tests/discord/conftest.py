@@ -12,7 +12,8 @@ import random
 import warnings
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import Any, NamedTuple
 
 import pytest
 from pydantic import SecretStr
@@ -27,6 +28,7 @@ from discord.http import Route
 
 from bot.adapters.discord import QuizBotClient, create_client
 from bot.adapters.discord.api import use_api
+from bot.adapters.discord.deliver import DiscordPoster
 from bot.app import App
 from bot.core import CodeRunner, QuizService
 from bot.core.packs import load_path
@@ -34,6 +36,7 @@ from bot.core.work import Unfinished
 from bot.settings import Settings
 from bot.storage import SqlRepository, open_repository
 from tests.conftest import DEMO_PACK
+from tests.daily.wired import Wired, wire
 from tests.fakes import FakeClock, LocalRunner
 
 from . import payloads as p
@@ -290,3 +293,29 @@ async def start_bot(
 @pytest.fixture
 async def bot(start_bot: BotRunner) -> Harness:
     return await start_bot.start()
+
+
+class DailyBot(NamedTuple):
+    """A Discord client on the fake Discord over the daily-practice wiring (service, scheduler, posters)."""
+
+    bot: Harness
+    wired: Wired
+    poster: DiscordPoster
+    repository: SqlRepository
+
+
+@pytest.fixture
+async def daily_bot(
+    fake: FakeDiscord, db_url: str, runner: LocalRunner, clock: FakeClock, tmp_path: Path
+) -> AsyncIterator[DailyBot]:
+    repository = await open_repository(db_url)
+    wired = await wire(repository, clock, runner, tmp_path)
+    settings = settings_for(fake, db_url)
+    use_api(fake.api_url)
+    client = create_client(App(settings=settings, repository=repository, service=wired.service, runner=runner), settings)
+    await client.login(BOT_TOKEN)
+    poster = DiscordPoster(client)
+    await wired.posters.add("discord", poster)
+    yield DailyBot(Harness(fake, client, wired.service), wired, poster, repository)
+    await client.close()
+    await repository.close()

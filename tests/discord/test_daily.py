@@ -5,43 +5,17 @@ The scheduler's jobs run by calling `tick()` after moving the clock, so a day pa
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
-import pytest
-
-from bot.adapters.discord import create_client
-from bot.adapters.discord.api import use_api
-from bot.adapters.discord.deliver import DiscordPoster
-from bot.app import App
-from bot.storage import open_repository
-from tests.daily.wired import Wired, wire
-from tests.fakes import FakeClock, LocalRunner
+from tests.fakes import FakeClock
 
 from . import payloads as p
-from .conftest import Answer, Harness, settings_for
-from .fake_discord import BOT_TOKEN, FakeDiscord
+from .conftest import Answer, DailyBot
+from .fake_discord import FakeDiscord
 
 EPHEMERAL = 64
 CAROL = p.User("500000000000000004", "Carol")
-
-
-@pytest.fixture
-async def daily_bot(
-    fake: FakeDiscord, db_url: str, runner: LocalRunner, clock: FakeClock, tmp_path: Path
-) -> AsyncIterator[tuple[Harness, Wired]]:
-    repository = await open_repository(db_url)
-    wired = await wire(repository, clock, runner, tmp_path)
-    settings = settings_for(fake, db_url)
-    use_api(fake.api_url)
-    client = create_client(App(settings=settings, repository=repository, service=wired.service, runner=runner), settings)
-    await client.login(BOT_TOKEN)
-    await wired.posters.add("discord", DiscordPoster(client))
-    yield Harness(fake, client, wired.service), wired
-    await client.close()
-    await repository.close()
 
 
 def option(name: str, value: Any) -> dict[str, Any]:
@@ -62,8 +36,8 @@ def channel_posts(fake: FakeDiscord, start: int) -> list[Any]:
     return [c for c in fake.calls[start:] if c.method == "POST" and c.path == f"/channels/{p.CHANNEL_ID}/messages"]
 
 
-async def test_a_day_of_the_daily_question_on_discord(daily_bot: tuple[Harness, Wired], fake: FakeDiscord, clock: FakeClock) -> None:
-    bot, wired = daily_bot
+async def test_a_day_of_the_daily_question_on_discord(daily_bot: DailyBot, fake: FakeDiscord, clock: FakeClock) -> None:
+    bot, wired, *_ = daily_bot
     # Bad input is answered privately, with what to write instead.
     refused = await bot.command(p.BOB, "daily", daily_set(time="11:00", timezone="Europe/Berlin"))
     assert private(refused) and "Only admins" in refused.text()
@@ -139,9 +113,9 @@ async def test_a_day_of_the_daily_question_on_discord(daily_bot: tuple[Harness, 
 
 
 async def test_a_reminder_dm_starts_the_review_on_discord(
-    daily_bot: tuple[Harness, Wired], fake: FakeDiscord, clock: FakeClock
+    daily_bot: DailyBot, fake: FakeDiscord, clock: FakeClock
 ) -> None:
-    bot, wired = daily_bot
+    bot, wired, *_ = daily_bot
     await bot.command(p.ADMIN, "daily", daily_set(time="10:00", timezone="Europe/Berlin", pack="study"))
     clock.advance(minutes=5)  # 10:05 in Berlin: the schedule starts tomorrow, so post today's by hand
     now = await bot.command(p.ADMIN, "daily", [option("action", "now")])
@@ -175,8 +149,8 @@ async def test_a_reminder_dm_starts_the_review_on_discord(
     assert "Streak: 1 day" in stats.text() and "Due today: 0" in stats.text()
 
 
-async def test_an_admin_names_another_channel_with_the_picker(daily_bot: tuple[Harness, Wired], fake: FakeDiscord, clock: FakeClock) -> None:
-    bot, wired = daily_bot
+async def test_an_admin_names_another_channel_with_the_picker(daily_bot: DailyBot, fake: FakeDiscord, clock: FakeClock) -> None:
+    bot, wired, *_ = daily_bot
     other = "810000000000000009"
     picked = {"channels": {other: {"id": other, "name": "daily", "type": 0, "permissions": "0", "parent_id": None}}}
     channel = {"name": "channel", "type": 7, "value": other}
@@ -192,7 +166,7 @@ async def test_an_admin_names_another_channel_with_the_picker(daily_bot: tuple[H
     assert private(off) and f"The daily question for <#{other}> is off." in off.text()
 
 
-async def test_the_time_zone_completes_as_it_is_typed(daily_bot: tuple[Harness, Wired]) -> None:
-    bot, _ = daily_bot
+async def test_the_time_zone_completes_as_it_is_typed(daily_bot: DailyBot) -> None:
+    bot, *_ = daily_bot
     answer = await bot.feed(p.interaction(4, p.autocomplete("daily", "timezone", "berl"), p.ALICE))
     assert answer.kind == 8 and answer.data["choices"] == [{"name": "Europe/Berlin", "value": "Europe/Berlin"}]

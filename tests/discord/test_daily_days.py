@@ -5,47 +5,29 @@ direct messages are closed is tried twice, then not again."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from datetime import UTC, date, datetime, timedelta
-from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.adapters.discord import create_client
-from bot.adapters.discord.api import use_api
-from bot.adapters.discord.deliver import DiscordPoster
-from bot.app import App
 from bot.scheduler import PlatformPosters, Scheduler
-from bot.storage import DailyRepository, SqlRepository, open_repository
+from bot.storage import DailyRepository
 from tests.daily.support import add_cards
-from tests.daily.wired import Wired, wire
-from tests.fakes import FakeClock, LocalRunner
+from tests.fakes import FakeClock
 
 from . import payloads as p
-from .conftest import Harness, settings_for
-from .fake_discord import BOT_TOKEN, FakeDiscord
+from .conftest import DailyBot
+from .fake_discord import FakeDiscord
 
 NEW_YORK = ZoneInfo("America/New_York")
 
 
 @pytest.fixture
-async def daily_bot(
-    fake: FakeDiscord, db_url: str, runner: LocalRunner, clock: FakeClock, tmp_path: Path
-) -> AsyncIterator[tuple[Harness, Wired, DiscordPoster, SqlRepository]]:
-    clock.current = datetime(2026, 10, 30, 4, 0, tzinfo=UTC)  # Friday 30 October, midnight in New York
-    repository = await open_repository(db_url)
-    wired = await wire(repository, clock, runner, tmp_path)
-    settings = settings_for(fake, db_url)
-    use_api(fake.api_url)
-    client = create_client(App(settings=settings, repository=repository, service=wired.service, runner=runner), settings)
-    await client.login(BOT_TOKEN)
-    poster = DiscordPoster(client)
-    await wired.posters.add("discord", poster)
-    yield Harness(fake, client, wired.service), wired, poster, repository
-    await client.close()
-    await repository.close()
+def clock(clock: FakeClock) -> FakeClock:
+    """The days start on Friday 30 October, at midnight in New York."""
+    clock.current = datetime(2026, 10, 30, 4, 0, tzinfo=UTC)
+    return clock
 
 
 def posts(fake: FakeDiscord) -> list[Any]:
@@ -68,7 +50,7 @@ async def run_until(scheduler: Scheduler, clock: FakeClock, until: datetime, fak
 
 
 async def test_a_schedule_set_once_posts_at_seven_fifteen_in_new_york_across_the_change_and_a_restart(
-    daily_bot: tuple[Harness, Wired, DiscordPoster, SqlRepository], fake: FakeDiscord, clock: FakeClock
+    daily_bot: DailyBot, fake: FakeDiscord, clock: FakeClock
 ) -> None:
     bot, wired, poster, repository = daily_bot
     done = await bot.command(
@@ -101,7 +83,7 @@ def dms_to(fake: FakeDiscord, user: p.User) -> list[Any]:
 
 
 async def test_a_channel_closed_to_the_bot_pauses_and_a_closed_dm_is_tried_twice(
-    daily_bot: tuple[Harness, Wired, DiscordPoster, SqlRepository], fake: FakeDiscord, clock: FakeClock
+    daily_bot: DailyBot, fake: FakeDiscord, clock: FakeClock
 ) -> None:
     bot, wired, _, repository = daily_bot
     await bot.command(

@@ -8,44 +8,20 @@ the member's DMs, and their message gets one neutral reaction (never a mark of r
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
-import pytest
-
-from bot.adapters.discord import create_client
-from bot.adapters.discord.api import use_api
-from bot.adapters.discord.deliver import DirectResponder, DiscordPoster
-from bot.app import App
-from bot.storage import DailyRepository, SqlRepository, open_repository
-from tests.daily.wired import Wired, wire
+from bot.adapters.discord.deliver import DirectResponder
+from bot.storage import DailyRepository
 from tests.fakes import FakeClock, LocalRunner
 
 from . import payloads as p
-from .conftest import Answer, Harness, settings_for
-from .fake_discord import BOT_TOKEN, BOT_USER, FakeDiscord
+from .conftest import Answer, DailyBot, Harness
+from .fake_discord import BOT_USER, FakeDiscord
 
 RIGHT = "total = sum(range(1, 11))\nprint(total)\n"
 WRONG = "total = sum(range(1, 10))\nprint(total)\n"
 CAROL = p.User("500000000000000004", "Carol")
 DAVE = p.User("500000000000000005", "Dave")
-
-
-@pytest.fixture
-async def daily_bot(
-    fake: FakeDiscord, db_url: str, runner: LocalRunner, clock: FakeClock, tmp_path: Path
-) -> AsyncIterator[tuple[Harness, Wired, SqlRepository]]:
-    repository = await open_repository(db_url)
-    wired = await wire(repository, clock, runner, tmp_path)
-    settings = settings_for(fake, db_url)
-    use_api(fake.api_url)
-    client = create_client(App(settings=settings, repository=repository, service=wired.service, runner=runner), settings)
-    await client.login(BOT_TOKEN)
-    await wired.posters.add("discord", DiscordPoster(client))
-    yield Harness(fake, client, wired.service), wired, repository
-    await client.close()
-    await repository.close()
 
 
 def daily_set(**values: Any) -> list[dict[str, Any]]:
@@ -77,9 +53,9 @@ def public(answer: Answer, *channels: str) -> list[Any]:
 
 
 async def test_code_blocks_in_the_daily_posts_thread_and_replies_are_answers(
-    daily_bot: tuple[Harness, Wired, SqlRepository], fake: FakeDiscord, clock: FakeClock, runner: LocalRunner
+    daily_bot: DailyBot, fake: FakeDiscord, clock: FakeClock, runner: LocalRunner
 ) -> None:
-    bot, wired, repository = daily_bot
+    bot, wired, _, repository = daily_bot
     done = await bot.command(
         p.ADMIN, "daily", daily_set(time="11:00", timezone="Europe/Berlin", pack="demo", difficulty="hard", reveal_after_hours=2.0)
     )
@@ -150,9 +126,9 @@ async def test_code_blocks_in_the_daily_posts_thread_and_replies_are_answers(
 
 
 async def test_a_block_under_a_choice_item_gets_the_forms_note_and_other_threads_are_talk(
-    daily_bot: tuple[Harness, Wired, SqlRepository], fake: FakeDiscord, runner: LocalRunner
+    daily_bot: DailyBot, fake: FakeDiscord, runner: LocalRunner
 ) -> None:
-    bot, _, _ = daily_bot
+    bot, *_ = daily_bot
     await bot.command(p.ADMIN, "daily", daily_set(time="10:00", timezone="Europe/Berlin", pack="study"))
     start = len(fake.calls)
     await bot.command(p.ADMIN, "daily", [p.option("action", "now")])

@@ -14,8 +14,7 @@ import random
 import re
 import signal
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -28,7 +27,7 @@ from pydantic import SecretStr
 
 from bot.adapters.discord import create_client
 from bot.adapters.discord.api import use_api
-from bot.adapters.slack import run_slack, slack_front_end, web_app
+from bot.adapters.slack import run_slack
 from bot.app import App
 from bot.core import QuizService
 from bot.core import requests as rq
@@ -111,28 +110,14 @@ def metered_service(repository: SqlRepository, runner: LocalRunner, clock: FakeC
     return service, metered
 
 
-@asynccontextmanager
-async def metered_slack(fake: FakeSlack, service: QuizService, metrics: Metrics) -> AsyncIterator[Slack]:
-    """The Slack front end over HTTP on 127.0.0.1, its web app timing each request."""
-    async with slack_front_end(service, token=BOT_TOKEN, api_url=fake.api_url, signing_secret=SIGNING_SECRET) as (front, bolt):
-        server = TestServer(web_app(bolt, metrics=metrics), host="127.0.0.1")
-        await server.start_server()
-        try:
-            async with aiohttp.ClientSession() as http:
-                yield Slack(http, str(server.make_url("/slack/events")), fake, front)
-                await front.idle()
-        finally:
-            await server.close()
-
-
 async def test_slack_requests_are_timed_to_their_ack_and_reply_and_active_quizzes_counted(
-    fake: FakeSlack, repository: SqlRepository, runner: LocalRunner, clock: FakeClock, db_url: str
+    open_slack: Any, fake: FakeSlack, repository: SqlRepository, runner: LocalRunner, clock: FakeClock, db_url: str
 ) -> None:
     metrics = Metrics()
     service, metered = metered_service(repository, runner, clock, metrics)
     await service.import_pack(load_path(DEMO_PACK).pack)
     sent = 0
-    async with metered_slack(fake, service, metrics) as slack:
+    async with open_slack(service, metrics) as slack:
         channel = dm(LEARNER)
         assert (await slack.command("start demo difficulty:hard count:1"))[0] == 200  # the code item
         item = items(slack, channel)[-1]

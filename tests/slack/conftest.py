@@ -13,6 +13,7 @@ import random
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
@@ -22,10 +23,12 @@ from aiohttp.test_utils import TestServer
 from slack_sdk.signature import SignatureVerifier
 
 from bot.adapters.slack import Inbound, slack_front_end, web_app
+from bot.adapters.slack.deliver import SlackPoster
 from bot.core import QuizService
 from bot.core.packs import load_path
 from bot.storage import open_repository
 from tests.conftest import DEMO_PACK
+from tests.daily.wired import Wired, wire
 from tests.fakes import FakeClock, LocalRunner
 from tests.slack.fake_slack import FakeSlack
 
@@ -282,9 +285,9 @@ def open_slack(fake: FakeSlack) -> Callable[[QuizService], Any]:
     """Start a front end (Bolt app over HTTP on 127.0.0.1) for a service; stop it on exit."""
 
     @asynccontextmanager
-    async def start(service: QuizService) -> AsyncIterator[Slack]:
+    async def start(service: QuizService, metrics: Any = None) -> AsyncIterator[Slack]:
         async with slack_front_end(service, token=BOT_TOKEN, api_url=fake.api_url, signing_secret=SIGNING_SECRET) as (front, bolt):
-            server = TestServer(web_app(bolt), host="127.0.0.1")
+            server = TestServer(web_app(bolt, metrics=metrics), host="127.0.0.1")
             await server.start_server()
             try:
                 async with aiohttp.ClientSession() as http:
@@ -314,3 +317,15 @@ async def reopen(db_url: str, runner: LocalRunner, clock: FakeClock) -> tuple[An
     repository = await open_repository(db_url)
     return repository, make_service(repository, runner, clock)
 
+
+
+@pytest.fixture
+async def daily_slack(
+    open_slack: Callable[..., Any], repository: Any, runner: LocalRunner, clock: FakeClock, tmp_path: Path
+) -> AsyncIterator[tuple[Slack, Wired]]:
+    """The daily-practice wiring (service, scheduler, posters) behind a Slack front end."""
+    wired = await wire(repository, clock, runner, tmp_path)
+    async with open_slack(wired.service) as workspace:
+        assert workspace.front is not None
+        await wired.posters.add("slack", SlackPoster(workspace.front.api))
+        yield workspace, wired

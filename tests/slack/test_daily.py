@@ -5,29 +5,12 @@ The scheduler's jobs run by calling `tick()` after moving the clock, so a day pa
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
-import pytest
-
-from bot.adapters.slack.deliver import SlackPoster
-from bot.storage import SqlRepository
-from tests.daily.wired import Wired, wire
-from tests.fakes import FakeClock, LocalRunner
+from tests.daily.wired import Wired
+from tests.fakes import FakeClock
 from tests.slack.conftest import ADMIN, CHANNEL, LEARNER, STRANGER, Slack, block_text, dm, find_element
-
-
-@pytest.fixture
-async def daily_slack(
-    open_slack: Callable[..., Any], repository: SqlRepository, runner: LocalRunner, clock: FakeClock, tmp_path: Path
-) -> AsyncIterator[tuple[Slack, Wired]]:
-    wired = await wire(repository, clock, runner, tmp_path)
-    async with open_slack(wired.service) as workspace:
-        assert workspace.front is not None
-        await wired.posters.add("slack", SlackPoster(workspace.front.api))
-        yield workspace, wired
 
 
 def said_to(slack: Slack, user: str, since: int = 0) -> str:

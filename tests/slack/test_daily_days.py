@@ -5,10 +5,7 @@ messages are closed is tried twice, then not again."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
 from datetime import UTC, date, datetime, timedelta
-from pathlib import Path
-from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -17,23 +14,18 @@ from bot.adapters.slack.deliver import SlackPoster
 from bot.scheduler import PlatformPosters, Scheduler
 from bot.storage import DailyRepository, SqlRepository
 from tests.daily.support import add_cards
-from tests.daily.wired import Wired, wire
-from tests.fakes import FakeClock, LocalRunner
+from tests.daily.wired import Wired
+from tests.fakes import FakeClock
 from tests.slack.conftest import ADMIN, CHANNEL, LEARNER, Slack, block_text, dm
 
 BERLIN = ZoneInfo("Europe/Berlin")
 
 
 @pytest.fixture
-async def daily_slack(
-    open_slack: Callable[..., Any], repository: SqlRepository, runner: LocalRunner, clock: FakeClock, tmp_path: Path
-) -> AsyncIterator[tuple[Slack, Wired]]:
-    clock.current = datetime(2026, 3, 26, 23, 0, tzinfo=UTC)  # Friday 27 March, midnight in Berlin
-    wired = await wire(repository, clock, runner, tmp_path)
-    async with open_slack(wired.service) as workspace:
-        assert workspace.front is not None
-        await wired.posters.add("slack", SlackPoster(workspace.front.api))
-        yield workspace, wired
+def clock(clock: FakeClock) -> FakeClock:
+    """The days start on Friday 27 March, at midnight in Berlin."""
+    clock.current = datetime(2026, 3, 26, 23, 0, tzinfo=UTC)
+    return clock
 
 
 async def run_until(scheduler: Scheduler, clock: FakeClock, until: datetime, slack: Slack) -> list[datetime]:

@@ -6,31 +6,15 @@ graded in the sandbox, one scored answer each, the feedback an ephemeral message
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
-from pathlib import Path
 from typing import Any
 
-import pytest
-
-from bot.adapters.slack.deliver import SlackPoster
 from bot.storage import DailyRepository, SqlRepository
-from tests.daily.wired import Wired, wire
+from tests.daily.wired import Wired
 from tests.fakes import FakeClock, LocalRunner
 from tests.slack.conftest import ADMIN, CHANNEL, LEARNER, STRANGER, Slack, block_text
 from tests.slack.helpers import SOLUTION, WRONG
 
 OTHER_CHANNEL = "C0OTHER"
-
-
-@pytest.fixture
-async def daily_slack(
-    open_slack: Callable[..., Any], repository: SqlRepository, runner: LocalRunner, clock: FakeClock, tmp_path: Path
-) -> AsyncIterator[tuple[Slack, Wired]]:
-    wired = await wire(repository, clock, runner, tmp_path)
-    async with open_slack(wired.service) as workspace:
-        assert workspace.front is not None
-        await wired.posters.add("slack", SlackPoster(workspace.front.api))
-        yield workspace, wired
 
 
 def told(slack: Slack, user: str, since: int) -> list[dict[str, Any]]:
