@@ -20,9 +20,11 @@ ALIASES = {
 }
 SNIFF_BYTES = 64 * 1024
 
-_GIFT_BLOCK = re.compile(r"\{\s*(?:[=~#]|T\s*[}#]|F\s*[}#]|TRUE\b|FALSE\b)", re.M)
-_GIFT_MARKS = re.compile(r"^\s*(?:::[^:\n]+::|\$CATEGORY:)", re.M)
-_RED_KEY = re.compile(r"^[^\s#\-][^\n]*:\s*(?:\n(?:\s*#.*\n)*\s*-\s+\S|\[)", re.M)
+# No pattern here may let `\s` run across lines from every line start: on a file of blank lines that
+# is quadratic (a 64 KB file of newlines took over 30 s). Blanks within a line are `[ \t]`.
+_GIFT_BLOCK = re.compile(r"\{[ \t\n]*(?:[=~#]|T[ \t]*[}#]|F[ \t]*[}#]|TRUE\b|FALSE\b)")
+_GIFT_MARKS = re.compile(r"^[ \t]*(?:::[^:\n]+::|\$CATEGORY:)", re.M)
+_RED_KEY = re.compile(r"^[^\s#\-][^\n]*:[ \t]*(?:\n(?:[ \t]*#[^\n]*\n)*[ \t]*-[ \t]+\S|\[)", re.M)
 _PACK_KEY = re.compile(r"^(?:pack|questions):", re.M)
 _ANKI_HEADER = re.compile(r"^#(?:separator|html|tags column|notetype column|deck column|guid column|columns):", re.M)
 _TABLE_HEADER = re.compile(r"^\ufeff?\s*([^\n]*)")

@@ -11,7 +11,7 @@ import io
 import re
 from typing import Any
 
-from .draft import Draft, Sink, Unmappable, blanks_fields, choice_fields, short_fields
+from .draft import Draft, Sink, Unmappable, blanks_fields, choice_fields, number_range, short_fields
 from .result import ConvertError
 from .text import decode, first_words
 
@@ -167,8 +167,7 @@ def _number(answer: str) -> tuple[float, float] | None:
     if ".." in text:
         low, _, high = text.partition("..")
         if _NUMBER.match(low.strip()) and _NUMBER.match(high.strip()):
-            a, b = float(low), float(high)
-            return (a + b) / 2, abs(b - a) / 2
+            return number_range(low, high)
         return None
     value, _, tolerance = text.partition(":")
     if _NUMBER.match(value.strip()) and (not tolerance or _NUMBER.match(tolerance.strip())):
