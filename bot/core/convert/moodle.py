@@ -6,7 +6,16 @@ import re
 from collections.abc import Callable
 
 from .coderunner import Case, examples, unittest_module
-from .draft import Draft, Sink, Unmappable, add_explanation, blanks_fields, choice_fields, code_fields, short_fields
+from .draft import (
+    Draft,
+    Sink,
+    Unmappable,
+    add_explanation,
+    blanks_fields,
+    choice_fields,
+    code_fields,
+    short_fields,
+)
 from .result import ConvertError
 from .text import first_words, html_to_markdown, looks_like_html
 from .xmlsafe import Node, parse_xml
