@@ -74,6 +74,15 @@ def _parser() -> argparse.ArgumentParser:
     convert.add_argument("--pack", metavar="ID", help="the pack id (default: derived from the file name)")
     convert.add_argument("--title", metavar="T", help="the pack title (default: derived from the file name)")
     convert.add_argument("--template", action="store_true", help="print a CSV template with one example row per item type")
+    convert.add_argument(
+        "--map",
+        dest="column_map",
+        action="append",
+        default=[],
+        metavar="COLUMN=FIELD",
+        help="what a CSV/TSV column holds (repeatable): prompt, answer, option, wrong, options, explanation, hint, topic, "
+        "difficulty, type, id or ignore; e.g. --map Front=prompt --map 'Correct=answer'",
+    )
 
     sandbox = sub.add_parser("sandbox", help="run or grade code in the sandbox; check the host", add_help=False)
     sandbox.add_argument("args", nargs=argparse.REMAINDER, help="run CODE_FILE [--test TEST_FILE] [--json] | doctor | serve [--host H] [--port P]")
@@ -245,6 +254,7 @@ async def _pack(args: argparse.Namespace, settings: Settings) -> int:
 def _convert(args: argparse.Namespace) -> int:
     """Convert a quiz file from another tool and write the pack (runs in a worker thread)."""
     from .core.convert import MAX_INPUT_BYTES, ConvertError, convert_bytes, csv_template
+    from .core.convert.columns import parse_map
 
     if args.template:
         sys.stdout.write(csv_template())
@@ -259,10 +269,17 @@ def _convert(args: argparse.Namespace) -> int:
     if path.stat().st_size > MAX_INPUT_BYTES:
         err.print(f"{path}: the file is larger than {MAX_INPUT_BYTES // 1048576} MiB, the limit for conversion", markup=False, soft_wrap=True)
         return 1
+    try:
+        column_map = parse_map(args.column_map)
+    except ValueError as exc:
+        err.print(f"--map {exc}", markup=False, soft_wrap=True)
+        return 2
     with path.open("rb") as handle:
         data = handle.read(MAX_INPUT_BYTES + 1)
     try:
-        conversion = convert_bytes(str(path), data, fmt=args.source_format, pack_id=args.pack, title=args.title)
+        conversion = convert_bytes(
+            str(path), data, fmt=args.source_format, pack_id=args.pack, title=args.title, column_map=column_map
+        )
     except ConvertError as exc:
         err.print(str(exc), markup=False, soft_wrap=True)
         return 1

@@ -52,12 +52,19 @@ _AT_QUESTION = re.compile(r"questions\[(\d+)\](?: \(id `[^`]*`\))?\.?\s*:?\s*")
 
 
 def convert_bytes(
-    filename: str, data: bytes, *, fmt: str | None = None, pack_id: str | None = None, title: str | None = None
+    filename: str,
+    data: bytes,
+    *,
+    fmt: str | None = None,
+    pack_id: str | None = None,
+    title: str | None = None,
+    column_map: dict[str, str] | None = None,
 ) -> Conversion:
     """Convert a quiz file from another tool into a pack, with a report of what happened.
 
     `fmt` is one of FORMATS (or an alias such as `tsv`); without it the format is detected from the
-    content. Raises ConvertError when the file cannot be read at all.
+    content. `column_map` says what a sheet's columns hold (see `columns.parse_map`). Raises
+    ConvertError when the file cannot be read at all.
     """
     if len(data) > MAX_INPUT_BYTES:
         raise ConvertError(
@@ -67,8 +74,10 @@ def convert_bytes(
         raise ConvertError(filename, None, f"pack id `{pack_id}`: use 2-40 of a-z, 0-9 and '-', starting and ending with a letter or digit")
     if title is not None and not 1 <= len(title.strip()) <= 120:
         raise ConvertError(filename, None, "the title must be 1 to 120 characters")
+    if fmt is None and column_map:
+        fmt = "csv"
     name = resolve(fmt, filename) if fmt is not None else detect(data, filename)
-    sink = Sink(filename)
+    sink = Sink(filename, column_map=dict(column_map or {}))
     READERS[name](data, sink)
     if len(sink.drafts) > MAX_ITEMS:
         raise ConvertError(

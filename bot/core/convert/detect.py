@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import csv
 import re
 
+from .columns import looks_like_header
 from .result import ConvertError
 
 FORMATS: tuple[str, ...] = ("moodle-xml", "gift", "red-trivia", "opentdb", "csv", "anki")
@@ -73,6 +75,9 @@ def detect(data: bytes, source: str) -> str:
         cells = {c.strip().strip('"').lower() for c in re.split(r"[,\t;]", first.group(1))}
         if {"type", "prompt", "answer"} <= cells:
             return "csv"
+        for delimiter in ("\t", ",", ";"):
+            if delimiter in first.group(1) and looks_like_header(next(csv.reader([first.group(1)], delimiter=delimiter))):
+                return "csv"
     if _ANKI_HEADER.search(text[:4096]):
         return "anki"
     if _GIFT_MARKS.search(text) or _GIFT_BLOCK.search(text):
@@ -82,6 +87,8 @@ def detect(data: bytes, source: str) -> str:
     lines = [line for line in text.splitlines()[:50] if line.strip()]
     if lines and sum("\t" in line for line in lines) >= max(1, len(lines) * 3 // 4):
         return "anki"
+    if lower_name.endswith((".csv", ".tsv")):
+        return "csv"  # the sheet reader says which column it could not find
     raise ConvertError(
         source,
         None,

@@ -17,6 +17,8 @@ from .result import Assumption, NotConverted
 
 MAX_CHOICES = 25
 MAX_OPTION = 80
+MAX_TYPED_ANSWER = 99
+"""The longest answer a learner is asked to type back (compared after trimming and case-folding)."""
 
 
 class Unmappable(Exception):
@@ -44,6 +46,7 @@ class Sink:
     skipped: list[NotConverted] = field(default_factory=list)
     authors: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # for the pack's description
+    column_map: dict[str, str] = field(default_factory=dict)  # a sheet's `--map` overrides, by normalised header
     _assumed: dict[str, dict[int, None]] = field(default_factory=dict)  # lines kept in order, looked up in O(1)
 
     def add(self, draft: Draft) -> None:
@@ -59,6 +62,18 @@ class Sink:
 
     def assumptions(self) -> tuple[Assumption, ...]:
         return tuple(Assumption(message, tuple(lines)) for message, lines in self._assumed.items())
+
+
+def typed_answer(answer: str) -> str:
+    """Return `answer` if a learner can be asked to type it; raise Unmappable for a long or multi-line one."""
+    text = answer.strip()
+    if "\n" in text or len(text) > MAX_TYPED_ANSWER:
+        lines = " on several lines" if "\n" in text else ""
+        raise Unmappable(
+            f"the answer is {len(text)} characters{lines}; a learner would have to type it back word for word: "
+            f"shorten it to under 100 characters, or make the item a choice question"
+        )
+    return text
 
 
 def _base(kind: str, prompt: str, hint: str | None, explanation: str | None, difficulty: str | None) -> dict[str, Any]:
