@@ -103,7 +103,7 @@ def test_broken_json_and_yaml_name_the_line() -> None:
 def test_unknown_format_lists_the_known_ones() -> None:
     error = refused("notes.txt", b"Just some notes about tensors.\nNothing quiz-like here.\n")
     assert str(error) == (
-        "notes.txt: this is not a quiz file I know; known formats: moodle-xml, gift, red-trivia, opentdb, csv, anki "
+        "notes.txt: this is not a quiz file I know; known formats: moodle-xml, gift, red-trivia, opentdb, csv, anki, anki-package "
         "(name one with --format if the file is one of them)"
     )
     assert "known formats: moodle-xml, gift" in refused("x.txt", b"a", fmt="docx").message

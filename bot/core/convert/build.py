@@ -19,7 +19,7 @@ from bot.core.errors import PackInvalid
 from bot.core.packs import LoadedPack, load_bytes
 from bot.core.packs.models import Question
 
-from . import anki, gift, moodle, opentdb, red, table
+from . import anki, ankipkg, gift, moodle, opentdb, red, table
 from .detect import FORMATS, detect, resolve
 from .draft import Draft, Sink
 from .result import FORMAT_NAMES, PACK_FILE, Conversion, Converted, ConvertError, NotConverted
@@ -43,6 +43,7 @@ READERS: dict[str, Reader] = {
     "opentdb": opentdb.read,
     "csv": table.read,
     "anki": anki.read,
+    "anki-package": ankipkg.read,
 }
 assert set(READERS) == set(FORMATS)
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 import csv
 import re
 
+from .ankipkg import is_package
 from .columns import looks_like_header
 from .result import ConvertError
 
-FORMATS: tuple[str, ...] = ("moodle-xml", "gift", "red-trivia", "opentdb", "csv", "anki")
+FORMATS: tuple[str, ...] = ("moodle-xml", "gift", "red-trivia", "opentdb", "csv", "anki", "anki-package")
 ALIASES = {
     "moodle": "moodle-xml",
     "xml": "moodle-xml",
@@ -19,6 +20,8 @@ ALIASES = {
     "json": "opentdb",
     "tsv": "csv",
     "anki-text": "anki",
+    "apkg": "anki-package",
+    "colpkg": "anki-package",
 }
 SNIFF_BYTES = 64 * 1024
 
@@ -57,6 +60,8 @@ def resolve(name: str, source: str = "") -> str:
 
 def detect(data: bytes, source: str) -> str:
     """Return the format of `data`, or raise ConvertError listing the formats known."""
+    if is_package(data):
+        return "anki-package"
     head = data[:SNIFF_BYTES]
     for bom in (b"\xef\xbb\xbf",):
         head = head.removeprefix(bom)
@@ -87,6 +92,8 @@ def detect(data: bytes, source: str) -> str:
     lines = [line for line in text.splitlines()[:50] if line.strip()]
     if lines and sum("\t" in line for line in lines) >= max(1, len(lines) * 3 // 4):
         return "anki"
+    if len(lines) >= 2 and sum("; " in line for line in lines) >= len(lines) * 3 // 4:
+        return "anki"  # `front; back` lines: what Anki's text import reads without a header
     if lower_name.endswith((".csv", ".tsv")):
         return "csv"  # the sheet reader says which column it could not find
     raise ConvertError(
