@@ -59,14 +59,14 @@ def _parser() -> argparse.ArgumentParser:
         help="yaml (default: the whole pack) or gift, moodle-xml, csv (the item types each holds; code items are left out)",
     )
     convert = pack.add_parser(
-        "convert", help="turn a Moodle XML, GIFT, Red trivia, Open Trivia DB, CSV/TSV or Anki text file into a pack"
+        "convert", help="turn a Moodle XML, GIFT, Red trivia, Open Trivia DB, CSV/TSV, Anki text or Anki package file into a pack"
     )
     convert.add_argument("file", nargs="?", type=Path, metavar="FILE", help="the file to convert (at most 5 MiB)")
     convert.add_argument(
         "--format",
         dest="source_format",
         metavar="F",
-        help="moodle-xml, gift, red-trivia, opentdb, csv (or tsv), anki; detected from the content when absent",
+        help="moodle-xml, gift, red-trivia, opentdb, csv (or tsv), anki, anki-package (apkg, colpkg); detected from the content when absent",
     )
     convert.add_argument(
         "-o", "--output", type=Path, metavar="OUT", help="pack folder to write, or a .zip when OUT ends in .zip (default: ./PACK-ID)"

@@ -14,6 +14,7 @@ from tests.slack.helpers import items
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "import"
 MOODLE = ("moodle-pytorch-basics-20261130-1412.xml", "moodle-pytorch-basics", 8)
 GIFT = ("pytorch-gift.txt", "pytorch-gift", 13)
+APKG = ("pytorch-deck.apkg", "pytorch-deck", 4)  # tests/convert/anki_build.py wrote it, as Anki 2.1.50+ does
 
 
 def last_note(slack: Slack) -> str:
@@ -58,7 +59,7 @@ async def play_through(slack: Slack, pack_id: str, count: int) -> None:
     assert "Quiz finished" in block_text(slack.fake.posts(channel)[-1]["blocks"])
 
 
-@pytest.mark.parametrize(("filename", "pack_id", "count"), [MOODLE, GIFT])
+@pytest.mark.parametrize(("filename", "pack_id", "count"), [MOODLE, GIFT, APKG])
 async def test_the_form_previews_a_converted_file_and_load_stores_it(
     slack: Slack, quiz_service: QuizService, filename: str, pack_id: str, count: int
 ) -> None:
