@@ -27,6 +27,7 @@ async def test_every_acknowledged_answer_is_stored_once(
     assert len(tally.replies) == len(tally.acks)  # the next item (or the summary) followed every answer
     assert result.exit_codes == [0]  # SIGTERM: a clean stop
     assert result.torch == [False] and result.rss_peak_mb[0] > 0  # the bot process itself never imports torch
+    assert result.uvloop == [True]  # QUIZBOT_UVLOOP is on by default
     if database == "sqlite":
         assert not list(tmp_path.glob("*.db"))  # the benchmark's database file is removed afterwards
 
