@@ -196,19 +196,6 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def syscalls(pid: int) -> tuple[int, int]:
-    """Read and write system calls of one process so far, all its threads (/proc/<pid>/io; 0, 0 if it is gone).
-
-    Each round trip to the database or a platform API is at least one write and one read, so their
-    count per answer shows how chatty a path is, whatever the host's load.
-    """
-    try:
-        fields = dict(line.split(": ") for line in Path(f"/proc/{pid}/io").read_text().splitlines())
-    except (OSError, ValueError):
-        return 0, 0
-    return int(fields.get("syscr", 0)), int(fields.get("syscw", 0))
-
-
 def runqueue_wait_seconds(pid: int) -> float:
     """Time the process's threads spent runnable but waiting for a CPU so far (/proc/<pid>/task/*/schedstat)."""
     total = 0
@@ -931,7 +918,6 @@ class Result:
     bots_wait_s: list[float] = field(default_factory=list)
     database: str = "postgresql"
     bot_root: Path = ROOT
-    bots_syscalls: tuple[int, int] = (0, 0)  # read and write system calls of the bot processes while the learners ran
     uvloop: list[bool] = field(default_factory=list)  # whether each bot process runs on uvloop (mapped its library)
 
     def cpu_per_answer_ms(self) -> float:
@@ -992,7 +978,6 @@ async def run_config(
         cpu_before = resource.getrusage(resource.RUSAGE_SELF)
         bots_cpu_before = [cpu_seconds(b.process.pid) for b in bots]
         bots_wait_before = [runqueue_wait_seconds(b.process.pid) for b in bots]
-        bots_io_before = [syscalls(b.process.pid) for b in bots]
         until = time.monotonic() + seconds
         began = time.monotonic()
         if fake_slack is not None:
@@ -1007,11 +992,6 @@ async def run_config(
         elapsed = time.monotonic() - began
         cpu_after = resource.getrusage(resource.RUSAGE_SELF)
         bots_cpu = [cpu_seconds(b.process.pid) - c for b, c in zip(bots, bots_cpu_before, strict=True)]
-        bots_io = [syscalls(b.process.pid) for b in bots]
-        bots_syscalls = (
-            sum(after[0] - before[0] for after, before in zip(bots_io, bots_io_before, strict=True)),
-            sum(after[1] - before[1] for after, before in zip(bots_io, bots_io_before, strict=True)),
-        )
         bots_wait = [runqueue_wait_seconds(b.process.pid) - w for b, w in zip(bots, bots_wait_before, strict=True)]
         load_after = os.getloadavg()
         stop_sampling.set()
@@ -1030,7 +1010,7 @@ async def run_config(
             load_before, load_after, started_utc,
             (cpu_after.ru_utime + cpu_after.ru_stime) - (cpu_before.ru_utime + cpu_before.ru_stime),
             startup, list(exit_codes), balance, bots_cpu, pg.summary() if pg is not None else "",
-            [log_errors(b.log_path) for b in bots], bots_wait, database, bot_root, bots_syscalls,
+            [log_errors(b.log_path) for b in bots], bots_wait, database, bot_root,
             [sampler.uvloop[x] for x in pids],
         )  # fmt: skip
     finally:
@@ -1095,8 +1075,6 @@ def print_result(r: Result) -> None:
         print(f"  {r.pg}")
     print(f"  benchmark process (fakes + learners) CPU: {r.bench_cpu_s:.1f} s in {r.seconds:.1f} s "
           f"({100 * r.bench_cpu_s / r.seconds:.0f}% of one core)")  # fmt: skip
-    acked = len(t.acks) or 1
-    print(f"  bot system calls per answer: {r.bots_syscalls[0] / acked:.1f} reads, {r.bots_syscalls[1] / acked:.1f} writes")
     print(f"  {r.cpu_line()}", flush=True)
 
 
