@@ -919,11 +919,21 @@ class Result:
     database: str = "postgresql"
     bot_root: Path = ROOT
     uvloop: list[bool] = field(default_factory=list)  # whether each bot process runs on uvloop (mapped its library)
+    warmup_s: float = 0.0  # the CPU per answer counts from here (0: the whole run)
+    steady_cpu_s: float = 0.0  # the bots' CPU time after the warm-up, all processes
+    steady_acks: int = 0  # the answers acknowledged after the warm-up
 
-    def cpu_per_answer_ms(self) -> float:
-        """The bot processes' CPU time while the learners ran, per answer acknowledged (NaN for none)."""
+    def whole_run_cpu_per_answer_ms(self) -> float:
         acks = len(self.tally.acks)
         return 1000 * sum(self.bots_cpu_s) / acks if acks else float("nan")
+
+    def cpu_per_answer_ms(self) -> float:
+        """The bot processes' CPU time per answer acknowledged after the warm-up (NaN for none).
+
+        The warm-up (every learner's first quiz start, the caches filling) is left out: its cost is
+        the same however fast the answers come, so per answer it would weigh most where fewest are served.
+        """
+        return 1000 * self.steady_cpu_s / self.steady_acks if self.steady_acks else float("nan")
 
     def cpu_line(self) -> str:
         count = f"{self.processes} process{'es' if self.processes != 1 else ''}"
@@ -933,6 +943,7 @@ class Result:
 async def run_config(
     platform: str, processes: int, sandbox: str, *, seconds: float, learners: int, folder: Path, packs: Path,
     service_url: str | None, balance: str = "roundrobin", database: str = "postgresql", bot_root: Path = ROOT,
+    warmup: float = 10.0,
 ) -> Result:  # fmt: skip
     name, url = await make_database(database, folder)
     bots: list[Bot] = []
@@ -980,6 +991,13 @@ async def run_config(
         bots_wait_before = [runqueue_wait_seconds(b.process.pid) for b in bots]
         until = time.monotonic() + seconds
         began = time.monotonic()
+        steady: list[tuple[list[float], int]] = []  # the bots' CPU and the acks so far, once the warm-up is over
+
+        async def mark_steady() -> None:
+            await asyncio.sleep(warmup)
+            steady.append(([cpu_seconds(b.process.pid) for b in bots], len(tally.acks)))
+
+        marker = asyncio.create_task(mark_steady()) if 0 < warmup < seconds else None
         if fake_slack is not None:
             connector = aiohttp.TCPConnector(limit=0)
             async with aiohttp.ClientSession(connector=connector) as http:
@@ -992,6 +1010,13 @@ async def run_config(
         elapsed = time.monotonic() - began
         cpu_after = resource.getrusage(resource.RUSAGE_SELF)
         bots_cpu = [cpu_seconds(b.process.pid) - c for b, c in zip(bots, bots_cpu_before, strict=True)]
+        if marker is not None:
+            marker.cancel()
+        steady_cpu, steady_acks = (
+            (sum(cpu_seconds(b.process.pid) - c for b, c in zip(bots, steady[0][0], strict=True)), len(tally.acks) - steady[0][1])
+            if steady
+            else (sum(bots_cpu), len(tally.acks))
+        )
         bots_wait = [runqueue_wait_seconds(b.process.pid) - w for b, w in zip(bots, bots_wait_before, strict=True)]
         load_after = os.getloadavg()
         stop_sampling.set()
@@ -1011,7 +1036,7 @@ async def run_config(
             (cpu_after.ru_utime + cpu_after.ru_stime) - (cpu_before.ru_utime + cpu_before.ru_stime),
             startup, list(exit_codes), balance, bots_cpu, pg.summary() if pg is not None else "",
             [log_errors(b.log_path) for b in bots], bots_wait, database, bot_root,
-            [sampler.uvloop[x] for x in pids],
+            [sampler.uvloop[x] for x in pids], warmup if steady else 0.0, steady_cpu, steady_acks,
         )  # fmt: skip
     finally:
         for bot in bots:
@@ -1075,7 +1100,9 @@ def print_result(r: Result) -> None:
         print(f"  {r.pg}")
     print(f"  benchmark process (fakes + learners) CPU: {r.bench_cpu_s:.1f} s in {r.seconds:.1f} s "
           f"({100 * r.bench_cpu_s / r.seconds:.0f}% of one core)")  # fmt: skip
-    print(f"  {r.cpu_line()}", flush=True)
+    print(f"  {r.cpu_line()}")
+    print(f"    ({r.steady_acks} answers after the first {r.warmup_s:g} s; over the whole run, the warm-up's quiz starts "
+          f"included: {r.whole_run_cpu_per_answer_ms():.2f} ms)", flush=True)  # fmt: skip
 
 
 def summary_table(results: list[Result]) -> None:
@@ -1143,7 +1170,7 @@ async def main_async(args: argparse.Namespace) -> list[Result]:
                     result = await run_config(
                         platform, processes, sandbox, seconds=args.seconds, learners=args.learners, folder=folder,
                         packs=packs, service_url=service.url if service else None, balance=balance,
-                        database=database, bot_root=root,
+                        database=database, bot_root=root, warmup=args.warmup,
                     )  # fmt: skip
                     print_result(result)
                     results.append(result)
@@ -1182,6 +1209,7 @@ def main(argv: list[str] | None = None) -> list[Result]:
         "--bot-root", type=lambda s: [Path(v).resolve() for v in parse_list(s, lambda v: (Path(v) / "bot").is_dir())],
         default=[ROOT], help="checkouts whose code the bot processes run, in turn (default: this one)",
     )  # fmt: skip
+    parser.add_argument("--warmup", type=float, default=10.0, help="seconds left out of the CPU per answer at the start")
     parser.add_argument("--repeat", type=int, default=1, help="runs of each configuration per checkout, alternating")
     parser.add_argument("--log-level", choices=["DEBUG", "INFO", "WARNING", "ERROR"], default="WARNING", help="the bot processes' log level")
     args = parser.parse_args(argv)
