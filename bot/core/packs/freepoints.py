@@ -23,7 +23,7 @@ from .loader import LoadedPack
 from .models import BLANK, AnyQuestion, BlanksQuestion, ChoiceQuestion, CodeQuestion
 
 LONGEST_SHARE_MAX = 0.40
-MIN_FRAGMENT = 16  # characters: shorter code in a hint (`p.ndim >= 2`) names an idea, not the answer
+MIN_FRAGMENT = 20  # characters without spaces: shorter code in a hint (`model.state_dict()`) names an idea
 MIN_LINE = 10  # characters without spaces: a whole key line this long in a hint is the answer
 _SPACES = re.compile(r"\s+")
 _CODE_SPAN = re.compile(r"`([^`]+)`")
