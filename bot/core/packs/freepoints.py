@@ -20,7 +20,7 @@ import re
 from bot.core.errors import Problem
 
 from .loader import LoadedPack
-from .models import BLANK, AnyQuestion, BlanksQuestion, ChoiceQuestion, CodeQuestion
+from .models import AnyQuestion
 
 LONGEST_SHARE_MAX = 0.40
 MIN_FRAGMENT = 20  # characters without spaces: shorter code in a hint (`model.state_dict()`) names an idea
@@ -39,46 +39,30 @@ def _squeeze(text: str) -> str:
     return _SPACES.sub("", text.replace("`", ""))
 
 
-def longest_score(question: ChoiceQuestion) -> float:
-    """Return what "pick the longest option" scores on one single-answer item (0 to 1)."""
-    lengths = [len(_flat(c.text)) for c in question.choices]
-    top = max(lengths)
-    tied = [c for c, n in zip(question.choices, lengths, strict=True) if n == top]
-    return sum(1 for c in tied if c.correct) / len(tied)
+def longest_score(question: AnyQuestion) -> float | None:
+    """Return what "pick the longest option" scores on one item (0 to 1); None for other items."""
+    from bot.core.items import kind_of  # the type modules read pack models: import them late, no cycle
+
+    return kind_of(question).longest_option_score(question)
 
 
 def longest_share(questions: list[AnyQuestion]) -> tuple[float, int, list[str]]:
     """Return the share "pick the longest" scores, the number of items, and the items it gets right."""
-    single = [q for q in questions if isinstance(q, ChoiceQuestion) and not q.multiple]
-    if not single:
+    scores = [(q.id, score) for q in questions if (score := longest_score(q)) is not None]
+    if not scores:
         return 0.0, 0, []
-    scores = [(q.id, longest_score(q)) for q in single]
-    return sum(s for _, s in scores) / len(single), len(single), [qid for qid, s in scores if s > 0]
-
-
-def _key_lines(question: CodeQuestion | BlanksQuestion) -> list[str]:
-    if isinstance(question, BlanksQuestion):
-        filled = question.filled().splitlines()
-        return [
-            _squeeze(line) for raw, line in zip(question.code.splitlines(), filled, strict=False)
-            if BLANK.search(raw) and _squeeze(line)
-        ]
-    starter = {_squeeze(line) for line in question.starter.splitlines()}
-    lines: list[str] = []
-    for raw in (question.solution or "").splitlines():
-        line = raw.strip()
-        if not line or line.startswith(("#", "import ", "from ")) or _squeeze(line) in starter:
-            continue
-        lines.append(_squeeze(line).rstrip(",:"))
-    return [line for line in lines if line]
+    return sum(s for _, s in scores) / len(scores), len(scores), [qid for qid, s in scores if s > 0]
 
 
 def hint_leak(question: AnyQuestion) -> str | None:
     """Return the solution code a hint gives away, or None."""
-    if not question.hint or not isinstance(question, CodeQuestion | BlanksQuestion):
+    from bot.core.items import kind_of
+
+    if not question.hint:
         return None
+    lines = [_squeeze(line).rstrip(",:") for line in kind_of(question).key_lines(question)]
+    lines = [line for line in lines if line]
     hint = _squeeze(question.hint)
-    lines = _key_lines(question)
     for line in lines:
         if len(line) >= MIN_LINE and line in hint:
             return line
