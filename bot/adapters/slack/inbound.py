@@ -463,7 +463,7 @@ class Inbound:
         text = str(event.get("text") or "")
         block = preformatted_code(event)
         if block is not None:
-            return f"```\n{block}\n```"
+            return block
         if "```" in text:
             return unescape(text)
         files = [f for f in event.get("files") or [] if isinstance(f, dict)]
