@@ -241,7 +241,7 @@ class Inbound:
             if not any(m.kind == "item" for m in reply.messages):
                 await self.courier.tell(origin, reply)
                 return
-            place, note = await self.courier.quiz_home(origin)
+            place, note = await self.courier.quiz_home(origin, private=isinstance(request, rq.DailyReview))
             await self.courier.deliver(origin, reply, place)
             if note:
                 await self.courier.tell(origin, notice(note))
