@@ -220,8 +220,8 @@ class Inbound:
                 await self.courier.open(origin, bk.run_view(bk.metadata(r=origin.response_url, c=origin.channel)))
                 return
             request = rq.RunCode(unescape(request.text))
-        if isinstance(request, rq.Stats) and request.user_id:
-            request = rq.Stats(request.user_id, f"<@{request.user_id}>")
+        if isinstance(request, rq.Stats):  # named as Slack shows the person: the picture cannot render a mention
+            request = rq.Stats(request.user_id, await self.api.user_name(request.user_id or origin.user))
         if isinstance(request, rq.MyDataExport | rq.MyDataDelete):
             await self._my_data(origin, request)
             return
