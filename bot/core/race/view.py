@@ -165,7 +165,7 @@ def final_message(race: Race) -> Message:
     elif winner is None:
         head = "Nobody got an answer right, so nobody won."
     else:
-        head = f"🏆 **{winner.name}** wins with **{plural(winner.points, 'point')}**!"
+        head = f"🏆 **{winner.name}** wins with **{winner.points}** {'point' if winner.points == 1 else 'points'}!"
     if race.status == "stopped":
         head = f"The race was stopped after {race.round} of {plural(race.rounds, 'round')}. " + head
     parts: list[Text | Fields] = [Text(head)]
