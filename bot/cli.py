@@ -16,6 +16,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from .core.errors import PackInvalid, PackRefused, Problem, QuizError, StorageError
+from .core.replies import plural
 from .logs import setup_logging
 from .loop import run as run_loop
 from .settings import Settings
@@ -200,9 +201,9 @@ async def _pack(args: argparse.Namespace, settings: Settings) -> int:
             out.print(f"{warning.file}:{warning.line}:{warning.col}: warning: {warning.message}", markup=False, soft_wrap=True)
         total = sum(len(p.pack.questions) for p in loaded)
         if problems:
-            err.print(f"[red]{len(problems)} problem(s)[/red] in {len(paths)} pack(s).")
+            err.print(f"[red]{plural(len(problems), 'problem')}[/red] in {plural(len(paths), 'pack')}.")
             return 1
-        err.print(f"[green]OK[/green]: {len(paths)} pack(s), {total} questions" + (", every key proven by running it." if args.run else "."))
+        err.print(f"[green]OK[/green]: {plural(len(paths), 'pack')}, {plural(total, 'question')}" + (", every key proven by running it." if args.run else "."))
         return 0
 
     from .app import build
