@@ -24,6 +24,8 @@ WIDTH_IN, DPI = 8.0, 100  # 800 pixels wide
 MAX_TOPICS = 12
 WEEKS = 16
 _LOCK = threading.Lock()
+# calendar colours by `_bucket`: a day still to come, no answers, then four ranges up to the busiest day
+_PALETTE = ("#ffffff", "#ebedf0", "#c6e48b", "#7bc96f", "#239a3b", "#196127")
 
 
 @dataclass(frozen=True)
@@ -82,6 +84,7 @@ def render_progress_png(who: str, data: ProgressData) -> bytes:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.colors import ListedColormap
     from matplotlib.figure import Figure
+    from matplotlib.patches import Patch
 
     topics = _top_topics(data.topics)
     bar_height = max(1.6, 0.42 * len(topics) + 0.9)
@@ -114,9 +117,22 @@ def render_progress_png(who: str, data: ProgressData) -> bytes:
         calendar = figure.add_subplot(grid_spec[1])
         grid, first = _calendar(data)
         peak = max([max(row) for row in grid] + [1])
-        palette = ListedColormap(["#ffffff", "#ebedf0", "#c6e48b", "#7bc96f", "#239a3b", "#196127"])
+        palette = ListedColormap(_PALETTE)
         shade = [[_bucket(v, peak) for v in row] for row in grid]
-        calendar.imshow(shade, cmap=palette, vmin=0, vmax=5, aspect="equal", interpolation="nearest")
+        # one square per day, white gaps between them; rows and columns centred on whole numbers
+        edges_x = [w - 0.5 for w in range(WEEKS + 1)]
+        edges_y = [d - 0.5 for d in range(8)]
+        calendar.pcolormesh(
+            edges_x, edges_y, shade, cmap=palette, vmin=-0.5, vmax=5.5, edgecolors="#ffffff", linewidth=2.5
+        )
+        calendar.set_aspect("equal")
+        calendar.set_xlim(-0.5, WEEKS - 0.5)
+        calendar.set_ylim(6.5, -0.5)  # Monday on top
+        legend = [Patch(facecolor=_PALETTE[k], edgecolor="#d0d4da", label=text) for k, text in _legend(peak)]
+        calendar.legend(
+            handles=legend, title="Answers a day:", loc="upper right", bbox_to_anchor=(1.0, -0.1), ncols=len(legend),
+            fontsize=7, title_fontsize=7, frameon=False, handlelength=1.2, columnspacing=1.0,
+        )
         calendar.set_yticks([0, 2, 4], ["Mon", "Wed", "Fri"], fontsize=7)
         months = [(w, first + timedelta(weeks=w)) for w in range(WEEKS)]
         ticks = [(w, d.strftime("%b")) for w, d in months if w == 0 or d.day <= 7]
@@ -137,6 +153,17 @@ def _bucket(answers: int, peak: int) -> int:
     if answers == 0:
         return 1
     return 2 + min(3, (4 * answers - 1) // peak)
+
+
+def _legend(peak: int) -> list[tuple[int, str]]:
+    """(colour index, answers range) for each colour `_bucket` gives some day of 0..peak answers."""
+    entries = [(1, "0")]
+    for quarter in range(4):
+        low = max(1, -(-(quarter * peak + 1) // 4))  # the fewest answers with (4a - 1) // peak >= quarter
+        high = peak if quarter == 3 else (quarter + 1) * peak // 4
+        if low <= high:
+            entries.append((2 + quarter, str(low) if low == high else f"{low}-{high}"))
+    return entries
 
 
 def render_leaderboard_png(title: str, rows: Sequence[tuple[str, int]]) -> bytes:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import io
 import struct
 import zlib
 from datetime import UTC, date, datetime, timedelta
@@ -10,6 +11,7 @@ from datetime import UTC, date, datetime, timedelta
 from bot.core import QuizService
 from bot.core.pictures import (
     MAX_BYTES,
+    WEEKS,
     ProgressData,
     TopicProgress,
     leaderboard_image,
@@ -122,3 +124,41 @@ async def test_picture_data_comes_from_the_learners_answers(repository: SqlRepos
     assert "67% right of 3, 2 mastered" in progress_alt("Bob", data)
     image = await progress_image("Bob", data)
     png_size(image.data)
+
+
+GREY, WHITE = (0xEB, 0xED, 0xF0), (0xFF, 0xFF, 0xFF)
+GREENS = [(0xC6, 0xE4, 0x8B), (0x7B, 0xC9, 0x6F), (0x23, 0x9A, 0x3B), (0x19, 0x61, 0x27)]
+
+
+def pixels(data: bytes) -> list[list[tuple[int, int, int]]]:
+    """Decode a PNG into rows of RGB pixels."""
+    from PIL import Image as PilImage
+
+    with PilImage.open(io.BytesIO(data)) as picture:
+        rgb = picture.convert("RGB")
+        width, height = rgb.size
+        raw = rgb.tobytes()
+    flat = [(raw[i], raw[i + 1], raw[i + 2]) for i in range(0, len(raw), 3)]
+    return [flat[y * width : (y + 1) * width] for y in range(height)]
+
+
+def grey_runs(row: list[tuple[int, int, int]]) -> int:
+    """How many separate stretches of the empty-day grey a pixel row holds."""
+    runs, inside = 0, False
+    for colour in row:
+        if colour == GREY and not inside:
+            runs += 1
+        inside = colour == GREY
+    return runs
+
+
+async def test_the_calendar_draws_each_day_as_its_own_cell_with_a_legend() -> None:
+    """Four answers today and none before: every other past day is a grey cell, separated from its neighbours
+    by a white border; the legend shows the four greens of the ranges 1, 2, 3, 4 (only one is in the grid)."""
+    once = ProgressData(topics=(), per_day={TODAY: 4}, practice_days=(TODAY,), today=TODAY)
+    rows = pixels((await progress_image("New", once)).data)
+    widest = max(grey_runs(row) for row in rows)
+    assert widest >= WEEKS - 1  # one grey stretch per week column, white between them
+    seen = {colour for row in rows for colour in row}
+    for green in GREENS:
+        assert green in seen, green
