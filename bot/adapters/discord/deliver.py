@@ -32,8 +32,16 @@ TOKEN_GONE = {10015, 10062, 50027}  # unknown webhook, unknown interaction, inva
 APOLOGY = "Sorry, something went wrong on our side. Please try again in a moment."
 
 
+ANSWERED_BEFORE = 40060  # "Interaction has already been acknowledged": the same interaction came twice
+
+
 def token_gone(exc: discord.HTTPException) -> bool:
     return exc.code in TOKEN_GONE or exc.status == 401
+
+
+def answered_before(exc: BaseException) -> bool:
+    """Whether Discord refused an answer because the interaction was answered already (it was delivered twice)."""
+    return isinstance(exc, discord.HTTPException) and exc.code == ANSWERED_BEFORE
 
 
 @dataclass
@@ -149,6 +157,8 @@ class Responder:
             else:
                 await response.defer(thinking=True, ephemeral=self.ephemeral(not self.public))
         except discord.HTTPException as exc:
+            if answered_before(exc):
+                raise  # a repeat: the caller logs it once and stops
             log.warning("could not acknowledge an interaction (%s %s)", exc.status, exc.code)
 
     # ------------------------------------------------------------------ replies
@@ -257,6 +267,8 @@ class Responder:
             else:
                 await self.interaction.response.send_message("Done.", ephemeral=self.ephemeral(True))
         except discord.HTTPException as exc:
+            if answered_before(exc):
+                raise  # a repeat: the caller logs it once and stops
             log.warning("could not acknowledge an interaction (%s %s)", exc.status, exc.code)
 
     async def _fallback(self, message: Message, private: bool) -> None:

@@ -20,11 +20,12 @@ from bot.metrics import Metrics, receiving, replied
 
 from . import limits as lim
 from .api import SettingsStore
-from .deliver import ChannelResponder, DirectResponder, ItemRefs, Responder
+from .deliver import ChannelResponder, DirectResponder, ItemRefs, Responder, answered_before
 from .origin import PLATFORM, RUN_FORM_ID, actor_of, is_quiz_id, is_race_id, message_ids, modal_text
 from .render import render_modal
 
 log = logging.getLogger(__name__)
+REPEATED = "interaction %s was already answered (Discord delivered it twice); the repeat is ignored"
 
 ACK_WITHIN = 2.0  # seconds; Discord wants an answer within 3
 MAX_CODE_FILE_BYTES = 1024 * 1024  # the core refuses long code itself; this only caps the download
@@ -114,7 +115,10 @@ class Inbound:
             await self._deliver_or_apologise(responder, error_reply(exc))
             replied()
             return
-        except Exception:
+        except Exception as exc:
+            if answered_before(exc):
+                log.warning(REPEATED, interaction.id)
+                return
             log.exception("error while handling a %s interaction", interaction.type.name)
             await responder.apologise()
             replied()
@@ -171,7 +175,10 @@ class Inbound:
     async def _deliver_or_apologise(self, responder: Responder | ChannelResponder | DirectResponder, reply: Reply) -> None:
         try:
             await responder.deliver(reply)
-        except Exception:
+        except Exception as exc:
+            if answered_before(exc):
+                log.warning(REPEATED, responder.interaction.id if isinstance(responder, Responder) else "?")
+                return
             log.exception("could not deliver a reply")
             await responder.apologise()
 
