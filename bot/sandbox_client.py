@@ -5,11 +5,18 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from sandbox import Result, Sandbox, SandboxConfig
+from sandbox import Result, Sandbox, SandboxConfig, SandboxNotStarted
 
+from .core.errors import QuizError
 from .core.ports import RunOutcome, RunRequest
 
 log = logging.getLogger(__name__)
+
+STARTING = "The bot is starting; please send that again in a minute."
+
+
+class SandboxStarting(QuizError):
+    """The sandbox pool is not running (the process is starting or stopping): the learner sends again."""
 
 
 def to_outcome(result: Result) -> RunOutcome:
@@ -66,14 +73,18 @@ class SandboxRunner:
         await asyncio.shield(self._started)
 
     async def run(self, request: RunRequest) -> RunOutcome:
-        self._starting += 1
         try:
-            await self._ready()
-        finally:
-            self._starting -= 1
-        result = await self._sandbox.run(
-            request.code, test=request.test, owner=request.owner, wall_s=request.time_s, memory_mb=request.memory_mb
-        )
+            self._starting += 1
+            try:
+                await self._ready()
+            finally:
+                self._starting -= 1
+            result = await self._sandbox.run(
+                request.code, test=request.test, owner=request.owner, wall_s=request.time_s, memory_mb=request.memory_mb
+            )
+        except SandboxNotStarted as exc:
+            log.warning("the sandbox is not running (%s); the learner is asked to send the code again", exc)
+            raise SandboxStarting(STARTING) from None
         return to_outcome(result)
 
     async def close(self) -> None:

@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 
 from . import payloads as p
-from .conftest import Harness, components
+from .conftest import BotRunner, Harness, components
 
+RIGHT = "```python\ntotal = sum(range(1, 11))\nprint(total)\n```"
 ACKNOWLEDGED = {"message": "Interaction has already been acknowledged.", "code": 40060}
 
 
@@ -39,3 +40,26 @@ async def test_an_interaction_delivered_twice_logs_one_warning_and_no_traceback(
     assert tracebacks(caplog) == []
     lines = said(caplog)
     assert len(lines) == 1 and "already answered" in lines[0], lines
+
+
+async def test_code_sent_while_the_sandbox_is_not_running_tells_the_learner_to_send_it_again(
+    start_bot: BotRunner, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The process is between two lives: its sandbox pool is not running (closed before it started)."""
+    from bot.sandbox_client import SandboxRunner
+    from sandbox import SandboxConfig
+
+    sandbox = SandboxRunner(SandboxConfig())
+    await sandbox.close()
+    bot = await start_bot.start(runner=sandbox)
+    item = (
+        await bot.command(p.ALICE, "start", [p.option("pack", "demo"), p.option("difficulty", "hard")])
+    ).item()
+    form = await bot.click(p.ALICE, item, "Answer")
+    caplog.clear()
+    caplog.set_level(logging.INFO)
+    answer = await bot.submit(p.ALICE, form.data["custom_id"], RIGHT, message=item)
+    assert "starting" in answer.text() and "send that again" in answer.text(), answer.text()
+    assert tracebacks(caplog) == []
+    lines = said(caplog)
+    assert len(lines) == 1 and "sandbox" in lines[0], lines
