@@ -52,6 +52,13 @@ class QuizExpired(QuizError):
         super().__init__(f"This quiz {word}. Start a new one with {cmd('start')}.")
 
 
+class NotAddressed(QuizError):
+    """A chat message that answers nothing of the bot's (code in some other thread): nothing is shown."""
+
+    def __init__(self) -> None:
+        super().__init__("That message is not an answer to a quiz.")
+
+
 class StaleAction(QuizError):
     def __init__(self) -> None:
         super().__init__("That question was already answered; the quiz has moved on.")
