@@ -27,6 +27,8 @@ class QuizError(Exception):
 
     # Notices the service shows before this error (work a restart dropped, see bot.core.work).
     before: tuple[Message, ...] = ()
+    # A refusal of an answer to a message many people share (a channel's daily post): only to the person.
+    aside: bool = False
 
 
 class UnknownName(QuizError):

@@ -69,6 +69,7 @@ class QuizService(Shorthands):
         personal_data: PersonalData | None = None,
         work: Unfinished | None = None,
     ) -> None:
+        self._repo = repository
         self.work = work  # None: work in progress is not recorded (nothing tells of work a restart dropped)
         self.races = races  # None: this process has no race store (races are refused politely)
         self.catalogue = Catalogue(repository)
@@ -128,7 +129,7 @@ class QuizService(Shorthands):
 def error_reply(exc: QuizError) -> Reply:
     """Turn a core error into the private note the person sees; an ended quiz offers a new one."""
     tone = Tone.ERROR if isinstance(exc, NotYourQuiz | NotAllowed) else Tone.WARNING
-    reply = notice(str(exc), tone=tone)
+    reply = replace(notice(str(exc), tone=tone), aside=exc.aside)
     if isinstance(exc, QuizExpired) and exc.session_id:
         again = Button(ax.make(exc.session_id, 0, ax.RESTART), "New quiz", "primary", role="restart")
         reply = Reply(messages=(replace(reply.messages[0], rows=((again,),)),))

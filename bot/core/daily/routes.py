@@ -71,7 +71,11 @@ class DailyRoutes:
         return await self._post(actor, parsed, request)
 
     async def _post(self, actor: Actor, action: ax.Action, request: rq.Act) -> Reply:
-        reply = await self._desk.on_post(actor, replace(action, prefix=ax.PREFIX), request.values, key=request.key)
+        try:
+            reply = await self._desk.on_post(actor, replace(action, prefix=ax.PREFIX), request.values, key=request.key)
+        except QuizError as exc:
+            exc.aside = True
+            raise
         form = dx.post_form(reply.form) if reply.form is not None else None
         return replace(reply, form=form, aside=True)
 
@@ -80,7 +84,11 @@ class DailyRoutes:
         post_id = await self._post_under(actor, request)
         if post_id is None:
             raise Unclaimed()
-        reply = await self._desk.on_thread_text(actor, post_id, request.text, request.progress, key=request.key)
+        try:
+            reply = await self._desk.on_thread_text(actor, post_id, request.text, request.progress, key=request.key)
+        except QuizError as exc:
+            exc.aside = True  # told only to the member, like the answer
+            raise
         return replace(reply, aside=True)
 
     async def _post_under(self, actor: Actor, request: rq.Submit) -> str | None:
