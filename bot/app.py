@@ -176,6 +176,7 @@ async def build(
         post_now=scheduler.post_now,
         personal_data=PrivacyStore(repository.engine),
         work=Unfinished(repository.work, clock),
+        pending=repository.pending,
     )
     service.use(Timing(metrics))
     watch_active_quizzes(metrics, repository.engine, clock, timedelta(hours=settings.session_ttl_hours))

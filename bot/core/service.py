@@ -32,7 +32,7 @@ from .dispatch import Dispatcher, Middleware
 from .errors import NotAllowed, NotYourQuiz, QuizError, QuizExpired
 from .flow import Flow
 from .gate import Gate
-from .importing import PendingPacks
+from .importing import PendingPacks, PendingStore
 from .model import Actor
 from .notices import UnfinishedNotices
 from .ports import Clock, CodeRunner, Repository
@@ -68,6 +68,7 @@ class QuizService(Shorthands):
         post_now: PostNow | None = None,
         personal_data: PersonalData | None = None,
         work: Unfinished | None = None,
+        pending: PendingStore | None = None,
     ) -> None:
         self._repo = repository
         self.work = work  # None: work in progress is not recorded (nothing tells of work a restart dropped)
@@ -81,7 +82,8 @@ class QuizService(Shorthands):
         )
         self.quiz = QuizDesk(flow=flow, gate=self.gate, runner=runner, work=work)
         self.pack_admin = PackAdmin(
-            catalogue=self.catalogue, admins=self.admins, runner=runner, pending=PendingPacks(repository, clock)
+            catalogue=self.catalogue, admins=self.admins, runner=runner,
+            pending=PendingPacks(pending, clock) if pending is not None else None,
         )
         self.my_data = MyData(repository=repository, clock=clock, admins=self.admins, store=personal_data)
         self.daily: DailyDesk | None = None
