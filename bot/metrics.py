@@ -234,26 +234,26 @@ def queue_depth(runner: Any) -> int:
     return int(getattr(runner, "waiting", 0) or 0)
 
 
-def instrument_service(service: Any, metrics: Metrics) -> None:
-    """Time every ``service.handle`` call and count it by outcome (wraps the bound method)."""
-    handle: Callable[[Any, Any], Awaitable[Any]] = service.handle
+class Timing:
+    """Middleware: time every request the core answers and count it by outcome (`QuizService.use`)."""
 
-    async def timed(actor: Any, request: Any) -> Any:
+    def __init__(self, metrics: Metrics) -> None:
+        self._metrics = metrics
+
+    async def __call__(self, actor: Any, request: Any, next_: Callable[[], Awaitable[Any]]) -> Any:
         platform, kind = str(actor.platform), type(request).__name__
         started = time.perf_counter()
         outcome = "error"
         try:
-            reply = await handle(actor, request)
+            reply = await next_()
             outcome = "ok"
             return reply
         except QuizError:
             outcome = "refused"
             raise
         finally:
-            metrics.latency.labels(platform=platform, request=kind).observe(time.perf_counter() - started)
-            metrics.requests.labels(platform=platform, request=kind, outcome=outcome).inc()
-
-    service.handle = timed
+            self._metrics.latency.labels(platform=platform, request=kind).observe(time.perf_counter() - started)
+            self._metrics.requests.labels(platform=platform, request=kind, outcome=outcome).inc()
 
 
 def instrument_repository(repository: Any, metrics: Metrics) -> None:

@@ -151,6 +151,67 @@ OLD_ITEM_KEYS = {
 }
 
 
+@dataclass(frozen=True)
+class Where:
+    """Where a message was sent, as the front end saw it: the core decides from it what the message answers.
+
+    `channel`: the channel or DM it is in (on Discord, a thread's parent channel when known);
+    `thread`: the thread it is in (Discord: the thread's channel id, which is the id of the message
+    the thread was started from; Slack: the parent's `ts`); `replied_to`: the message it replies to.
+    """
+
+    channel: str | None = None
+    thread: str | None = None
+    replied_to: str | None = None
+    dm: bool = False
+
+
+@dataclass(frozen=True)
+class Anchor:
+    """Where a quiz lives on its platform, as the front end that posted it remembered (same on every platform).
+
+    `channel` and `thread` as in `Where`; `message`: the platform's id of the current item's message
+    (where the front end can edit it).
+    """
+
+    channel: str | None = None
+    thread: str | None = None
+    message: str | None = None
+
+    def holds(self, where: Where) -> bool:
+        """Say whether a message sent at `where` is in this quiz's thread."""
+        if self.thread is None or self.thread != where.thread:
+            return False
+        return self.channel is None or where.channel is None or self.channel == where.channel
+
+    def to_json(self) -> dict[str, str]:
+        return {k: v for k, v in (("channel", self.channel), ("thread", self.thread), ("message", self.message)) if v}
+
+    @classmethod
+    def from_json(cls, data: Any) -> Anchor:
+        """Read a stored anchor, also as the front ends kept it before it was typed.
+
+        Slack wrote `{channel, thread_ts, item_ts}`; Discord `{platform, channel_id, guild_id, thread}`
+        with `thread` "1" when `channel_id` was a thread (its parent was not kept).
+        """
+        if not isinstance(data, dict):
+            return cls()
+
+        def text(key: str) -> str | None:
+            value = data.get(key)
+            return str(value) if value not in (None, "") else None
+
+        if "channel_id" in data:  # Discord, before
+            if text("thread") == "1":
+                return cls(channel=None, thread=text("channel_id"))
+            return cls(channel=text("channel_id"))
+        return cls(
+            channel=text("channel"),
+            thread=text("thread") or text("thread_ts"),
+            message=text("message") or text("item_ts"),
+        )
+
+
 def new_session_id() -> str:
     return secrets.token_urlsafe(9)  # 12 characters, fits a custom_id with room to spare
 
@@ -167,7 +228,7 @@ class Session:
     created_at: datetime = field(default_factory=lambda: datetime.min)
     updated_at: datetime = field(default_factory=lambda: datetime.min)
     filters: dict[str, Any] = field(default_factory=dict)
-    anchor: dict[str, Any] = field(default_factory=dict)  # adapter's note of where the quiz lives
+    anchor: Anchor = field(default_factory=Anchor)  # where the quiz lives on its platform
     version: int = 0  # optimistic concurrency: bumped on every save
 
     def copy(self) -> Session:
@@ -176,7 +237,6 @@ class Session:
             self,
             items=[item.copy() for item in self.items],
             filters=dict(self.filters),
-            anchor=dict(self.anchor),
         )
 
     @property

@@ -14,7 +14,7 @@ from typing import Any
 
 import orjson
 
-from bot.core.model import Attempt, ItemState, Owner, Session
+from bot.core.model import Anchor, Attempt, ItemState, Owner, Session
 from bot.core.review import Review
 
 SESSION_FIELDS = ("status", "position", "data", "updated_at", "version")  # what a save changes
@@ -39,7 +39,7 @@ def session_data(session: Session) -> str:
         {
             "items": [i.to_json() for i in session.items],
             "filters": session.filters,
-            "anchor": session.anchor,
+            "anchor": session.anchor.to_json(),
             "started_by": session.started_by,
             "started_by_name": session.started_by_name,
         }
@@ -80,7 +80,7 @@ def session_from_row(row: Mapping[str, Any]) -> Session:
         created_at=row["created_at"],
         updated_at=row["updated_at"],
         filters=data.get("filters", {}),
-        anchor=data.get("anchor", {}),
+        anchor=Anchor.from_json(data.get("anchor")),
         version=row["version"],
     )
 

@@ -6,6 +6,7 @@
     progress  ProgressStore   history and stats                                     (progress.py)
     settings  SettingsStore   small named values                                    (settings_store.py)
     work      WorkStore       requests in progress, for work a restart dropped      (work.py)
+    pending   PendingPackStore  converted packs waiting for their admin              (pending.py)
 
 SQLite means one bot process: sessions are cached there. PostgreSQL may be shared by several
 processes: every read goes to the database.
@@ -24,6 +25,7 @@ from bot.core.review import Review
 
 from .base import Database
 from .packs import PackStore
+from .pending import PendingPackStore
 from .progress import ProgressStore
 from .session_cache import CachedSessions
 from .sessions import SessionStore
@@ -42,6 +44,7 @@ class SqlRepository:
         self.progress = ProgressStore(self.db)
         self.settings = SettingsStore(self.db)
         self.work = WorkStore(self.db)
+        self.pending = PendingPackStore(self.db)
 
     @property
     def engine(self) -> AsyncEngine:
