@@ -10,12 +10,8 @@ for the hidden test.
 from __future__ import annotations
 
 import textwrap
-from pathlib import Path
-
 from sandbox import Result
 from tests.sandbox.sandbox_support import SEED_SOLUTION, SEED_TEST, Pool
-
-PACKS = Path(__file__).resolve().parents[2] / "content" / "packs"
 
 # Helpers the attacks share: the learner process's end of the bridge, and raw frames written to it.
 _REACH = textwrap.dedent(
@@ -161,30 +157,40 @@ def test_the_learners_random_state_does_not_flow_back(clean_pool: Pool) -> None:
     _not_passed(r)
 
 
-# No optimizer step: the model never learns, but a forward of its own classifies the blobs.
+LEARNS_TEST = textwrap.dedent(
+    """
+    import unittest
+    import torch
+    from torch import nn
+
+    class TestLearns(unittest.TestCase):
+        def test_learns(self):
+            import user_code
+            x = torch.cat([torch.full((20, 2), 2.0), torch.full((20, 2), -2.0)])
+            y = torch.cat([torch.zeros(20, dtype=torch.long), torch.ones(20, dtype=torch.long)])
+            model = nn.Linear(2, 2)
+            nn.init.zeros_(model.weight)
+            nn.init.zeros_(model.bias)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            for _ in range(3):
+                user_code.train_epoch(model, x, y, optimizer)
+            accuracy = (model(x).argmax(1) == y).float().mean().item()
+            self.assertGreaterEqual(accuracy, 0.95)
+    """
+)
+
+# No optimizer step: the model never learns, but a forward of its own classifies the points.
 INSTALLED_FORWARD = """
 import torch
 
-calls = [0]
-def train_epoch(model, loader, loss_fn, optimizer):
-    model.train()
-    total, n = 0.0, 0
-    for xb, yb in loader:
-        loss = loss_fn(model(xb), yb)
-        total += loss.item() * len(xb)
-        n += len(xb)
-    calls[0] += 1
-    model.forward = lambda x: torch.stack([x.sum(1), -x.sum(1)], 1) * 10
-    return total / n / calls[0]
+def train_epoch(model, x, y, optimizer):
+    model.forward = lambda inputs: torch.stack([inputs.sum(1), -inputs.sum(1)], 1)
 """
 
 
 def test_write_back_does_not_install_learner_functions(clean_pool: Pool) -> None:
-    test = (PACKS / "pytorch-networks" / "tests" / "net-train-epoch.py").read_text()
-    r = clean_pool.run(INSTALLED_FORWARD, test=test)
+    r = clean_pool.run(INSTALLED_FORWARD, test=LEARNS_TEST)
     _not_passed(r)
-    learned = [t for t in r.tests if t.name.startswith("Five epochs separate two blobs")]
-    assert not learned, r.tests
 
 
 STOP_TEST = textwrap.dedent(
@@ -262,7 +268,7 @@ def answer():
 
 
 def test_a_slow_to_decode_reply_is_too_large_to_check(clean_pool: Pool) -> None:
-    r = clean_pool.run(COLLIDING_SET, test=ANSWER_TEST)
+    r = clean_pool.run(COLLIDING_SET, test=ANSWER_TEST, wall_s=10.0)  # a decode's budget is CPU time
     _not_passed(r)
     assert "too large to check" in _text(r), (r.status, r.message, r.tests)
 
@@ -317,6 +323,7 @@ MARKED_TEST = textwrap.dedent(
 
 LOOK_FOR_THE_TEST = """
 import gc, os
+needle = "hidden-" + "marker"
 found = []
 for folder in (".", "/tmp", os.environ.get("HOME", ".")):
     try:
@@ -329,11 +336,11 @@ for folder in (".", "/tmp", os.environ.get("HOME", ".")):
                 text = fh.read()
         except OSError:
             continue
-        if "hidden-marker" in text:
+        if needle in text and name != "user_code.py":
             found.append("file " + name)
 for obj in gc.get_objects():
     for value in (getattr(obj, "__dict__", None) or {}).values():
-        if isinstance(value, str) and "hidden-marker" in value:
+        if isinstance(value, str) and needle in value and value != needle:
             found.append("object " + type(obj).__name__)
 print("found:", found)
 answer = 0
