@@ -10,8 +10,8 @@ import io
 import json
 import os
 import subprocess
-import threading
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 

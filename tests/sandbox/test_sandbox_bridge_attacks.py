@@ -10,6 +10,7 @@ for the hidden test.
 from __future__ import annotations
 
 import textwrap
+
 from sandbox import Result
 from tests.sandbox.sandbox_support import SEED_SOLUTION, SEED_TEST, Pool
 
