@@ -524,6 +524,11 @@ class _SharedState:
         (an exercise checks exactly that); its random numbers never become the test's.
         """
         self.incoming(state, adopt_rng=False)
+        torch = sys.modules.get("torch")
+        if torch is not None and _valid_state(state) and state["rng"]:
+            # The learner drew from the global generator: the grader's moves on too (one draw of its
+            # own sequence), so a test can see the global state was used, but not steer its values.
+            torch.rand(1)
 
 
 def _valid_state(state: Any) -> bool:
@@ -653,6 +658,8 @@ class Encoder:
                 return {"$": "mod", "v": name}
             return self._handle(value)
         named = _trusted_name(value)
+        if named is not None and not isinstance(value, type) and named.startswith("test_code:"):
+            return self._handle(value)  # the learner never gets the test's functions: it may call them
         if named is not None and (isinstance(value, type) or self._may_name(value, named)):
             return {"$": "name", "v": named}
         if isinstance(value, type):
@@ -890,6 +897,8 @@ class Decoder:
         v = data.get("v")
         if tag in self.refused:
             raise Refused("only data is written back")
+        if tag == "h" and self.refused is _NOT_WRITTEN_BACK:
+            return _Inert(str(data.get("n") or "")[:200])  # kept as a marker: never callable
         if tag == "m":
             return self._memo(data.get("i"))
         if tag == "r":
@@ -1202,18 +1211,31 @@ class Decoder:
                     out[name] = value
                 elif type(old) in _CONTAINERS:  # an optimizer's new ``state``, a module's ``_parameters``
                     with contextlib.suppress(_NotData, Refused):
-                        new = self.decode(value, 1)
+                        saved, self.refused = self.refused, self.refused | {"h"}
+                        try:
+                            new = self.decode(value, 1)
+                        finally:
+                            self.refused = saved
                         if type(new) is type(old):
                             out[name] = new
             return out
         if tag not in ("t", "list", "dict", "set"):
             raise _NotData
         try:
-            return self.decode(state)
+            value = self.decode(state)
         except TooLarge:
             raise
         except Refused:
             raise _NotData from None
+        if isinstance(obj, dict) and isinstance(value, dict):
+            olds, news = list(obj.values()), list(value.values())
+        elif isinstance(obj, (list, set)) and isinstance(value, (list, set)):
+            olds, news = list(obj), list(value)
+        else:
+            return value
+        if any(isinstance(v, _Inert) for v in news) and any(_is_tensor(v) for v in olds):
+            raise _NotData  # a marker never takes a tensor's place (a module's ``_parameters``)
+        return value
 
     def _state_value(self, state: dict[str, Any]) -> Any:
         tag = state.get("$")
@@ -1229,6 +1251,22 @@ class Decoder:
         return self.decode(state)
 
 
+class _Inert:
+    """What the grader keeps of a learner's function written into its containers (a hook left behind).
+
+    It counts (``len(model._forward_hooks)`` is right) but is not callable and claims no class, so
+    running the grader's model with it fails instead of running learner code.
+    """
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"<{self.name or 'object'} of your code, not carried back>"
+
+
 class _NotData(Exception):
     """A write-back entry that is not plain data: the grader leaves its object as it was."""
 
@@ -1241,7 +1279,7 @@ _MISSING = _MISSING_TYPE()
 _SCALARS = (bool, int, float, str)
 _CONTAINERS = (list, dict, set, collections.OrderedDict, collections.defaultdict)
 _NOT_IN_OBJECTS = frozenset({"h", "y"})  # a rebuilt object holds no learner (or lent) callable
-_NOT_WRITTEN_BACK = frozenset({"h", "y", "o", "mod", "name", "gen"})
+_NOT_WRITTEN_BACK = frozenset({"y", "mod", "name", "gen"})
 
 
 def _apply(obj: Any, tag: Any, value: Any) -> None:
