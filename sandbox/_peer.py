@@ -231,7 +231,22 @@ class Peer:
 
     # --- serving ---------------------------------------------------------------------------------
     def _serve_one(self, req: Request) -> None:
-        self.shared.incoming(req.get("state"), adopt_rng=self.learner)
+        torch = sys.modules.get("torch")
+        if self.learner or torch is None:
+            self.shared.incoming(req.get("state"))
+            self._serve_request(req)
+            return
+        # A callback of the test's (a function it lent) runs with the learner's random state, as in
+        # one program; the test's own generator is put back afterwards, so it never adopts it.
+        own = torch.get_rng_state()
+        self.shared.incoming(req.get("state"))
+        try:
+            self._serve_request(req)
+        finally:
+            torch.set_rng_state(own)
+            self.shared.rng = b""
+
+    def _serve_request(self, req: Request) -> None:
         captured = io.StringIO()
         saved = sys.stdout
         if self.learner:
