@@ -282,7 +282,7 @@ class Scheduler:
     async def post_now(self, actor: Actor, *, channel_id: str) -> Reply:
         """Post today's question now, once (`/quiz daily now`); admins only."""
         if not (actor.is_admin or actor.key in self._admins):
-            raise NotAllowed("post the daily question")
+            raise NotAllowed("post the daily question", platform=actor.platform)
         if not self.serves(actor.platform):
             raise NotServed(actor.platform)
         schedule = await self._store.get_schedule(actor.platform, channel_id)

@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable
 from . import actions as ax
 from .catalogue import Catalogue
 from .convert import convert_bytes, is_native_pack
-from .errors import NotAllowed, PackInvalid, QuizError, UnknownName
+from .errors import NotAllowed, PackInvalid, QuizError, UnknownName, place_word
 from .importing import UPLOAD_SUFFIXES, PendingPacks
 from .model import Actor, ImportReport
 from .packs import LoadedPack, load_bytes
@@ -35,7 +35,7 @@ class Admins:
 
     def require(self, actor: Actor, what: str) -> None:
         if not self.allows(actor):
-            raise NotAllowed(what, in_dm=actor.scope.startswith("dm:") or actor.scope == "dm")
+            raise NotAllowed(what, in_dm=actor.scope.startswith("dm:") or actor.scope == "dm", platform=actor.platform)
 
     def is_operator(self, actor: Actor) -> bool:
         """Named in QUIZBOT_ADMINS by whoever runs the bot (more than a server's admin)."""
@@ -69,7 +69,7 @@ class PackAdmin:
         if self._pending is not None and not is_native_pack(filename, data):
             return await self._preview(actor, filename, data, force=force)
         if unproven and not self._admins.is_operator(actor):
-            raise NotAllowed("load a pack without proving it (operators named in `QUIZBOT_ADMINS`)")
+            raise NotAllowed("load a pack without proving it (operators named in `QUIZBOT_ADMINS`)", platform=actor.platform)
         loaded = await asyncio.to_thread(load_bytes, filename, data)
         if unproven:
             log.warning("pack %s v%s stored unproven by %s", loaded.pack.pack, loaded.pack.version, actor.key)
@@ -162,7 +162,7 @@ class PackAdmin:
             yes = Button(ax.admin(ax.REMOVE_PACK, pack_id), f"Remove {pack_id}", "danger", role="confirm")
             no = Button(ax.admin(ax.CANCEL, pack_id), "Keep it", role="cancel")
             text = (
-                f"Remove the pack `{pack_id}` from every server? Its questions leave every quiz; "
+                f"Remove the pack `{pack_id}` from every {place_word(actor.platform)} this bot serves? Its questions leave every quiz; "
                 "what learners answered stays in their history and stats."
             )
             message = Message(kind="admin", title="Remove a pack?", parts=(Text(text),), rows=((yes, no),), tone=Tone.WARNING)

@@ -47,6 +47,19 @@ class Flow:
 
     async def start(self, actor: Actor, request: Start) -> Reply:
         """Start a quiz: wrong and unseen items first, then due ones, then the rest, up to `count`."""
+        packs, candidates, count = await self.candidates(actor, request)
+        picked = await self._pick(actor, packs, candidates, count)
+        filters = {
+            "pack": request.pack,
+            "topic": request.topic,
+            "difficulty": request.difficulty,
+            "count": count,
+            "question": request.question,
+        }
+        return await self.open(actor, request.owner or Owner.user(actor), picked, filters)
+
+    async def candidates(self, actor: Actor, request: Start) -> tuple[list[Pack], list[tuple[Pack, AnyQuestion]], int]:
+        """The packs and items a start request may draw from, and how many; a request that cannot start raises."""
         enabled = await self._catalogue.enabled(actor.scope)
         if not enabled:
             raise QuizError(f"No packs are enabled here. An admin can load one with {cmd('pack load')}.")
@@ -76,15 +89,7 @@ class Flow:
             raise UnknownName("question", request.question, [q.id for p in packs for q in p.questions])
         if not candidates:
             raise QuizError(f"No questions match those filters. Try fewer filters, or {cmd('packs')} to see what exists.")
-        picked = await self._pick(actor, packs, candidates, count)
-        filters = {
-            "pack": request.pack,
-            "topic": request.topic,
-            "difficulty": request.difficulty,
-            "count": count,
-            "question": request.question,
-        }
-        return await self.open(actor, request.owner or Owner.user(actor), picked, filters)
+        return packs, candidates, count
 
     async def open(
         self,

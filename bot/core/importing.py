@@ -28,7 +28,7 @@ MAX_ZIP_BYTES = 8 * 1024 * 1024  # what a stored converted pack may take (the lo
 
 # The files an admin may hand to `pack load`: packs as they are, and the formats `convert` reads.
 NATIVE_SUFFIXES = (".yaml", ".yml", ".zip")
-CONVERT_SUFFIXES = (".xml", ".gift", ".txt", ".json", ".csv", ".tsv")
+CONVERT_SUFFIXES = (".xml", ".gift", ".txt", ".json", ".csv", ".tsv", ".apkg", ".colpkg")
 UPLOAD_SUFFIXES = NATIVE_SUFFIXES + CONVERT_SUFFIXES
 
 

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from typing import Any, Literal
 
+from .replies import plural
+
 Platform = str  # "discord", "slack", "console"
 SessionStatus = Literal["active", "finished", "stopped", "expired"]
 
@@ -255,7 +257,7 @@ class ImportReport:
 
     def summary(self) -> str:
         if self.previous_version is None:
-            return f"Pack `{self.pack}` v{self.version} added with {len(self.added)} questions."
+            return f"Pack `{self.pack}` v{self.version} added with {plural(len(self.added), 'question')}."
         return (
             f"Pack `{self.pack}` updated v{self.previous_version} → v{self.version}: "
             f"{len(self.added)} added, {len(self.updated)} updated, {len(self.removed)} removed."

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
-from .replies import Image
+from .replies import Image, plural
 from .stats import streak
 
 MAX_BYTES = 300 * 1024
@@ -190,5 +190,5 @@ async def progress_image(who: str, data: ProgressData) -> Image:
 async def leaderboard_image(title: str, rows: Sequence[tuple[str, int]]) -> Image:
     """Render the leaderboard picture in a worker thread and return it as a reply part."""
     png = await asyncio.to_thread(render_leaderboard_png, title, rows)
-    alt = title + ": " + "; ".join(f"{i}. {n} {p} points" for i, (n, p) in enumerate(rows[:10], start=1))
+    alt = title + ": " + "; ".join(f"{i}. {n} {plural(p, 'point')}" for i, (n, p) in enumerate(rows[:10], start=1))
     return Image(data=png, filename="leaderboard.png", alt=alt if rows else f"{title}: nobody yet.")

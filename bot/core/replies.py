@@ -21,6 +21,11 @@ def cmd(name: str) -> str:
     return f"⟦{name}⟧"
 
 
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """Return "1 question", "2 questions" (or the irregular `many`)."""
+    return f"{count} {word if count == 1 else (many or word + 's')}"
+
+
 def spell_commands(text: str, spell: Callable[[str], str]) -> str:
     """Replace every command named with `cmd` by the front end's spelling of it."""
     return COMMAND.sub(lambda m: spell(m.group(1)), text) if "⟦" in text else text

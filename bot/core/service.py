@@ -194,6 +194,7 @@ class QuizService:
         active = await self.gate.active(Owner.user(actor))
         if active is None or active.current is None:
             return await self.flow.start(actor, request)
+        await self.flow.candidates(actor, request)  # a start that cannot happen is refused before asking
         # Ask first: a quiz the learner lost sight of (a dismissed message) is still theirs to resume.
         async with self.gate.editing(active.id):
             session = await self.gate.load(actor, active.id)

@@ -29,7 +29,7 @@ def stats_message(who: str, data: UserStats, titles: dict[str, str], now: dateti
     days = streak(data.days, now.date())
     last = data.last_practice.date().isoformat() if data.last_practice else "—"
     head = (
-        f"**{data.attempts}** attempts · **{percent(data.correct, data.attempts)}** right · "
+        f"**{data.attempts}** {'attempt' if data.attempts == 1 else 'attempts'} · **{percent(data.correct, data.attempts)}** right · "
         f"streak **{days}** day{'s' if days != 1 else ''} · last practice {last}\n"
         f"Due for review: **{data.due}**" + (f" — {cmd('start')} brings them first" if data.due else "")
     )

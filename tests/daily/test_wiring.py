@@ -173,7 +173,7 @@ async def test_select_all_on_a_post_is_picked_per_member_then_checked(wired: Wir
     with pytest.raises(QuizError, match="has no Skip or Stop"):
         await service.handle(ANN, rq.Act(f"qz:{post.id}:0:s"))
     progress = await service.handle(ANN, rq.Stats())
-    assert "1** attempts" in progress.messages[0].text()
+    assert "1** attempt ·" in progress.messages[0].text()
     assert (await service.handle(ADMIN, rq.DailyNow())).messages[0].text() == "Today's question was already posted in this channel."
     clock.advance(days=1, hours=3)  # past 11:00 the next day, when the next question goes up
     with pytest.raises(QuizError, match=r"This question closed\. The answer: "):

@@ -181,3 +181,21 @@ async def test_a_hint_in_a_channel_thread_is_private(slack: Slack) -> None:
     hint = slack.fake.ephemerals[-1]
     assert hint["user"] == LEARNER and hint["channel"] == CHANNEL and hint.get("thread_ts") == header["ts"]
     assert "sum(range(1, 11))" in block_text(hint["blocks"])
+
+
+async def test_the_blanks_feedback_marks_each_blank_once(slack: Slack) -> None:
+    channel = dm(LEARNER)
+    await slack.command("start demo difficulty:medium count:2")
+    item = items(slack, channel)[-1]
+    if kind_of(item) != "blanks":
+        await slack.click(channel, item["ts"], label="Skip")
+        item = items(slack, channel)[-1]
+    await slack.click(channel, item["ts"], label="Blank 1", values=["0"])
+    await slack.click(channel, item["ts"], label="Blank 2", values=["3"])
+    await slack.click(channel, item["ts"], label="Check")
+    assert "[1] ✅ · [2] ❌" in feedback_on(slack, channel, item["ts"])
+    await slack.click(channel, item["ts"], label="Blank 2", values=["2"])
+    await slack.click(channel, item["ts"], label="Check")
+    shown = feedback_on(slack, channel, item["ts"])
+    assert "*Correct!*" in shown and shown.count("✅") == 3  # the mark of Correct! and one line of marks
+    assert "[1] ✅ · [2] ✅" in shown and "[1] `4`" not in shown and "Your picks" not in shown

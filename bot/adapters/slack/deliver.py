@@ -33,10 +33,13 @@ class Courier:
         self._api = api
         self._service = service
 
-    async def quiz_home(self, origin: Origin) -> tuple[Place, str | None]:
-        """Pick where a new quiz runs: a thread when started in a channel, else the DM with the bot."""
+    async def quiz_home(self, origin: Origin, *, private: bool = False) -> tuple[Place, str | None]:
+        """Pick where a new quiz runs: a thread when started in a channel, else the DM with the bot.
+
+        A `private` one (the learner's personal review) always runs in the DM.
+        """
         note = None
-        if origin.channel and origin.channel[0] in "CG":
+        if origin.channel and origin.channel[0] in "CG" and not private:
             header = notice(f"🧠 <@{origin.user}> started a quiz. It runs in this thread.")
             try:
                 ts = await self._api.post(Place(origin.channel), header.messages[0])
@@ -48,7 +51,7 @@ class Courier:
                 )
         dm = await self._api.open_dm(origin.user)
         if note is None and origin.channel != dm:
-            note = "Your quiz is in our direct messages."
+            note = "Your review is private: it is in our direct messages." if private else "Your quiz is in our direct messages."
         return Place(dm), note
 
     async def deliver(self, origin: Origin, reply: Reply, place: Place | None, *, update_ts: str | None = None) -> None:

@@ -220,8 +220,8 @@ class Inbound:
                 await self.courier.open(origin, bk.run_view(bk.metadata(r=origin.response_url, c=origin.channel)))
                 return
             request = rq.RunCode(unescape(request.text))
-        if isinstance(request, rq.Stats) and request.user_id:
-            request = rq.Stats(request.user_id, f"<@{request.user_id}>")
+        if isinstance(request, rq.Stats):  # named as Slack shows the person: the picture cannot render a mention
+            request = rq.Stats(request.user_id, await self.api.user_name(request.user_id or origin.user))
         if isinstance(request, rq.MyDataExport | rq.MyDataDelete):
             await self._my_data(origin, request)
             return
@@ -241,7 +241,7 @@ class Inbound:
             if not any(m.kind == "item" for m in reply.messages):
                 await self.courier.tell(origin, reply)
                 return
-            place, note = await self.courier.quiz_home(origin)
+            place, note = await self.courier.quiz_home(origin, private=isinstance(request, rq.DailyReview))
             await self.courier.deliver(origin, reply, place)
             if note:
                 await self.courier.tell(origin, notice(note))
@@ -463,7 +463,7 @@ class Inbound:
         text = str(event.get("text") or "")
         block = preformatted_code(event)
         if block is not None:
-            return f"```\n{block}\n```"
+            return block
         if "```" in text:
             return unescape(text)
         files = [f for f in event.get("files") or [] if isinstance(f, dict)]

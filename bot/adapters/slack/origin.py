@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import logging
+import re
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
@@ -249,20 +250,27 @@ async def checked_request(bolt: AsyncApp, request: web.Request) -> AsyncBoltRequ
     return bolt_request
 
 
+_LANGUAGE = re.compile(r"[^A-Za-z0-9_+#-]")
+
+
 def preformatted_code(event: dict[str, Any]) -> str | None:
-    """Return the code of the message's rich-text code blocks, as typed (no HTML escaping), or None.
+    """Return the message's rich-text code blocks as one fenced block, as typed (no HTML escaping), or None.
 
     Slack's composer sends a code block twice: as text with ``` (escaped, fences glued to the code)
-    and as `rich_text_preformatted` elements; the latter is exactly what was typed.
+    and as `rich_text_preformatted` elements; the latter is exactly what was typed. A block's
+    `language` field becomes the fence's language, so the core reads it as it reads ```python.
     """
     found: list[str] = []
+    language = ""
     for block in event.get("blocks") or []:
         if not isinstance(block, dict) or block.get("type") != "rich_text":
             continue
         for element in block.get("elements") or []:
             if isinstance(element, dict) and element.get("type") == "rich_text_preformatted":
                 found.append("".join(_inline_text(part) for part in element.get("elements") or []))
-    return "\n".join(found) if found else None
+                if not language and isinstance(element.get("language"), str):
+                    language = _LANGUAGE.sub("", element["language"])[:20]
+    return f"```{language}\n" + "\n".join(found) + "\n```" if found else None
 
 
 def _inline_text(part: Any) -> str:

@@ -84,7 +84,7 @@ class DailyService:
     ) -> Reply:
         """Set (or replace) the channel's daily question; admins only."""
         if not self.is_admin(actor):
-            raise NotAllowed("set the channel's daily question")
+            raise NotAllowed("set the channel's daily question", platform=actor.platform)
         if not channel_id or len(channel_id) > MAX_ID:
             raise BadSetting("That channel id is not one the bot can use.")
         at = parse_time(time)
@@ -144,7 +144,7 @@ class DailyService:
     async def turn_off(self, actor: Actor, *, channel_id: str) -> Reply:
         """Remove the channel's daily question; admins only. Posts already made keep working."""
         if not self.is_admin(actor):
-            raise NotAllowed("turn off the channel's daily question")
+            raise NotAllowed("turn off the channel's daily question", platform=actor.platform)
         schedule = await self._store.get_schedule(actor.platform, channel_id)
         if schedule is None or schedule.scope != actor.scope:
             raise NoSchedule()

@@ -15,7 +15,7 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 
-from bot.core.errors import BadSubmission, QuizError, UnknownName
+from bot.core.errors import BadSubmission, QuizError, UnknownName, place_word
 from bot.core.items import Changed, Context, Input, NotAnAnswer, kind_of
 from bot.core.model import Actor, Attempt, ItemState, new_session_id
 from bot.core.packs import DIFFICULTIES, AnyQuestion, Pack
@@ -81,7 +81,7 @@ class RaceService:
         """`/quiz race`: start a race in the actor's channel; the reply is public."""
         channel = channel_id or actor.channel_id
         if not channel or actor.scope == "dm":  # a Discord DM has no server to race in
-            raise BadRaceOption("Races run in a channel: start one in a server or workspace channel.")
+            raise BadRaceOption(f"Races run in a channel: start one in a {place_word(actor.platform)} channel.")
         rounds, seconds = check_options(rounds, seconds)
         running = await self._store.running_race(actor.platform, actor.scope, channel)
         if running is not None:
