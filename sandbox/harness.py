@@ -155,10 +155,7 @@ def run_job(job: dict[str, Any], result_fd: int, learner: tuple[int, int] | None
     code: str = job["code"]
     test: str | None = job.get("test")
     with open(user_path, "w", encoding="utf-8") as fh:
-        fh.write(code)
-    if test is not None:
-        with open(test_path, "w", encoding="utf-8") as fh:
-            fh.write(test)
+        fh.write(code)  # the test is never written where the learner's process could read it
     import atexit
 
     atexit._clear()  # the template's exit handlers are not the job's: it leaves by os._exit
@@ -412,6 +409,40 @@ def _error_fields(fields: Any, code: str) -> dict[str, Any]:
     }
 
 
+def shared_classes(test_source: str) -> str | None:
+    """Return the test module cut to its imports and the classes it may hand the learner's functions.
+
+    A test may pass the learner an object of its own class (a model to train); the learner's process
+    rebuilds it from data, so it needs that class. Everything else (the tests, their helpers, their
+    constants and expected values) is blanked out, line for line so line numbers stay right. None
+    when the test defines no such class.
+    """
+    import ast
+
+    try:
+        tree = ast.parse(test_source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    lines = test_source.splitlines()
+    keep: set[int] = set()
+    classes = 0
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            bases = [ast.unparse(b) for b in node.bases]
+            if any(b.endswith("TestCase") for b in bases):
+                continue
+            classes += 1
+            first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            first = node.lineno
+        else:
+            continue
+        keep.update(range(first, (node.end_lineno or node.lineno) + 1))
+    if not classes:
+        return None
+    return "\n".join(line if n in keep else "" for n, line in enumerate(lines, 1)) + "\n"
+
+
 def _graded(
     code: str, test_source: str, user_path: str, test_path: str, channel: _Channel, peer: _peer.Peer
 ) -> int:
@@ -421,8 +452,12 @@ def _graded(
     sys.modules.pop(USER_MODULE, None)
     unittest.TestCase._formatMessage = _note_custom_message  # type: ignore[method-assign,assignment]
     reply: _peer.Reply
+    load: _peer.Request = {"op": "load", "code": code}
+    shared = shared_classes(test_source)
+    if shared is not None:
+        load["classes"] = shared
     try:
-        reply = peer.request({"op": "load", "code": code, "test": test_source})
+        reply = peer.request(load)
     except _peer.PeerGone:
         # The learner's process ended or garbled the conversation while loading: the tests run,
         # and each fails on its first question to it.
