@@ -427,21 +427,31 @@ def shared_classes(test_source: str) -> str | None:
     lines = test_source.splitlines()
     tests = _test_classes(tree)
     keep: set[int] = set()
+    blank: set[int] = set()  # lines of anything not shared: a line holding both is blanked
     classes = 0
     for node in tree.body:
-        if isinstance(node, ast.ClassDef):
-            if node.name in tests:
-                continue
+        first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
+        lines_of = range(first, (node.end_lineno or node.lineno) + 1)
+        if isinstance(node, ast.ClassDef) and node.name not in tests:
             classes += 1
-            first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            first = node.lineno
-        else:
+        elif not isinstance(node, (ast.Import, ast.ImportFrom)):
+            blank.update(lines_of)
             continue
-        keep.update(range(first, (node.end_lineno or node.lineno) + 1))
+        keep.update(lines_of)
+    keep -= blank
     if not classes:
         return None
-    return "\n".join(line if n in keep else "" for n, line in enumerate(lines, 1)) + "\n"
+    out = [line if n in keep else "" for n, line in enumerate(lines, 1)]
+    for node in tree.body:  # an import sharing its line with something else goes alone
+        if (
+            isinstance(node, (ast.Import, ast.ImportFrom))
+            and node.lineno == node.end_lineno
+            and node.lineno in blank
+        ):
+            out[node.lineno - 1] = (
+                out[node.lineno - 1] + "; " if out[node.lineno - 1] else ""
+            ) + ast.unparse(node)
+    return "\n".join(out) + "\n"
 
 
 def _test_classes(tree: Any) -> set[str]:

@@ -33,6 +33,9 @@ HIDDEN_TESTS = {
     "aliased-import": f"from unittest import TestCase as Case\n\n{_SHARED}\nclass TestAnswer(Case):\n{_BODY}",
     "assigned-alias": f"import unittest\n\nCase = unittest.TestCase\n{_SHARED}\nclass TestAnswer(Case):\n{_BODY}",
     "shadowed-builtin": f"import unittest\n\nobject = unittest.TestCase\n{_SHARED}\nclass TestAnswer(object):\n{_BODY}",
+    "same-line-constant": f"import unittest; EXPECTED = 4217\n\n{_SHARED}\n"
+    "class TestAnswer(unittest.TestCase):\n    def test_answer(self):\n        import user_code\n"
+    "        self.assertEqual(user_code.answer, EXPECTED)\n",
     "mixin": f"import unittest\n\n{_SHARED}\nclass Checks:\n{_BODY}\n"
     "class TestAnswer(Checks, unittest.TestCase):\n    pass\n",
 }
@@ -44,7 +47,7 @@ answer = 0
 for obj in gc.get_objects():
     text = (getattr(obj, "__dict__", None) or {}).get("_test_source")
     if isinstance(text, str):
-        found = re.search(r"assertEqual\\(user_code\\.answer, (\\d+)\\)", text)
+        found = re.search(r"\\b(\\d{4,})\\b", text)
         if found:
             answer = int(found.group(1))
 print("read:", answer)
