@@ -507,6 +507,11 @@ def _test_classes(tree: Any) -> set[str]:
             )
             if not (plain and known) or name in tests:
                 tests.add(node.name)
+        nested = (c for c in ast.walk(node) if isinstance(c, ast.ClassDef) and c is not node)
+        if any(
+            root(b) in unittest_names or ast.unparse(b).endswith("TestCase") for c in nested for b in c.bases
+        ):
+            tests.add(node.name)  # a test class inside it (``TestAnswer = Box.TestAnswer``)
     changed = True
     while changed:  # mixins of tests, and classes derived from tests or mixins
         changed = False

@@ -36,6 +36,9 @@ HIDDEN_TESTS = {
     "same-line-constant": f"import unittest; EXPECTED = 4217\n\n{_SHARED}\n"
     "class TestAnswer(unittest.TestCase):\n    def test_answer(self):\n        import user_code\n"
     "        self.assertEqual(user_code.answer, EXPECTED)\n",
+    "nested": "import unittest\n\nclass Box:\n    class TestAnswer(unittest.TestCase):\n"
+    + textwrap.indent(_BODY, "    ")
+    + "\nTestAnswer = Box.TestAnswer\n",
     "mixin": f"import unittest\n\n{_SHARED}\nclass Checks:\n{_BODY}\n"
     "class TestAnswer(Checks, unittest.TestCase):\n    pass\n",
 }
