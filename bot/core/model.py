@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from typing import Any, Literal
 
-from .replies import plural
+from .words import plural
 
 Platform = str  # "discord", "slack", "console"
 SessionStatus = Literal["active", "finished", "stopped", "expired"]

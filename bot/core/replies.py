@@ -14,6 +14,7 @@ from enum import StrEnum
 from typing import Literal
 
 from .model import Anchor
+from .words import plural as plural  # re-exported: the replies module is where texts are made
 
 COMMAND = re.compile(r"⟦([a-z][a-z -]*)⟧")
 
@@ -21,11 +22,6 @@ COMMAND = re.compile(r"⟦([a-z][a-z -]*)⟧")
 def cmd(name: str) -> str:
     """Name a command in text; each front end spells it in its own syntax (`/quiz start`, `start`)."""
     return f"⟦{name}⟧"
-
-
-def plural(count: int, word: str, many: str | None = None) -> str:
-    """Return "1 question", "2 questions" (or the irregular `many`)."""
-    return f"{count} {word if count == 1 else (many or word + 's')}"
 
 
 def spell_commands(text: str, spell: Callable[[str], str]) -> str:
