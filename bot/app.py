@@ -11,6 +11,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from .core import CodeRunner, QuizService, SystemClock
+from .core.answer import Answers
 from .core.daily import DailyService
 from .core.errors import PackInvalid, PackRefused
 from .core.packs import load_path
@@ -20,6 +21,7 @@ from .metrics import (
     MeteredRunner,
     Metrics,
     Platforms,
+    count_answer,
     instrument_repository,
     instrument_service,
     watch_active_quizzes,
@@ -149,7 +151,10 @@ async def build(
     admins = frozenset(settings.admins)
     store = SocialStore.beside(repository)
     outbox = Outbox()
-    races = RaceService(repository=repository, store=store, clock=clock, publish=outbox, admins=admins, timers=live)
+    answers = Answers(log=repository, counted=count_answer(metrics))  # where every graded answer is recorded
+    races = RaceService(
+        repository=repository, store=store, clock=clock, publish=outbox, admins=admins, timers=live, answers=answers
+    )
     posters = PlatformPosters({})
     daily_store = DailyRepository.beside(repository)
     scheduler = Scheduler(
@@ -171,7 +176,7 @@ async def build(
         races=races,
         social=SocialService(store=store, clock=clock, zone_for=server_zone(daily_store)),
         daily=daily,
-        answers=repository,
+        answers=answers,
         post_now=scheduler.post_now,
         personal_data=PrivacyStore(repository.engine),
         work=Unfinished(repository.work, clock),

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
 
+from bot.core.answer import AnswerWrite
 from bot.core.errors import PackRefused
 from bot.core.model import Attempt, History, ImportReport, Owner, PackInfo, Session, TopicStats, UserStats
 from bot.core.packs import Pack
@@ -106,6 +107,19 @@ class MemoryRepository:
             self.attempts.append(attempt)
         if review is not None:
             self.cards[(review.platform, review.user_id, review.pack, review.question)] = review
+
+    async def write_answer(self, unit: AnswerWrite) -> None:
+        """The unit of work in memory: the session's save with its attempt and card (days are not kept)."""
+        if unit.session is not None:
+            await self.save_session(unit.session, unit.attempt, unit.card)
+            return
+        if unit.attempt is not None:
+            if unit.attempt.key is not None and any(a.key == unit.attempt.key for a in self.attempts):
+                raise Conflict(unit.attempt.key)
+            self.attempts.append(unit.attempt)
+        if unit.card is not None:
+            c = unit.card
+            self.cards[(c.platform, c.user_id, c.pack, c.question)] = c
 
     # ----------------------------------------------------------------- progress
 

@@ -24,10 +24,11 @@ from . import actions as ax
 from . import render
 from . import requests as rq
 from .admin import Admins, PackAdmin
+from .answer import Answers
 from .catalogue import Catalogue
 from .daily import DailyService
 from .daily import actions as dx
-from .daily.handlers import AnswerLog, DailyDesk, PostNow
+from .daily.handlers import DailyDesk, PostNow
 from .errors import NotAllowed, NotYourQuiz, QuizError, QuizExpired, SaveConflict, StaleAction
 from .flow import Flow, resume_button
 from .gate import Gate
@@ -82,7 +83,7 @@ class QuizService:
         races: RaceService | None = None,
         social: SocialService | None = None,
         daily: DailyService | None = None,
-        answers: AnswerLog | None = None,
+        answers: Answers | None = None,
         post_now: PostNow | None = None,
         personal_data: PersonalData | None = None,
         work: Unfinished | None = None,
@@ -104,7 +105,9 @@ class QuizService:
             runner=runner,
             rng=rng or random.Random(),
             work=work,
+            answers=answers,
         )
+        self.answers = self.flow.answers  # every graded answer is recorded through it (bot.core.answer)
         from .views import Views
 
         self.views = Views(repository=repository, catalogue=self.catalogue, clock=clock)
@@ -145,12 +148,9 @@ class QuizService:
         self.daily: DailyDesk | None = None
         self._handlers.update({kind: self._no_daily for kind in rq.DAILY_REQUESTS})
         if daily is not None:
-            if answers is None:
-                raise TypeError("daily practice needs `answers`: where a daily channel answer is stored")
             self.daily = DailyDesk(
                 daily=daily,
                 repository=repository,
-                answers=answers,
                 catalogue=self.catalogue,
                 gate=self.gate,
                 clock=clock,
@@ -159,6 +159,7 @@ class QuizService:
                 flow=self.flow,
                 post_now=post_now,
             )
+            self.flow.review_parts = self.daily.review_parts
             self._handlers.update(self.daily.handlers())
             self._handlers[rq.Stats] = self._stats_with_daily
 
