@@ -7,9 +7,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Literal, Protocol
 
-from .model import Attempt, History, ImportReport, Owner, PackInfo, Session, UserStats
+from .model import Attempt, History, ImportReport, Owner, PackInfo, Review, Session, UserStats
 from .packs import Pack
-from .model import Review
 
 if TYPE_CHECKING:
     from .answer import AnswerWrite

@@ -165,10 +165,10 @@ async def check_writable(engine: AsyncEngine, url: str, *, wait: float | None = 
     sqlite_wait = engine.dialect.name == "sqlite" and wait is not None
     try:
         async with engine.connect() as connection:
-            if sqlite_wait:
-                await connection.exec_driver_sql(f"PRAGMA busy_timeout={max(0, int((wait or 0) * 1000))}")
             try:
                 async with connection.begin():
+                    if sqlite_wait:
+                        await connection.exec_driver_sql(f"PRAGMA busy_timeout={max(0, int((wait or 0) * 1000))}")
                     beat = t.heartbeats.c
                     now = datetime.now(UTC)
                     done = await connection.execute(update(t.heartbeats).where(beat.process == process[:64]).values(at=now))
@@ -177,6 +177,7 @@ async def check_writable(engine: AsyncEngine, url: str, *, wait: float | None = 
             finally:
                 if sqlite_wait:
                     await connection.exec_driver_sql(f"PRAGMA busy_timeout={int(SQLITE_BUSY_SECONDS * 1000)}")
+                    await connection.commit()
     except (TimeoutError, SQLAlchemyError, OSError) as exc:
         raise StorageError(describe_error(exc, url)) from None
 

@@ -39,6 +39,7 @@ from bot.core.race.rules import Race, RaceAnswer
 
 from . import social_tables as st
 from . import tables as t
+from .answers import write_parts
 from .base import Base, HasDatabase
 from .codec import attempt_row, review_row
 from .daily_rows import read_learner
@@ -243,6 +244,8 @@ class SocialStore(Base):
             },
         )
         await c.execute(statement, [review_row(card) for card in done.cards(current)])
+        for day in done.days():
+            await write_parts(c, day)
 
     async def save_draft(self, race_id: str, round_index: int, user_id: str, blank: int, option: int) -> dict[int, int]:
         key = and_(D.race_id == race_id, D.round == round_index, D.user_id == user_id)

@@ -20,11 +20,11 @@ from bot.core.answer import AnswerWrite, PracticeDay, graded
 from bot.core.catalogue import Catalogue
 from bot.core.errors import BadSubmission, QuizError, StaleAction
 from bot.core.flow import Flow
-from bot.core.gate import Gate
+from bot.core.gate import LATE_GRADE, Gate
 from bot.core.items import Changed, Context, Input, Make, NotAnAnswer, codetext, kind_of
 from bot.core.model import Actor, ItemState, Owner, Session
 from bot.core.packs import AnyQuestion
-from bot.core.ports import Clock, CodeRunner, Repository
+from bot.core.ports import Clock, CodeRunner, Repository, WorkTaken
 from bot.core.replies import Button, Fields, Message, Reply, Text, Tone, cmd
 
 from . import actions as dx
@@ -242,7 +242,7 @@ class DailyDesk:
 
         answered = await self.daily.answer_post(
             actor, post.id, correct=outcome.correct, detail=" ".join(outcome.feedback), key=key,
-            record=self._flow.record, scored=scored,
+            record=self._record_post, scored=scored,
         )
         feedback = answered.reply.messages[0]
         return Reply(messages=(replace(feedback, parts=(*outcome.report, *feedback.parts)),), private=True)
@@ -275,6 +275,13 @@ class DailyDesk:
             for m in reply.messages
         )
         return replace(reply, messages=titled)
+
+    async def _record_post(self, unit: AnswerWrite) -> None:
+        """Record a daily post's answer; a refused one (Conflict) is told apart by `DailyService.answer_post`."""
+        try:
+            await self._flow.answers.record(unit)
+        except WorkTaken as exc:  # the learner was told the bot restarted: this grade is not counted
+            raise QuizError(LATE_GRADE) from exc
 
     async def _scored(
         self, actor: Actor, post: DailyPost, question: AnyQuestion, text: str, answer: MemberAnswer, work: str | None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import date, datetime
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from bot.core.model import PackInfo
 from bot.core.packs.models import Pack
@@ -15,13 +15,20 @@ from .queue import DayCount, DueCard
 from .rotation import ItemKey
 from .schedule import Schedule
 
+if TYPE_CHECKING:
+    from bot.core.answer import AnswerWrite
+
 
 class Packs(Protocol):
-    """The part of the core's Repository that daily practice reads."""
+    """The part of the core's Repository that daily practice uses: packs, and the answer path's write."""
 
     async def get_pack(self, pack_id: str) -> Pack | None: ...
 
     async def list_packs(self, scope: str | None = None) -> list[PackInfo]: ...
+
+    async def write_answer(self, unit: AnswerWrite) -> None:
+        """Write a graded answer's unit of work in one transaction (`bot.core.answer`), or raise Conflict."""
+        ...
 
 
 class DailyStore(Protocol):
@@ -63,12 +70,6 @@ class DailyStore(Protocol):
     async def save_learner(self, learner: Learner) -> None: ...
 
     async def day_count(self, platform: str, user_id: str, day: date) -> DayCount: ...
-
-    async def record_activity(
-        self, learner: Learner, day: date, *, reviews: int = 0, new: int = 0, channel: int = 0
-    ) -> Learner:
-        """Add to the day's counts and move the streak, in one transaction; return the learner after."""
-        ...
 
     async def due_cards(self, platform: str, user_id: str, now: datetime, limit: int) -> tuple[list[DueCard], int, datetime | None]:
         """Return the most overdue unsuspended cards (at most `limit`), how many are due, and the next due later."""

@@ -188,15 +188,17 @@ class DailyService:
         correct: bool,
         detail: str = "",
         key: str | None = None,
-        record: Record,
-        scored: Scored,
+        record: Record | None = None,
+        scored: Scored | None = None,
     ) -> ChannelAnswer:
         """Count one graded attempt of the member; `detail` is the grader's feedback line.
 
         The member's row, the post's tally, and for the attempt that scores it (`scored` builds the
         attempt, card and practice day) the rest of the answer are recorded by `record` in one
         transaction. `key` names the platform's delivery: the same delivery twice is refused.
+        Without them (the scheduler's tests), the answer is written with its practice day only.
         """
+        record = record or self._packs.write_answer
         post, _, question = await self.open_post(actor, post_id)
         now = self._clock.now()
         previous = await self._store.member_answer(post.id, actor.user_id)
@@ -205,7 +207,12 @@ class DailyService:
             max_attempts=question.max_attempts(), at=now,
         )
         row = TallyRow(post.id, answer, previous.attempts if previous is not None else None, key)
-        unit = await scored(answer) if answer.done else AnswerWrite()
+        if not answer.done:
+            unit = AnswerWrite()
+        elif scored is not None:
+            unit = await scored(answer)
+        else:
+            unit = AnswerWrite(day=PracticeDay(actor.platform, actor.user_id, now, channel=1))
         try:
             await record(replace(unit, tally=row))
         except WorkTaken:

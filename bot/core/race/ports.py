@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
 
-from bot.core.answer import card_after
+from bot.core.answer import AnswerWrite, PracticeDay, card_after
 from bot.core.model import Attempt, Review
 from bot.core.pictures import ProgressData
 from bot.core.replies import Message
@@ -35,6 +35,10 @@ class Change:
     def cards(self, current: Mapping[str, str | None]) -> tuple[Review, ...]:
         """Return each attempt's review card moved from `current` (user id -> card before, read by storage)."""
         return tuple(card_after(a, current.get(a.user_id)) for a in self.attempts)
+
+    def days(self) -> tuple[AnswerWrite, ...]:
+        """Return each attempt's practice day (the streak), for storage to write in the same transaction."""
+        return tuple(AnswerWrite(day=PracticeDay(a.platform, a.user_id, a.at)) for a in self.attempts)
 
 
 class RaceStore(Protocol):
