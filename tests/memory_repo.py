@@ -162,11 +162,15 @@ class MemoryWorkLog:
     def __init__(self, repo: MemoryRepository) -> None:
         self.repo = repo
 
-    async def begin(self, work: Work) -> None:
+    async def begin(self, work: Work) -> bool:
         rows = self.repo.work
-        for old in [w for w in rows.values() if (w.platform, w.user_id, w.item) == (work.platform, work.user_id, work.item)]:
+        same = [w for w in rows.values() if (w.platform, w.user_id, w.item) == (work.platform, work.user_id, work.item)]
+        if any(w.process != work.process and w.deadline > work.started_at for w in same):
+            return False  # another process grades this item: its row stays
+        for old in same:
             del rows[old.id]
         rows[work.id] = work
+        return True
 
     async def end(self, work_id: str) -> None:
         self.repo.work.pop(work_id, None)

@@ -60,7 +60,7 @@ def graded(
     scores none. `card` is the learner's card before this answer (None: never seen).
     """
     attempt = Attempt(
-        platform=platform,  # type: ignore[arg-type]
+        platform=platform,
         scope=scope,
         user_id=user_id,
         pack=pack,

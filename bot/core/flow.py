@@ -11,8 +11,8 @@ from typing import Any
 from . import actions as ax
 from . import answer, render
 from .catalogue import Catalogue
-from .errors import BadSubmission, QuizError, UnknownName
-from .gate import LATE_GRADE, Gate, SaveConflict
+from .errors import BadSubmission, QuizError, SaveConflict, UnknownName
+from .gate import LATE_GRADE, Gate
 from .items import Changed, Context, Graded, Input, Make, NotAnAnswer, kind_of
 from .model import Actor, ItemState, Owner, Session, new_session_id
 from .packs import DIFFICULTIES, AnyQuestion, Pack

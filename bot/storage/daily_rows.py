@@ -19,11 +19,12 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.sql.elements import ColumnElement
 
 from bot.core.daily.channel import DailyPost, MemberAnswer
-from bot.core.daily.learner import Learner, Streak
+from bot.core.daily.learner import Learner
 from bot.core.daily.queue import Caps
 from bot.core.daily.reminders import Reminder
 from bot.core.daily.rotation import ItemKey
 from bot.core.daily.schedule import Schedule
+from bot.core.model import Streak
 
 from . import daily_tables as d
 
