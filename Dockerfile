@@ -1,5 +1,5 @@
 # QuizBot: one image for every front end. No Docker engine runs on the project's build machines,
-# so this file is kept conventional; see the README, section Docker.
+# so this file is kept conventional; see docs/operators/deploy.md.
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \

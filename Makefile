@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: run test lint typecheck unit packs bench schema clean
+.PHONY: run test lint typecheck unit packs bench schema docs clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -39,5 +39,9 @@ bench: $(STAMP)
 schema: $(STAMP)
 	$(BIN)/python -c 'from bot.core.packs.schema import render; print(render(), end="")' > content/schema/pack.schema.json
 
+# The documentation site (mkdocs-material) into site/; --strict fails on a broken link or a missing page.
+docs: $(STAMP)
+	$(BIN)/mkdocs build --strict --site-dir site
+
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf site $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -31,11 +31,11 @@ async def run_front_ends(settings: Settings, which: list[str] | None, *, slack_p
         which = [name for name, on in (("discord", settings.discord_enabled), ("slack", settings.slack_enabled)) if on]
         which = which or ["console"]
     if "discord" in which and not settings.discord_enabled:
-        print("DISCORD_TOKEN is not set: see the README, section Discord.", file=sys.stderr)
+        print("DISCORD_TOKEN is not set: see docs/admins/discord.md.", file=sys.stderr)
         return 2
     if "slack" in which and not settings.slack_enabled:
         print(
-            "Slack needs SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET (HTTP) or SLACK_APP_TOKEN (Socket Mode): see the README.",
+            "Slack needs SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET (HTTP) or SLACK_APP_TOKEN (Socket Mode): see docs/admins/slack.md.",
             file=sys.stderr,
         )
         return 2

@@ -1,10 +1,11 @@
-"""The README's daily-practice examples, made by the real code and compared with the README.
+"""The documentation's daily-practice examples, made by the real code and compared with the pages.
 
-Each example is a fenced block in README.md under a marker such as `<!-- example: daily-post -->`.
+Each example is a fenced block in a page under docs/ (today docs/learners/daily.md and
+docs/admins/daily-question.md) under a marker such as `<!-- example: daily-post -->`.
 This module plays a study server through the real core, scheduler and storage with a fake clock and
 fixed data, renders each message the way a front end does (the body with the terminal's rich
 renderer on a fixed-width console without colour, the buttons and menus as Discord's renderer lays
-them out; the reminder also as the Slack Block Kit it is sent as), and compares it with the README.
+them out; the reminder also as the Slack Block Kit it is sent as), and compares it with the pages.
 When the code changes a message, regenerate the blocks in place:
 
     QUIZBOT_WRITE_EXAMPLES=1 pytest tests/daily/test_readme_examples.py
@@ -43,7 +44,7 @@ from tests.daily.support import FakePoster, add_cards
 from tests.daily.wired import wire
 from tests.fakes import FakeClock, LocalRunner
 
-README = Path(__file__).parents[2] / "README.md"
+DOCS = Path(__file__).parents[2] / "docs"
 WIDTH = 76
 MARKER = re.compile(r"<!-- example: (?P<name>[a-z0-9-]+) -->\n```(?P<lang>[a-z]*)\n(?P<body>.*?)```", re.S)
 REGENERATE = "QUIZBOT_WRITE_EXAMPLES=1 pytest tests/daily/test_readme_examples.py"
@@ -116,7 +117,7 @@ def button(message: Message, label: str) -> Button:
 
 
 async def examples(repository: SqlRepository, tmp_path: Path) -> dict[str, str]:
-    """Play a study server's day with the real code; return each README example's text."""
+    """Play a study server's day with the real code; return each docs example's text."""
     clock = FakeClock(datetime(2026, 12, 3, 6, 0, tzinfo=UTC))  # 07:00 in Berlin, Thursday 3 December
     wired = await wire(repository, clock, LocalRunner(), tmp_path)
     service, scheduler = wired.service, wired.scheduler
@@ -245,30 +246,48 @@ def blocks(text: str) -> dict[str, re.Match[str]]:
     return {m["name"]: m for m in MARKER.finditer(text)}
 
 
-async def test_the_readme_examples_are_what_the_code_shows(repository: SqlRepository, tmp_path: Path) -> None:
+def pages() -> dict[Path, str]:
+    return {path: path.read_text(encoding="utf-8") for path in sorted(DOCS.rglob("*.md"))}
+
+
+def found_blocks(texts: dict[Path, str]) -> dict[str, tuple[Path, re.Match[str]]]:
+    """Every example block of the docs by name, with its page; a name on two pages is an error."""
+    found: dict[str, tuple[Path, re.Match[str]]] = {}
+    for path, text in texts.items():
+        for name, match in blocks(text).items():
+            assert name not in found, f"the example {name} is on both {found[name][0]} and {path}"
+            found[name] = (path, match)
+    return found
+
+
+async def test_the_docs_examples_are_what_the_code_shows(repository: SqlRepository, tmp_path: Path) -> None:
     made = await examples(repository, tmp_path)
-    text = README.read_text(encoding="utf-8")
-    found = blocks(text)
+    texts = pages()
+    found = found_blocks(texts)
     if os.environ.get("QUIZBOT_WRITE_EXAMPLES") == "1":
         missing = sorted(made.keys() - found.keys())
-        assert not missing, f"README.md has no `<!-- example: NAME -->` block for {missing}: add one, then run again"
-        for name in sorted(found, key=lambda n: found[n].start(), reverse=True):
-            if name in made:
-                m = found[name]
-                text = text[: m.start("body")] + made[name] + "\n" + text[m.end("body") :]
-        README.write_text(text, encoding="utf-8")
-        found = blocks(text)
-    stale = sorted(name for name in made if name not in found or found[name]["body"] != made[name] + "\n")
+        assert not missing, f"docs/ has no `<!-- example: NAME -->` block for {missing}: add one, then run again"
+        for path, text in texts.items():
+            here = blocks(text)
+            for name in sorted(here, key=lambda n: here[n].start(), reverse=True):
+                if name in made:
+                    m = here[name]
+                    text = text[: m.start("body")] + made[name] + "\n" + text[m.end("body") :]
+            if text != texts[path]:
+                path.write_text(text, encoding="utf-8")
+        texts = pages()
+        found = found_blocks(texts)
+    stale = sorted(name for name in made if name not in found or found[name][1]["body"] != made[name] + "\n")
     unknown = sorted(name for name in found.keys() - made.keys() if name.startswith("daily-"))
     diffs = "".join(
         line
         for name in stale
         for line in difflib.unified_diff(
-            found[name]["body"].splitlines(keepends=True) if name in found else [],
+            found[name][1]["body"].splitlines(keepends=True) if name in found else [],
             (made[name] + "\n").splitlines(keepends=True),
-            f"README.md {name}",
+            f"{found[name][0].relative_to(DOCS.parent)} {name}" if name in found else f"docs/ {name}",
             "the code",
         )
     )
-    assert not stale, f"README.md's examples {stale} differ from what the code shows; regenerate them: {REGENERATE}\n{diffs}"
-    assert not unknown, f"README.md has example blocks no test makes: {unknown}"
+    assert not stale, f"the docs' examples {stale} differ from what the code shows; regenerate them: {REGENERATE}\n{diffs}"
+    assert not unknown, f"docs/ has example blocks no test makes: {unknown}"

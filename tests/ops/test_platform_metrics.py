@@ -467,10 +467,10 @@ async def test_quizbot_run_exposes_the_traffic_it_served(tmp_path: Any) -> None:
         await fake.close()
 
 
-def test_the_readme_lists_every_series_the_bot_exposes() -> None:
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    section = readme[readme.index("**Metrics, health, logs.**") : readme.index("`QUIZBOT_LOG_FORMAT=json` writes")]
+def test_the_docs_list_every_series_the_bot_exposes() -> None:
+    page = (Path(__file__).resolve().parents[2] / "docs" / "operators" / "monitoring.md").read_text()
+    section = page[page.index("`QUIZBOT_METRICS_PORT=9100`") : page.index("`QUIZBOT_LOG_FORMAT=json` writes")]
     listed = set(re.findall(r"`(quizbot_[a-z_]+)", section))
     exposed = {f"{f.name}_total" if f.type == "counter" else f.name for f in Metrics().registry.collect()}
-    assert exposed <= listed, f"not in the README: {exposed - listed}"
+    assert exposed <= listed, f"not in docs/operators/monitoring.md: {exposed - listed}"
     assert listed - exposed == {"quizbot_sandbox_service_inflight"}  # the sandbox service's own, named as such
