@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Literal, Protocol
+from zoneinfo import ZoneInfo
 
 from .model import Attempt, Session
 from .progress import practice_day, record_day
@@ -100,6 +101,15 @@ class PracticeDay:
     reviews: int = 0
     new: int = 0
     channel: int = 0
+
+    @property
+    def counts(self) -> bool:
+        """Whether it adds to the day's counts (a review or the channel's question), not only the streak."""
+        return bool(self.reviews or self.new or self.channel)
+
+    def day_in(self, zone: str) -> date:
+        """Return the practice day of this answer for a learner in `zone`."""
+        return practice_day(self.at, ZoneInfo(zone))
 
     def apply(self, learner: Learner) -> tuple[date, Learner]:
         """Return the learner's practice day for this answer and the learner with the streak moved."""

@@ -14,6 +14,7 @@ the core's `PracticeDay.apply` to the learner's row under its lock.
 
 from __future__ import annotations
 
+from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import delete, insert
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
 
     from .base import Database
 
+COUNTED_CAPACITY = 100_000  # learners remembered by `write_parts` before the memory starts again
 WORK_TAKEN = "this answer's work was taken as abandoned (the learner was told to send it again)"
 ANSWERED = "this answer was already recorded, or another answer of the member got there first"
 
@@ -44,25 +46,40 @@ class _Refused(Exception):
         self.conflict = conflict
 
 
-async def write_parts(c: AsyncConnection, unit: AnswerWrite) -> None:
-    """Write the unit's practice day and leech state in the open transaction (no condition can fail)."""
+Counted = dict[tuple[str, str], tuple[str, date]]  # learner -> (zone, practice day) whose streak is stored
+
+
+async def write_parts(c: AsyncConnection, unit: AnswerWrite, counted: Counted | None = None) -> None:
+    """Write the unit's practice day and leech state in the open transaction (no condition can fail).
+
+    `counted` is a single process's memory (SQLite) of the learners whose day is stored already:
+    an answer that only moves the streak, on a day already counted, then costs no statement.
+    """
     if unit.leech is not None and unit.attempt is not None:
         leech = unit.leech
         await put_failures(c, unit.attempt.platform, unit.attempt.user_id, (leech.pack, leech.question), leech.failures, leech.suspended)
     practice = unit.day
     if practice is None:
         return
+    who = (practice.platform, practice.user_id)
+    known = counted.get(who) if counted is not None else None
+    if known is not None and not practice.counts and practice.day_in(known[0]) == known[1]:
+        return
     learner = await read_learner(c, practice.platform, practice.user_id, lock=True)
     day, after = practice.apply(learner)
     if after != learner:
         await put_learner(c, after)
+    if counted is not None:
+        if len(counted) >= COUNTED_CAPACITY:
+            counted.clear()
+        counted[who] = (learner.zone, day)
     if practice.reviews or practice.new or practice.channel:
         await add_day(
             c, practice.platform, practice.user_id, day, reviews=practice.reviews, new=practice.new, channel=practice.channel
         )
 
 
-async def write_alone(db: Database, unit: AnswerWrite, upsert_review: Any) -> None:
+async def write_alone(db: Database, unit: AnswerWrite, upsert_review: Any, counted: Counted | None = None) -> None:
     """Write a unit without a session (a daily post's answer) in one transaction, or raise Conflict."""
     try:
         async with db.write() as c:
@@ -82,7 +99,7 @@ async def write_alone(db: Database, unit: AnswerWrite, upsert_review: Any) -> No
                 await c.execute(insert(t.attempts), [attempt_row(attempt)])
             if unit.card is not None:
                 await c.execute(upsert_review, [review_row(unit.card)])
-            await write_parts(c, unit)
+            await write_parts(c, unit, counted)
     except _Refused as refused:
         raise refused.conflict from None
     except IntegrityError as exc:  # the member's first row, or the attempt's key, is stored already

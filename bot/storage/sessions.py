@@ -25,7 +25,7 @@ from bot.core.model import Attempt, Owner, Review, Session
 from bot.core.ports import Conflict, WorkTaken
 
 from . import tables as t
-from .answers import write_alone, write_parts
+from .answers import Counted, write_alone, write_parts
 from .base import Database
 from .codec import SESSION_FIELDS, attempt_row, review_row, session_from_row, session_row
 from .work_tables import unfinished_work
@@ -46,6 +46,8 @@ class SessionStore:
         self._db = db
         self._writer = GroupWriter(db.engine, db.write_lock, self._apply) if db.sqlite else None
         self._upsert_review = _review_upsert(sqlite_insert if db.sqlite else pg_insert)
+        # SQLite: this process is the only writer, so it may remember whose practice day is stored.
+        self._counted: Counted | None = {} if db.sqlite else None
 
     async def create(self, session: Session) -> Row:
         """Insert a new session and return its row; Conflict if its owner already has an active one."""
@@ -122,7 +124,7 @@ class SessionStore:
         """Write a graded answer's unit of work in one transaction (see `answers.py`); the session's row, if any."""
         if unit.session is not None:
             return await self.save(unit.session, unit.attempt, unit.card, parts=unit)
-        await write_alone(self._db, unit, self._upsert_review)
+        await write_alone(self._db, unit, self._upsert_review, self._counted)
         return None
 
     async def close(self) -> None:
@@ -235,7 +237,7 @@ class SessionStore:
             await self._upsert_reviews(c, reviews)
         for op in good:
             if op.parts is not None:
-                await write_parts(c, op.parts)
+                await write_parts(c, op.parts, self._counted)
         return outcomes
 
     async def _upsert_reviews(self, c: AsyncConnection, reviews: list[dict[str, Any]]) -> None:

@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 import ast
+import asyncio
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from sqlalchemy import text
 
+from bot.core import QuizService
 from bot.core import requests as rq
+from bot.core.daily import DailyService
 from bot.core.errors import QuizError
 from bot.core.model import Actor
+from bot.scheduler import PlatformPosters, Scheduler
 from bot.storage import SqlRepository
+from bot.storage.daily import DailyRepository
 from tests.daily.support import FakePoster
 from tests.daily.wired import wire
 from tests.fakes import FakeClock, LocalRunner
@@ -92,3 +98,37 @@ def _type_only(path: Path, node: ast.ImportFrom) -> bool:
         if guarded and any(isinstance(n, ast.ImportFrom) and n.lineno == node.lineno for n in ast.walk(block)):
             return True
     return False
+
+
+async def test_a_scored_answer_wakes_the_scheduler_so_the_tally_moves_at_once(
+    repository: SqlRepository, clock: FakeClock, runner: LocalRunner, tmp_path: Path
+) -> None:
+    await wire(repository, clock, runner, tmp_path)  # the packs
+    poster = FakePoster()
+    posters = PlatformPosters({})
+    await posters.add("discord", poster)
+    store = DailyRepository.beside(repository)
+    # Asleep for an hour unless woken: only a wake can bring the tally edit in this test's bound.
+    scheduler = Scheduler(store=store, packs=repository, clock=clock, poster=posters, max_sleep_s=3600)
+    daily = DailyService(store=store, packs=repository, clock=clock, wake=scheduler.wake)
+    service = QuizService(repository=repository, runner=runner, clock=clock, daily=daily, post_now=scheduler.post_now)
+    await service.handle(ADMIN, rq.DailySet(time="11:00", timezone="UTC", pack="demo", difficulty="easy"))
+    await service.handle(ADMIN, rq.DailyNow())
+    [post] = await store.open_posts("discord", "c1")
+    [(_, _, shown)] = poster.of("post")
+    first = next(c for c in shown.controls() if c.action.startswith(f"qz:{post.id}:0:"))
+    task = scheduler.start()
+    try:
+        await _until(lambda: scheduler._woken.is_set() is False and not poster.of("edit"))
+        await service.handle(ANN, rq.Act(first.action))
+        await asyncio.wait_for(_until(lambda: bool(poster.of("edit"))), timeout=60)
+    finally:
+        await scheduler.close()
+    assert task.done()
+    [(_, _, edited)] = poster.of("edit")
+    assert "1 person has answered" in edited.text() or "1 people have answered" in edited.text()
+
+
+async def _until(condition: Callable[[], bool]) -> None:
+    while not condition():
+        await asyncio.sleep(0.01)
