@@ -38,6 +38,7 @@ from bot.core.ports import RunRequest
 from bot.metrics import (
     MeteredRunner,
     Metrics,
+    count_answer,
     health_app,
     instrument_repository,
     instrument_service,
@@ -105,6 +106,7 @@ def metered_service(repository: SqlRepository, runner: LocalRunner, clock: FakeC
     instrument_repository(repository, metrics)
     metered = MeteredRunner(runner, metrics)
     service = make_service(repository, metered, clock)  # type: ignore[arg-type]
+    service.answers.count_with(count_answer(metrics))  # every mode's answers, where they are recorded
     instrument_service(service, metrics)
     watch_active_quizzes(metrics, repository.engine, clock, TTL, cache_s=0)
     return service, metered
