@@ -18,6 +18,7 @@ from sqlalchemy import func, select
 from bot.core import QuizService
 from bot.core import actions as ax
 from bot.core import requests as rq
+from bot.core.answer import AnswerWrite
 from bot.core.model import Actor, Attempt, Owner, Session
 from bot.core.packs import load_path
 from bot.core.review import Review
@@ -41,6 +42,14 @@ class WrittenMeanwhile:
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
 
+
+    async def write_answer(self, unit: AnswerWrite) -> None:
+        # The answer path's one write: a session's answer passes the same fault as its save.
+        if unit.session is None or unit.attempt is None:
+            await self.inner.write_answer(unit)
+            return
+        await self.save_session(unit.session, unit.attempt, unit.card)
+
     async def save_session(self, session: Session, attempt: Attempt | None = None, review: Review | None = None) -> None:
         if attempt is not None and self.interleaved == 0:
             self.interleaved += 1
@@ -58,6 +67,14 @@ class AnsweredMeanwhile:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
+
+
+    async def write_answer(self, unit: AnswerWrite) -> None:
+        # The answer path's one write: a session's answer passes the same fault as its save.
+        if unit.session is None or unit.attempt is None:
+            await self.inner.write_answer(unit)
+            return
+        await self.save_session(unit.session, unit.attempt, unit.card)
 
     async def save_session(self, session: Session, attempt: Attempt | None = None, review: Review | None = None) -> None:
         if attempt is None and "item_ts" in session.anchor:
@@ -79,6 +96,14 @@ class AnchoredMeanwhile:
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
 
+
+    async def write_answer(self, unit: AnswerWrite) -> None:
+        # The answer path's one write: a session's answer passes the same fault as its save.
+        if unit.session is None or unit.attempt is None:
+            await self.inner.write_answer(unit)
+            return
+        await self.save_session(unit.session, unit.attempt, unit.card)
+
     async def save_session(self, session: Session, attempt: Attempt | None = None, review: Review | None = None) -> None:
         if attempt is not None and self.item_ts and not self.anchored:
             self.anchored += 1
@@ -94,6 +119,14 @@ class SlowSaves:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
+
+
+    async def write_answer(self, unit: AnswerWrite) -> None:
+        # The answer path's one write: a session's answer passes the same fault as its save.
+        if unit.session is None or unit.attempt is None:
+            await self.inner.write_answer(unit)
+            return
+        await self.save_session(unit.session, unit.attempt, unit.card)
 
     async def save_session(self, session: Session, attempt: Attempt | None = None, review: Review | None = None) -> None:
         await asyncio.sleep(1.0)
