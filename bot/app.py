@@ -12,6 +12,7 @@ from pathlib import Path
 
 from .core import CodeRunner, QuizService, SystemClock
 from .core import queries as q
+from .core.answer import Answers
 from .core.daily import DailyService
 from .core.errors import PackInvalid, PackRefused
 from .core.packs import load_path
@@ -22,6 +23,7 @@ from .metrics import (
     Metrics,
     Platforms,
     Timing,
+    count_answer,
     instrument_repository,
     watch_active_quizzes,
 )
@@ -150,7 +152,10 @@ async def build(
     admins = frozenset(settings.admins)
     store = SocialStore.beside(repository)
     outbox = Outbox()
-    races = RaceService(repository=repository, store=store, clock=clock, publish=outbox, admins=admins, timers=live)
+    answers = Answers(log=repository, counted=count_answer(metrics))  # where every graded answer is recorded
+    races = RaceService(
+        repository=repository, store=store, clock=clock, publish=outbox, admins=admins, timers=live, answers=answers
+    )
     posters = PlatformPosters({})
     daily_store = DailyRepository.beside(repository)
     scheduler = Scheduler(
@@ -172,7 +177,7 @@ async def build(
         races=races,
         social=SocialService(store=store, clock=clock, zone_for=server_zone(daily_store)),
         daily=daily,
-        answers=repository,
+        answers=answers,
         post_now=scheduler.post_now,
         personal_data=PrivacyStore(repository.engine),
         work=Unfinished(repository.work, clock),

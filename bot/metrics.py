@@ -257,7 +257,7 @@ class Timing:
 
 
 def instrument_repository(repository: Any, metrics: Metrics) -> None:
-    """Count stored answers by platform and outcome, and failed saves (wraps ``save_session``)."""
+    """Count failed saves (wraps ``save_session``); answers are counted by ``count_answer``."""
     save: Callable[..., Awaitable[None]] = repository.save_session
 
     async def counted(session: Any, attempt: Any = None, review: Any = None) -> None:
@@ -268,10 +268,17 @@ def instrument_repository(repository: Any, metrics: Metrics) -> None:
         except Exception:
             metrics.db_errors.inc()
             raise
-        if attempt is not None:
-            metrics.answers.labels(platform=str(attempt.platform), outcome="correct" if attempt.correct else "wrong").inc()
 
     repository.save_session = counted
+
+
+def count_answer(metrics: Metrics) -> Callable[[Any], None]:
+    """Return the counter `bot.core.answer.Answers` calls for every stored answer, in every mode."""
+
+    def counted(attempt: Any) -> None:
+        metrics.answers.labels(platform=str(attempt.platform), outcome="correct" if attempt.correct else "wrong").inc()
+
+    return counted
 
 
 class MeteredRunner:

@@ -266,6 +266,8 @@ class Attempt:
     # The row of unfinished work this answer settles (bot.core.work): removed in the same transaction,
     # and the attempt is refused if the row is gone (the learner was already told to send it again).
     work: str | None = None
+    # How it was answered (quiz, daily post, race, daily review): the leaderboard weighs each its own way.
+    mode: str = "quiz"
 
 
 @dataclass(frozen=True)
@@ -294,6 +296,8 @@ class UserStats:
     days: tuple[date, ...]  # distinct practice days, newest first
     due: int  # questions due for review now
     last_practice: datetime | None
+    streak: Streak | None = None  # the learner's stored streak (bot.core.progress), None: never practised
+    zone: str = "UTC"  # the learner's time zone, where their practice days roll over
 
 
 @dataclass(frozen=True)
@@ -322,3 +326,23 @@ class ImportReport:
             f"Pack `{self.pack}` updated v{self.previous_version} → v{self.version}: "
             f"{len(self.added)} added, {len(self.updated)} updated, {len(self.removed)} removed."
         )
+
+
+@dataclass(frozen=True)
+class Review:
+    platform: str
+    user_id: str
+    pack: str
+    question: str
+    card: str  # FSRS card as JSON
+    due: datetime
+    correct: bool  # this answer was right
+
+
+@dataclass(frozen=True)
+class Streak:
+    current: int = 0
+    longest: int = 0
+    freezes: int = 0
+    last_day: date | None = None  # the last day counted (practised, or covered by a freeze)
+    frozen_days: int = 0  # freezes spent so far, in total

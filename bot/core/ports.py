@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from .coderun import CodeRunner, RunOutcome, RunRequest, RunStatus, TestLine
-from .model import Attempt, History, ImportReport, Owner, PackInfo, Session, UserStats
+from .model import Attempt, History, ImportReport, Owner, PackInfo, Review, Session, UserStats
 from .packs import Pack
-from .review import Review
+
+if TYPE_CHECKING:
+    from .answer import AnswerWrite
 
 
 class Clock(Protocol):
@@ -70,6 +72,10 @@ class Repository(Protocol):
         Raise Conflict, keeping nothing, if the session changed since it was loaded or the
         attempt's `key` is already stored. On success `session.version` is raised by one.
         """
+        ...
+
+    async def write_answer(self, unit: AnswerWrite) -> None:
+        """Write a graded answer's unit of work in one transaction (see `bot.core.answer`), or raise Conflict."""
         ...
 
     async def history(self, platform: str, user_id: str, packs: Sequence[str]) -> dict[tuple[str, str], History]: ...

@@ -24,10 +24,11 @@ from typing import TypeVar
 from . import actions as ax
 from . import requests as rq
 from .admin import Admins, PackAdmin
+from .answer import Answers
 from .catalogue import Catalogue
 from .daily import DailyService
 from .daily import routes as daily_routes
-from .daily.handlers import AnswerLog, DailyDesk, PostNow
+from .daily.handlers import DailyDesk, PostNow
 from .dispatch import Dispatcher, Middleware
 from .errors import NotAllowed, NotYourQuiz, QuizError, QuizExpired
 from .flow import Flow
@@ -64,7 +65,7 @@ class QuizService(Shorthands):
         races: RaceService | None = None,
         social: SocialService | None = None,
         daily: DailyService | None = None,
-        answers: AnswerLog | None = None,
+        answers: Answers | None = None,
         post_now: PostNow | None = None,
         personal_data: PersonalData | None = None,
         work: Unfinished | None = None,
@@ -78,8 +79,10 @@ class QuizService(Shorthands):
         self.admins = Admins(admins)
         rng = rng or random.Random()
         flow = Flow(
-            repository=repository, catalogue=self.catalogue, gate=self.gate, clock=clock, runner=runner, rng=rng, work=work
-        )
+            repository=repository, catalogue=self.catalogue, gate=self.gate, clock=clock, runner=runner, rng=rng, work=work,
+            answers=answers,
+        )  # fmt: skip
+        self.answers = flow.answers  # every graded answer is recorded through it (bot.core.answer)
         self.quiz = QuizDesk(flow=flow, gate=self.gate, runner=runner, work=work)
         self.pack_admin = PackAdmin(
             catalogue=self.catalogue, admins=self.admins, runner=runner,
@@ -88,12 +91,11 @@ class QuizService(Shorthands):
         self.my_data = MyData(repository=repository, clock=clock, admins=self.admins, store=personal_data)
         self.daily: DailyDesk | None = None
         if daily is not None:
-            if answers is None:
-                raise TypeError("daily practice needs `answers`: where a daily channel answer is stored")
             self.daily = DailyDesk(
-                daily=daily, repository=repository, answers=answers, catalogue=self.catalogue, gate=self.gate,
+                daily=daily, repository=repository, catalogue=self.catalogue, gate=self.gate,
                 clock=clock, runner=runner, rng=rng, flow=flow, post_now=post_now,
             )  # fmt: skip
+            flow.review_parts = self.daily.review_parts
         self.dispatcher = Dispatcher()
         self.quiz.register(self.dispatcher)
         Views(repository=repository, catalogue=self.catalogue, clock=clock).register(self.dispatcher)

@@ -14,8 +14,7 @@ from typing import Any
 
 import orjson
 
-from bot.core.model import Anchor, Attempt, ItemState, Owner, Session
-from bot.core.review import Review
+from bot.core.model import Anchor, Attempt, ItemState, Owner, Review, Session
 
 SESSION_FIELDS = ("status", "position", "data", "updated_at", "version")  # what a save changes
 
@@ -100,6 +99,7 @@ def attempt_row(attempt: Attempt) -> dict[str, Any]:
         "at": attempt.at,
         "session_id": attempt.session_id,
         "key": attempt.key,
+        "mode": attempt.mode,
     }
 
 

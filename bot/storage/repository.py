@@ -16,12 +16,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from bot.core.model import Attempt, History, ImportReport, Owner, PackInfo, Session, UserStats
+from bot.core.model import Attempt, History, ImportReport, Owner, PackInfo, Review, Session, UserStats
 from bot.core.packs import Pack
-from bot.core.review import Review
 
 from .base import Database
 from .packs import PackStore
@@ -31,6 +31,9 @@ from .session_cache import CachedSessions
 from .sessions import SessionStore
 from .settings_store import SettingsStore
 from .work import WorkStore
+
+if TYPE_CHECKING:
+    from bot.core.answer import AnswerWrite
 
 
 class SqlRepository:
@@ -80,9 +83,9 @@ class SqlRepository:
     async def active_session(self, owner: Owner) -> Session | None:
         return await self.sessions.active(owner)
 
-    async def record_answer(self, attempt: Attempt, review: Review) -> None:
-        """An answer outside a quiz (the channel's daily question): the attempt and the card, once."""
-        await self.sessions.record_answer(attempt, review)
+    async def write_answer(self, unit: AnswerWrite) -> None:
+        """Write a graded answer's unit of work in one transaction (`bot.storage.answers`), or raise Conflict."""
+        await self.sessions.write(unit)
 
     async def active_sessions_of(self, platform: str, user_id: str) -> list[Session]:
         return await self.sessions.active_of(platform, user_id)

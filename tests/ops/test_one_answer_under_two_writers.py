@@ -20,6 +20,7 @@ from bot.core import QuizService
 from bot.core import actions as ax
 from bot.core import queries as q
 from bot.core import requests as rq
+from bot.core.answer import AnswerWrite
 from bot.core.model import Actor, Attempt, Owner, Session
 from bot.core.packs import load_path
 from bot.core.review import Review
@@ -43,6 +44,14 @@ class WrittenMeanwhile:
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
 
+
+    async def write_answer(self, unit: AnswerWrite) -> None:
+        # The answer path's one write: a session's answer passes the same fault as its save.
+        if unit.session is None or unit.attempt is None:
+            await self.inner.write_answer(unit)
+            return
+        await self.save_session(unit.session, unit.attempt, unit.card)
+
     async def save_session(self, session: Session, attempt: Attempt | None = None, review: Review | None = None) -> None:
         if attempt is not None and self.interleaved == 0:
             self.interleaved += 1
@@ -61,6 +70,14 @@ class AnsweredMeanwhile:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
+
+
+    async def write_answer(self, unit: AnswerWrite) -> None:
+        # The answer path's one write: a session's answer passes the same fault as its save.
+        if unit.session is None or unit.attempt is None:
+            await self.inner.write_answer(unit)
+            return
+        await self.save_session(unit.session, unit.attempt, unit.card)
 
     async def save_session(self, session: Session, attempt: Attempt | None = None, review: Review | None = None) -> None:
         if attempt is None and session.anchor.message is not None:
@@ -82,6 +99,14 @@ class AnchoredMeanwhile:
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
 
+
+    async def write_answer(self, unit: AnswerWrite) -> None:
+        # The answer path's one write: a session's answer passes the same fault as its save.
+        if unit.session is None or unit.attempt is None:
+            await self.inner.write_answer(unit)
+            return
+        await self.save_session(unit.session, unit.attempt, unit.card)
+
     async def save_session(self, session: Session, attempt: Attempt | None = None, review: Review | None = None) -> None:
         if attempt is not None and self.item_ts and not self.anchored:
             self.anchored += 1
@@ -98,6 +123,14 @@ class SlowSaves:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
+
+
+    async def write_answer(self, unit: AnswerWrite) -> None:
+        # The answer path's one write: a session's answer passes the same fault as its save.
+        if unit.session is None or unit.attempt is None:
+            await self.inner.write_answer(unit)
+            return
+        await self.save_session(unit.session, unit.attempt, unit.card)
 
     async def save_session(self, session: Session, attempt: Attempt | None = None, review: Review | None = None) -> None:
         await asyncio.sleep(1.0)

@@ -39,6 +39,7 @@ from bot.metrics import (
     MeteredRunner,
     Metrics,
     Timing,
+    count_answer,
     health_app,
     instrument_repository,
     watch_active_quizzes,
@@ -105,6 +106,7 @@ def metered_service(repository: SqlRepository, runner: LocalRunner, clock: FakeC
     instrument_repository(repository, metrics)
     metered = MeteredRunner(runner, metrics)
     service = make_service(repository, metered, clock)  # type: ignore[arg-type]
+    service.answers.count_with(count_answer(metrics))  # every mode's answers, where they are recorded
     service.use(Timing(metrics))
     watch_active_quizzes(metrics, repository.engine, clock, TTL, cache_s=0)
     return service, metered

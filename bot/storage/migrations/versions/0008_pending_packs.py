@@ -14,7 +14,7 @@ from alembic import op
 from bot.storage.tables import UTCDateTime
 
 revision = "0008_pending_packs"
-down_revision = "0006_unfinished_work"  # becomes 0007_answer_path once that migration is on main
+down_revision = "0007_answer_path"
 branch_labels = None
 depends_on = None
 
