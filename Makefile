@@ -30,7 +30,7 @@ unit: $(STAMP)
 	$(BIN)/pytest
 
 packs: $(STAMP)
-	$(BIN)/quizbot pack validate --run content/packs/*
+	$(BIN)/quizbot pack validate --run --strict content/packs/*
 
 bench: $(STAMP)
 	$(BIN)/python bench/core_bench.py

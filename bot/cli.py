@@ -39,6 +39,11 @@ def _parser() -> argparse.ArgumentParser:
     validate = pack.add_parser("validate", help="check packs; every problem as file:line:col: message")
     validate.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="pack folders, .yaml or .zip files")
     validate.add_argument("--run", action="store_true", help="run every solution, starter and verified snippet in the sandbox")
+    validate.add_argument(
+        "--strict",
+        action="store_true",
+        help="count free points (the longest option is the key too often, a hint holds the solution) as problems",
+    )
     imp = pack.add_parser(
         "import", help="prove a pack in the sandbox (as validate --run does), then load it into the database"
     )
@@ -182,7 +187,14 @@ async def _pack(args: argparse.Namespace, settings: Settings) -> int:
                 progress.advance(task)
         if args.run and loaded:
             problems.extend(await _prove(loaded))
+        from .core.packs.freepoints import free_points
+
+        free = [found for one in loaded for found in free_points(one)]
+        if args.strict:
+            problems.extend(free)
         _print_problems(problems)
+        for warning in [] if args.strict else free:
+            out.print(f"{warning.file}:{warning.line}:{warning.col}: warning: {warning.message}", markup=False, soft_wrap=True)
         total = sum(len(p.pack.questions) for p in loaded)
         if problems:
             err.print(f"[red]{len(problems)} problem(s)[/red] in {len(paths)} pack(s).")

@@ -153,3 +153,11 @@ class ItemType(Protocol):
     def checked_fillings(self, question: AnyQuestion) -> BlanksQuestion | None:
         """A blanks question whose other fillings `pack validate --run` must show to fail, else None."""
         ...
+
+    def longest_option_score(self, question: AnyQuestion) -> float | None:
+        """What always picking the longest option scores here (0 to 1); None without one right option."""
+        ...
+
+    def key_lines(self, question: AnyQuestion) -> list[str]:
+        """The lines of code that answer this item, which its hint must not give away (none: no code)."""
+        ...

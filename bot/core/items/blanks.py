@@ -156,3 +156,15 @@ class BlanksType:
     def checked_fillings(self, question: AnyQuestion) -> BlanksQuestion | None:
         q = _q(question)
         return q if q.verify == "run" else None
+
+    def longest_option_score(self, question: AnyQuestion) -> float | None:
+        return None
+
+    def key_lines(self, question: AnyQuestion) -> list[str]:
+        """The template's lines that hold a blank, filled with the key."""
+        q = _q(question)
+        template = q.code.splitlines()
+        filled = q.filled().splitlines()
+        if len(template) != len(filled):  # an answer holds a line break: give every filled line
+            return [line.strip() for line in filled if line.strip()]
+        return [line.strip() for raw, line in zip(template, filled, strict=True) if BLANK.search(raw) and line.strip()]

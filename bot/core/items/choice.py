@@ -146,5 +146,17 @@ class ChoiceType:
     def checked_fillings(self, question: AnyQuestion) -> BlanksQuestion | None:
         return None
 
+    def longest_option_score(self, question: AnyQuestion) -> float | None:
+        """Score 1/(options tied for the longest) when the key is among them; lengths ignore backticks."""
+        q = _q(question)
+        if q.multiple:
+            return None
+        lengths = [len(" ".join(c.text.replace("`", "").split())) for c in q.choices]
+        tied = [c for c, n in zip(q.choices, lengths, strict=True) if n == max(lengths)]
+        return sum(1 for c in tied if c.correct) / len(tied)
+
+    def key_lines(self, question: AnyQuestion) -> list[str]:
+        return []
+
     def graded_run(self, question: AnyQuestion, code: str) -> RunRequest:
         raise TypeError(f"{self.name} questions are not answered with code")

@@ -103,3 +103,16 @@ class CodeType:
 
     def checked_fillings(self, question: AnyQuestion) -> BlanksQuestion | None:
         return None
+
+    def longest_option_score(self, question: AnyQuestion) -> float | None:
+        return None
+
+    def key_lines(self, question: AnyQuestion) -> list[str]:
+        """The solution's lines without blank lines, comments, imports and the starter's own lines."""
+        q = _q(question)
+        starter = {" ".join(line.split()) for line in q.starter.splitlines()}
+        lines = (line.strip() for line in (q.solution or "").splitlines())
+        return [
+            line for line in lines
+            if line and not line.startswith(("#", "import ", "from ")) and " ".join(line.split()) not in starter
+        ]

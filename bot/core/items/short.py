@@ -123,5 +123,11 @@ class ShortType:
     def checked_fillings(self, question: AnyQuestion) -> BlanksQuestion | None:
         return None
 
+    def longest_option_score(self, question: AnyQuestion) -> float | None:
+        return None
+
+    def key_lines(self, question: AnyQuestion) -> list[str]:
+        return []
+
     def graded_run(self, question: AnyQuestion, code: str) -> RunRequest:
         raise TypeError(f"{self.name} questions are not answered with code")

@@ -154,7 +154,11 @@ class ShortQuestion(QuestionBase):
     accept: list[Annotated[str, Field(min_length=1)]] = Field(default_factory=list)
     number: NumberSpec | None = None
     exact: StrictBool = Field(
-        default=False, description="Compare as typed only: no tensor/list/number reading of the answer."
+        default=False,
+        description=(
+            "Compare as typed only (after trimming, case-folding and collapsing spaces): no comparison by "
+            "value of numbers, lists, tuples, None, booleans or quoted strings."
+        ),
     )
     verify: Literal["none", "output"] = Field(
         default="none", description="output: the prompt's first code block must print accept[0]."

@@ -86,6 +86,17 @@ class TestCleanKeys(unittest.TestCase):
             problem or f"Keep removing prefixes while the key starts with one; got keys {sorted(out)}.",
         )
 
+    def test_wrapped_compiled(self):
+        state = {"module." + key: value for key, value in _compiled(_plain().state_dict()).items()}
+        out, problem = _clean(state)
+        ok = problem is None and _loads(out)
+        _report(
+            self,
+            ok,
+            "Prefixes in the other order (`module._orig_mod.`, a wrapped compiled model) are all removed.",
+            problem or f"Prefixes can come in any order and more than once; got keys {sorted(out)}.",
+        )
+
     def test_inner_names_kept(self):
         state = _plain().state_dict()
         out, problem = _clean(state)

@@ -52,6 +52,20 @@ class TestToDevice(unittest.TestCase):
             problem or f"For a tuple, return a tuple (got {type(out).__name__}) whose tensors are all on the device.",
         )
 
+    def test_dtypes_kept(self):
+        batch = (torch.randn(2, 3), torch.tensor([0, 2]), torch.tensor([True, False]), torch.zeros(2, dtype=torch.float64))
+        out, problem = _call(batch)
+        want = [t.dtype for t in batch]
+        got = [getattr(t, "dtype", None) for t in out] if problem is None and isinstance(out, tuple) else None
+        ok = problem is None and got == want and all(_on_meta(t) for t in out)
+        _report(
+            self,
+            ok,
+            "Each tensor keeps its dtype: int64 labels, bool masks and float64 values are only moved.",
+            problem or f"Move each tensor without changing its dtype: expected {want}, got {got}. "
+            "`tensor.to(device)` changes the device only.",
+        )
+
     def test_dict_with_plain_values(self):
         batch = {"input": torch.randn(2, 5), "lengths": [5, 3], "name": "batch-0", "mask": None}
         out, problem = _call(batch)

@@ -69,6 +69,22 @@ class TestEarlyStopping(unittest.TestCase):
                 problem or f"With min_delta 0.1, 0.95 and 0.93 are not better than 1.0 by more than 0.1: expected "
                 f"{expected} and `best_loss` 1.0; got {answers} and {getattr(stopper, 'best_loss', None)}.")
 
+    def test_exact_threshold_is_not_an_improvement(self):
+        stopper, problem = _make(1, min_delta=0.5)
+        answers = None
+        if problem is None:
+            answers, problem = _answers(stopper, [2.0, 1.5], nn.Linear(1, 1))
+        expected = [False, True]
+        ok = problem is None and answers == expected and stopper.best_loss == 2.0
+        stopper, problem = (None, problem) if problem else _make(1)
+        if problem is None:
+            answers, problem = _answers(stopper, [1.0, 1.0], nn.Linear(1, 1))
+            ok = ok and problem is None and answers == expected
+        _report(self, ok, "A loss exactly `min_delta` below the best (or equal to it, with `min_delta` 0) is not an improvement.",
+                problem or f"With min_delta 0.5, a loss of 1.5 after 2.0 is not better by *more* than 0.5, and with "
+                f"min_delta 0 an equal loss is no improvement: patience 1 should give {expected}; got {answers}. "
+                "The rule is strict: `val_loss < best_loss - min_delta`.")
+
     def test_best_state_is_a_copy(self):
         stopper, problem = _make(2)
         ok = False

@@ -105,6 +105,44 @@ class TestParamGroups(unittest.TestCase):
             "normalises it away.",
         )
 
+    def test_adamw_update(self):
+        model, optimizer, problem = _make(lr=0.1, weight_decay=0.5)
+        ok = False
+        if problem is None:
+            torch.manual_seed(1)
+            reference = Net()
+            reference.load_state_dict(model.state_dict())
+            trainable = [(n, p) for n, p in reference.named_parameters() if p.requires_grad]
+            expected = torch.optim.AdamW(
+                [
+                    {"params": [p for _, p in trainable if p.ndim >= 2], "weight_decay": 0.5},
+                    {"params": [p for _, p in trainable if p.ndim < 2], "weight_decay": 0.0},
+                ],
+                lr=0.1,
+            )
+            grads = {n: torch.randn_like(p) for n, p in trainable}
+            try:
+                for _ in range(2):
+                    for name, p in model.named_parameters():
+                        if p.requires_grad:
+                            p.grad = grads[name].clone()
+                    optimizer.step()
+                    for name, p in trainable:
+                        p.grad = grads[name].clone()
+                    expected.step()
+            except Exception as exc:
+                problem = f"`optimizer.step()` raised {type(exc).__name__}: {exc}"
+            if problem is None:
+                got = dict(model.named_parameters())
+                ok = all(torch.allclose(got[n].detach(), p.detach(), atol=1e-6) for n, p in trainable)
+        _report(
+            self,
+            ok,
+            "With real gradients, two steps move the weights exactly as AdamW does.",
+            problem or "With nonzero gradients the update differs from `torch.optim.AdamW`'s: SGD or Adam may match "
+            "AdamW when the gradients are zero, but not here. Return a `torch.optim.AdamW` over the two groups.",
+        )
+
 
 if __name__ == "__main__":
     unittest.main()

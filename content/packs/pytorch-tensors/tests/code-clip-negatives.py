@@ -74,6 +74,18 @@ class TestClipNegatives(unittest.TestCase):
             "negative entries.",
         )
 
+    def test_dtype_kept(self):
+        x = torch.tensor([[3, -2], [-7, 5]])
+        out = _clip(self, x.clone())
+        ok = out.dtype == torch.int64 and out.tolist() == [[3, 0], [0, 5]]
+        _report(
+            self,
+            ok,
+            "An integer tensor comes back as integers: the result has the input's dtype.",
+            f"For the int64 tensor [[3, -2], [-7, 5]] the result should be the int64 tensor [[3, 0], [0, 5]], got "
+            f"{out.dtype} {out.tolist()}: a Python float such as `0.0` in the computation promotes integers to float.",
+        )
+
     def test_input_unchanged(self):
         x = torch.tensor([[1.5, -2.0], [-0.5, 3.0]])
         before = x.clone()
