@@ -56,62 +56,73 @@ class ReportStore:
 
     async def report_counts(self, filters: Filters, *, now: datetime) -> Aggregates:
         a = t.attempts
-        chosen = self._chosen(filters).cte("chosen")
+        # Each step is computed once and kept (MATERIALIZED): SQLite would otherwise evaluate a CTE
+        # again wherever it is used. The groups are found with window functions over the chosen rows,
+        # never by joining learners back to their answers (a join SQLite ran as a nested loop).
+        chosen = self._chosen(filters).cte("chosen").prefix_with("MATERIALIZED")
         picked = (
-            select(a.c.id, a.c.platform, a.c.user_id, a.c.question_id, a.c.correct, a.c.answer, a.c.session_id, a.c.at)
+            select(a.c.id, a.c.platform, a.c.user_id, a.c.question_id, a.c.correct, a.c.answer)
             .join(chosen, chosen.c.id == a.c.id)
             .cte("picked")
+            .prefix_with("MATERIALIZED")
         )
-        totals = (
-            select(
-                picked.c.platform,
-                picked.c.user_id,
-                (cast(func.sum(_int(picked.c.correct)), Float) / func.count()).label("score"),
-            )
-            .group_by(picked.c.platform, picked.c.user_id)
-            .cte("totals")
-        )
-        ranked = select(
-            totals.c.platform,
-            totals.c.user_id,
-            func.row_number().over(order_by=(totals.c.score.desc(), totals.c.platform, totals.c.user_id)).label("place"),
-            func.count().over().label("everyone"),
-        ).cte("ranked")
-        group = func.max(literal(1), cast(ranked.c.everyone * GROUP_SHARE, Integer)) if self._db.sqlite else func.greatest(
-            literal(1), cast(func.floor(ranked.c.everyone * GROUP_SHARE), Integer)
-        )
-        upper = ranked.c.place <= group
-        lower = ranked.c.place > ranked.c.everyone - group
-        right = picked.c.correct.is_(True)
-        items = (
-            select(
-                picked.c.question_id,
-                func.count().label("learners"),
-                func.sum(_int(picked.c.correct)).label("right"),
-                func.sum(case((upper, 1), else_=0)).label("upper"),
-                func.sum(case((and_(upper, right), 1), else_=0)).label("upper_right"),
-                func.sum(case((lower, 1), else_=0)).label("lower"),
-                func.sum(case((and_(lower, right), 1), else_=0)).label("lower_right"),
-            )
-            .join(ranked, and_(ranked.c.platform == picked.c.platform, ranked.c.user_id == picked.c.user_id))
-            .group_by(picked.c.question_id)
-        )
-        answers = select(
-            picked.c.question_id, picked.c.answer, picked.c.correct, func.count().label("n")
-        ).group_by(picked.c.question_id, picked.c.answer, picked.c.correct)
+        learner = (picked.c.platform, picked.c.user_id)
+        scored = select(
+            picked.c.question_id,
+            picked.c.correct,
+            picked.c.answer,
+            picked.c.platform,
+            picked.c.user_id,
+            (
+                cast(func.sum(_int(picked.c.correct)).over(partition_by=learner), Float)
+                / func.count().over(partition_by=learner)
+            ).label("score"),
+        ).subquery("scored")
+        # Each learner's place: (score, platform, user) is one per learner, so the dense rank counts learners.
+        placed = select(
+            scored,
+            func.dense_rank().over(order_by=(scored.c.score.desc(), scored.c.platform, scored.c.user_id)).label("place"),
+        ).subquery("placed")
+        counted = select(placed, func.max(placed.c.place).over().label("everyone")).subquery("counted")
+        size = cast(counted.c.everyone * GROUP_SHARE, Integer)  # 27%, rounded down
+        group = case((size < 1, 1), else_=size)
+        upper = counted.c.place <= group
+        lower = counted.c.place > counted.c.everyone - group
+        # One pass gives both the items' counts and the answers given: one row per item, answer and
+        # verdict. Answers are grouped as given except code (every submission differs): its rows
+        # carry no text.
+        textless = list(filters.textless)
+        answer = case((counted.c.question_id.in_(textless), literal("")), else_=counted.c.answer) if textless else counted.c.answer
+        grouped = select(
+            counted.c.question_id,
+            answer.label("answer"),
+            counted.c.correct,
+            func.count().label("n"),
+            func.sum(case((upper, 1), else_=0)).label("upper"),
+            func.sum(case((lower, 1), else_=0)).label("lower"),
+            func.max(counted.c.everyone).label("everyone"),
+        ).group_by(counted.c.question_id, answer, counted.c.correct)
+        totals: dict[str, list[int]] = {}
+        answer_rows: list[Counted] = []
+        everyone = 0
         async with self._db.read() as c:
-            item_rows = [
-                ItemCounts(
-                    r.question_id, r.learners, int(r.right or 0), int(r.upper or 0), int(r.upper_right or 0),
-                    int(r.lower or 0), int(r.lower_right or 0),
-                )
-                for r in await c.execute(items)
-            ]
-            answer_rows = [Counted(r.question_id, r.answer, r.n, bool(r.correct)) for r in await c.execute(answers)]
-            learners = (await c.execute(select(func.count()).select_from(totals))).scalar() or 0
+            for r in await c.execute(grouped):
+                n, up, low = int(r.n), int(r.upper or 0), int(r.lower or 0)
+                right = bool(r.correct)
+                row = totals.setdefault(r.question_id, [0, 0, 0, 0, 0, 0])
+                row[0] += n
+                row[2] += up
+                row[4] += low
+                if right:
+                    row[1] += n
+                    row[3] += up
+                    row[5] += low
+                everyone = max(everyone, int(r.everyone or 0))
+                answer_rows.append(Counted(r.question_id, r.answer, n, right))
             tries = [Counted(r.question_id, str(r.tries), r.n) for r in await c.execute(self._tries(filters))]
             seconds = [Counted(r.question_id, str(r.secs), r.n) for r in await c.execute(self._seconds(filters))]
-        return Aggregates(tuple(item_rows), tuple(answer_rows), tuple(tries), tuple(seconds), int(learners))
+        item_rows = [ItemCounts(q, *counts) for q, counts in totals.items()]
+        return Aggregates(tuple(item_rows), tuple(answer_rows), tuple(tries), tuple(seconds), int(everyone))
 
     def _tries(self, filters: Filters) -> Select[Any]:
         """How many learners needed how many attempts to first get each item right."""

@@ -23,6 +23,7 @@ class Filters:
     scope: str | None = None  # one server or workspace; None: every one (the command line)
     platform: str | None = None
     first_only: bool = True  # each learner's first attempt at each item (the default of item analysis)
+    textless: tuple[str, ...] = ()  # items whose answers are not grouped by text (code: every one differs)
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from datetime import datetime
 
 from bot.core.daily.learner import MASTERED_STABILITY_DAYS
@@ -24,6 +25,8 @@ class Reports:
         self.stalled_days = stalled_days
 
     async def report(self, pack: Pack, filters: Filters, *, now: datetime) -> Report:
+        code = tuple(q.id for q in pack.questions if q.type == "code")
+        filters = replace(filters, textless=code)
         counts = await self._source.report_counts(filters, now=now)
         learners = await self._source.learner_rows(filters, now=now, mastered_days=MASTERED_STABILITY_DAYS)
         return analyse(
