@@ -65,7 +65,7 @@ def rows(learners: int, attempts: int, seed: int = 7) -> list[dict[str, object]]
 
 
 async def one(url: str, data: list[dict[str, object]], runs: int) -> None:
-    repository = await open_repository(url)
+    repository = await open_repository(url, db_timeout=600)
     try:
         pack = load_bytes("big-class.yaml", pack_bytes()).pack
         await repository.import_pack(pack)

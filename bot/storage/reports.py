@@ -125,28 +125,28 @@ class ReportStore:
         return Aggregates(tuple(item_rows), tuple(answer_rows), tuple(tries), tuple(seconds), int(everyone))
 
     def _tries(self, filters: Filters) -> Select[Any]:
-        """How many learners needed how many attempts to first get each item right."""
-        a = t.attempts
-        first_right = (
-            select(a.c.platform, a.c.user_id, a.c.question_id, func.min(a.c.id).label("id"))
-            .where(and_(self._where(filters), a.c.correct.is_(True)))
-            .group_by(a.c.platform, a.c.user_id, a.c.question_id)
-            .cte("first_right")
+        """How many learners needed how many attempts to first get each item right.
+
+        One pass: each attempt is numbered within its learner and item (a window function), and the
+        lowest number of a right one is that learner's count (no join of attempts back to themselves).
+        """
+        a = t.attempts.c
+        numbered = (
+            select(
+                a.platform,
+                a.user_id,
+                a.question_id,
+                a.correct,
+                func.row_number().over(partition_by=(a.platform, a.user_id, a.question_id), order_by=a.id).label("n"),
+            )
+            .where(self._where(filters))
+            .subquery("numbered")
         )
         per_learner = (
-            select(first_right.c.question_id, func.count().label("tries"))
-            .join(
-                a,
-                and_(
-                    a.c.platform == first_right.c.platform,
-                    a.c.user_id == first_right.c.user_id,
-                    a.c.pack_id == filters.pack,
-                    a.c.question_id == first_right.c.question_id,
-                    a.c.id <= first_right.c.id,
-                ),
-            )
-            .group_by(first_right.c.platform, first_right.c.user_id, first_right.c.question_id)
-            .subquery()
+            select(numbered.c.question_id, func.min(numbered.c.n).label("tries"))
+            .where(numbered.c.correct.is_(True))
+            .group_by(numbered.c.platform, numbered.c.user_id, numbered.c.question_id)
+            .subquery("per_learner")
         )
         return select(per_learner.c.question_id, per_learner.c.tries, func.count().label("n")).group_by(
             per_learner.c.question_id, per_learner.c.tries
