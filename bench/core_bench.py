@@ -16,6 +16,7 @@ less than the rates on what else runs on a shared machine.
 Not a test: figures depend on the machine and what else runs on it.
 
     .venv/bin/python bench/core_bench.py [--learners 200] [--answers 20] [--rate 1000] [--url ...] [--gc-freeze]
+        [--loop uvloop|asyncio]
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from pathlib import Path
 from bot.core import Actor, QuizService, SystemClock
 from bot.core.packs import Pack
 from bot.core.replies import Button
+from bot.loop import run as run_loop
 from bot.storage import open_repository
 
 
@@ -133,7 +135,7 @@ def report(name: str, rate: float, latencies: list[float], steady: list[float], 
     )
 
 
-async def main() -> None:
+def arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--learners", type=int, default=200)
     parser.add_argument("--answers", type=int, default=20, help="answers per learner in each run")
@@ -142,7 +144,11 @@ async def main() -> None:
     parser.add_argument(
         "--gc-freeze", action="store_true", help="move what start-up made out of the garbage collector's way (gc.freeze)"
     )
-    args = parser.parse_args()
+    parser.add_argument("--loop", choices=["uvloop", "asyncio"], default="uvloop", help="the event loop (the bot's default: uvloop)")
+    return parser.parse_args()
+
+
+async def main(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory() as folder:
         url = args.url or f"sqlite+aiosqlite:///{Path(folder) / 'bench.db'}"
         repo = await open_repository(url)
@@ -151,11 +157,12 @@ async def main() -> None:
         if args.gc_freeze:
             gc.collect()
             gc.freeze()
-        print(f"database: {url.split(':')[0]}; {args.learners} concurrent learners, {args.answers} answers each per run")
+        print(f"database: {url.split(':')[0]}; event loop: {args.loop}; {args.learners} concurrent learners, {args.answers} answers each per run")
         report(f"paced at {args.rate:.0f}/s:", *await run(service, args.learners, args.answers, args.learners / args.rate, "paced"))
         report("flat out:", *await run(service, args.learners, args.answers, 0.0, "flat"))
         await repo.close()
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    options = arguments()
+    run_loop(main(options), use_uvloop=options.loop == "uvloop")

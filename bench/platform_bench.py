@@ -1,8 +1,8 @@
 """Benchmark: simulated learners answering quizzes over the fake Slack and the fake Discord, against real bot processes.
 
-Each configuration (platform x one or two `quizbot run` processes x sandbox local or as a service)
-gets a fresh PostgreSQL database on 127.0.0.1:5432 (made here, dropped afterwards) and fresh bot
-processes started as an operator would (`quizbot run`, pointed at the fake platforms with
+Each configuration (platform x one or two `quizbot run` processes x sandbox local or as a service x
+database) gets a fresh database, PostgreSQL on 127.0.0.1:5432 or a SQLite file (made here, dropped
+afterwards), and fresh bot processes started as an operator would (`quizbot run`, pointed at the fake platforms with
 SLACK_API_URL / DISCORD_API_URL). The fake servers (the tests' own, subclassed here to time and
 route) and the learners run in this process; its CPU use is printed, to show whether it bounded
 the figures.
@@ -29,8 +29,16 @@ sandbox pool's PSS, its CPU time, the database connections' states, the load ave
 the end sandbox jobs/s through the bot's client with one and two services (the measure of
 bench/sandbox_service_bench.py).
 
+The figure to compare code by is the line `bot CPU per answer: <ms> ms (<platform>, <n> processes,
+<database>)`: the user + system CPU time of the bot processes (all their threads, from
+/proc/<pid>/stat) while the learners ran, divided by the answers acknowledged. The host's other
+load moves it far less than it moves the rates. `--bot-root A,B` runs the bots from each checkout
+in turn, configuration by configuration (A, B, A, B with `--repeat 2`), so two versions of the code
+are measured by the same benchmark in one sitting.
+
     python bench/platform_bench.py [--seconds 60] [--learners 500] [--only slack,discord]
         [--processes 1,2] [--sandbox local,service] [--balance roundrobin,sticky] [--jobs 100] [--think 0]
+        [--database postgresql,sqlite] [--bot-root PATH,...] [--repeat 1]
 
 Prints figures; asserts nothing (a mismatch of attempts and acks is printed loudly).
 """
@@ -40,6 +48,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import itertools
 import json
 import os
 import random
@@ -47,6 +56,7 @@ import re
 import resource
 import secrets
 import signal
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -231,12 +241,17 @@ def pss_kb(pid: int) -> int:
     return 0
 
 
-def has_torch(pid: int) -> bool:
-    """Whether torch's shared libraries are mapped into the process (i.e. it imported torch)."""
+def maps(pid: int, fragment: str) -> bool:
+    """Whether a file whose path holds `fragment` is mapped into the process (a shared library it imported)."""
     try:
-        return "libtorch" in Path(f"/proc/{pid}/maps").read_text()
+        return fragment in Path(f"/proc/{pid}/maps").read_text()
     except OSError:
         return False
+
+
+def has_torch(pid: int) -> bool:
+    """Whether torch's shared libraries are mapped into the process (i.e. it imported torch)."""
+    return maps(pid, "libtorch")
 
 
 class MemorySampler:
@@ -248,6 +263,7 @@ class MemorySampler:
         self.hwm_kb = dict.fromkeys(pids, 0)
         self.pool_peak_kb = dict.fromkeys(pids, 0)
         self.torch = dict.fromkeys(pids, False)
+        self.uvloop = dict.fromkeys(pids, False)
 
     def sample(self, *, pools: bool) -> None:
         for pid in self.pids:
@@ -267,6 +283,7 @@ class MemorySampler:
         self.sample(pools=True)
         for pid in self.pids:
             self.torch[pid] = has_torch(pid)
+            self.uvloop[pid] = maps(pid, "/uvloop/")
 
 
 class PgSampler:
@@ -759,7 +776,7 @@ class DiscordLearners:
 class Bot:
     """One `quizbot run` process, pointed at the fake platforms and the benchmark's database."""
 
-    def __init__(self, folder: Path, name: str, env: dict[str, str]) -> None:
+    def __init__(self, folder: Path, name: str, env: dict[str, str], root: Path = ROOT) -> None:
         self.metrics_port = free_port()
         self.slack_port = free_port()
         self.log_path = folder / f"{name}.log"
@@ -767,7 +784,7 @@ class Bot:
         base = {k: v for k, v in os.environ.items() if not k.startswith(("QUIZBOT_", "SLACK_", "DISCORD_"))}
         self.env = {
             **base,
-            "PYTHONPATH": str(ROOT),
+            "PYTHONPATH": str(root),  # the checkout whose code runs (--bot-root)
             "QUIZBOT_METRICS_PORT": str(self.metrics_port),
             "QUIZBOT_METRICS_HOST": "127.0.0.1",
             "QUIZBOT_LOG_LEVEL": BOT_LOG_LEVEL,
@@ -830,8 +847,12 @@ def log_errors(path: Path) -> tuple[int, dict[str, int]]:
     return errors, exceptions
 
 
-async def make_database() -> tuple[str, str]:
+async def make_database(database: str, folder: Path) -> tuple[str, str]:
+    """A fresh database: its name (a PostgreSQL database, or a SQLite file's path) and the bots' URL."""
     name = f"qb_platform_bench_{secrets.token_hex(4)}"
+    if database == "sqlite":
+        path = folder / f"{name}.db"
+        return str(path), f"sqlite+aiosqlite:///{path}"
     admin = await asyncpg.connect(PG_ADMIN)
     try:
         await admin.execute(f'CREATE DATABASE "{name}"')
@@ -840,7 +861,11 @@ async def make_database() -> tuple[str, str]:
     return name, f"postgresql+asyncpg://postgres@127.0.0.1:5432/{name}"
 
 
-async def drop_database(name: str) -> None:
+async def drop_database(database: str, name: str) -> None:
+    if database == "sqlite":
+        for suffix in ("", "-wal", "-shm"):
+            Path(name + suffix).unlink(missing_ok=True)
+        return
     admin = await asyncpg.connect(PG_ADMIN)
     try:
         await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
@@ -848,7 +873,14 @@ async def drop_database(name: str) -> None:
         await admin.close()
 
 
-async def count_attempts(name: str, platform: str) -> int:
+def _count_sqlite(path: str, platform: str) -> int:
+    with contextlib.closing(sqlite3.connect(path, timeout=30)) as conn:
+        return int(conn.execute("SELECT count(*) FROM attempts WHERE platform = ?", (platform,)).fetchone()[0])
+
+
+async def count_attempts(database: str, name: str, platform: str) -> int:
+    if database == "sqlite":
+        return await asyncio.to_thread(_count_sqlite, name, platform)
     conn = await asyncpg.connect(f"postgresql://postgres@127.0.0.1:5432/{name}")
     try:
         return int(await conn.fetchval("SELECT count(*) FROM attempts WHERE platform = $1", platform))
@@ -884,13 +916,36 @@ class Result:
     pg: str = ""
     log_errors: list[tuple[int, dict[str, int]]] = field(default_factory=list)
     bots_wait_s: list[float] = field(default_factory=list)
+    database: str = "postgresql"
+    bot_root: Path = ROOT
+    uvloop: list[bool] = field(default_factory=list)  # whether each bot process runs on uvloop (mapped its library)
+    warmup_s: float = 0.0  # the CPU per answer counts from here (0: the whole run)
+    steady_cpu_s: float = 0.0  # the bots' CPU time after the warm-up, all processes
+    steady_acks: int = 0  # the answers acknowledged after the warm-up
+
+    def whole_run_cpu_per_answer_ms(self) -> float:
+        acks = len(self.tally.acks)
+        return 1000 * sum(self.bots_cpu_s) / acks if acks else float("nan")
+
+    def cpu_per_answer_ms(self) -> float:
+        """The bot processes' CPU time per answer acknowledged after the warm-up (NaN for none).
+
+        The warm-up (every learner's first quiz start, the caches filling) is left out: its cost is
+        the same however fast the answers come, so per answer it would weigh most where fewest are served.
+        """
+        return 1000 * self.steady_cpu_s / self.steady_acks if self.steady_acks else float("nan")
+
+    def cpu_line(self) -> str:
+        count = f"{self.processes} process{'es' if self.processes != 1 else ''}"
+        return f"bot CPU per answer: {self.cpu_per_answer_ms():.2f} ms ({self.platform}, {count}, {self.database})"
 
 
 async def run_config(
     platform: str, processes: int, sandbox: str, *, seconds: float, learners: int, folder: Path, packs: Path,
-    service_url: str | None, balance: str = "roundrobin",
+    service_url: str | None, balance: str = "roundrobin", database: str = "postgresql", bot_root: Path = ROOT,
+    warmup: float = 10.0,
 ) -> Result:  # fmt: skip
-    name, url = await make_database()
+    name, url = await make_database(database, folder)
     bots: list[Bot] = []
     fake_slack = BenchSlack() if platform == "slack" else None
     fake_discord = BenchDiscord() if platform == "discord" else None
@@ -914,7 +969,7 @@ async def run_config(
                 env |= {"QUIZBOT_SANDBOX_URLS": service_url, "QUIZBOT_SANDBOX_TOKEN": SANDBOX_TOKEN}
             else:
                 env |= {"QUIZBOT_SANDBOX_WORKERS": "2", "QUIZBOT_SANDBOX_MEMORY_MB": "256", "QUIZBOT_SANDBOX_WARM_OPTIMIZERS": "false"}
-            bot = Bot(folder, f"{platform}-{processes}-{sandbox}-{balance}-{n}", env)
+            bot = Bot(folder, f"{platform}-{processes}-{sandbox}-{balance}-{database}-{secrets.token_hex(2)}-{n}", env, bot_root)
             bots.append(bot)
             startup.append(await bot.wait_ready())  # one after the other: the first imports the pack
         if fake_discord is not None:
@@ -927,8 +982,8 @@ async def run_config(
         sampler = MemorySampler([b.process.pid for b in bots])
         stop_sampling = asyncio.Event()
         sampling = asyncio.create_task(sampler.run(stop_sampling))
-        pg = PgSampler(name)
-        pg_sampling = asyncio.create_task(pg.run(stop_sampling))
+        pg = PgSampler(name) if database == "postgresql" else None
+        pg_sampling = asyncio.create_task(pg.run(stop_sampling)) if pg is not None else None
         load_before = os.getloadavg()
         started_utc = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
         cpu_before = resource.getrusage(resource.RUSAGE_SELF)
@@ -936,6 +991,13 @@ async def run_config(
         bots_wait_before = [runqueue_wait_seconds(b.process.pid) for b in bots]
         until = time.monotonic() + seconds
         began = time.monotonic()
+        steady: list[tuple[list[float], int]] = []  # the bots' CPU and the acks so far, once the warm-up is over
+
+        async def mark_steady() -> None:
+            await asyncio.sleep(warmup)
+            steady.append(([cpu_seconds(b.process.pid) for b in bots], len(tally.acks)))
+
+        marker = asyncio.create_task(mark_steady()) if 0 < warmup < seconds else None
         if fake_slack is not None:
             connector = aiohttp.TCPConnector(limit=0)
             async with aiohttp.ClientSession(connector=connector) as http:
@@ -948,14 +1010,22 @@ async def run_config(
         elapsed = time.monotonic() - began
         cpu_after = resource.getrusage(resource.RUSAGE_SELF)
         bots_cpu = [cpu_seconds(b.process.pid) - c for b, c in zip(bots, bots_cpu_before, strict=True)]
+        if marker is not None:
+            marker.cancel()
+        steady_cpu, steady_acks = (
+            (sum(cpu_seconds(b.process.pid) - c for b, c in zip(bots, steady[0][0], strict=True)), len(tally.acks) - steady[0][1])
+            if steady
+            else (sum(bots_cpu), len(tally.acks))
+        )
         bots_wait = [runqueue_wait_seconds(b.process.pid) - w for b, w in zip(bots, bots_wait_before, strict=True)]
         load_after = os.getloadavg()
         stop_sampling.set()
         await sampling
-        await pg_sampling
+        if pg_sampling is not None:
+            await pg_sampling
         # SIGTERM: each bot finishes what is in flight (QUIZBOT_SHUTDOWN_GRACE_S) before the count
         exit_codes = await asyncio.gather(*(asyncio.to_thread(b.stop) for b in bots))
-        attempts = await count_attempts(name, platform)
+        attempts = await count_attempts(database, name, platform)
         api_errors = len(fake_slack.errors) if fake_slack is not None else (fake_discord.api_errors if fake_discord else 0)
         pids = sampler.pids
         return Result(
@@ -964,7 +1034,9 @@ async def run_config(
             [sampler.pool_peak_kb[x] / 1024 for x in pids], [sampler.torch[x] for x in pids],
             load_before, load_after, started_utc,
             (cpu_after.ru_utime + cpu_after.ru_stime) - (cpu_before.ru_utime + cpu_before.ru_stime),
-            startup, list(exit_codes), balance, bots_cpu, pg.summary(), [log_errors(b.log_path) for b in bots], bots_wait,
+            startup, list(exit_codes), balance, bots_cpu, pg.summary() if pg is not None else "",
+            [log_errors(b.log_path) for b in bots], bots_wait, database, bot_root,
+            [sampler.uvloop[x] for x in pids], warmup if steady else 0.0, steady_cpu, steady_acks,
         )  # fmt: skip
     finally:
         for bot in bots:
@@ -973,7 +1045,7 @@ async def run_config(
             await fake_slack.close()
         if fake_discord is not None:
             await fake_discord.close()
-        await drop_database(name)
+        await drop_database(database, name)
 
 
 def ms(values: Sequence[float], q: float) -> str:
@@ -992,7 +1064,7 @@ def print_result(r: Result) -> None:
     acks = sorted(t.acks)
     over = sum(1 for a in acks if a > SLOW_ACK_S)
     where = "sandbox service (1 x 2 workers)" if r.sandbox == "service" else "local pool (2 workers per process)"
-    print(f"\n== {label(r)}, {r.processes} bot process(es), {where} ==", flush=True)
+    print(f"\n== {label(r)}, {r.processes} bot process(es), {where}, {r.database}; code at {r.bot_root} ==", flush=True)
     print(f"  started {r.started_utc}; ran {r.seconds:.1f} s with {r.learners} learners; load average before "
           f"{'/'.join(f'{x:.2f}' for x in r.load_before)}, after {'/'.join(f'{x:.2f}' for x in r.load_after)}")  # fmt: skip
     print(f"  bot start-up to ready: {', '.join(f'{s:.1f} s' for s in r.startup_s)}")
@@ -1017,28 +1089,32 @@ def print_result(r: Result) -> None:
               f"\"already answered\" for {t.refused}; {t.stalls} learners never saw a next item (see the bot log)")  # fmt: skip
     for n in range(r.processes):
         print(f"  bot process {n}: RSS peak sampled {r.rss_peak_mb[n]:.0f} MB, VmHWM {r.hwm_mb[n]:.0f} MB, torch imported: "
-              f"{'yes' if r.torch[n] else 'no'}; its sandbox pool (PSS, all processes) peak {r.pool_mb[n]:.0f} MB; "
+              f"{'yes' if r.torch[n] else 'no'}, uvloop: {'yes' if r.uvloop[n] else 'no'}; its sandbox pool (PSS, all processes) peak {r.pool_mb[n]:.0f} MB; "
               f"exit code {r.exit_codes[n]}; CPU {r.bots_cpu_s[n]:.1f} s ({100 * r.bots_cpu_s[n] / r.seconds:.0f}% of one core), "
               f"runnable but waiting for a CPU {r.bots_wait_s[n]:.1f} s")  # fmt: skip
     for n, (errors, exceptions) in enumerate(r.log_errors):
         print(f"  bot process {n} log: {errors} ERROR lines")
         for text, count in sorted(exceptions.items(), key=lambda kv: -kv[1])[:3]:
             print(f"    {count} x {text}")
-    print(f"  {r.pg}")
+    if r.pg:
+        print(f"  {r.pg}")
     print(f"  benchmark process (fakes + learners) CPU: {r.bench_cpu_s:.1f} s in {r.seconds:.1f} s "
-          f"({100 * r.bench_cpu_s / r.seconds:.0f}% of one core)", flush=True)  # fmt: skip
+          f"({100 * r.bench_cpu_s / r.seconds:.0f}% of one core)")  # fmt: skip
+    print(f"  {r.cpu_line()}")
+    print(f"    ({r.steady_acks} answers after the first {r.warmup_s:g} s; over the whole run, the warm-up's quiz starts "
+          f"included: {r.whole_run_cpu_per_answer_ms():.2f} ms)", flush=True)  # fmt: skip
 
 
 def summary_table(results: list[Result]) -> None:
-    print("\n| platform | bot processes | sandbox | answers acked | acks/s | p50 ms | p95 ms | p99 ms | max ms | acks > 3 s | HTTP errors | attempts in DB | bot RSS peak MB (torch) | pool PSS peak MB |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("\n| platform | bot processes | sandbox | database | code | bot CPU ms per answer | answers acked | acks/s | p50 ms | p95 ms | p99 ms | max ms | acks > 3 s | HTTP errors | attempts in DB | bot RSS peak MB (torch) | pool PSS peak MB |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in results:
         acks = sorted(r.tally.acks)
         over = sum(1 for a in acks if a > SLOW_ACK_S)
         rss = " / ".join(f"{x:.0f} ({'torch' if t else 'no torch'})" for x, t in zip(r.hwm_mb, r.torch, strict=True))
         pool = " / ".join(f"{x:.0f}" for x in r.pool_mb) if r.sandbox == "local" else "(service)"
         mark = "" if r.attempts == len(acks) else " MISMATCH"
-        print(f"| {label(r)} | {r.processes} | {r.sandbox} | {len(acks)} | {len(acks) / r.seconds:.0f} | {ms(acks, 0.5)} | "
+        print(f"| {label(r)} | {r.processes} | {r.sandbox} | {r.database} | {r.bot_root} | {r.cpu_per_answer_ms():.2f} | {len(acks)} | {len(acks) / r.seconds:.0f} | {ms(acks, 0.5)} | "
               f"{ms(acks, 0.95)} | {ms(acks, 0.99)} | {ms(acks, 1.0)} | {over} | {r.tally.http_errors + r.api_errors} | "
               f"{r.attempts}{mark} | {rss} | {pool} |")  # fmt: skip
 
@@ -1076,7 +1152,8 @@ async def main_async(args: argparse.Namespace) -> list[Result]:
     folder = Path(tempfile.mkdtemp(prefix="platform-bench-"))
     packs = folder / "packs"
     write_pack(packs)
-    print(f"platform benchmark: {args.learners} learners (think {THINK_S:g} s), {args.seconds:g} s per configuration, PostgreSQL, "
+    print(f"platform benchmark: {args.learners} learners (think {THINK_S:g} s), {args.seconds:g} s per configuration, "
+          f"{' and '.join(args.database)}, code at {', '.join(str(r) for r in args.bot_root)}, "
           f"CPUs {os.cpu_count()}, load average {'/'.join(f'{x:.2f}' for x in os.getloadavg())}, "
           f"{time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())}; logs in {folder}", flush=True)  # fmt: skip
     results: list[Result] = []
@@ -1086,16 +1163,17 @@ async def main_async(args: argparse.Namespace) -> list[Result]:
             if sandbox == "service":
                 service = Service(folder / "sandbox-service.log", workers=2, queue=16)
                 await asyncio.to_thread(service.wait_ready)
-            for processes in args.processes:
-                for platform in args.only:
-                    balances = args.balance if platform == "slack" and processes > 1 else ["roundrobin"]
-                    for balance in balances:
-                        result = await run_config(
-                            platform, processes, sandbox, seconds=args.seconds, learners=args.learners, folder=folder,
-                            packs=packs, service_url=service.url if service else None, balance=balance,
-                        )  # fmt: skip
-                        print_result(result)
-                        results.append(result)
+            for processes, platform, database in itertools.product(args.processes, args.only, args.database):
+                balances = args.balance if platform == "slack" and processes > 1 else ["roundrobin"]
+                # each checkout in turn, configuration by configuration: A, B, A, B ... (--bot-root, --repeat)
+                for balance, _, root in itertools.product(balances, range(args.repeat), args.bot_root):
+                    result = await run_config(
+                        platform, processes, sandbox, seconds=args.seconds, learners=args.learners, folder=folder,
+                        packs=packs, service_url=service.url if service else None, balance=balance,
+                        database=database, bot_root=root, warmup=args.warmup,
+                    )  # fmt: skip
+                    print_result(result)
+                    results.append(result)
             if service is not None:
                 service.stop()
                 service = None
@@ -1123,13 +1201,23 @@ def main(argv: list[str] | None = None) -> list[Result]:
     )  # fmt: skip
     parser.add_argument("--jobs", type=int, default=100, help="sandbox jobs for the jobs/s measure (0: skip it)")
     parser.add_argument("--think", type=float, default=0.0, help="seconds a learner reads an item before answering (0.5-1.5x; 0: flat out)")
+    parser.add_argument(
+        "--database", type=lambda s: parse_list(s, lambda v: v in ("postgresql", "sqlite")), default=["postgresql"],
+        help="a fresh PostgreSQL database on 127.0.0.1:5432, and/or a fresh SQLite file",
+    )  # fmt: skip
+    parser.add_argument(
+        "--bot-root", type=lambda s: [Path(v).resolve() for v in parse_list(s, lambda v: (Path(v) / "bot").is_dir())],
+        default=[ROOT], help="checkouts whose code the bot processes run, in turn (default: this one)",
+    )  # fmt: skip
+    parser.add_argument("--warmup", type=float, default=10.0, help="seconds left out of the CPU per answer at the start")
+    parser.add_argument("--repeat", type=int, default=1, help="runs of each configuration per checkout, alternating")
     parser.add_argument("--log-level", choices=["DEBUG", "INFO", "WARNING", "ERROR"], default="WARNING", help="the bot processes' log level")
     args = parser.parse_args(argv)
     global THINK_S, BOT_LOG_LEVEL
     THINK_S = max(0.0, args.think)
     BOT_LOG_LEVEL = args.log_level
-    if not 1 <= args.learners <= 5000 or not 0 < args.seconds <= 600:
-        parser.error("--learners must be 1-5000 and --seconds 0-600")
+    if not 1 <= args.learners <= 5000 or not 0 < args.seconds <= 600 or not 1 <= args.repeat <= 20:
+        parser.error("--learners must be 1-5000, --seconds 0-600 and --repeat 1-20")
     return asyncio.run(main_async(args))
 
 

@@ -17,6 +17,7 @@ from rich.table import Table
 
 from .core.errors import PackInvalid, PackRefused, Problem, QuizError, StorageError
 from .logs import setup_logging
+from .loop import run as run_loop
 from .settings import Settings
 
 log = logging.getLogger("quizbot.cli")
@@ -117,7 +118,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         log_format=settings.log_format,
     )
     try:
-        return asyncio.run(_dispatch(args, settings))
+        return run_loop(_dispatch(args, settings), use_uvloop=settings.uvloop)
     except StorageError as exc:
         err.print(f"[red]Database error:[/red] {escape(str(exc))}", soft_wrap=True)  # one line, however long
         return 1

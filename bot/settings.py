@@ -47,6 +47,9 @@ class Settings(BaseSettings):
     database_timeout_seconds: float = Field(
         default=10.0, gt=0, le=600, description="PostgreSQL: the longest wait to connect, and for one statement."
     )
+    uvloop: bool = Field(
+        default=True, description="Run on uvloop's event loop where it is installed; off: asyncio's own loop."
+    )
     scheduler: Literal["on", "off"] = Field(
         default="on", description="off: this process only serves interactions; daily posts and reminders run elsewhere."
     )

@@ -24,8 +24,14 @@ class Database:
 
     @asynccontextmanager
     async def read(self) -> AsyncIterator[AsyncConnection]:
-        """Yield a connection for reading (no transaction is kept open after the block)."""
+        """Yield a connection for reading (no transaction is kept open after the block).
+
+        On PostgreSQL the connection is in autocommit: each statement is its own transaction, as it
+        would see under READ COMMITTED anyway, without a BEGIN and a ROLLBACK round trip around it.
+        """
         async with self.engine.connect() as connection:
+            if not self.sqlite:
+                await connection.execution_options(isolation_level="AUTOCOMMIT")
             yield connection
 
     @asynccontextmanager

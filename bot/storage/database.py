@@ -7,6 +7,7 @@ never answers) becomes one StorageError line that names the database without its
 
 from __future__ import annotations
 
+import time
 from contextlib import suppress
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,7 @@ from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import event, insert, text
 from sqlalchemy.engine import URL, Connection, make_url
-from sqlalchemy.exc import DBAPIError, IntegrityError, SQLAlchemyError
+from sqlalchemy.exc import DBAPIError, DisconnectionError, IntegrityError, SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from bot.core.errors import StorageError
@@ -26,6 +27,8 @@ from . import tables as t
 MIGRATIONS = Path(__file__).parent / "migrations"
 DEFAULT_TIMEOUT = 10.0  # seconds to connect to PostgreSQL, and for one statement there
 SQLITE_BUSY_SECONDS = 5.0  # how long SQLite waits for another writer's lock
+IDLE_PING_SECONDS = 10.0  # PostgreSQL: a pooled connection unused this long is pinged before it is handed out
+STATEMENT_CACHE = 500  # PostgreSQL: prepared statements kept per connection (SQLAlchemy's default is 100)
 PROBE_KEY = "quizbot.write-probe"  # the settings row the write check inserts and rolls back
 URL_FORMS = "sqlite+aiosqlite:///path/to/file.db or postgresql+asyncpg://user@host/db"
 
@@ -45,11 +48,12 @@ def _parse(url: str) -> URL:
         raise StorageError(f"The database URL cannot be read (QUIZBOT_DATABASE_URL): write {URL_FORMS}") from None
 
 
-def create_engine(url: str, *, timeout: float = DEFAULT_TIMEOUT) -> AsyncEngine:
+def create_engine(url: str, *, timeout: float = DEFAULT_TIMEOUT, idle_ping: float = IDLE_PING_SECONDS) -> AsyncEngine:
     """Build the engine for a sqlite+aiosqlite or postgresql+asyncpg URL; raise StorageError for anything else.
 
     `timeout` bounds connecting to PostgreSQL and each statement there, so a server that accepts
-    connections but never answers fails in seconds rather than minutes.
+    connections but never answers fails in seconds rather than minutes. A pooled PostgreSQL
+    connection unused for `idle_ping` seconds is pinged before it is handed out.
     """
     parsed = _parse(url)
     backend, driver = parsed.get_backend_name(), parsed.get_driver_name()
@@ -65,20 +69,51 @@ def create_engine(url: str, *, timeout: float = DEFAULT_TIMEOUT) -> AsyncEngine:
         if backend == "postgresql":
             if driver != "asyncpg":
                 raise StorageError(f"The database URL {where} does not name an async driver: write postgresql+asyncpg://...")
-            return create_async_engine(
+            engine = create_async_engine(
                 parsed,
                 pool_size=10,
                 max_overflow=10,
-                pool_pre_ping=True,
                 pool_timeout=timeout,
-                connect_args={"timeout": timeout, "command_timeout": timeout},
+                connect_args={
+                    "timeout": timeout,
+                    "command_timeout": timeout,
+                    "prepared_statement_cache_size": STATEMENT_CACHE,
+                },
             )
+            _ping_when_idle(engine, idle_ping)
+            return engine
     except StorageError:
         raise
     except (SQLAlchemyError, ImportError, ValueError, TypeError) as exc:
         detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise StorageError(f"The database URL {where} cannot be used ({detail}): write {URL_FORMS}") from None
     raise StorageError(f"Unsupported database URL {where}: use sqlite+aiosqlite:// or postgresql+asyncpg://")
+
+
+def _ping_when_idle(engine: AsyncEngine, idle_seconds: float) -> None:
+    """Ping a pooled PostgreSQL connection before use only when it sat unused for `idle_seconds`.
+
+    SQLAlchemy's pool_pre_ping pings on every checkout, and its asyncpg ping is three round trips
+    (BEGIN, an empty statement, ROLLBACK): under load that was a quarter of a click's time. A
+    connection in steady use has just proved itself; one that sat idle may have been cut by a
+    server restart or a firewall, and a failed ping replaces it before any statement runs on it.
+    """
+    pool = engine.sync_engine.pool
+
+    def checkin(_dbapi_connection: Any, record: Any) -> None:
+        record.info["idle_since"] = time.monotonic()
+
+    def checkout(dbapi_connection: Any, record: Any, _proxy: Any) -> None:
+        since = record.info.pop("idle_since", None)
+        if since is None or time.monotonic() - since < idle_seconds:
+            return
+        try:
+            dbapi_connection.ping()
+        except Exception as exc:  # any failure: the pool discards this connection and connects again
+            raise DisconnectionError(f"an idle connection failed its ping ({type(exc).__name__})") from exc
+
+    event.listen(pool, "checkin", checkin)
+    event.listen(pool, "checkout", checkout)
 
 
 def _make_folder(parsed: URL, where: str) -> None:

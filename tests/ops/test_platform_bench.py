@@ -1,17 +1,24 @@
-"""The platform benchmark's smallest run: five Slack learners against one `quizbot run` process on PostgreSQL."""
+"""The platform benchmark's smallest run: five Slack learners against one `quizbot run` process, per database."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
-from bench.platform_bench import run_config, write_pack
+import pytest
+
+from bench.platform_bench import print_result, run_config, write_pack
 
 
-async def test_every_acknowledged_answer_is_stored_once(tmp_path: Path) -> None:
+@pytest.mark.parametrize("database", ["postgresql", "sqlite"])
+async def test_every_acknowledged_answer_is_stored_once(
+    tmp_path: Path, database: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     write_pack(tmp_path / "packs")
     result = await run_config(
-        "slack", 1, "local", seconds=2, learners=5, folder=tmp_path, packs=tmp_path / "packs", service_url=None
-    )
+        "slack", 1, "local", seconds=2, learners=5, folder=tmp_path, packs=tmp_path / "packs", service_url=None,
+        database=database,
+    )  # fmt: skip
     tally = result.tally
     assert tally.quizzes >= 5 and tally.stalls == 0  # every learner got a quiz, and a next item after each answer
     assert len(tally.acks) == tally.answers_sent > 5  # each answered, and each answer was acknowledged
@@ -20,3 +27,12 @@ async def test_every_acknowledged_answer_is_stored_once(tmp_path: Path) -> None:
     assert len(tally.replies) == len(tally.acks)  # the next item (or the summary) followed every answer
     assert result.exit_codes == [0]  # SIGTERM: a clean stop
     assert result.torch == [False] and result.rss_peak_mb[0] > 0  # the bot process itself never imports torch
+    assert result.uvloop == [True]  # QUIZBOT_UVLOOP is on by default
+    if database == "sqlite":
+        assert not list(tmp_path.glob("*.db"))  # the benchmark's database file is removed afterwards
+
+    print_result(result)
+    lines = re.findall(r"bot CPU per answer: ([0-9.]+) ms \(slack, 1 process, (\w+)\)", capsys.readouterr().out)
+    assert len(lines) == 1 and lines[0][1] == database
+    # the bot's own CPU time from /proc: more than nothing, less than both cores for the whole run per answer
+    assert 0 < float(lines[0][0]) < 2 * 1000 * result.seconds / len(tally.acks)

@@ -1,0 +1,34 @@
+"""The event loop the bot runs on: uvloop where it is installed, asyncio's own with QUIZBOT_UVLOOP=off.
+
+uvloop runs the same asyncio code on libuv, with the loop, its sockets and its timers in C: a
+click's many small reads and writes (the platform's request, the database's round trips, the
+Web API calls) cost the bot process less CPU. It is optional: without it, or switched off, the
+bot runs on asyncio's loop unchanged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+
+def loop_factory(use_uvloop: bool) -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """uvloop's loop constructor when asked for and installed; None (asyncio's default loop) otherwise."""
+    if not use_uvloop:
+        return None
+    try:
+        uvloop = importlib.import_module("uvloop")
+    except ImportError:  # not on this platform (uvloop has no Windows build): asyncio's loop
+        return None
+    factory: Callable[[], asyncio.AbstractEventLoop] = uvloop.new_event_loop
+    return factory
+
+
+def run(main: Coroutine[Any, Any, T], *, use_uvloop: bool) -> T:
+    """Run `main` to completion on a new loop (as asyncio.run does), uvloop's when `use_uvloop`."""
+    with asyncio.Runner(loop_factory=loop_factory(use_uvloop)) as runner:
+        return runner.run(main)

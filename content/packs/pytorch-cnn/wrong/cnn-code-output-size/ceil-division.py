@@ -1,0 +1,5 @@
+import math
+
+
+def conv_output_size(size, kernel, stride=1, padding=0, dilation=1):
+    return math.ceil((size + 2 * padding - dilation * (kernel - 1) - 1) / stride) + 1

@@ -1,0 +1,8 @@
+import torch
+
+
+def predict(model, images):
+    x = images.permute(0, 3, 1, 2).float()
+    model.eval()
+    with torch.no_grad():
+        return model(x).argmax(dim=1)

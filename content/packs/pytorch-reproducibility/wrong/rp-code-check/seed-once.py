@@ -1,0 +1,10 @@
+import torch
+
+
+def check_reproducible(fn, seed):
+    torch.manual_seed(seed)
+    first = fn()
+    second = fn()
+    if isinstance(first, torch.Tensor):
+        first, second = (first,), (second,)
+    return len(first) == len(second) and all(torch.equal(a, b) for a, b in zip(first, second))

@@ -1,0 +1,5 @@
+import torch
+
+
+def last_state(out, lengths):
+    return out[:, -1]

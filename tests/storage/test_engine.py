@@ -1,0 +1,66 @@
+"""The PostgreSQL engine's round trips: reads without BEGIN/ROLLBACK, a ping only for a connection left idle."""
+
+from __future__ import annotations
+
+import asyncpg
+import pytest
+from sqlalchemy import text
+from sqlalchemy.exc import DBAPIError
+
+from bot.storage.base import Database
+from bot.storage.database import create_engine
+from tests.storage.conftest import PG_ADMIN
+
+
+async def _backend(engine_url: str, *, idle_ping: float) -> tuple[Database, int]:
+    db = Database(create_engine(engine_url, idle_ping=idle_ping))
+    async with db.read() as connection:
+        pid = int((await connection.execute(text("SELECT pg_backend_pid()"))).scalar_one())
+    return db, pid
+
+
+async def _terminate(pid: int) -> None:
+    admin = await asyncpg.connect(PG_ADMIN)
+    try:
+        assert await admin.fetchval("SELECT pg_terminate_backend($1)", pid)
+    finally:
+        await admin.close()
+
+
+async def test_a_read_on_postgresql_runs_outside_a_transaction_block(pg_url: str) -> None:
+    db = Database(create_engine(pg_url))
+    current = text("SELECT txid_current()")  # the id of the transaction the statement runs in
+    try:
+        async with db.read() as connection:
+            alone = [(await connection.execute(current)).scalar_one() for _ in range(2)]
+        async with db.write() as connection:
+            in_block = [(await connection.execute(current)).scalar_one() for _ in range(2)]
+        assert alone[0] != alone[1]  # each statement its own transaction: no BEGIN was sent
+        assert in_block[0] == in_block[1]  # a write is one transaction, as before
+    finally:
+        await db.engine.dispose()
+
+
+async def test_an_idle_connection_the_server_cut_is_replaced_before_use(pg_url: str) -> None:
+    db, pid = await _backend(pg_url, idle_ping=0.0)  # every returned connection counts as idle
+    try:
+        await _terminate(pid)  # as a server restart or a firewall would, while the connection sat in the pool
+        async with db.read() as connection:
+            again = int((await connection.execute(text("SELECT pg_backend_pid()"))).scalar_one())
+        assert again != pid
+    finally:
+        await db.engine.dispose()
+
+
+async def test_a_connection_in_steady_use_is_handed_out_without_a_ping(pg_url: str) -> None:
+    db, pid = await _backend(pg_url, idle_ping=600.0)
+    try:
+        await _terminate(pid)
+        with pytest.raises(DBAPIError) as caught:  # no ping: the cut shows on the statement itself
+            async with db.read() as connection:
+                await connection.execute(text("SELECT 1"))
+        assert caught.value.connection_invalidated
+        async with db.read() as connection:  # and the pool has let the dead connection go
+            assert (await connection.execute(text("SELECT pg_backend_pid()"))).scalar_one() != pid
+    finally:
+        await db.engine.dispose()
