@@ -16,6 +16,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from .core.errors import PackInvalid, PackRefused, Problem, QuizError, StorageError
+from .core.replies import plural
 from .logs import setup_logging
 from .loop import run as run_loop
 from .settings import Settings
@@ -65,14 +66,14 @@ def _parser() -> argparse.ArgumentParser:
         help="yaml (default: the whole pack) or gift, moodle-xml, csv (the item types each holds; code items are left out)",
     )
     convert = pack.add_parser(
-        "convert", help="turn a Moodle XML, GIFT, Red trivia, Open Trivia DB, CSV/TSV or Anki text file into a pack"
+        "convert", help="turn a Moodle XML, GIFT, Red trivia, Open Trivia DB, CSV/TSV, Anki text or Anki package file into a pack"
     )
     convert.add_argument("file", nargs="?", type=Path, metavar="FILE", help="the file to convert (at most 5 MiB)")
     convert.add_argument(
         "--format",
         dest="source_format",
         metavar="F",
-        help="moodle-xml, gift, red-trivia, opentdb, csv (or tsv), anki; detected from the content when absent",
+        help="moodle-xml, gift, red-trivia, opentdb, csv (or tsv), anki, anki-package (apkg, colpkg); detected from the content when absent",
     )
     convert.add_argument(
         "-o", "--output", type=Path, metavar="OUT", help="pack folder to write, or a .zip when OUT ends in .zip (default: ./PACK-ID)"
@@ -80,6 +81,15 @@ def _parser() -> argparse.ArgumentParser:
     convert.add_argument("--pack", metavar="ID", help="the pack id (default: derived from the file name)")
     convert.add_argument("--title", metavar="T", help="the pack title (default: derived from the file name)")
     convert.add_argument("--template", action="store_true", help="print a CSV template with one example row per item type")
+    convert.add_argument(
+        "--map",
+        dest="column_map",
+        action="append",
+        default=[],
+        metavar="COLUMN=FIELD",
+        help="what a CSV/TSV column holds (repeatable): prompt, answer, option, wrong, options, explanation, hint, topic, "
+        "difficulty, type, id or ignore; e.g. --map Front=prompt --map 'Correct=answer'",
+    )
 
     sandbox = sub.add_parser("sandbox", help="run or grade code in the sandbox; check the host", add_help=False)
     sandbox.add_argument("args", nargs=argparse.REMAINDER, help="run CODE_FILE [--test TEST_FILE] [--json] | doctor | serve [--host H] [--port P]")
@@ -198,9 +208,9 @@ async def _pack(args: argparse.Namespace, settings: Settings) -> int:
             out.print(f"{warning.file}:{warning.line}:{warning.col}: warning: {warning.message}", markup=False, soft_wrap=True)
         total = sum(len(p.pack.questions) for p in loaded)
         if problems:
-            err.print(f"[red]{len(problems)} problem(s)[/red] in {len(paths)} pack(s).")
+            err.print(f"[red]{plural(len(problems), 'problem')}[/red] in {plural(len(paths), 'pack')}.")
             return 1
-        err.print(f"[green]OK[/green]: {len(paths)} pack(s), {total} questions" + (", every key proven by running it." if args.run else "."))
+        err.print(f"[green]OK[/green]: {plural(len(paths), 'pack')}, {plural(total, 'question')}" + (", every key proven by running it." if args.run else "."))
         return 0
 
     from .app import build
@@ -265,6 +275,7 @@ async def _pack(args: argparse.Namespace, settings: Settings) -> int:
 def _convert(args: argparse.Namespace) -> int:
     """Convert a quiz file from another tool and write the pack (runs in a worker thread)."""
     from .core.convert import MAX_INPUT_BYTES, ConvertError, convert_bytes, csv_template
+    from .core.convert.columns import parse_map
 
     if args.template:
         sys.stdout.write(csv_template())
@@ -279,10 +290,17 @@ def _convert(args: argparse.Namespace) -> int:
     if path.stat().st_size > MAX_INPUT_BYTES:
         err.print(f"{path}: the file is larger than {MAX_INPUT_BYTES // 1048576} MiB, the limit for conversion", markup=False, soft_wrap=True)
         return 1
+    try:
+        column_map = parse_map(args.column_map)
+    except ValueError as exc:
+        err.print(f"--map {exc}", markup=False, soft_wrap=True)
+        return 2
     with path.open("rb") as handle:
         data = handle.read(MAX_INPUT_BYTES + 1)
     try:
-        conversion = convert_bytes(str(path), data, fmt=args.source_format, pack_id=args.pack, title=args.title)
+        conversion = convert_bytes(
+            str(path), data, fmt=args.source_format, pack_id=args.pack, title=args.title, column_map=column_map
+        )
     except ConvertError as exc:
         err.print(str(exc), markup=False, soft_wrap=True)
         return 1

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .replies import Message, cmd
+from .replies import Message, cmd, plural
 
 
 class QuizError(Exception):
@@ -27,6 +27,8 @@ class QuizError(Exception):
 
     # Notices the service shows before this error (work a restart dropped, see bot.core.work).
     before: tuple[Message, ...] = ()
+    # A refusal of an answer to a message many people share (a channel's daily post): only to the person.
+    aside: bool = False
 
 
 class UnknownName(QuizError):
@@ -52,6 +54,13 @@ class QuizExpired(QuizError):
         super().__init__(f"This quiz {word}. Start a new one with {cmd('start')}.")
 
 
+class NotAddressed(QuizError):
+    """A chat message that answers nothing of the bot's (code in some other thread): nothing is shown."""
+
+    def __init__(self) -> None:
+        super().__init__("That message is not an answer to a quiz.")
+
+
 class StaleAction(QuizError):
     def __init__(self) -> None:
         super().__init__("That question was already answered; the quiz has moved on.")
@@ -74,17 +83,29 @@ class NotYourQuiz(QuizError):
 
 
 class NotAllowed(QuizError):
-    def __init__(self, what: str, *, in_dm: bool = False) -> None:
-        where = (
-            " Admin commands work in a server or workspace channel, not in a direct message."
-            if in_dm
-            else ""
-        )
+    """An admin action refused; the text names who is an admin on the person's own platform."""
+
+    def __init__(self, what: str, *, in_dm: bool = False, platform: str | None = None) -> None:
+        place, admins = _ADMINS.get(platform or "", _ADMINS[""])
+        where = f" Admin commands work in a {place} channel, not in a direct message." if in_dm else ""
         super().__init__(
-            f"Only admins may {what}.{where} Admins are members with Manage Server (Discord) or workspace "
-            "admins (Slack); the bot's operator can name more in the `QUIZBOT_ADMINS` setting "
-            "(`discord:<user id>` or `slack:<user id>`)."
+            f"Only admins may {what}.{where} Admins are {admins}; the bot's operator can name more in the "
+            f"`QUIZBOT_ADMINS` setting ({_OPERATOR_IDS.get(platform or '', _OPERATOR_IDS[''])})."
         )
+
+
+# Who an admin is, as each platform says it: (where admin commands work, who the admins are).
+_ADMINS = {
+    "discord": ("server", "members with the Manage Server permission"),
+    "slack": ("workspace", "the workspace's admins and owners"),
+    "": ("server or workspace", "members with Manage Server (Discord) or workspace admins (Slack)"),
+}
+_OPERATOR_IDS = {"discord": "`discord:<user id>`", "slack": "`slack:<user id>`", "": "`discord:<user id>` or `slack:<user id>`"}
+
+
+def place_word(platform: str | None) -> str:
+    """What the platform calls the place the bot is added to: server (Discord), workspace (Slack)."""
+    return _ADMINS.get(platform or "", _ADMINS[""])[0]
 
 
 class BadSubmission(QuizError):
@@ -110,7 +131,7 @@ class PackInvalid(QuizError):
         first = "\n".join(str(p) for p in self.problems[:10])
         more = len(self.problems) - 10
         tail = f"\n... and {more} more" if more > 0 else ""
-        super().__init__(f"The pack has {len(self.problems)} problem(s):\n{first}{tail}")
+        super().__init__(f"The pack has {plural(len(self.problems), 'problem')}:\n{first}{tail}")
 
 
 class PackRefused(QuizError):

@@ -70,14 +70,29 @@ def correct_answer_text(question: AnyQuestion) -> str:
     return kind_of(question).reveal(question)
 
 
-_MARKUP = re.compile(r"```.*?(```|$)|[`*_#>]", re.S)
+_FENCED = re.compile(r"```.*?(```|$)", re.S)
+_INLINE_CODE = re.compile(r"`+([^`]*)`+")
+_EMPHASIS = re.compile(r"\*+|(?<!\w)_+|_+(?!\w)|^\s*[#>]+", re.M)
+_SPACE_BEFORE_MARK = re.compile(r"\s+([?!.,:;)])")
 
 
 def short_title(question: AnyQuestion) -> str:
-    """A name a person understands: the item's `title`, else the first words of its prompt."""
+    """A name a person understands: the item's `title`, else the first words of its prompt.
+
+    Code blocks go; inline code keeps its text (`requires_grad` stays one word) without the backticks.
+    """
     if question.title:
         return question.title
-    text = " ".join(_MARKUP.sub(" ", question.prompt).split())
+    text = _FENCED.sub(" ", question.prompt)
+    spans: list[str] = []
+
+    def hold(match: re.Match[str]) -> str:
+        spans.append(match.group(1).strip())
+        return f"\ue000{len(spans) - 1}\ue001"
+
+    text = _EMPHASIS.sub("", _INLINE_CODE.sub(hold, text))
+    text = re.sub("\ue000(\\d+)\ue001", lambda m: spans[int(m.group(1))], text)
+    text = _SPACE_BEFORE_MARK.sub(r"\1", " ".join(text.split()))
     return clip(text, 60) or question.id
 
 
@@ -97,7 +112,8 @@ def help_message() -> Message:
         f"{cmd('my-data export')}, {cmd('my-data delete')} — what is kept about you\n"
         f"{cmd('pack load')}, {cmd('pack enable')}, {cmd('pack disable')}, {cmd('pack remove')}, "
         f"{cmd('daily set')}, {cmd('daily show')}, {cmd('daily off')}, {cmd('daily now')} — admins only\n\n"
-        "While a code item is open, you can also send your code as a Python code block, or as an attached .py file."
+        "While a code item is open, you can also send your code as a message: a code block that starts with "
+        "`` ```python `` on its own line, then your code, then `` ``` `` on its own line; or attach a .py file."
     )
     return Message(kind="help", title="QuizBot", parts=(Text(lines),))
 

@@ -84,8 +84,8 @@ def test_csv_unclosed_quote_and_missing_header() -> None:
     assert not convert_bytes("sheet.csv", b"type,prompt,answer,options\n").ok  # a header alone: nothing to convert
     error = refused("sheet.csv", b"kind,question\nshort,2?\n", fmt="csv")
     assert str(error) == (
-        "sheet.csv:1: the header row lacks type, prompt, answer; it names the columns: "
-        "type,topic,prompt,answer,options,hint,explanation,difficulty"
+        "sheet.csv:1: the header row names no answer column (it reads: kind, question); name them as in "
+        "Question,Answer or Front,Back or Question,A,B,C,D,Answer, or say which is which with --map COLUMN=FIELD"
     )
 
 
@@ -103,7 +103,7 @@ def test_broken_json_and_yaml_name_the_line() -> None:
 def test_unknown_format_lists_the_known_ones() -> None:
     error = refused("notes.txt", b"Just some notes about tensors.\nNothing quiz-like here.\n")
     assert str(error) == (
-        "notes.txt: this is not a quiz file I know; known formats: moodle-xml, gift, red-trivia, opentdb, csv, anki "
+        "notes.txt: this is not a quiz file I know; known formats: moodle-xml, gift, red-trivia, opentdb, csv, anki, anki-package "
         "(name one with --format if the file is one of them)"
     )
     assert "known formats: moodle-xml, gift" in refused("x.txt", b"a", fmt="docx").message

@@ -79,7 +79,7 @@ def test_anki_notes_export() -> None:
     ids = [x["id"] for x in q]
     assert all(i.startswith("anki-") for i in ids) and len(set(ids)) == len(ids)
     reasons = skipped(anki)
-    assert reasons[9].startswith("the back is 150 characters on several lines")
+    assert reasons[9].startswith("the answer is 146 characters on several lines")
     assert reasons[13] == "the card has no back to check an answer against"
     assert "Anki tags are not carried" in assumed(anki)
 

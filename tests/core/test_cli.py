@@ -31,7 +31,7 @@ def test_validate_reports_file_line_col_and_exits_1(tmp_path: Path) -> None:
 def test_validate_a_good_pack(tmp_path: Path) -> None:
     result = quizbot("pack", "validate", str(DEMO_PACK), cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "OK: 1 pack(s), 5 questions" in result.stderr
+    assert "OK: 1 pack, 5 questions." in result.stderr
 
 
 def test_import_list_export_and_version_refusal(tmp_path: Path) -> None:

@@ -243,7 +243,7 @@ async def test_pack_update_keeps_progress_and_refuses_old_versions(service: Quiz
     report = await service.import_pack(trimmed)
     assert report.previous_version == 1 and set(report.removed) == {"q-short", "q-multi", "q-code"}
     text = (await service.stats(ANN)).messages[0].text()
-    assert "**1** attempts" in text
+    assert "**1** attempt ·" in text
 
 
 async def test_restart_mid_quiz_loses_nothing(db_url: str, clock: FakeClock) -> None:

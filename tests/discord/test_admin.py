@@ -49,7 +49,7 @@ async def test_an_admin_loads_a_good_pack_and_enables_and_disables_it(bot: Harne
     assert answer.kind == 4 and answer.data["flags"] & EPHEMERAL  # a private "loading" note at once
     assert "Loading the pack" in answer.text()
     final = answer.edits()[-1].body  # the note becomes the result: one message, not two
-    assert "Pack `extra` v1 added with 1 questions." in final["embeds"][0]["description"]
+    assert "Pack `extra` v1 added with 1 question." in final["embeds"][0]["description"]
     assert not answer.followups()
     packs = await bot.command(p.ALICE, "packs")
     assert "`extra` v1" in packs.text() and "`tensors`" in packs.text()
@@ -78,7 +78,7 @@ async def test_a_pack_whose_key_is_wrong_is_refused_before_anything_is_stored(bo
 async def test_a_broken_pack_gets_its_problems_with_file_and_line(bot: Harness) -> None:
     answer = await load(bot, p.ADMIN, "broken.yaml", BROKEN.encode())
     text = answer.text()
-    assert "The pack has 2 problem(s)" in text  # the missing `prompt` folds into the misspelt `promt`
+    assert "The pack has 2 problems" in text  # the missing `prompt` folds into the misspelt `promt`
     assert re.search(r"broken\.yaml:3:\d+: version", text)
     assert re.search(r"broken\.yaml:10:\d+: .*unknown key `promt`: did you mean `prompt`\?", text)
     packs = await bot.command(p.ALICE, "packs")
@@ -137,3 +137,24 @@ async def test_autocomplete_offers_packs_and_the_chosen_packs_topics(bot: Harnes
         p.interaction(4, p.autocomplete("start", "topic", "", [p.option("pack", "demo")]), p.ALICE)
     )
     assert topics.data["choices"] == [{"name": "basics", "value": "basics"}]
+
+
+async def test_discord_texts_speak_discord(bot: Harness) -> None:
+    refused = await bot.command(p.BOB, "disable", [p.option("pack", "demo")], group="pack")
+    text = refused.text()
+    assert "Admins are members with the Manage Server permission" in text and "`discord:<user id>`" in text
+    assert "Slack" not in text and "slack:" not in text and "workspace" not in text
+    asked = await bot.command(p.ADMIN, "remove", [p.option("pack", "demo")], group="pack")
+    assert "Remove the pack `demo` from every server this bot serves?" in asked.text()
+    shown = (await bot.command(p.ALICE, "help")).text()
+    assert "`/quiz daily action:set`, `/quiz daily action:show`, `/quiz daily action:off`, `/quiz daily action:now`" in shown
+    assert "/quiz daily show" not in shown and "/quiz daily now" not in shown
+    assert "a code block that starts with `` ```python `` on its own line" in shown
+
+
+async def test_starting_a_disabled_pack_during_a_quiz_is_refused_before_asking(bot: Harness) -> None:
+    await bot.command(p.ALICE, "start", [p.option("pack", "demo")])
+    await bot.command(p.ADMIN, "disable", [p.option("pack", "demo")], group="pack")
+    again = await bot.command(p.ALICE, "start", [p.option("pack", "demo")])
+    assert "No packs are enabled here" in again.text() and "Resume" not in again.text()
+    assert not any(body.get("components") for body in again.bodies())

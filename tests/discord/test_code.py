@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from . import payloads as p
 from .conftest import Harness
 
@@ -95,3 +97,44 @@ async def test_code_by_dm_without_a_quiz_says_how_to_start(bot: Harness) -> None
         "MESSAGE_CREATE", p.message_create(p.BOB, code, channel_id=p.BOB.dm_channel, guild=False)
     )
     assert "You have no quiz running" in answer.text()
+
+
+def dm_bodies(answer: Any, user: p.User) -> list[dict[str, Any]]:
+    """The messages the bot sent or edited in `user`'s DM channel while handling one event."""
+    where = f"/channels/{user.dm_channel}/messages"
+    return [c.body for c in answer.calls if c.method in ("POST", "PATCH") and c.path.startswith(where)]
+
+
+def text_of(bodies: list[dict[str, Any]]) -> str:
+    return "\n".join(
+        (b.get("content") or "") + "\n" + "\n".join((e.get("description") or "") + "\n" + "\n".join(
+            f"{f['name']}: {f['value']}" for f in e.get("fields") or []) for e in b.get("embeds") or [])
+        for b in bodies
+    )
+
+
+async def test_code_sent_by_dm_gets_its_grade_in_the_dm(bot: Harness) -> None:
+    await start_code_item(bot)  # in a server channel: the item is a private (ephemeral) message there
+    wrong = await bot.event(
+        "MESSAGE_CREATE",
+        p.message_create(p.ALICE, "```python\ntotal = 45\nprint(total)\n```", channel_id=p.ALICE.dm_channel, guild=False),
+    )
+    in_dm = dm_bodies(wrong, p.ALICE)
+    assert in_dm and in_dm[0]["message_reference"]["message_id"]  # a reply to the learner's code
+    shown = text_of(in_dm)
+    assert "Not quite" in shown and "0 of 2 tests passed" in shown and "2 attempts left" in shown
+    right = await bot.event(
+        "MESSAGE_CREATE", p.message_create(p.ALICE, f"```py\n{RIGHT}```", channel_id=p.ALICE.dm_channel, guild=False)
+    )
+    shown = text_of(dm_bodies(right, p.ALICE))  # the item in the DM now shows the grade, then the summary
+    assert "Correct" in shown and "2 of 2 tests passed" in shown and "1 of 1 right" in shown
+
+
+@pytest.mark.parametrize("fence", ["```py\n", "```Python3\n", "``` python\n", "```\npython\n", "```PY3\r\n"])
+async def test_the_language_word_after_the_fence_is_not_run(bot: Harness, fence: str) -> None:
+    await start_code_item(bot)
+    answer = await bot.event(
+        "MESSAGE_CREATE", p.message_create(p.ALICE, f"{fence}{RIGHT}```", channel_id=p.ALICE.dm_channel, guild=False)
+    )
+    shown = text_of(dm_bodies(answer, p.ALICE))
+    assert "Correct" in shown and "NameError" not in shown

@@ -74,3 +74,33 @@ async def test_a_malformed_file_gets_its_one_line(bot: Harness) -> None:
     answer = await load(bot, p.ADMIN, "quiz.xml", broken)
     assert "quiz.xml:4: broken XML: mismatched tag" in answer.text()
     assert not any(row for body in answer.bodies() for row in body.get("components") or [])
+
+
+RIGHT_FEEDBACK_XML = b"""<?xml version="1.0" encoding="UTF-8"?>
+<quiz>
+  <question type="multichoice">
+    <name><text>Zeros</text></name>
+    <questiontext format="html"><text><![CDATA[<p>Which call makes a 2x3 tensor of zeros?</p>]]></text></questiontext>
+    <single>true</single>
+    <shuffleanswers>false</shuffleanswers>
+    <answer fraction="100" format="html">
+      <text><![CDATA[<p><code>torch.zeros(2, 3)</code></p>]]></text>
+      <feedback format="html"><text><![CDATA[<p>Yes: two rows, three columns.</p>]]></text></feedback>
+    </answer>
+    <answer fraction="0" format="html">
+      <text><![CDATA[<p><code>torch.zeros(6)</code></p>]]></text>
+      <feedback format="html"><text><![CDATA[<p>That is a flat tensor of six zeros.</p>]]></text></feedback>
+    </answer>
+  </question>
+</quiz>
+"""
+
+
+async def test_feedback_written_for_the_right_choice_is_shown(bot: Harness) -> None:
+    preview = await load(bot, p.ADMIN, "zeros.xml", RIGHT_FEEDBACK_XML)
+    await bot.click(p.ADMIN, preview.stored()[-1], "Load zeros")
+    start = await bot.command(p.ALICE, "start", [p.option("pack", "zeros")])
+    answer = await bot.click(p.ALICE, start.item(), "A")
+    text = answer.text()
+    assert "Correct" in text and "Yes: two rows, three columns." in text
+    assert "six zeros" not in text

@@ -94,7 +94,7 @@ async def test_a_day_of_the_daily_question_on_discord(daily_bot: DailyBot, fake:
 
     # The answer counts in progress like a quiz answer.
     stats = await bot.command(p.ALICE, "stats")
-    assert "**1** attempts" in stats.text() and "Streak: 1 day" in stats.text()
+    assert "**1** attempt ·" in stats.text() and "Streak: 1 day" in stats.text()
 
     # Two hours after posting: the post closes and the answer follows, under it.
     clock.advance(hours=2)

@@ -233,3 +233,22 @@ async def test_the_race_group_leaderboard_and_privacy_are_registered(racing: Rac
     assert [c["value"] for c in board["period"]["choices"]] == ["week", "month", "all"]
     privacy = subs["privacy"]["options"][0]
     assert privacy["name"] == "leaderboard" and privacy["required"] and [c["value"] for c in privacy["choices"]] == ["on", "off"]
+
+
+async def test_each_leaderboard_heading_stands_above_its_own_rows(racing: RaceBot) -> None:
+    bot = racing.bot
+    for user, quizzes in ((p.ALICE, 7), (p.BOB, 1)):  # Alice: 21 answers, on both boards; Bob: 3, on one
+        for _ in range(quizzes):
+            start = await bot.command(user, "start", [p.option("pack", "race-pack"), p.option("count", 3)])
+            item = start.item()
+            for _ in range(3):
+                answered = await bot.click(user, item, "A")
+                item = answered.item() if any("Question" in (e.get("title") or "") for e in answered.embeds()) else item
+    board = await bot.command(p.BOB, "leaderboard", [p.option("period", "week")])
+    (embed,) = board.embeds()
+    assert not embed.get("fields")  # field names cannot show mentions, and fields come after all the text
+    lines = [line for line in embed["description"].splitlines() if line]
+    points, accuracy = lines.index("**By points**"), lines.index("**By accuracy** (at least 20 answers)")
+    assert lines[points + 1] == f"1. <@{p.ALICE.id}> · 210 pts" and lines[points + 2] == f"2. <@{p.BOB.id}> · 30 pts"
+    assert lines[accuracy + 1] == f"1. <@{p.ALICE.id}> · 100% of 21"
+    assert f"<@{p.BOB.id}>" not in "\n".join(lines[accuracy:])

@@ -43,6 +43,7 @@ class FakeSlack:
         self.app_token = app_token
         self.team = team
         self.admins = set(admins)
+        self.display_names: dict[str, str] = {}  # users.info's profile.display_name (empty when unset)
         self.calls: list[Call] = []
         self.errors: list[tuple[Any, ...]] = []  # unscripted ok:false answers: a test failure
         self.messages: dict[tuple[str, str], dict[str, Any]] = {}
@@ -235,7 +236,10 @@ class FakeSlack:
 
     def _m_users_info(self, args: dict[str, Any]) -> web.Response:
         user = str(args.get("user"))
-        return self._ok(user={"id": user, "name": user.lower(), "team_id": self.team, "is_admin": user in self.admins, "is_owner": False})
+        profile = {"display_name": self.display_names.get(user, ""), "real_name": ""}
+        return self._ok(
+            user={"id": user, "name": user.lower(), "team_id": self.team, "is_admin": user in self.admins, "is_owner": False, "profile": profile}
+        )
 
     def _m_files_info(self, args: dict[str, Any]) -> web.Response:
         found = self.files.get(str(args.get("file")))

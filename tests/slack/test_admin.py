@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import zipfile
 
 from bot.core import Actor, QuizService
@@ -39,7 +40,7 @@ async def test_an_admin_loads_a_pack_through_the_modal(slack: Slack, quiz_servic
     await slack.submit(view, {"pack": [file]}, user=ADMIN)
     assert await pack_ids(quiz_service) == ["demo", "extra"]
     report = block_text(slack.fake.responses[-1]["blocks"])
-    assert "Pack `extra` v1 added with 1 questions." in report
+    assert "Pack `extra` v1 added with 1 question." in report
     assert slack.fake.downloads == [(file["id"], True)]
 
 
@@ -61,7 +62,7 @@ async def test_a_broken_pack_sent_to_the_dm_reports_its_problems_and_changes_not
     assert await pack_ids(quiz_service) == ["demo"]
     report = slack.fake.posts(dm(ADMIN))[-1]  # kept in the DM, not a vanishing ephemeral
     text = block_text(report["blocks"])
-    assert "The pack has 2 problem(s)" in text  # the missing `prompt` folds into the misspelt `promt`
+    assert "The pack has 2 problems" in text  # the missing `prompt` folds into the misspelt `promt`
     assert "extra.yaml:3:10: version" in text and "extra.yaml:7:5: questions[0] (id `one`): unknown key `promt`: did you mean `prompt`?" in text
 
 
@@ -99,3 +100,46 @@ async def test_an_admin_disables_and_enables_a_pack_for_the_workspace(slack: Sla
     assert slack.fake.posts(dm(LEARNER))
     await slack.command("pack enable nosuch", user=ADMIN)
     assert "There is no pack `nosuch`. Available: `demo`." in block_text(slack.fake.responses[-1]["blocks"])
+
+
+CODE_TITLE = b"""pack: spans
+title: Spans
+version: 1
+questions:
+  - id: length
+    type: choice
+    prompt: What does `len('ab')` return?
+    choices:
+      - {text: "2", correct: true}
+      - {text: "1"}
+"""
+
+
+async def test_slack_texts_speak_of_workspaces_and_read_as_written(slack: Slack) -> None:
+    await slack.command("pack disable demo")
+    refusal = block_text(slack.fake.responses[-1]["blocks"])
+    assert "Only admins may enable or disable packs. Admins are the workspace's admins and owners" in refusal
+    assert "Manage Server" not in refusal and "Discord" not in refusal and "discord:" not in refusal
+    await slack.command("pack remove demo", user=ADMIN)
+    asked = block_text(slack.fake.responses[-1]["blocks"])
+    assert "Remove the pack `demo` from every workspace this bot serves?" in asked and "server" not in asked
+    _, body = await slack.command("help")
+    shown = block_text(json.loads(body)["blocks"]).replace("\u200b", "")
+    assert "starts with ` ```python ` on its own line" in shown and "attach a .py file" in shown
+
+    file = slack.fake.add_file("spans.yaml", CODE_TITLE, filetype="yaml")
+    await slack.message("pack load", user=ADMIN, files=[file])
+    await slack.command("start spans")
+    item = [m for m in slack.fake.posts(dm(LEARNER)) if block_text(m["blocks"]).startswith("Question 1 of 1")][-1]
+    await slack.click(dm(LEARNER), item["ts"], label="Skip")
+    summary = block_text(slack.fake.posts(dm(LEARNER))[-1]["blocks"])
+    assert "1. What does len('ab') return?" in summary  # the code's text kept, no space before the mark
+
+
+async def test_starting_a_disabled_pack_during_a_quiz_is_refused_before_asking(slack: Slack) -> None:
+    await slack.command("start demo count:2")
+    await slack.command("pack disable demo", user=ADMIN)
+    await slack.command("start demo")
+    refusal = slack.fake.responses[-1]
+    assert "No packs are enabled here" in block_text(refusal["blocks"])
+    assert "Resume" not in block_text(refusal["blocks"]) and not any(b["type"] == "actions" for b in refusal["blocks"])

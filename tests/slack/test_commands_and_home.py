@@ -77,7 +77,7 @@ async def test_stats_and_packs_answer_privately(slack: Slack) -> None:
     stats = slack.fake.responses[-1]
     assert stats["response_type"] == "ephemeral"
     text = block_text(stats["blocks"])
-    assert f"*Progress: <@{LEARNER}>*" in text and "*1* attempts · *100%* right · streak *1* day" in text
+    assert text.startswith(f"Progress: {LEARNER.lower()}\n") and "*1* attempt · *100%* right · streak *1* day" in text
     assert "demo · Basics" in text and "1/1 (100%)" in text
     await slack.command(f"stats <@{STRANGER}|someone>", channel=CHANNEL)
     assert "No attempts yet" in block_text(slack.fake.responses[-1]["blocks"])
@@ -100,7 +100,7 @@ async def test_the_home_tab_shows_progress_and_starts_a_quiz(slack: Slack) -> No
     await answer_right(slack, dm(LEARNER), first["ts"])
     await slack.event({**home_opened, "event_ts": "1700000400.000001"})  # opened again: refreshed
     text = block_text(slack.fake.homes[LEARNER]["blocks"])
-    assert "*1* attempts · *100%* right" in text
+    assert "*1* attempt · *100%* right" in text
     await slack.event({**home_opened, "tab": "messages"})
     assert len(slack.fake.calls_to("views.publish")) == 2  # the Messages tab publishes nothing
 

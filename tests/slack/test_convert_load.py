@@ -14,6 +14,7 @@ from tests.slack.helpers import items
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "import"
 MOODLE = ("moodle-pytorch-basics-20261130-1412.xml", "moodle-pytorch-basics", 8)
 GIFT = ("pytorch-gift.txt", "pytorch-gift", 13)
+APKG = ("pytorch-deck.apkg", "pytorch-deck", 4)  # tests/convert/anki_build.py wrote it, as Anki 2.1.50+ does
 
 
 def last_note(slack: Slack) -> str:
@@ -58,7 +59,7 @@ async def play_through(slack: Slack, pack_id: str, count: int) -> None:
     assert "Quiz finished" in block_text(slack.fake.posts(channel)[-1]["blocks"])
 
 
-@pytest.mark.parametrize(("filename", "pack_id", "count"), [MOODLE, GIFT])
+@pytest.mark.parametrize(("filename", "pack_id", "count"), [MOODLE, GIFT, APKG])
 async def test_the_form_previews_a_converted_file_and_load_stores_it(
     slack: Slack, quiz_service: QuizService, filename: str, pack_id: str, count: int
 ) -> None:
@@ -112,3 +113,29 @@ async def test_a_malformed_file_gets_its_one_line(slack: Slack, quiz_service: Qu
     assert text.count("broken.gift:") == 1 and "broken.gift:1:" in text
     assert not any(b["type"] == "actions" for b in note["blocks"])
     assert await pack_ids(quiz_service) == ["demo"]
+
+
+RIGHT_FEEDBACK_GIFT = b"""::sum:: What is 2 + 2? {=four #Yes: two and two make four. ~five #No: count again.}
+
+::truth:: Python lists can grow. {T#No, they can.#Yes: append adds an item.}
+"""
+
+
+async def test_feedback_written_for_the_right_choice_is_shown(slack: Slack, quiz_service: QuizService) -> None:
+    file = slack.fake.add_file("right-feedback.gift", RIGHT_FEEDBACK_GIFT)
+    await slack.message("pack load", user=ADMIN, files=[file])
+    preview = slack.fake.posts(dm(ADMIN))[-1]
+    await slack.click(dm(ADMIN), preview["ts"], label="Load right-feedback", user=ADMIN)
+    await slack.command("start right-feedback count:2")
+    channel = dm(LEARNER)
+    seen: list[str] = []
+    for _ in range(2):
+        item = items(slack, channel)[-1]
+        lines = block_text(item["blocks"]).splitlines()
+        right = next(line for line in lines if "four" in line or "True" in line)
+        await slack.click(channel, item["ts"], label=right.strip("*").split(".")[0])
+        seen.append(block_text(slack.fake.message(channel, item["ts"])["blocks"]))
+    shown = "\n".join(seen)
+    assert shown.count("*Correct!*") == 2
+    assert "Yes: two and two make four." in shown and "Yes: append adds an item." in shown
+    assert "No: count again." not in shown and "No, they can." not in shown

@@ -131,3 +131,20 @@ async def test_a_reminder_dm_starts_the_review_in_slack(daily_slack: tuple[Slack
     stats = responses(slack, n)
     assert "*Due today*\n0" in stats and "*Streak*\n1 day (longest 1)" in stats and "18:00 Europe/Berlin" in stats
     assert "*2* attempts" in stats  # the daily channel answer and the review's answer
+
+
+async def test_the_personal_review_asked_for_in_a_channel_runs_in_the_dm(daily_slack: tuple[Slack, Wired], clock: FakeClock) -> None:
+    slack, _ = daily_slack
+    await slack.command("daily set time:10:00 timezone:Europe/Berlin pack:study", user=ADMIN, channel=CHANNEL)
+    await slack.command("daily now", user=ADMIN, channel=CHANNEL)
+    post = slack.fake.posts(CHANNEL)[-1]
+    await slack.click(CHANNEL, post["ts"], action_id=choice_id(post, 1), user=LEARNER)
+    await slack.click(CHANNEL, post["ts"], action_id=choice_id(post, 1), user=LEARNER)  # wrong twice: due soon
+    clock.current = datetime(2026, 12, 1, 17, 0, tzinfo=UTC)
+    in_channel, n = len(slack.fake.posts(CHANNEL)), len(slack.fake.responses)
+
+    await slack.command("daily", user=LEARNER, channel=CHANNEL)
+    assert len(slack.fake.posts(CHANNEL)) == in_channel  # no thread, no header: nothing said in the channel
+    shown = "\n".join(block_text(m["blocks"]) for m in slack.fake.posts(dm(LEARNER)))
+    assert "1 review and 0 new items today" in shown and "Question 1 of 1" in shown
+    assert "Your review is private: it is in our direct messages." in responses(slack, n)  # seen only by the learner

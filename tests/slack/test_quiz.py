@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from bot.core import Actor, QuizService
+from bot.core.model import Anchor
 from tests.fakes import FakeClock, LocalRunner
 from tests.slack.conftest import CHANNEL, LEARNER, STRANGER, Slack, block_text, dm, reopen
 from tests.slack.helpers import (
@@ -94,7 +95,7 @@ async def test_a_quiz_started_in_a_channel_runs_in_a_thread_and_takes_code_there
     assert item["thread_ts"] == header["ts"] and kind_of(item) == "code"
     session = await quiz_service.active_session(slack_actor())
     assert session is not None
-    assert session.anchor == {"channel": CHANNEL, "thread_ts": header["ts"], "item_ts": item["ts"]}
+    assert session.anchor == Anchor(CHANNEL, header["ts"], item["ts"])
     await slack.message("```python\nprint('talk in another thread')\n```", channel=CHANNEL, thread_ts="1699999999.000001")
     assert len(slack.fake.posts(CHANNEL)) == 2  # code in some other thread is conversation
     await slack.message(f"Here you go:\n```python\n{SOLUTION}```", channel=CHANNEL, thread_ts=header["ts"])
@@ -181,3 +182,21 @@ async def test_a_hint_in_a_channel_thread_is_private(slack: Slack) -> None:
     hint = slack.fake.ephemerals[-1]
     assert hint["user"] == LEARNER and hint["channel"] == CHANNEL and hint.get("thread_ts") == header["ts"]
     assert "sum(range(1, 11))" in block_text(hint["blocks"])
+
+
+async def test_the_blanks_feedback_marks_each_blank_once(slack: Slack) -> None:
+    channel = dm(LEARNER)
+    await slack.command("start demo difficulty:medium count:2")
+    item = items(slack, channel)[-1]
+    if kind_of(item) != "blanks":
+        await slack.click(channel, item["ts"], label="Skip")
+        item = items(slack, channel)[-1]
+    await slack.click(channel, item["ts"], label="Blank 1", values=["0"])
+    await slack.click(channel, item["ts"], label="Blank 2", values=["3"])
+    await slack.click(channel, item["ts"], label="Check")
+    assert "[1] ✅ · [2] ❌" in feedback_on(slack, channel, item["ts"])
+    await slack.click(channel, item["ts"], label="Blank 2", values=["2"])
+    await slack.click(channel, item["ts"], label="Check")
+    shown = feedback_on(slack, channel, item["ts"])
+    assert "*Correct!*" in shown and shown.count("✅") == 3  # the mark of Correct! and one line of marks
+    assert "[1] ✅ · [2] ✅" in shown and "[1] `4`" not in shown and "Your picks" not in shown

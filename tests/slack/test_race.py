@@ -208,6 +208,19 @@ async def test_stats_upload_the_picture_with_files_upload_v2_and_show_it(racing:
     assert "Attempts" in block_text(blocks) or "No attempts yet" in block_text(blocks)  # the text stays
 
 
+async def test_the_picture_names_people_as_slack_shows_them_not_by_raw_id(racing: RaceSlack) -> None:
+    slack, fake = racing.slack, racing.fake
+    fake.display_names.update({LEARNER: "Ann", STRANGER: "Bo"})
+    await slack.command("stats")
+    await slack.command(f"stats <@{STRANGER}|bo>")
+    for response, name in zip(fake.responses[-2:], ("Ann", "Bo"), strict=True):
+        [image] = [b for b in response["blocks"] if b["type"] == "image"]
+        assert image["alt_text"].startswith(f"Progress of {name}:") and "<@" not in image["alt_text"]
+        assert f"Progress: {name}" in block_text(response["blocks"])
+    titles = [shared["title"] for shared in fake.shared]
+    assert len(titles) == 2 and all("<@" not in t for t in titles) and titles[1].startswith("Progress of Bo:")
+
+
 async def test_select_all_blanks_and_short_answers_race_as_in_a_quiz(racing: RaceSlack) -> None:
     slack, fake = racing.slack, racing.fake
     await slack.command("race kinds 3", channel=CHANNEL)

@@ -18,8 +18,9 @@ from typing import TextIO
 from rich.console import Console
 
 from bot.core import Actor, QuizError, QuizService, Reply, commands, error_reply
+from bot.core import queries as q
 from bot.core import requests as rq
-from bot.core.replies import Attachment, Button, Message, Select, Tone, notice
+from bot.core.replies import Attachment, Button, Message, Select, Tone, notice, plural
 
 from .render import render_message
 
@@ -132,9 +133,9 @@ class ConsoleFrontEnd:
         await self.call(parsed)
 
     async def pick(self, request: rq.Start) -> rq.Start:
-        packs = await self.service.enabled_packs(ACTOR.scope)
+        packs = await self.service.ask(q.PackList(ACTOR.scope))
         for i, info in enumerate(packs, 1):
-            self.console.print(f"  {i}. {info.title} ({info.id}, {info.questions} questions)", markup=False)
+            self.console.print(f"  {i}. {info.title} ({info.id}, {plural(info.questions, 'question')})", markup=False)
         choice = await self.read("pack number (Enter: all) > ")
         if choice and choice.isdigit() and 1 <= int(choice) <= len(packs):
             chosen = packs[int(choice) - 1]

@@ -315,8 +315,12 @@ class ChannelResponder:
 
     async def deliver(self, reply: Reply, *, clicked: str | None = None) -> None:
         messages = reply.messages
-        if reply.update is not None and not await self.refs.edit(reply.update):
-            messages = (reply.update, *messages)  # the item message is out of reach: answer here instead
+        if reply.update is not None:
+            # The grade goes where the code was sent; the item elsewhere (a server channel's private
+            # message, for code sent by DM) is brought up to date as well.
+            elsewhere = not self._here(self.refs.get(reply.update.session_id))
+            if not await self.refs.edit(reply.update) or elsewhere:
+                messages = (reply.update, *messages)
         for number, core_message in enumerate(messages):
             kwargs = render(core_message).send_kwargs()
             if number == 0:
@@ -328,6 +332,14 @@ class ChannelResponder:
                 return
             if core_message.kind == "item" and core_message.session_id:
                 self.refs.remember(core_message.session_id, ItemRef(None, None, channel_message=sent))
+
+    def _here(self, ref: ItemRef | None) -> bool:
+        """Whether an item message lives in the channel the learner's message was sent in."""
+        if ref is None:
+            return False
+        if ref.channel_message is not None:
+            return ref.channel_message.channel.id == self.message.channel.id
+        return ref.interaction is not None and ref.interaction.channel_id == self.message.channel.id
 
     async def apologise(self) -> None:
         try:

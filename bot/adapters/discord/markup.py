@@ -11,6 +11,9 @@ DISCORD_SPELLING = {
     "privacy leaderboard on": "privacy leaderboard:on",
     "daily set": "daily action:set",
     "daily settings": "daily action:settings",
+    "daily show": "daily action:show",
+    "daily off": "daily action:off",
+    "daily now": "daily action:now",
     "remind off": "remind time:off",
 }
 

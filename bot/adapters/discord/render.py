@@ -124,11 +124,14 @@ def _embed(message: Message, notes: list[str]) -> tuple[discord.Embed, list[disc
     fields: list[tuple[str, str]] = []
     files: list[discord.File] = []
     image_set = False
+    in_order = _tables_as_lines(message)
     for part in message.parts:
         if isinstance(part, Text):
             chunks.append(spell(part.markdown))
         elif isinstance(part, Code):
             chunks.append(fence(part.code, part.language))
+        elif isinstance(part, Fields) and in_order:
+            chunks.append("\n".join(f"{spell(name)} · {spell(value)}" for name, value in part.items))
         elif isinstance(part, Fields):
             fields.extend(part.items)
         elif isinstance(part, Image):
@@ -177,6 +180,27 @@ def _embed(message: Message, notes: list[str]) -> tuple[discord.Embed, list[disc
     elif not message.title and not fields:
         embed.description = "\u200b"
     return embed, files
+
+
+def _tables_as_lines(message: Message) -> bool:
+    """Whether the message's tables read right only as lines of the description.
+
+    An embed shows its fields after the whole description, so a heading written between two tables
+    would stand above both; and a field's name shows a mention as raw `<@id>`.
+    """
+    between = False
+    seen_fields = False
+    for part in message.parts:
+        if isinstance(part, Fields):
+            if between or any(_MENTION in name for name, _ in part.items):
+                return True
+            seen_fields = True
+        elif seen_fields and isinstance(part, Text | Code):
+            between = True
+    return False
+
+
+_MENTION = "<@"
 
 
 # ----------------------------------------------------------------------------- components

@@ -32,6 +32,7 @@ log = logging.getLogger("quizbot.slack")
 
 SLACK_API_URL = "https://slack.com/api/"
 ADMIN_CACHE_SECONDS = 300.0
+USER_CACHE_SIZE = 10_000
 TRUSTED_FILE_HOSTS = ("slack.com", "slack-gov.com", "slack-edge.com")
 
 
@@ -75,7 +76,7 @@ class SlackApi:
         self._http = http
         self._token = token
         self._api_host = urlsplit(client.base_url).hostname or ""
-        self._admins: dict[str, tuple[float, bool]] = {}
+        self._users: dict[str, tuple[float, dict[str, Any]]] = {}
         self._dms: dict[str, str] = {}
 
     async def call(self, method: str, **kwargs: Any) -> dict[str, Any]:
@@ -190,19 +191,40 @@ class SlackApi:
 
     async def is_workspace_admin(self, user: str) -> bool:
         """Ask users.info whether `user` is a workspace admin or owner (cached for a few minutes)."""
-        cached = self._admins.get(user)
+        info = await self._user_info(user)
+        if info is None:
+            log.error("could not tell whether %s is an admin (users.info failed; is the users:read scope granted?)", user)
+            return False
+        return bool(info.get("is_admin") or info.get("is_owner") or info.get("is_primary_owner"))
+
+    async def user_name(self, user: str) -> str:
+        """How Slack shows `user` to people (display name, else real name, else handle); the mention if unknown.
+
+        For text that cannot render a mention: a picture, its alt text and its file title.
+        """
+        info = await self._user_info(user)
+        profile = (info or {}).get("profile") or {}
+        for name in (profile.get("display_name"), profile.get("real_name"), (info or {}).get("real_name"), (info or {}).get("name")):
+            if isinstance(name, str) and name.strip():
+                return name.strip()[:80]
+        return f"<@{user}>"
+
+    async def _user_info(self, user: str) -> dict[str, Any] | None:
+        """users.info of `user`, cached for a few minutes; None when Slack does not say."""
+        cached = self._users.get(user)
         now = time.monotonic()
         if cached is not None and now - cached[0] < ADMIN_CACHE_SECONDS:
             return cached[1]
         try:
             data = await self.call("users.info", user=user)
         except SlackCallFailed:
-            log.error("could not tell whether %s is an admin (users.info failed; is the users:read scope granted?)", user)
-            return False
-        info = data.get("user") or {}
-        admin = bool(info.get("is_admin") or info.get("is_owner") or info.get("is_primary_owner"))
-        self._admins[user] = (now, admin)
-        return admin
+            return None
+        info = data.get("user")
+        info = dict(info) if isinstance(info, dict) else {}
+        if len(self._users) > USER_CACHE_SIZE:
+            self._users.clear()
+        self._users[user] = (now, info)
+        return info
 
     async def file_info(self, file_id: str) -> dict[str, Any]:
         data = await self.call("files.info", file=file_id)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import logging
+import re
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
@@ -249,20 +250,27 @@ async def checked_request(bolt: AsyncApp, request: web.Request) -> AsyncBoltRequ
     return bolt_request
 
 
+_LANGUAGE = re.compile(r"[^A-Za-z0-9_+#-]")
+
+
 def preformatted_code(event: dict[str, Any]) -> str | None:
-    """Return the code of the message's rich-text code blocks, as typed (no HTML escaping), or None.
+    """Return the message's rich-text code blocks as one fenced block, as typed (no HTML escaping), or None.
 
     Slack's composer sends a code block twice: as text with ``` (escaped, fences glued to the code)
-    and as `rich_text_preformatted` elements; the latter is exactly what was typed.
+    and as `rich_text_preformatted` elements; the latter is exactly what was typed. A block's
+    `language` field becomes the fence's language, so the core reads it as it reads ```python.
     """
     found: list[str] = []
+    language = ""
     for block in event.get("blocks") or []:
         if not isinstance(block, dict) or block.get("type") != "rich_text":
             continue
         for element in block.get("elements") or []:
             if isinstance(element, dict) and element.get("type") == "rich_text_preformatted":
                 found.append("".join(_inline_text(part) for part in element.get("elements") or []))
-    return "\n".join(found) if found else None
+                if not language and isinstance(element.get("language"), str):
+                    language = _LANGUAGE.sub("", element["language"])[:20]
+    return f"```{language}\n" + "\n".join(found) + "\n```" if found else None
 
 
 def _inline_text(part: Any) -> str:
@@ -275,3 +283,33 @@ def _inline_text(part: Any) -> str:
     if part.get("type") == "emoji":
         return f":{part.get('name', '')}:"
     return str(part.get("text") or "")
+
+
+def action_values(action: dict[str, Any]) -> list[str]:
+    """The chosen values of a menu; a button has none (its action id says everything)."""
+    if isinstance(action.get("selected_option"), dict):
+        return [str(action["selected_option"].get("value", ""))]
+    if isinstance(action.get("selected_options"), list):
+        return [str(o.get("value", "")) for o in action["selected_options"]]
+    return []
+
+
+def _state(view: dict[str, Any], block: str, element: str) -> dict[str, Any]:
+    values = ((view.get("state") or {}).get("values") or {}).get(block) or {}
+    found = values.get(element)
+    return found if isinstance(found, dict) else {}
+
+
+def input_value(view: dict[str, Any], block: str, element: str) -> str:
+    """The text typed in a form's input."""
+    return str(_state(view, block, element).get("value") or "")
+
+
+def selected(view: dict[str, Any], block: str, element: str) -> list[str]:
+    """The values ticked in a form's checkboxes."""
+    return [str(o.get("value")) for o in _state(view, block, element).get("selected_options") or []]
+
+
+def view_files(view: dict[str, Any], block: str, element: str) -> list[dict[str, Any]]:
+    """The files chosen in a form's file input."""
+    return [f for f in _state(view, block, element).get("files") or [] if isinstance(f, dict)]

@@ -13,7 +13,19 @@ from typing import Any
 
 from bot.core.importing import UPLOAD_SUFFIXES
 from bot.core.model import PackInfo
-from bot.core.replies import Button, Code, Control, Fields, Image, InputRequest, Message, Select, Text, Tone
+from bot.core.replies import (
+    Button,
+    Code,
+    Control,
+    Fields,
+    Image,
+    InputRequest,
+    Message,
+    Select,
+    Text,
+    Tone,
+    plural,
+)
 
 from .limits import (
     BUTTON_TEXT_MAX,
@@ -365,7 +377,7 @@ def home_view(stats: Message | None, packs: Sequence[PackInfo], *, rank: int | N
     for info in packs:
         topics = ", ".join(f"`{escape(t)}`" for t, _ in info.topics[:15]) or "—"
         more = f" and {len(info.topics) - 15} more" if len(info.topics) > 15 else ""
-        text = f"*{escape(info.title)}* — `{escape(info.id)}` v{info.version} · {info.questions} questions\nTopics: {topics}{more}"
+        text = f"*{escape(info.title)}* — `{escape(info.id)}` v{info.version} · {plural(info.questions, 'question')}\nTopics: {topics}{more}"
         body.append(
             {
                 **mrkdwn_section(clip(text, TEXT_MAX)),

@@ -19,7 +19,7 @@ from bot.core.errors import PackInvalid
 from bot.core.packs import LoadedPack, load_bytes
 from bot.core.packs.models import Question
 
-from . import anki, gift, moodle, opentdb, red, table
+from . import anki, ankipkg, gift, moodle, opentdb, red, table
 from .detect import FORMATS, detect, resolve
 from .draft import Draft, Sink
 from .result import FORMAT_NAMES, PACK_FILE, Conversion, Converted, ConvertError, NotConverted
@@ -43,6 +43,7 @@ READERS: dict[str, Reader] = {
     "opentdb": opentdb.read,
     "csv": table.read,
     "anki": anki.read,
+    "anki-package": ankipkg.read,
 }
 assert set(READERS) == set(FORMATS)
 
@@ -52,12 +53,19 @@ _AT_QUESTION = re.compile(r"questions\[(\d+)\](?: \(id `[^`]*`\))?\.?\s*:?\s*")
 
 
 def convert_bytes(
-    filename: str, data: bytes, *, fmt: str | None = None, pack_id: str | None = None, title: str | None = None
+    filename: str,
+    data: bytes,
+    *,
+    fmt: str | None = None,
+    pack_id: str | None = None,
+    title: str | None = None,
+    column_map: dict[str, str] | None = None,
 ) -> Conversion:
     """Convert a quiz file from another tool into a pack, with a report of what happened.
 
     `fmt` is one of FORMATS (or an alias such as `tsv`); without it the format is detected from the
-    content. Raises ConvertError when the file cannot be read at all.
+    content. `column_map` says what a sheet's columns hold (see `columns.parse_map`). Raises
+    ConvertError when the file cannot be read at all.
     """
     if len(data) > MAX_INPUT_BYTES:
         raise ConvertError(
@@ -67,8 +75,10 @@ def convert_bytes(
         raise ConvertError(filename, None, f"pack id `{pack_id}`: use 2-40 of a-z, 0-9 and '-', starting and ending with a letter or digit")
     if title is not None and not 1 <= len(title.strip()) <= 120:
         raise ConvertError(filename, None, "the title must be 1 to 120 characters")
+    if fmt is None and column_map:
+        fmt = "csv"
     name = resolve(fmt, filename) if fmt is not None else detect(data, filename)
-    sink = Sink(filename)
+    sink = Sink(filename, column_map=dict(column_map or {}))
     READERS[name](data, sink)
     if len(sink.drafts) > MAX_ITEMS:
         raise ConvertError(

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import csv
 import re
 
+from .ankipkg import is_package
+from .columns import looks_like_header
 from .result import ConvertError
 
-FORMATS: tuple[str, ...] = ("moodle-xml", "gift", "red-trivia", "opentdb", "csv", "anki")
+FORMATS: tuple[str, ...] = ("moodle-xml", "gift", "red-trivia", "opentdb", "csv", "anki", "anki-package")
 ALIASES = {
     "moodle": "moodle-xml",
     "xml": "moodle-xml",
@@ -17,12 +20,16 @@ ALIASES = {
     "json": "opentdb",
     "tsv": "csv",
     "anki-text": "anki",
+    "apkg": "anki-package",
+    "colpkg": "anki-package",
 }
 SNIFF_BYTES = 64 * 1024
 
-_GIFT_BLOCK = re.compile(r"\{\s*(?:[=~#]|T\s*[}#]|F\s*[}#]|TRUE\b|FALSE\b)", re.M)
-_GIFT_MARKS = re.compile(r"^\s*(?:::[^:\n]+::|\$CATEGORY:)", re.M)
-_RED_KEY = re.compile(r"^[^\s#\-][^\n]*:\s*(?:\n(?:\s*#.*\n)*\s*-\s+\S|\[)", re.M)
+# No pattern here may let `\s` run across lines from every line start: on a file of blank lines that
+# is quadratic (a 64 KB file of newlines took over 30 s). Blanks within a line are `[ \t]`.
+_GIFT_BLOCK = re.compile(r"\{[ \t\n]*(?:[=~#]|T[ \t]*[}#]|F[ \t]*[}#]|TRUE\b|FALSE\b)")
+_GIFT_MARKS = re.compile(r"^[ \t]*(?:::[^:\n]+::|\$CATEGORY:)", re.M)
+_RED_KEY = re.compile(r"^[^\s#\-][^\n]*:[ \t]*(?:\n(?:[ \t]*#[^\n]*\n)*[ \t]*-[ \t]+\S|\[)", re.M)
 _PACK_KEY = re.compile(r"^(?:pack|questions):", re.M)
 _ANKI_HEADER = re.compile(r"^#(?:separator|html|tags column|notetype column|deck column|guid column|columns):", re.M)
 _TABLE_HEADER = re.compile(r"^\ufeff?\s*([^\n]*)")
@@ -53,6 +60,8 @@ def resolve(name: str, source: str = "") -> str:
 
 def detect(data: bytes, source: str) -> str:
     """Return the format of `data`, or raise ConvertError listing the formats known."""
+    if is_package(data):
+        return "anki-package"
     head = data[:SNIFF_BYTES]
     for bom in (b"\xef\xbb\xbf",):
         head = head.removeprefix(bom)
@@ -71,6 +80,9 @@ def detect(data: bytes, source: str) -> str:
         cells = {c.strip().strip('"').lower() for c in re.split(r"[,\t;]", first.group(1))}
         if {"type", "prompt", "answer"} <= cells:
             return "csv"
+        for delimiter in ("\t", ",", ";"):
+            if delimiter in first.group(1) and looks_like_header(next(csv.reader([first.group(1)], delimiter=delimiter))):
+                return "csv"
     if _ANKI_HEADER.search(text[:4096]):
         return "anki"
     if _GIFT_MARKS.search(text) or _GIFT_BLOCK.search(text):
@@ -80,6 +92,10 @@ def detect(data: bytes, source: str) -> str:
     lines = [line for line in text.splitlines()[:50] if line.strip()]
     if lines and sum("\t" in line for line in lines) >= max(1, len(lines) * 3 // 4):
         return "anki"
+    if len(lines) >= 2 and sum("; " in line for line in lines) >= len(lines) * 3 // 4:
+        return "anki"  # `front; back` lines: what Anki's text import reads without a header
+    if lower_name.endswith((".csv", ".tsv")):
+        return "csv"  # the sheet reader says which column it could not find
     raise ConvertError(
         source,
         None,

@@ -10,12 +10,15 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any
 
 from .result import Assumption, NotConverted
 
 MAX_CHOICES = 25
 MAX_OPTION = 80
+MAX_TYPED_ANSWER = 99
+"""The longest answer a learner is asked to type back (compared after trimming and case-folding)."""
 
 
 class Unmappable(Exception):
@@ -43,7 +46,8 @@ class Sink:
     skipped: list[NotConverted] = field(default_factory=list)
     authors: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # for the pack's description
-    _assumed: dict[str, list[int]] = field(default_factory=dict)
+    column_map: dict[str, str] = field(default_factory=dict)  # a sheet's `--map` overrides, by normalised header
+    _assumed: dict[str, dict[int, None]] = field(default_factory=dict)  # lines kept in order, looked up in O(1)
 
     def add(self, draft: Draft) -> None:
         self.drafts.append(draft)
@@ -52,12 +56,24 @@ class Sink:
         self.skipped.append(NotConverted(line=line, label=label or "(no text)", source_type=source_type, reason=reason))
 
     def assume(self, message: str, line: int | None = None) -> None:
-        lines = self._assumed.setdefault(message, [])
-        if line is not None and line not in lines:
-            lines.append(line)
+        lines = self._assumed.setdefault(message, {})
+        if line is not None:
+            lines[line] = None
 
     def assumptions(self) -> tuple[Assumption, ...]:
         return tuple(Assumption(message, tuple(lines)) for message, lines in self._assumed.items())
+
+
+def typed_answer(answer: str) -> str:
+    """Return `answer` if a learner can be asked to type it; raise Unmappable for a long or multi-line one."""
+    text = answer.strip()
+    if "\n" in text or len(text) > MAX_TYPED_ANSWER:
+        lines = " on several lines" if "\n" in text else ""
+        raise Unmappable(
+            f"the answer is {len(text)} characters{lines}; a learner would have to type it back word for word: "
+            f"shorten it to under 100 characters, or make the item a choice question"
+        )
+    return text
 
 
 def _base(kind: str, prompt: str, hint: str | None, explanation: str | None, difficulty: str | None) -> dict[str, Any]:
@@ -127,11 +143,7 @@ def short_fields(
 ) -> dict[str, Any]:
     """Build a short-answer item from accepted texts and/or a number with its tolerance."""
     fields = _base("short", prompt, hint, explanation, difficulty)
-    answers: list[str] = []
-    for answer in accept:
-        cleaned = " ".join(answer.split())
-        if cleaned and cleaned not in answers:
-            answers.append(cleaned)
+    answers = list(dict.fromkeys(c for c in (" ".join(a.split()) for a in accept) if c))  # a set keeps it linear
     if not answers and number is None:
         raise Unmappable("no right answer")
     if answers:
@@ -165,6 +177,8 @@ def blanks_fields(
             raise Unmappable(f"the option `{option[:30]}…` is longer than {MAX_OPTION} characters")
         if option not in distinct:
             distinct.append(option)
+            if len(distinct) > MAX_CHOICES:
+                raise Unmappable(f"more than {MAX_CHOICES} options; a menu holds at most {MAX_CHOICES}")
     for number, answer in answers.items():
         if answer.strip() not in distinct:
             raise Unmappable(f"blank {number}'s answer `{answer}` is not among the options")
@@ -197,6 +211,23 @@ def code_fields(
     if limits:
         fields["limits"] = limits
     return fields
+
+
+def add_explanation(fields: dict[str, Any], text: str | None) -> None:
+    """Add `text` after the explanation already there (a right answer's feedback, then general feedback)."""
+    text = (text or "").strip()
+    if not text:
+        return
+    before = str(fields.get("explanation", "")).strip()
+    if text == before or (before and text in before.split("\n\n")):
+        return
+    fields["explanation"] = f"{before}\n\n{text}" if before else text
+
+
+def number_range(low: str, high: str) -> tuple[float, float]:
+    """Return the middle and half-width of `low..high`, exact in decimal so both ends stay inside."""
+    a, b = Decimal(low.strip()), Decimal(high.strip())
+    return float((a + b) / 2), float(abs(b - a) / 2)
 
 
 def _plain(value: float) -> float | int:

@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .draft import Draft, Sink, Unmappable, choice_fields, short_fields
+from .draft import Draft, Sink, Unmappable, add_explanation, choice_fields, number_range, short_fields
 from .result import ConvertError
 from .text import decode, first_words, html_to_markdown, looks_like_html
 
@@ -133,13 +133,17 @@ def _question(body: str, line: int, topic: str | None, sink: Sink) -> None:
         sink.skip(line, kind, label, str(exc))
         return
     if general.strip():
-        draft.fields["explanation"] = md(general)
+        add_explanation(draft.fields, md(general))
     draft.name, draft.topic = name, topic
     sink.add(draft)
 
 
 def _text(value: str, fmt: str, sink: Sink, line: int) -> str:
     value = _restore(value).strip()
+    marker = _FORMAT.match(value)  # an answer or feedback may carry its own [format] marker
+    if marker:
+        fmt = marker.group(1).lower()
+        value = value[marker.end() :].lstrip()
     if fmt == "html" or (fmt == "moodle" and looks_like_html(value)):
         markdown, images = html_to_markdown(value)
         if images:
@@ -250,23 +254,21 @@ def _short(answers: str, prompt: str, md: Markdown, sink: Sink, line: int) -> Dr
             raise Unmappable(f"its right answer `{wildcards[0]}` uses the `*` wildcard; QuizBot compares whole answers")
         sink.assume("right answers with a `*` wildcard were left out; the plain ones remain", line)
     fields = short_fields(prompt, accept)
-    if right_feedback:
-        fields["explanation"] = md(right_feedback)
+    add_explanation(fields, md(right_feedback))
     return Draft(line, "shortanswer", None, fields)
 
 
 def _number(text: str) -> tuple[float, float]:
-    text = _restore(text).strip()
+    text = _FORMAT.sub("", _restore(text), count=1).strip()
     try:
         if ".." in text:
-            low, high = (float(x) for x in text.split("..", 1))
-            middle = (low + high) / 2
-            return middle, abs(high - middle)
+            low, high = text.split("..", 1)
+            return number_range(low, high)
         if ":" in text:
             value, tolerance = text.split(":", 1)
             return float(value), float(tolerance)
         return float(text), 0.0
-    except ValueError as exc:
+    except (ValueError, ArithmeticError) as exc:
         raise Unmappable(f"`{text}` is not a number, a number:tolerance or a min..max range") from exc
 
 
@@ -278,11 +280,15 @@ def _numerical(answers: str, prompt: str, md: Markdown, sink: Sink, line: int) -
         _, hint = _split_feedback(wrong)
     number: tuple[float, float] | None = None
     extra: list[str] = []
-    for text, weight, _feedback in _parts(answers, "="):
+    right_feedback = ""
+    for text, weight, feedback in _parts(answers, "="):
         if weight is not None and weight < 100:
             sink.assume("answers worth partial credit are not accepted", line)
+            if feedback:
+                sink.assume("feedback on answers worth partial credit is not carried", line)
             continue
         value = _number(text)
+        right_feedback = right_feedback or feedback
         if number is None:
             number = value
         else:
@@ -292,7 +298,9 @@ def _numerical(answers: str, prompt: str, md: Markdown, sink: Sink, line: int) -
         raise Unmappable("no answer gives full marks")
     if hint:
         sink.assume("the feedback for a wrong number became the hint", line)
-    return Draft(line, "numerical", None, short_fields(prompt, extra, number=number, hint=md(hint)))
+    fields = short_fields(prompt, extra, number=number, hint=md(hint))
+    add_explanation(fields, md(right_feedback))
+    return Draft(line, "numerical", None, fields)
 
 
 _READERS: dict[str, Callable[[str, str, Markdown, Sink, int], Draft]] = {

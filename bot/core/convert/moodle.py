@@ -6,7 +6,16 @@ import re
 from collections.abc import Callable
 
 from .coderunner import Case, examples, unittest_module
-from .draft import Draft, Sink, Unmappable, blanks_fields, choice_fields, code_fields, short_fields
+from .draft import (
+    Draft,
+    Sink,
+    Unmappable,
+    add_explanation,
+    blanks_fields,
+    choice_fields,
+    code_fields,
+    short_fields,
+)
 from .result import ConvertError
 from .text import first_words, html_to_markdown, looks_like_html
 from .xmlsafe import Node, parse_xml
@@ -157,17 +166,16 @@ def _shortanswer(node: Node, sink: Sink) -> Draft:
         sink.assume("right answers with a `*` wildcard were left out; the plain ones remain", node.line)
     if node.get("usecase", "0").strip() == "1":
         sink.assume("case-sensitive answers are compared ignoring case", node.line)
-    draft = Draft(node.line, "shortanswer", None, short_fields(prompt, accept, hint=hint))
-    if right_feedback:
-        draft.fields.setdefault("explanation", right_feedback)
-    return draft
+    fields = short_fields(prompt, accept, hint=hint)
+    add_explanation(fields, right_feedback)
+    return Draft(node.line, "shortanswer", None, fields)
 
 
 def _numerical(node: Node, sink: Sink) -> Draft:
     prompt = _markdown(node.find("questiontext"), sink, node.line)
     number: tuple[float, float] | None = None
     extra: list[str] = []
-    hint = None
+    hint = right_feedback = None
     for answer in node.findall("answer"):
         text = answer.get("text").strip()
         feedback = _markdown(answer.find("feedback"), sink, node.line)
@@ -177,8 +185,12 @@ def _numerical(node: Node, sink: Sink) -> Draft:
                 sink.assume("the feedback for any other answer (`*`) became the hint", node.line)
             continue
         if _fraction(answer) < 100:
-            sink.assume("answers worth partial credit are not accepted", node.line)
+            if _fraction(answer) > 0:
+                sink.assume("answers worth partial credit are not accepted", node.line)
+            if feedback:
+                sink.assume("feedback on particular wrong answers is not carried", node.line)
             continue
+        right_feedback = right_feedback or feedback or None
         try:
             value = float(text)
             tolerance = float(answer.get("tolerance", "0").strip() or "0")
@@ -193,7 +205,9 @@ def _numerical(node: Node, sink: Sink) -> Draft:
         raise Unmappable("no answer gives full marks")
     if any(u.get("unit_name").strip() for u in _children(node, "units", "unit")):
         sink.assume("units are not asked for; the answer is the bare number", node.line)
-    return Draft(node.line, "numerical", None, short_fields(prompt, extra, number=number, hint=hint))
+    fields = short_fields(prompt, extra, number=number, hint=hint)
+    add_explanation(fields, right_feedback)
+    return Draft(node.line, "numerical", None, fields)
 
 
 def _gaps(node: Node, sink: Sink, kind: str, tag: str) -> Draft:
@@ -285,9 +299,7 @@ def _coderunner(node: Node, sink: Sink) -> Draft:
 
 def _common(node: Node, draft: Draft, sink: Sink) -> None:
     """Add what every Moodle question type shares: general feedback, hints, the mark."""
-    explanation = _markdown(node.find("generalfeedback"), sink, node.line)
-    if explanation:
-        draft.fields["explanation"] = explanation
+    add_explanation(draft.fields, _markdown(node.find("generalfeedback"), sink, node.line))
     hints = [h for h in (_markdown(h, sink, node.line) for h in node.findall("hint")) if h]
     if hints:
         draft.fields["hint"] = "\n\n".join(hints)

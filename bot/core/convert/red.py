@@ -41,6 +41,10 @@ def read(data: bytes, sink: Sink) -> None:
         if question == "AUTHOR" and isinstance(value, yaml.ScalarNode):
             sink.authors.append(str(value.value).strip())
             continue
+        if question == "DESCRIPTION" and isinstance(value, yaml.ScalarNode):
+            sink.notes.append(str(value.value).strip())
+            sink.assume("the list's DESCRIPTION became the pack's description", line)
+            continue
         if question == "CONFIG":
             sink.notes.append("Red trivia settings, kept as a note (QuizBot does not use them): " + _config(value))
             sink.assume("the list's CONFIG is kept as a note in the pack's description", line)

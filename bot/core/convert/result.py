@@ -169,4 +169,5 @@ FORMAT_NAMES = {
     "opentdb": "Open Trivia DB JSON",
     "csv": "CSV/TSV",
     "anki": "an Anki text export",
+    "anki-package": "an Anki package (.apkg/.colpkg)",
 }

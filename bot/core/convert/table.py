@@ -11,7 +11,17 @@ import io
 import re
 from typing import Any
 
-from .draft import Draft, Sink, Unmappable, blanks_fields, choice_fields, short_fields
+from .columns import Column, columns, describe, normal, unknown_overrides
+from .draft import (
+    Draft,
+    Sink,
+    Unmappable,
+    blanks_fields,
+    choice_fields,
+    number_range,
+    short_fields,
+    typed_answer,
+)
 from .result import ConvertError
 from .text import decode, first_words
 
@@ -23,6 +33,8 @@ _NUMBER = re.compile(r"^[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?$")
 _FENCE = re.compile(r"```[^\n]*\n(.*?)\n?```", re.S)
 _BLANK = re.compile(r"\{\{\s*(\d+)\s*\}\}")
 _DIFFICULTIES = ("easy", "medium", "hard")
+_KEY = re.compile(r"(?:(?:option|choice|answer)\s*)?[A-Ha-h1-9]", re.I)
+_LETTERS = re.compile(r"[A-Ha-h](?:\s*[,;&/ ]\s*[A-Ha-h])+")
 
 TEMPLATE_ROWS = [
     list(COLUMNS),
@@ -87,7 +99,7 @@ def split(cell: str) -> list[str]:
 
 
 def read(data: bytes, sink: Sink) -> None:
-    """Read every row of a CSV or TSV file into `sink`."""
+    """Read every row of a CSV or TSV file into `sink`; `sink.column_map` overrides the header."""
     text = decode(data, sink.source)
     first = text.split("\n", 1)[0]
     delimiter = "\t" if "\t" in first else ";" if first.count(";") > first.count(",") else ","
@@ -95,35 +107,69 @@ def read(data: bytes, sink: Sink) -> None:
     if not table:
         raise ConvertError(sink.source, 1, "the file is empty; the first row names the columns: " + ",".join(COLUMNS))
     header_line, header = table[0]
-    names = [h.strip().lower() for h in header]
-    missing = [c for c in REQUIRED if c not in names]
-    if missing:
+    unknown = unknown_overrides(header, sink.column_map)
+    if unknown:
+        raise ConvertError(
+            sink.source, header_line, f"--map names {', '.join(unknown)}, but the header row has only: " + ", ".join(header)
+        )
+    found = columns(header, sink.column_map)
+    fields = {c.field for c in found}
+    lacking = [
+        name
+        for name, present in (("question", "prompt" in fields), ("answer", bool(fields & {"answer", "option", "options", "wrong"})))
+        if not present
+    ]
+    if lacking:
         raise ConvertError(
             sink.source,
             header_line,
-            f"the header row lacks {', '.join(missing)}; it names the columns: " + ",".join(COLUMNS),
+            f"the header row names no {' and no '.join(lacking)} column (it reads: {', '.join(header)}); "
+            "name them as in Question,Answer or Front,Back or Question,A,B,C,D,Answer, or say which is which "
+            "with --map COLUMN=FIELD",
         )
-    for name in names:
-        if name not in COLUMNS and name not in OPTIONAL:
-            sink.assume(f"the column `{name}` is not read")
+    if sink.column_map or any(normal(h) not in (*COLUMNS, *OPTIONAL) for h in header):
+        sink.assume(describe(found))
+    keyed = keyed_answers([_cells(found, row).get("answer", "") for _, row in table[1:] if _options(found, row)])
+    if keyed:
+        sink.assume("the answer column gives each right option by its letter or number (A or 1 is the first option)")
     for line, row in table[1:]:
         if not any(cell.strip() for cell in row):
             continue
-        cells = dict(zip(names, row, strict=False))
+        cells = _cells(found, row)
         label = first_words(cells.get("prompt", "") or ",".join(row))
-        kind = cells.get("type", "").strip().lower() or "?"
-        if len(row) != len(names):
-            sink.skip(line, kind, label, f"the row has {len(row)} columns; the header has {len(names)}")
+        kind = cells.get("type", "").strip().lower() or ("choice" if _options(found, row) else "short")
+        if len(row) != len(header) and not (len(row) > len(header) and all(not c.strip() for c in row[len(header):])):
+            sink.skip(line, kind, label, f"the row has {len(row)} columns; the header has {len(header)}")
             continue
         try:
-            draft = _row(cells, line, kind, sink)
+            draft = _row(cells, _options(found, row), keyed, line, kind, sink)
         except Unmappable as exc:
             sink.skip(line, kind, label, str(exc))
             continue
         sink.add(draft)
 
 
-def _row(cells: dict[str, str], line: int, kind: str, sink: Sink) -> Draft:
+def _cells(found: list[Column], row: list[str]) -> dict[str, str]:
+    """Return the first non-empty cell of each single-valued field."""
+    out: dict[str, str] = {}
+    for column, cell in zip(found, row, strict=False):
+        if column.field not in ("option", "wrong", "ignore") and not out.get(column.field, "").strip():
+            out[column.field] = cell
+    return out
+
+
+def _options(found: list[Column], row: list[str]) -> list[tuple[str, str, bool]]:
+    """Return the row's options as (label, text, from a wrong-answer column), empty cells left out."""
+    out: list[tuple[str, str, bool]] = []
+    for column, cell in zip(found, row, strict=False):
+        if column.field in ("option", "wrong") and cell.strip():
+            out.append((column.label, cell.strip(), column.field == "wrong"))
+    return out
+
+
+def _row(
+    cells: dict[str, str], columns_: list[tuple[str, str, bool]], keyed: bool, line: int, kind: str, sink: Sink
+) -> Draft:
     prompt = cells.get("prompt", "").strip()
     difficulty = cells.get("difficulty", "").strip().lower() or None
     if difficulty is not None and difficulty not in _DIFFICULTIES:
@@ -131,7 +177,13 @@ def _row(cells: dict[str, str], line: int, kind: str, sink: Sink) -> Draft:
     hint, explanation = cells.get("hint"), cells.get("explanation")
     answers = split(cells.get("answer", ""))
     options = split(cells.get("options", ""))
-    if kind == "choice":
+    if kind == "choice" and columns_:
+        choices = _pick(columns_ + [("", o, False) for o in options], answers, keyed, line, sink)
+        answers = [text for text, right, _ in choices if right]
+        fields = choice_fields(
+            prompt, choices, multiple=len(answers) > 1, hint=hint, explanation=explanation, difficulty=difficulty
+        )
+    elif kind == "choice":
         for answer in answers:
             if answer not in options:
                 raise Unmappable(f"the answer `{answer}` is not one of the options")
@@ -149,7 +201,7 @@ def _row(cells: dict[str, str], line: int, kind: str, sink: Sink) -> Draft:
                 if ":" not in answer and ".." not in answer:
                     accept.append(answer)
             else:
-                accept.append(answer)
+                accept.append(typed_answer(answer))
         fields = short_fields(prompt, accept, number=number, hint=hint, explanation=explanation, difficulty=difficulty)
     elif kind == "blanks":
         fields = _blanks(prompt, answers, options, (hint, explanation, difficulty), line, sink)
@@ -162,13 +214,71 @@ def _row(cells: dict[str, str], line: int, kind: str, sink: Sink) -> Draft:
     return Draft(line, kind, name, fields, topic=topic)
 
 
+def _pick(
+    options: list[tuple[str, str, bool]], answers: list[str], keyed: bool, line: int, sink: Sink
+) -> list[tuple[str, bool, str | None]]:
+    """Mark the right options: an answer is an option's text, or its column letter or number (from 1).
+
+    `keyed`: every answer in the sheet is a letter or a number, so `2` is the second option even
+    when another option reads `2`.
+    """
+    texts = [text for _, text, _ in options]
+    right: set[int] = set()
+    if len(answers) == 1 and _LETTERS.fullmatch(answers[0]):
+        answers = re.findall(r"[A-Ha-h]", answers[0])
+    for answer in answers:
+        by_text = _by_text(texts, answer)
+        by_key = _by_label(options, answer)
+        if by_key is None and answer.isdigit() and 1 <= int(answer) <= len(options):
+            by_key = int(answer) - 1
+        index = (by_key if by_key is not None else by_text) if keyed else (by_text if by_text is not None else by_key)
+        if index is not None:
+            right.add(index)
+        elif any(wrong for _, _, wrong in options):
+            options = [("", answer, False), *options]  # the right answer beside its wrong-answer columns
+            texts = [text for _, text, _ in options]
+            right = {i + 1 for i in right} | {0}
+        else:
+            raise Unmappable(
+                f"the answer `{answer}` is none of the {len(options)} options, nor an option's letter or number"
+            )
+    if not answers:
+        raise Unmappable("no right answer")
+    return [(text, i in right, None) for i, text in enumerate(texts)]
+
+
+def _by_text(texts: list[str], answer: str) -> int | None:
+    if answer in texts:
+        return texts.index(answer)
+    lowered = [t.lower() for t in texts]
+    return lowered.index(answer.lower()) if answer.lower() in lowered else None
+
+
+def keyed_answers(cells: list[str]) -> bool:
+    """Tell whether every answer given is a letter (A-H), letters, or a number 1-9."""
+    given = [c.strip() for c in cells if c.strip()]
+    return bool(given) and all(_KEY.fullmatch(c) or _LETTERS.fullmatch(c) for c in given)
+
+
+def _by_label(options: list[tuple[str, str, bool]], answer: str) -> int | None:
+    key = re.sub(r"^(?:option|choice|answer)\s*", "", answer.strip(), flags=re.I).upper()
+    labels = [label for label, _, _ in options]
+    if key and key in labels:
+        return labels.index(key)
+    if len(key) == 1 and "A" <= key <= "H" and not any(labels) and ord(key) - ord("A") < len(options):
+        return ord(key) - ord("A")
+    if len(key) == 1 and "A" <= key <= "H" and all(label.isdigit() for label in labels if label):
+        index = ord(key) - ord("A")
+        return index if index < len(options) else None
+    return None
+
+
 def _number(answer: str) -> tuple[float, float] | None:
     text = answer.strip()
     if ".." in text:
         low, _, high = text.partition("..")
         if _NUMBER.match(low.strip()) and _NUMBER.match(high.strip()):
-            a, b = float(low), float(high)
-            return (a + b) / 2, abs(b - a) / 2
+            return number_range(low, high)
         return None
     value, _, tolerance = text.partition(":")
     if _NUMBER.match(value.strip()) and (not tolerance or _NUMBER.match(tolerance.strip())):

@@ -45,8 +45,10 @@ class _Markdown(HTMLParser):
 
     BLOCKS = frozenset({"p", "div", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "table", "tr", "hr"})
 
-    def __init__(self) -> None:
+    def __init__(self, image_marks: bool = True) -> None:
         super().__init__(convert_charrefs=True)
+        self.image_marks = image_marks
+        self.hidden = 0  # inside <style> or <script>: nothing shown
         self.out: list[str] = []
         self.pre = 0
         self.lists: list[list[int]] = []  # [ordered, counter]
@@ -60,7 +62,9 @@ class _Markdown(HTMLParser):
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         found = dict(attrs)
-        if tag in self.BLOCKS:
+        if tag in ("style", "script"):
+            self.hidden += 1
+        elif tag in self.BLOCKS:
             self._block()
         elif tag == "br":
             self.out.append("\n")
@@ -91,12 +95,15 @@ class _Markdown(HTMLParser):
         elif tag == "img":
             name = found.get("alt") or (found.get("src") or "image").rsplit("/", 1)[-1]
             self.images.append(name)
-            self.out.append(f"[image: {name}]")
+            if self.image_marks:
+                self.out.append(f"[image: {name}]")
         elif tag == "sup":
             self.out.append("^")
 
     def handle_endtag(self, tag: str) -> None:
-        if tag == "pre":
+        if tag in ("style", "script"):
+            self.hidden = max(self.hidden - 1, 0)
+        elif tag == "pre":
             self.pre = max(self.pre - 1, 0)
             if not "".join(self.out[-1:]).endswith("\n"):
                 self.out.append("\n")
@@ -122,6 +129,8 @@ class _Markdown(HTMLParser):
                 self.out.append(f" ({href})")
 
     def handle_data(self, data: str) -> None:
+        if self.hidden:
+            return
         if self.pre:
             self.out.append(data)
         else:
@@ -142,9 +151,12 @@ class _Markdown(HTMLParser):
         return _BLANK_RUNS.sub("\n\n", "\n".join(lines)).strip()
 
 
-def html_to_markdown(html: str) -> tuple[str, list[str]]:
-    """Convert HTML to Markdown; also return the images it referred to (they are not carried)."""
-    parser = _Markdown()
+def html_to_markdown(html: str, *, image_marks: bool = True) -> tuple[str, list[str]]:
+    """Convert HTML to Markdown; also return the images it referred to (they are not carried).
+
+    With `image_marks` an image shows as `[image: alt]`; without, it leaves no trace in the text.
+    """
+    parser = _Markdown(image_marks)
     parser.feed(html)
     parser.close()
     return parser.markdown(), parser.images

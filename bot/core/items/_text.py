@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from bot.core.replies import plural
+
+__all__ = ["clip", "letter", "plural"]
+
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
@@ -14,6 +18,3 @@ def clip(text: str, size: int) -> str:
     return flat if len(flat) <= size else flat[: size - 1] + "…"
 
 
-def plural(count: int, word: str, many: str | None = None) -> str:
-    """Return "1 question", "2 questions" (or the irregular `many`)."""
-    return f"{count} {word if count == 1 else (many or word + 's')}"

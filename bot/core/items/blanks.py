@@ -6,11 +6,11 @@ import random
 import re
 
 from bot.core import actions as ax
+from bot.core.coderun import RunOutcome, RunRequest
 from bot.core.errors import BadSubmission, StaleAction
 from bot.core.model import ItemState
 from bot.core.packs.fillings import describe
 from bot.core.packs.models import BLANK, AnyQuestion, BlanksQuestion
-from bot.core.ports import RunOutcome, RunRequest
 from bot.core.replies import Button, Code, Control, InputRequest, Option, Select, Text
 
 from ._text import letter
@@ -65,8 +65,9 @@ class BlanksType:
     def view(self, question: AnyQuestion, item: ItemState, make: Make, *, final: bool) -> View:
         q = _q(question)
         parts: list[Text | Code] = [Code(template(q, item, reveal=final))]
-        if final:
-            parts.append(Text(self._result_line(q, item)))
+        line = self._result_line(q, item) if final else ""
+        if line:
+            parts.append(Text(line))
         rows: list[tuple[Control, ...]] = []
         for number in q.blanks():
             picked = item.selections.get(number)
@@ -78,12 +79,15 @@ class BlanksType:
         return View(parts=tuple(parts), rows=tuple(rows))
 
     def _result_line(self, q: BlanksQuestion, item: ItemState) -> str:
-        bits = []
-        for number, ok in grade(q, item.selections).items():
-            index = item.selections.get(number)
-            picked = q.options[index] if index is not None and index < len(q.options) else "—"
-            bits.append(f"[{number}] `{picked}` " + ("✅" if ok else f"❌ (answer: `{q.answers[number]}`)"))
-        return " · ".join(bits)
+        """What the learner picked, when it differs from the answers the code now shows.
+
+        The marks per blank are in the feedback of the last attempt; the answers in the code and
+        the reveal: neither is repeated here.
+        """
+        picks = {n: chosen(q, item.selections).get(n, "—") for n in q.blanks()}
+        if not item.selections or all(picks[n] == q.answers.get(n) for n in picks):
+            return ""
+        return "Your picks: " + " · ".join(f"[{n}] `{picked}`" for n, picked in picks.items())
 
     def form(self, question: AnyQuestion, make: Make) -> InputRequest | None:
         return None

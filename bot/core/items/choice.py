@@ -5,10 +5,10 @@ from __future__ import annotations
 import random
 
 from bot.core import actions as ax
+from bot.core.coderun import RunRequest
 from bot.core.errors import BadSubmission, StaleAction
 from bot.core.model import ItemState
 from bot.core.packs.models import AnyQuestion, BlanksQuestion, ChoiceQuestion
-from bot.core.ports import RunRequest
 from bot.core.replies import Button, ButtonStyle, Control, InputRequest, Option, Select, Text
 
 from ._text import clip, letter
@@ -116,9 +116,8 @@ class ChoiceType:
         else:
             raise StaleAction()
         original = [order[s] for s in shown]
-        feedback = tuple(
-            q.choices[o].feedback or "" for o in original if q.choices[o].feedback and not q.choices[o].correct
-        )
+        # Each picked choice's own feedback, the right one's too (GIFT `=right #why`, Moodle's per-answer feedback).
+        feedback = tuple(q.choices[o].feedback or "" for o in original if q.choices[o].feedback)
         answer = ", ".join(f"{letter(s)}. {q.choices[order[s]].text}" for s in shown)
         return Graded(is_right(q, set(original)), answer, feedback)
 

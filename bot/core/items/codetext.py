@@ -4,6 +4,10 @@ Accepted shapes: a fence on its own line with or without a language (```` ```pyt
 ```` ``` ````), code right after the opening fence (```` ```import torch ````, as Slack sends it), the
 closing fence at the end of the last code line, fences in the middle of a sentence, and a block
 whose closing fence is missing. A block tagged with another language is refused by name.
+
+A Python language word (`python`, `py`, `python3`, `py3`, any case) alone on the block's first line is
+not code either: Slack's composer keeps the word a learner types after ```` ``` ```` as the block's
+first line, so a bare fence followed by that line loses the line too.
 """
 
 from __future__ import annotations
@@ -19,7 +23,8 @@ OTHER_TAGS = frozenset(
      "swift", "r", "julia", "lua", "perl", "scala", "haskell"}
 )
 _BLOCK = re.compile(r"```(.*?)(?:```|\Z)", re.S)
-_TAG = re.compile(r"([A-Za-z0-9_+#-]+)[ \t]*(?:\n|\Z)")
+_TAG = re.compile(r"[ \t]*([A-Za-z0-9_+#-]+)[ \t]*(?:\r?\n|\Z)")
+_WORD_LINE = re.compile(r"[ \t]*(?:\r?\n)?[ \t]*(?:python3?|py3?)[ \t]*(?:\r?\n|\Z)", re.I)
 DEFAULT_LIMIT = 64 * 1024
 
 
@@ -36,9 +41,18 @@ def extract(text: str) -> str | None:
             body = body[tag.end() :]
         elif word in OTHER_TAGS:
             raise BadSubmission(f"That block is marked `{word}`; send Python in a code block that starts with ```python.")
-    if body.startswith("\n"):
+    body = _drop_word_line(body)
+    if body.startswith("\r\n"):
+        body = body[2:]
+    elif body.startswith("\n"):
         body = body[1:]
     return body.rstrip("\n").rstrip(" \t") if body.strip() else ""
+
+
+def _drop_word_line(body: str) -> str:
+    """Drop a first line holding only a Python language word: a line no Python program starts with."""
+    line = _WORD_LINE.match(body)
+    return body[line.end() :] if line is not None else body
 
 
 def code_of(text: str) -> str:

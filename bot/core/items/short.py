@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import math
 import random
+from decimal import Decimal
 
 from bot.core import actions as ax
+from bot.core.coderun import RunOutcome, RunRequest
 from bot.core.errors import BadSubmission, StaleAction
 from bot.core.model import ItemState
 from bot.core.packs.models import AnyQuestion, BlanksQuestion, ShortQuestion
-from bot.core.ports import RunOutcome, RunRequest
 from bot.core.replies import Button, InputRequest
 
 from .answers import matches, normalize, unwrap, values
@@ -33,9 +34,19 @@ def is_right(question: ShortQuestion, answer: str) -> bool:
     if question.number is not None:
         got = _number(answer, exact=exact)
         if got is not None:
-            spec = question.number
-            return math.isclose(got, spec.value, rel_tol=0.0, abs_tol=spec.tolerance) or got == spec.value
+            return within(got, question.number.value, question.number.tolerance)
     return False
+
+
+def within(got: float, value: float, tolerance: float) -> bool:
+    """Tell whether `got` is within `tolerance` of `value`, both ends included.
+
+    Compared in decimal, as the numbers were written: in binary floating point 3.141 lies a hair
+    outside 3.1415 ± 0.0005, which would refuse an answer Moodle accepts.
+    """
+    if not (math.isfinite(got) and math.isfinite(value) and math.isfinite(tolerance)):
+        return got == value
+    return abs(Decimal(repr(got)) - Decimal(repr(value))) <= Decimal(repr(tolerance))
 
 
 def _number(answer: str, *, exact: bool) -> float | None:

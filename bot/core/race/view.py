@@ -6,7 +6,7 @@ from bot.core.items import View, kind_of
 from bot.core.items.base import Make
 from bot.core.model import ItemState
 from bot.core.packs import AnyQuestion, Pack
-from bot.core.replies import Button, Code, Control, Fields, Message, Part, Text, Tone
+from bot.core.replies import Button, Code, Control, Fields, Message, Part, Text, Tone, plural
 
 from . import actions as rx
 from .rules import Race, RaceItem, Standing
@@ -90,7 +90,7 @@ def start_message(race: Race, where: str) -> Message:
         title="A race starts!",
         parts=(
             Text(
-                f"{race.started_by_name} started a race: **{race.rounds} rounds** from {where}, "
+                f"{race.started_by_name} started a race: **{plural(race.rounds, 'round')}** from {where}, "
                 f"**{race.seconds} s** each. Answer to join; one answer per round. "
                 "The first right answer scores most; wrong answers score nothing."
             ),
@@ -165,9 +165,9 @@ def final_message(race: Race) -> Message:
     elif winner is None:
         head = "Nobody got an answer right, so nobody won."
     else:
-        head = f"🏆 **{winner.name}** wins with **{winner.points}** points!"
+        head = f"🏆 **{winner.name}** wins with **{winner.points}** {'point' if winner.points == 1 else 'points'}!"
     if race.status == "stopped":
-        head = f"The race was stopped after {race.round} of {race.rounds} rounds. " + head
+        head = f"The race was stopped after {race.round} of {plural(race.rounds, 'round')}. " + head
     parts: list[Text | Fields] = [Text(head)]
     if table:
         parts.append(table_fields(table))
