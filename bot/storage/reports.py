@@ -14,7 +14,7 @@ from sqlalchemy import Float, Integer, and_, case, cast, func, literal, select
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.sql import ColumnElement, Select
 
-from bot.core.daily.streak import Streak
+from bot.core.model import Streak
 from bot.core.report.model import Aggregates, Counted, Filters, ItemCounts, LearnerRow
 
 from . import daily_tables as d

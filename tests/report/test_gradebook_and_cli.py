@@ -48,12 +48,12 @@ async def test_report_and_grades_on_the_command_line(tmp_path: Path) -> None:
     done = _cli(tmp_path, "report", "stats-class", "--csv", "items.csv", "--class-csv", "class.csv")
     assert done.returncode == 0, done.stderr
     assert "`reversed`: negative discrimination" in done.stdout
-    items = list(csv.DictReader((tmp_path / "items.csv").open()))
+    items = list(csv.DictReader(io.StringIO((tmp_path / "items.csv").read_text())))
     assert {r["item"] for r in items} >= {"perfect", "reversed", "six"}
-    assert len(list(csv.DictReader((tmp_path / "class.csv").open()))) == 20
+    assert len(list(csv.DictReader(io.StringIO((tmp_path / "class.csv").read_text())))) == 20
     missing = _cli(tmp_path, "report", "no-such-pack")
     assert missing.returncode == 2 and "No pack `no-such-pack`; packs: stats-class" in missing.stderr
     grades = _cli(tmp_path, "grades", "export", "--pack", "stats-class", "--csv", "grades.csv")
     assert grades.returncode == 0, grades.stderr
-    table = list(csv.reader((tmp_path / "grades.csv").open()))
+    table = list(csv.reader(io.StringIO((tmp_path / "grades.csv").read_text())))
     assert len(table) == 21 and table[0][2] == "stats-class/a00"

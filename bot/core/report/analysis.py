@@ -22,10 +22,9 @@ from collections.abc import Iterable
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from bot.core.daily.queue import review_day as practice_day
-from bot.core.daily.streak import Streak, settle
 from bot.core.packs import Pack
 from bot.core.packs.models import AnyQuestion, BlanksQuestion, ChoiceQuestion
+from bot.core.progress import streak_on
 
 from .model import Aggregates, Counted, Filters, ItemCounts, ItemStats, LearnerProgress, LearnerRow, Report
 
@@ -239,10 +238,6 @@ def _progress(row: LearnerRow, now: datetime | None, stalled_days: int) -> Learn
         streak=streak,
         stalled=stalled,
     )
-
-
-def streak_on(streak: Streak, now: datetime, zone: ZoneInfo) -> Streak:
-    return settle(streak, practice_day(now, zone))
 
 
 def _zone(name: str) -> ZoneInfo:

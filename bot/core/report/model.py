@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
 
-from bot.core.daily.streak import Streak
+from bot.core.model import Streak
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,8 @@ import asyncio
 from dataclasses import replace
 from datetime import datetime
 
-from bot.core.daily.learner import MASTERED_STABILITY_DAYS
 from bot.core.packs import Pack
+from bot.core.progress import MASTERED_STABILITY_DAYS
 from bot.core.replies import Attachment, Image, Text
 
 from .analysis import MIN_LEARNERS, analyse
