@@ -11,6 +11,8 @@ from datetime import timedelta
 from pathlib import Path
 
 from .core import CodeRunner, QuizService, SystemClock
+from .core import queries as q
+from .core.answer import Answers
 from .core.daily import DailyService
 from .core.errors import PackInvalid, PackRefused
 from .core.packs import load_path
@@ -20,8 +22,9 @@ from .metrics import (
     MeteredRunner,
     Metrics,
     Platforms,
+    Timing,
+    count_answer,
     instrument_repository,
-    instrument_service,
     watch_active_quizzes,
 )
 from .scheduler import PlatformPosters, Scheduler
@@ -106,7 +109,7 @@ def pack_dirs(folders: list[Path]) -> list[Path]:
 
 async def load_shipped_packs(service: QuizService, folders: list[Path]) -> None:
     """Import packs from the configured folders when they are new or have a higher version."""
-    stored = {p.id: p.version for p in await service.enabled_packs_all()}
+    stored = {p.id: p.version for p in await service.ask(q.PackList(None))}
     for path in pack_dirs(folders):
         try:
             loaded = await asyncio.to_thread(load_path, path)
@@ -149,7 +152,10 @@ async def build(
     admins = frozenset(settings.admins)
     store = SocialStore.beside(repository)
     outbox = Outbox()
-    races = RaceService(repository=repository, store=store, clock=clock, publish=outbox, admins=admins, timers=live)
+    answers = Answers(log=repository, counted=count_answer(metrics))  # where every graded answer is recorded
+    races = RaceService(
+        repository=repository, store=store, clock=clock, publish=outbox, admins=admins, timers=live, answers=answers
+    )
     posters = PlatformPosters({})
     daily_store = DailyRepository.beside(repository)
     scheduler = Scheduler(
@@ -171,12 +177,13 @@ async def build(
         races=races,
         social=SocialService(store=store, clock=clock, zone_for=server_zone(daily_store)),
         daily=daily,
-        answers=repository,
+        answers=answers,
         post_now=scheduler.post_now,
         personal_data=PrivacyStore(repository.engine),
         work=Unfinished(repository.work, clock),
+        pending=repository.pending,
     )
-    instrument_service(service, metrics)
+    service.use(Timing(metrics))
     watch_active_quizzes(metrics, repository.engine, clock, timedelta(hours=settings.session_ttl_hours))
     try:
         if shipped_packs:

@@ -234,30 +234,30 @@ def queue_depth(runner: Any) -> int:
     return int(getattr(runner, "waiting", 0) or 0)
 
 
-def instrument_service(service: Any, metrics: Metrics) -> None:
-    """Time every ``service.handle`` call and count it by outcome (wraps the bound method)."""
-    handle: Callable[[Any, Any], Awaitable[Any]] = service.handle
+class Timing:
+    """Middleware: time every request the core answers and count it by outcome (`QuizService.use`)."""
 
-    async def timed(actor: Any, request: Any) -> Any:
+    def __init__(self, metrics: Metrics) -> None:
+        self._metrics = metrics
+
+    async def __call__(self, actor: Any, request: Any, next_: Callable[[], Awaitable[Any]]) -> Any:
         platform, kind = str(actor.platform), type(request).__name__
         started = time.perf_counter()
         outcome = "error"
         try:
-            reply = await handle(actor, request)
+            reply = await next_()
             outcome = "ok"
             return reply
         except QuizError:
             outcome = "refused"
             raise
         finally:
-            metrics.latency.labels(platform=platform, request=kind).observe(time.perf_counter() - started)
-            metrics.requests.labels(platform=platform, request=kind, outcome=outcome).inc()
-
-    service.handle = timed
+            self._metrics.latency.labels(platform=platform, request=kind).observe(time.perf_counter() - started)
+            self._metrics.requests.labels(platform=platform, request=kind, outcome=outcome).inc()
 
 
 def instrument_repository(repository: Any, metrics: Metrics) -> None:
-    """Count stored answers by platform and outcome, and failed saves (wraps ``save_session``)."""
+    """Count failed saves (wraps ``save_session``); answers are counted by ``count_answer``."""
     save: Callable[..., Awaitable[None]] = repository.save_session
 
     async def counted(session: Any, attempt: Any = None, review: Any = None) -> None:
@@ -268,10 +268,17 @@ def instrument_repository(repository: Any, metrics: Metrics) -> None:
         except Exception:
             metrics.db_errors.inc()
             raise
-        if attempt is not None:
-            metrics.answers.labels(platform=str(attempt.platform), outcome="correct" if attempt.correct else "wrong").inc()
 
     repository.save_session = counted
+
+
+def count_answer(metrics: Metrics) -> Callable[[Any], None]:
+    """Return the counter `bot.core.answer.Answers` calls for every stored answer, in every mode."""
+
+    def counted(attempt: Any) -> None:
+        metrics.answers.labels(platform=str(attempt.platform), outcome="correct" if attempt.correct else "wrong").inc()
+
+    return counted
 
 
 class MeteredRunner:

@@ -53,7 +53,7 @@ async def run_front_ends(settings: Settings, which: list[str] | None, *, slack_p
         gc.freeze()
         app.platforms.expect(which)  # /readyz: ready once each of these is connected
         drain = Drain()
-        drain.guard(app.service)
+        app.service.use(drain)
         tasks: list[asyncio.Task[None]] = []
         if "discord" in which:
             from .adapters.discord import run_discord

@@ -29,7 +29,7 @@ from bot.core.daily.messages import (
     reminder_message,
     reveal_message,
 )
-from bot.core.daily.ports import Packs
+from bot.core.daily.ports import Packs, SchedulerStore
 from bot.core.daily.queue import review_day
 from bot.core.daily.reminders import after_delivery
 from bot.core.daily.rotation import pick_item
@@ -127,7 +127,7 @@ class Scheduler:
     def __init__(
         self,
         *,
-        store: DailyRepository,
+        store: SchedulerStore,
         packs: Packs,
         clock: Clock,
         poster: Poster,
@@ -295,6 +295,7 @@ class Scheduler:
             return notice("Today's question was already posted in this channel.")
         if outcome != "posted":
             return notice(f"The daily question could not be posted: {outcome}.", tone=Tone.WARNING)
+        self.wake()  # its tally and reveal are the loop's jobs from now on: look again, not in a minute
         return notice("Today's question is posted.", tone=Tone.SUCCESS)
 
     async def _publish(self, schedule: Schedule, day: date, now: datetime) -> str:

@@ -1,6 +1,6 @@
 """Stop without losing work: refuse new requests, let those in flight finish and deliver, then close.
 
-:class:`Drain` wraps ``QuizService.handle``: it counts the requests in flight and, once draining,
+:class:`Drain` is middleware of ``QuizService`` (``service.use(drain)``): it counts the requests in flight and, once draining,
 answers new ones with :data:`RESTARTING` (the learner is told to send it again rather than left
 waiting). :func:`platform_work` finds the Discord library's handler tasks, which also deliver the
 replies, so a shutdown can wait for them before closing the client. What is still running when the
@@ -40,28 +40,23 @@ class Drain:
         self._idle = asyncio.Event()
         self._idle.set()
 
-    def guard(self, service: Any) -> None:
-        """Wrap ``service.handle`` so that this drain sees every request."""
-        handle: Callable[[Any, Any], Awaitable[Any]] = service.handle
-
-        async def guarded(actor: Any, request: Any) -> Any:
-            if self.draining:
-                raise Restarting(RESTARTING)
-            self.inflight += 1
-            self._idle.clear()
-            task = asyncio.current_task()
+    async def __call__(self, actor: Any, request: Any, next_: Callable[[], Awaitable[Any]]) -> Any:
+        """Middleware: see every request in the core; refuse new ones once draining."""
+        if self.draining:
+            raise Restarting(RESTARTING)
+        self.inflight += 1
+        self._idle.clear()
+        task = asyncio.current_task()
+        if task is not None:
+            self._tasks.add(task)
+        try:
+            return await next_()
+        finally:
             if task is not None:
-                self._tasks.add(task)
-            try:
-                return await handle(actor, request)
-            finally:
-                if task is not None:
-                    self._tasks.discard(task)
-                self.inflight -= 1
-                if self.inflight == 0:
-                    self._idle.set()
-
-        service.handle = guarded
+                self._tasks.discard(task)
+            self.inflight -= 1
+            if self.inflight == 0:
+                self._idle.set()
 
     def start(self) -> None:
         """Take no new requests from now on."""

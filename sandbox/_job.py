@@ -23,7 +23,6 @@ from ._messages import JobLimits
 
 SECUREBITS_LOCKED_NOROOT = 0x2F  # NOROOT, NO_SETUID_FIXUP and KEEP_CAPS_OFF, each locked
 INNER_UID = 1000
-GRADER_DATA_BYTES = 1024 * 1024 * 1024  # what the grader may allocate beyond the template's data
 
 
 @dataclass
@@ -95,11 +94,7 @@ def _rlimits(limits: JobLimits, uid_dropped: bool, role: str) -> None:
     resource.setrlimit(resource.RLIMIT_MEMLOCK, (65536, 65536))
     if uid_dropped:
         resource.setrlimit(resource.RLIMIT_NPROC, (limits.pids, limits.pids))
-    if role == "grader":  # outside the slot's cgroup: a cap of its own on what decoding may take
-        with contextlib.suppress(ValueError, OSError):
-            cap = _vm_data() + GRADER_DATA_BYTES
-            resource.setrlimit(resource.RLIMIT_DATA, (cap, cap))
-    elif limits.data_bytes:  # no cgroup: cap what the job may add to the template's data
+    if limits.data_bytes:  # no cgroup: cap what each job process may add to the template's data
         with contextlib.suppress(ValueError, OSError):
             cap = _vm_data() + limits.data_bytes
             resource.setrlimit(resource.RLIMIT_DATA, (cap, cap))

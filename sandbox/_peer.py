@@ -33,6 +33,7 @@ import contextlib
 import io
 import os
 import sys
+import time
 import types
 from collections.abc import Callable, Iterator
 from typing import Any, Literal, NoReturn, TypedDict, cast
@@ -41,7 +42,14 @@ from . import _wire
 
 MAX_DEPTH = 48
 MAX_NODES = 200_000
-MAX_FRAME = 32 * 1024 * 1024
+MAX_FRAME = 32 * 1024 * 1024  # what the learner takes from the grader
+MAX_REPLY_FRAME = 16 * 1024 * 1024  # what the grader takes from the learner
+MAX_CONTAINERS = 400_000  # arrays and objects in one frame, counted before it is parsed
+MAX_COLLISIONS = 32  # set items or dict keys of one hash value
+MAX_DECODE_S = 0.5  # CPU seconds the grader spends building one frame's values
+TOO_LARGE = "your function returned something too large to check"
+# Exceptions that steer the caller's control flow: from learner code they arrive as a RuntimeError.
+CONTROL_FLOW = ("StopIteration", "StopAsyncIteration", "GeneratorExit", "KeyboardInterrupt", "SystemExit")
 MAX_TEXT = 4000
 MAX_ITEMS = 100_000
 TRUSTED_PREFIXES = ("torch", "collections")
@@ -56,16 +64,34 @@ _FUNCTION_TYPES = (
 class PeerGone(Exception):
     """The other process ended or broke the protocol; nothing more can be asked of it."""
 
-    def __init__(self, ended: bool = True) -> None:
+    def __init__(self, ended: bool = True, text: str | None = None) -> None:
         super().__init__(
-            "your program ended before this test could check it"
-            if ended
-            else "your program sent the grader data it could not read"
+            text
+            or (
+                "your program ended before this test could check it"
+                if ended
+                else "your program sent the grader data it could not read"
+            )
         )
 
 
 class Refused(Exception):
     """A value that may not cross (too deep, too large, of an unknown kind)."""
+
+
+class TooLarge(Refused):
+    """A value over one of the grader's budgets (size, depth, nodes, decode time)."""
+
+    def __init__(self) -> None:
+        super().__init__(TOO_LARGE)
+
+
+class RemoteControlFlow(RuntimeError):
+    """A control-flow exception (``StopIteration`` ...) raised by learner code, as a plain error."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(f"your code raised {kind}" + (f": {message}" if message else ""))
+        self.kind = kind
 
 
 def _tensor_dtypes() -> dict[str, Any]:
@@ -99,7 +125,7 @@ class Request(TypedDict, total=False):
     args: Any
     kwargs: Any
     code: str
-    test: str
+    classes: str
     main: bool
 
 
@@ -143,6 +169,7 @@ class Peer:
         self.proxies: dict[int, Any] = {}
         self.gone = False
         self._ended = True
+        self._gone_text: str | None = None
         self.shared = _SharedState()
         self.names_sent: set[str] = set()
         self.names_received: dict[int, str] = {}
@@ -162,9 +189,16 @@ class Peer:
 
     def _recv(self) -> dict[str, Any]:
         if self.gone:
-            raise PeerGone(ended=self._ended)
+            raise PeerGone(ended=self._ended, text=self._gone_text)
         try:
-            return _wire.recv(self.read_fd, MAX_FRAME)
+            if self.learner:
+                return _wire.recv(self.read_fd, MAX_FRAME)
+            return _wire.recv_counted(self.read_fd, MAX_REPLY_FRAME, MAX_CONTAINERS)
+        except _wire.OverBudget:
+            self.gone = True
+            self._ended = False
+            self._gone_text = TOO_LARGE
+            raise PeerGone(ended=False, text=TOO_LARGE) from None
         except (EOFError, OSError, _wire.WireError, RecursionError, MemoryError) as exc:
             self.gone = True
             self._ended = isinstance(exc, (EOFError, OSError))
@@ -173,12 +207,16 @@ class Peer:
     def request(self, msg: Request) -> Reply:
         """Send a request; serve the other side's requests until its reply arrives."""
         msg["state"] = self.shared.outgoing()
+        grad = self.shared.grad_mode()
         self._send(msg)
         while True:
             frame = self._recv()
             if frame.get("op") == "reply":
                 reply = cast(Reply, frame)
-                self.shared.incoming(reply.get("state"))
+                if self.learner:
+                    self.shared.incoming(reply.get("state"))
+                else:  # the grader's grad mode and random numbers stay its own
+                    self.shared.restore(grad, reply.get("state"))
                 return reply
             self._serve_one(cast(Request, frame))
 
@@ -193,7 +231,22 @@ class Peer:
 
     # --- serving ---------------------------------------------------------------------------------
     def _serve_one(self, req: Request) -> None:
+        torch = sys.modules.get("torch")
+        if self.learner or torch is None:
+            self.shared.incoming(req.get("state"))
+            self._serve_request(req)
+            return
+        # A callback of the test's (a function it lent) runs with the learner's random state, as in
+        # one program; the test's own generator is put back afterwards, so it never adopts it.
+        own = torch.get_rng_state()
         self.shared.incoming(req.get("state"))
+        try:
+            self._serve_request(req)
+        finally:
+            torch.set_rng_state(own)
+            self.shared.rng = b""
+
+    def _serve_request(self, req: Request) -> None:
         captured = io.StringIO()
         saved = sys.stdout
         if self.learner:
@@ -225,7 +278,7 @@ class Peer:
             # called, never searched for attributes or methods that reach the grader's state.
             raise Refused("the grader only answers calls of what it passed")
         if op == "load":
-            self._load(str(req.get("code", "")), bool(req.get("main")), req.get("test"))
+            self._load(str(req.get("code", "")), bool(req.get("main")), req.get("classes"))
             return {"op": "reply", "ok": True, "value": None}
         if op == "release":
             for h in req.get("args") or []:
@@ -286,10 +339,14 @@ class Peer:
             raise Refused("unknown handle")
         return self.exports[h]
 
-    def _load(self, code: str, main: bool, test: Any) -> None:
-        """Run the learner's file as the module ``user_code`` (learner side)."""
-        if isinstance(test, str):
-            self._test_source = test
+    def _load(self, code: str, main: bool, classes: Any) -> None:
+        """Run the learner's file as the module ``user_code`` (learner side).
+
+        ``classes`` is the test module with everything but its imports and the classes it may hand
+        the learner's functions (a model to train) blanked out: never the tests themselves.
+        """
+        if isinstance(classes, str):
+            self._test_source = classes
         name = "__main__" if main else "user_code"
         module = types.ModuleType(name)
         module.__file__ = self.user_path
@@ -305,7 +362,7 @@ class Peer:
             raise
 
     def load_test_module(self) -> types.ModuleType | None:
-        """Load the test module here too (learner side), so its classes can be rebuilt from data."""
+        """Load the test's shared classes here (learner side), so their objects can be rebuilt from data."""
         if self._test_module is None and self._test_source is not None:
             module = types.ModuleType("test_code")
             module.__file__ = os.path.join(os.path.dirname(self.user_path), "test_code.py")
@@ -378,14 +435,19 @@ class Peer:
         with contextlib.suppress(Exception):
             args = Decoder(self, strict=True).decode(fields.get("args"))
         exc: BaseException
-        if getattr(builtins, name, None) is base:
+        control = next((getattr(builtins, n) for n in CONTROL_FLOW if issubclass(base, getattr(builtins, n))), None)
+        if not self.learner and (control is not None or issubclass(base, BaseExceptionGroup)):
+            # Rebuilt faithfully, a StopIteration would quietly end the test's map() or generator,
+            # and a SystemExit or KeyboardInterrupt would end the grader: a plain error names it.
+            exc = RemoteControlFlow(name if control is None else control.__name__, message)
+        elif getattr(builtins, name, None) is base:
             exc = _make_exception(base, args, message, fields)
         else:
             cls = type(name, (base,), {"__module__": "user_code", "__str__": lambda self: message})
             try:
                 exc = cls(*args) if isinstance(args, tuple) else cls(message)
             except Exception:
-                exc = Exception(message)
+                exc = RuntimeError(f"{name}: {message}" if message else name)
         line = fields.get("line")
         if isinstance(line, int) and 0 < line < 100_000:
             exc = _raised_at(exc, self.user_path, line)
@@ -407,12 +469,9 @@ class Peer:
         """Read an attribute of a remote object."""
         return self._finish(self.request({"op": "get", "h": h, "name": name}), [])
 
-    def load_remote(self, code: str, test: str | None = None) -> None:
+    def load_remote(self, code: str) -> None:
         """Run the learner's file afresh in the learner process; its printed text is printed here."""
-        req: Request = {"op": "load", "code": code}
-        if test is not None:
-            req["test"] = test
-        self._finish(self.request(req), [])
+        self._finish(self.request({"op": "load", "code": code}), [])
 
     def _finish(self, reply: Reply, sent: list[Any]) -> Any:
         out = reply.get("out")
@@ -428,6 +487,8 @@ class Peer:
             dec = Decoder(self, sent=sent)
             value = dec.decode(reply.get("value"))
             dec.apply_back(reply.get("back"))
+        except TooLarge:
+            raise RuntimeError(TOO_LARGE) from None
         except Refused as exc:
             raise RuntimeError(f"the value your code returned cannot be checked: {exc}") from None
         return value
@@ -453,16 +514,36 @@ class _SharedState:
         self.rng = raw
         return {"grad": bool(torch.is_grad_enabled()), "rng": base64.b64encode(raw).decode()}
 
-    def incoming(self, state: Any) -> None:
+    def incoming(self, state: Any, *, adopt_rng: bool = True) -> None:
+        """Take the other side's grad mode, and its random state when ``adopt_rng`` (learner side)."""
         torch = sys.modules.get("torch")
         if torch is None or not _valid_state(state):
             return
         torch.set_grad_enabled(state["grad"])
-        if state["rng"]:
+        if state["rng"] and not adopt_rng:
+            self.rng = b""  # the other side's generator moved on: send ours again with the next call
+        elif state["rng"]:
             with contextlib.suppress(Exception):
                 raw = base64.b64decode(state["rng"].encode())
                 torch.set_rng_state(torch.frombuffer(bytearray(raw), dtype=torch.uint8))
                 self.rng = raw
+
+    def grad_mode(self) -> bool:
+        torch = sys.modules.get("torch")
+        return True if torch is None else bool(torch.is_grad_enabled())
+
+    def restore(self, grad: bool, state: Any) -> None:
+        """Keep this side's random state after a reply (grader side); grad mode follows as in one program.
+
+        A learner function that turns gradients off and leaves them off does so for the test too
+        (an exercise checks exactly that); its random numbers never become the test's.
+        """
+        self.incoming(state, adopt_rng=False)
+        torch = sys.modules.get("torch")
+        if torch is not None and _valid_state(state) and state["rng"]:
+            # The learner drew from the global generator: the grader's moves on too (one draw of its
+            # own sequence), so a test can see the global state was used, but not steer its values.
+            torch.rand(1)
 
 
 def _valid_state(state: Any) -> bool:
@@ -485,6 +566,7 @@ class Encoder:
         self.nodes = 0
         self._storages: dict[int, int] | None = None
         self._fresh = False
+        self.handles = 0
 
     def encode(self, value: Any, depth: int = 0) -> Any:
         self.nodes += 1
@@ -591,6 +673,8 @@ class Encoder:
                 return {"$": "mod", "v": name}
             return self._handle(value)
         named = _trusted_name(value)
+        if named is not None and not isinstance(value, type) and named.startswith("test_code:"):
+            return self._handle(value)  # the learner never gets the test's functions: it may call them
         if named is not None and (isinstance(value, type) or self._may_name(value, named)):
             return {"$": "name", "v": named}
         if isinstance(value, type):
@@ -599,8 +683,16 @@ class Encoder:
         if cls_name is not None:
             state = getattr(value, "__dict__", None)
             if isinstance(state, dict):
+                mark, handles = len(self.objects), self.handles
                 i = self._remember(value)
-                return {"$": "o", "i": i, "c": cls_name, "v": self._pairs(state, depth)}
+                out = {"$": "o", "i": i, "c": cls_name, "v": self._pairs(state, depth)}
+                if not self.peer.learner or self.handles == handles:
+                    return out
+                # The grader rebuilds an object only from data: one holding a function or an object
+                # of the learner's goes as a handle instead (its class still claimed).
+                for obj in self.objects[mark:]:
+                    self.memo.pop(id(obj), None)
+                del self.objects[mark:]
         if self.strict:
             raise Refused(f"a {tp.__name__} cannot be sent")
         return self._handle(value)
@@ -718,6 +810,7 @@ class Encoder:
         if self.strict or (not self.peer.learner and not callable(value)):
             raise Refused(f"a {type(value).__name__} cannot be sent")
         h = self.peer.export(value)
+        self.handles += 1
         out: dict[str, Any] = {"$": "h", "h": h, "n": _clip(str(getattr(value, "__name__", "")), 200)}
         if isinstance(value, type):
             out["k"] = "class"
@@ -779,21 +872,48 @@ class Decoder:
     def __init__(self, peer: Peer, *, sent: list[Any] | None = None, strict: bool = False) -> None:
         self.peer = peer
         self.strict = strict
+        self.refused: frozenset[str] = frozenset()  # kinds of value not taken here (grader side)
         self.sent = sent or []
         self.memo: dict[int, Any] = {}
         self.objects: list[Any] = []
         self.nodes = 0
+        self._deadline = time.thread_time() + MAX_DECODE_S
+
+    def _tick(self) -> None:
+        """Count one step of work; over the node or time budget the value is too large to check."""
+        self.nodes += 1
+        if self.nodes > MAX_NODES:
+            raise TooLarge
+        if not self.nodes & 255 and not self.peer.learner and time.thread_time() > self._deadline:
+            raise TooLarge
+
+    def _collides(self, hashes: dict[int, int], key: Any) -> Any:
+        """Count a set item's or dict key's hash: many keys of one hash make insertion quadratic."""
+        if not self.peer.learner:
+            try:
+                value = hash(key)
+            except TypeError:
+                raise Refused("an unhashable key") from None
+            seen = hashes.get(value, 0) + 1
+            if seen > MAX_COLLISIONS:
+                raise TooLarge
+            hashes[value] = seen
+        return key
 
     def decode(self, data: Any, depth: int = 0) -> Any:
-        self.nodes += 1
-        if self.nodes > MAX_NODES or depth > MAX_DEPTH:
-            raise Refused("the value is too large or too deeply nested")
+        self._tick()
+        if depth > MAX_DEPTH:
+            raise TooLarge
         if data is None or type(data) in (bool, int, float, str):
             return data
         if not isinstance(data, dict):
             raise Refused("malformed value")
         tag = data.get("$")
         v = data.get("v")
+        if tag in self.refused:
+            raise Refused("only data is written back")
+        if tag == "h" and self.refused is _NOT_WRITTEN_BACK:
+            return _Inert(str(data.get("n") or "")[:200])  # kept as a marker: never callable
         if tag == "m":
             return self._memo(data.get("i"))
         if tag == "r":
@@ -824,17 +944,23 @@ class Decoder:
             else:
                 d = {}
             self._register(data, d)
+            hashes: dict[int, int] = {}
             for pair in self._list(v):
                 if not isinstance(pair, list) or len(pair) != 2:
                     raise Refused("malformed mapping")
-                d[self.decode(pair[0], depth + 1)] = self.decode(pair[1], depth + 1)
+                key = self.decode(pair[0], depth + 1)
+                self._collides(hashes, key)
+                d[key] = self.decode(pair[1], depth + 1)
             return d
         if tag in ("set", "frozenset"):
-            items = [self.decode(x, depth + 1) for x in self._list(v)]
-            s: set[Any] | frozenset[Any] = set(items) if tag == "set" else frozenset(items)
+            s: set[Any] = set()
             if tag == "set":
                 self._register(data, s)
-            return s
+            hashes = {}
+            for x in self._list(v):
+                item = self._collides(hashes, self.decode(x, depth + 1))
+                s.add(item)
+            return s if tag == "set" else frozenset(s)
         if tag == "t":
             return self._tensor(data, depth)
         if tag == "view":
@@ -885,7 +1011,7 @@ class Decoder:
             text = str(v)
             found = _resolve_name(text, self.peer)
             if not self.peer.learner and not (
-                text in self.peer.names_sent or (isinstance(found, type) and _grader_may_build(found))
+                text in self.peer.names_sent or (isinstance(found, type) and _claimable(found))
             ):
                 raise Refused(f"the grader does not take {text[:100]} by name")
             self.peer.names_received[id(found)] = text
@@ -1007,10 +1133,18 @@ class Decoder:
         obj: Any = object.__new__(cls)
         self._register(data, obj)
         state = {}
-        for pair in self._list(data.get("v")):
-            if not isinstance(pair, list) or len(pair) != 2 or not isinstance(pair[0], str):
-                raise Refused("malformed object")
-            state[pair[0]] = self.decode(pair[1], depth + 1)
+        # The grader rebuilds a learner's module, optimizer or loader from data only: no attribute
+        # of it may be a handle (a ``forward`` of the learner's) or a name the grader did not send.
+        saved = self.refused
+        if not self.peer.learner:
+            self.refused = saved | _NOT_IN_OBJECTS
+        try:
+            for pair in self._list(data.get("v")):
+                if not isinstance(pair, list) or len(pair) != 2 or not isinstance(pair[0], str):
+                    raise Refused("malformed object")
+                state[pair[0]] = self.decode(pair[1], depth + 1)
+        finally:
+            self.refused = saved
         obj.__dict__.update(state)
         return obj
 
@@ -1026,10 +1160,10 @@ class Decoder:
         proxy: Any
         if kind == "class":
             bases = []
-            for base_name in self._list(data.get("b") or []):
+            for base_name in self._list(data.get("b") or [])[:30]:
                 with contextlib.suppress(Refused):
                     base = _resolve_name(str(base_name), self.peer)
-                    if isinstance(base, type) and _subclassable(base) and _grader_may_build(base):
+                    if isinstance(base, type) and _subclassable(base) and _claimable(base):
                         bases.append(base)
             proxy = _remote_class(self.peer, h, name, str(data.get("q") or name), bases, data.get("d"))
         else:
@@ -1037,14 +1171,22 @@ class Decoder:
             if kind == "object" and "c" in data:
                 with contextlib.suppress(Refused):
                     cls = self.decode(data["c"], depth + 1)
+            if not (isinstance(cls, type) and _claimable(cls, self.peer)):
+                cls = None  # a handle never passes isinstance for a data class (nor any it names)
             is_callable = kind == "function" or data.get("call") is True
             maker = CallableProxy if is_callable else Proxy
-            proxy = maker(self.peer, h, name, cls if isinstance(cls, type) else None, is_callable)
+            proxy = maker(self.peer, h, name, cls, is_callable)
         self.peer.proxies[h] = proxy
         return proxy
 
     def apply_back(self, back: Any) -> None:
-        """Apply the new states of the objects this side sent with a call."""
+        """Apply the new states of the objects this side sent with a call.
+
+        On the grader's side only data is taken: a tensor's values, shape, ``requires_grad`` and
+        ``grad``; a list's, dict's or set's plain contents; and an object's existing attributes that
+        held a plain scalar (a ``training`` flag, a step count), each keeping its type. A function,
+        a handle, a generator's state or a new attribute is never written into the grader's objects.
+        """
         if back is None:
             return
         updates = []
@@ -1055,9 +1197,60 @@ class Decoder:
             if not 0 <= i < len(self.sent) or not isinstance(state, dict):
                 raise Refused("malformed update")
             updates.append((self.sent[i], state))
-        decoded = [(obj, state.get("$"), self._state_value(state)) for obj, state in updates]
+        if self.peer.learner:
+            decoded = [(obj, state.get("$"), self._state_value(state)) for obj, state in updates]
+        else:
+            decoded = []
+            self.refused = _NOT_WRITTEN_BACK
+            for obj, state in updates:
+                with contextlib.suppress(_NotData):
+                    decoded.append((obj, state.get("$"), self._data_state(obj, state)))
         for obj, tag, value in decoded:
             _apply(obj, tag, value)
+
+    def _data_state(self, obj: Any, state: dict[str, Any]) -> Any:
+        """Decode one write-back entry as data (grader side); raise _NotData to skip it."""
+        tag = state.get("$")
+        if tag == "o":
+            current = getattr(obj, "__dict__", None)
+            if not isinstance(current, dict):
+                raise _NotData
+            out = {}
+            for pair in self._list(state.get("v")):
+                self._tick()
+                if not isinstance(pair, list) or len(pair) != 2 or not isinstance(pair[0], str):
+                    raise Refused("malformed object")
+                name, value = pair
+                old = current.get(name, _MISSING)
+                if type(value) in _SCALARS and type(old) is type(value):
+                    out[name] = value
+                elif type(old) in _CONTAINERS:  # an optimizer's new ``state``, a module's ``_parameters``
+                    with contextlib.suppress(_NotData, Refused):
+                        saved, self.refused = self.refused, self.refused | {"h"}
+                        try:
+                            new = self.decode(value, 1)
+                        finally:
+                            self.refused = saved
+                        if type(new) is type(old):
+                            out[name] = new
+            return out
+        if tag not in ("t", "list", "dict", "set"):
+            raise _NotData
+        try:
+            value = self.decode(state)
+        except TooLarge:
+            raise
+        except Refused:
+            raise _NotData from None
+        if isinstance(obj, dict) and isinstance(value, dict):
+            olds, news = list(obj.values()), list(value.values())
+        elif isinstance(obj, (list, set)) and isinstance(value, (list, set)):
+            olds, news = list(obj), list(value)
+        else:
+            return value
+        if any(isinstance(v, _Inert) for v in news) and any(_is_tensor(v) for v in olds):
+            raise _NotData  # a marker never takes a tensor's place (a module's ``_parameters``)
+        return value
 
     def _state_value(self, state: dict[str, Any]) -> Any:
         tag = state.get("$")
@@ -1071,6 +1264,37 @@ class Decoder:
         if tag == "gen":
             return base64.b64decode(str(state.get("v")).encode())
         return self.decode(state)
+
+
+class _Inert:
+    """What the grader keeps of a learner's function written into its containers (a hook left behind).
+
+    It counts (``len(model._forward_hooks)`` is right) but is not callable and claims no class, so
+    running the grader's model with it fails instead of running learner code.
+    """
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"<{self.name or 'object'} of your code, not carried back>"
+
+
+class _NotData(Exception):
+    """A write-back entry that is not plain data: the grader leaves its object as it was."""
+
+
+class _MISSING_TYPE:
+    pass
+
+
+_MISSING = _MISSING_TYPE()
+_SCALARS = (bool, int, float, str)
+_CONTAINERS = (list, dict, set, collections.OrderedDict, collections.defaultdict)
+_NOT_IN_OBJECTS = frozenset({"h", "y"})  # a rebuilt object holds no learner (or lent) callable
+_NOT_WRITTEN_BACK = frozenset({"y", "mod", "name", "gen"})
 
 
 def _apply(obj: Any, tag: Any, value: Any) -> None:
@@ -1104,7 +1328,6 @@ def _apply(obj: Any, tag: Any, value: Any) -> None:
     elif tag == "o" and isinstance(value, dict):
         state = getattr(obj, "__dict__", None)
         if isinstance(state, dict):
-            state.clear()
             state.update(value)
 
 
@@ -1243,7 +1466,7 @@ class Proxy:
         return iter(it)
 
     def __next__(self) -> Any:
-        return self._sb_call("__next__")
+        return _remote_next(self)
 
     def __bool__(self) -> bool:
         try:
@@ -1341,7 +1564,17 @@ class _ProxyIterator:
         self.count += 1
         if self.count > MAX_ITEMS:
             raise RuntimeError("your iterator yields too many items")
-        return self.remote._sb_call("__next__")
+        return _remote_next(self.remote)
+
+
+def _remote_next(remote: Proxy) -> Any:
+    """Ask a remote iterator for its next item; its StopIteration (only there) ends the iteration."""
+    try:
+        return remote._sb_call("__next__")
+    except RemoteControlFlow as exc:
+        if exc.kind == "StopIteration":
+            raise StopIteration from None
+        raise
 
 
 def _remote_class(peer: Peer, h: int, name: str, qualname: str, bases: list[type], doc: Any) -> type:
@@ -1439,26 +1672,55 @@ def _state_class_name(tp: type, learner: bool) -> str | None:
     return name
 
 
-_GRADER_BUILTIN_CLASSES = frozenset(
-    {"object", "int", "float", "str", "bool", "list", "tuple", "dict", "set", "frozenset", "bytes", "complex"}
-)
+_BEHAVIOUR_MODULES = ("torch.nn.", "torch.optim.", "torch.utils.data.")
 
 
-def _grader_may_build(cls: type) -> bool:
-    """Return True for a class the grader accepts from the learner (by name, or to rebuild an object)."""
+def _data_classes() -> tuple[type, ...]:
+    classes: list[type] = [
+        int, float, complex, str, bytes, bytearray, list, tuple, dict, set, frozenset, slice, range,
+        BaseException, type, types.ModuleType,
+    ]  # fmt: skip
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        classes += [torch.Tensor, torch.Size, torch.dtype, torch.device, torch.Generator]
+        classes += [c for c in (getattr(torch, n, None) for n in ("SymInt", "SymFloat", "SymBool")) if isinstance(c, type)]
+    return tuple(classes)
+
+
+def _is_data_class(cls: type) -> bool:
+    import numbers
+
+    return issubclass(cls, _data_classes()) or issubclass(cls, numbers.Number)
+
+
+def _claimable(cls: type, peer: Peer | None = None) -> bool:
+    """Return True for a class a learner's handle may claim (``isinstance`` then holds for it).
+
+    Only behaviour classes: torch's modules, optimizers and data utilities (a learner's model is an
+    ``nn.Module``), or a stand-in for the learner's own class built from those. Never a data class
+    (a tensor, a number, a string, a container), never a class of the test, never one it names freely.
+    """
+    if not isinstance(cls, type):
+        return False
+    if getattr(cls, "_sb_handle", None) is not None:
+        return peer is not None and cls.__dict__.get("_sb_peer") is peer
     module = getattr(cls, "__module__", "")
-    if module == "builtins":
-        return cls.__name__ in _GRADER_BUILTIN_CLASSES
-    if module in ("collections", "test_code", "torch"):
-        return True
-    return isinstance(module, str) and module.startswith(("torch.nn.", "torch.optim.", "torch.utils.data."))
+    return isinstance(module, str) and module.startswith(_BEHAVIOUR_MODULES) and not _is_data_class(cls)
+
+
+def _rebuildable(cls: type) -> bool:
+    """Return True for a class the grader rebuilds from a learner's data (its state, never code)."""
+    module = getattr(cls, "__module__", "")
+    if not isinstance(module, str) or not (module.startswith(_BEHAVIOUR_MODULES) or module == "test_code"):
+        return False
+    return not _is_data_class(cls)
 
 
 def _resolve_state_class(text: str, peer: Peer) -> type:
     cls = _resolve_name(text, peer)
     if not isinstance(cls, type) or _state_class_name(cls, peer.learner) is None:
         raise Refused("an object of this class cannot be received")
-    if not peer.learner and not _grader_may_build(cls):
+    if not peer.learner and not _rebuildable(cls):
         raise Refused("an object of this class cannot be received")
     if getattr(cls, "_sb_handle", None) is not None:
         raise Refused("a stand-in class cannot be received")
@@ -1501,10 +1763,10 @@ def _make_exception(base: type[BaseException], args: Any, message: str, fields: 
         return base(message, ("user_code.py", line, fields.get("col"), fields.get("source"), None, None))
     try:
         exc = base(*args) if isinstance(args, tuple) else base(message)
+        if _safe_str(exc) != message:
+            exc = base(message)
     except Exception:
-        exc = base(message)
-    if _safe_str(exc) != message:
-        exc = base(message)
+        return RuntimeError(f"{base.__name__}: {message}" if message else base.__name__)
     return exc
 
 

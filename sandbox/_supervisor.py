@@ -427,11 +427,13 @@ def _serve(p: SupervisorParams, workdir: str) -> None:
     t_job = time.monotonic()
     slot = job.get("slot")
     if isinstance(slot, int) and 0 <= slot < len(p.cgroup_procs):
-        # The process that runs the learner's code joins the slot's cgroups now: the learner for a
-        # graded job (the grader runs trusted code, under its own rlimits), the job for a plain run.
-        runs_code = learner_pid if job.get("test") is not None else pid
+        # The job's processes join the slot's cgroups now: for a graded job both the learner and the
+        # grader, so what the grader spends decoding the learner's replies counts in the job's
+        # memory and CPU, its limits and its result.
+        members = [learner_pid, pid] if job.get("test") is not None else [pid]
         for fd in p.cgroup_procs[slot]:
-            os.write(fd, str(runs_code).encode())
+            for member in members:
+                os.write(fd, str(member).encode())
     for fd in cgroup_fds:
         os.close(fd)
     t_attached = time.monotonic()

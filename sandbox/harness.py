@@ -10,6 +10,7 @@ JSON line carrying the job's nonce; stdout and stderr are only output.
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 import importlib
 import importlib.abc
@@ -155,10 +156,7 @@ def run_job(job: dict[str, Any], result_fd: int, learner: tuple[int, int] | None
     code: str = job["code"]
     test: str | None = job.get("test")
     with open(user_path, "w", encoding="utf-8") as fh:
-        fh.write(code)
-    if test is not None:
-        with open(test_path, "w", encoding="utf-8") as fh:
-            fh.write(test)
+        fh.write(code)  # the test is never written where the learner's process could read it
     import atexit
 
     atexit._clear()  # the template's exit handlers are not the job's: it leaves by os._exit
@@ -412,6 +410,122 @@ def _error_fields(fields: Any, code: str) -> dict[str, Any]:
     }
 
 
+def shared_classes(test_source: str) -> str | None:
+    """Return the test module cut to its imports and the classes it may hand the learner's functions.
+
+    A test may pass the learner an object of its own class (a model to train); the learner's process
+    rebuilds it from data, so it needs that class. Everything else (the tests, their helpers, their
+    constants and expected values) is blanked out, line for line so line numbers stay right. None
+    when the test defines no such class.
+    """
+    import ast
+
+    try:
+        tree = ast.parse(test_source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    lines = test_source.splitlines()
+    tests = _test_classes(tree)
+    keep: set[int] = set()
+    blank: set[int] = set()  # lines of anything not shared: a line holding both is blanked
+    classes = 0
+    for node in tree.body:
+        first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
+        lines_of = range(first, (node.end_lineno or node.lineno) + 1)
+        if isinstance(node, ast.ClassDef) and node.name not in tests:
+            classes += 1
+        elif not isinstance(node, (ast.Import, ast.ImportFrom)):
+            blank.update(lines_of)
+            continue
+        keep.update(lines_of)
+    keep -= blank
+    if not classes:
+        return None
+    out = [line if n in keep else "" for n, line in enumerate(lines, 1)]
+    for node in tree.body:  # an import sharing its line with something else goes alone
+        if (
+            isinstance(node, (ast.Import, ast.ImportFrom))
+            and node.lineno == node.end_lineno
+            and node.lineno in blank
+        ):
+            out[node.lineno - 1] = (
+                out[node.lineno - 1] + "; " if out[node.lineno - 1] else ""
+            ) + ast.unparse(node)
+    return "\n".join(out) + "\n"
+
+
+def _test_classes(tree: Any) -> set[str]:
+    """Return the names of the module's classes that never go to the learner: its tests and their kin.
+
+    A class is shared only when every base is a builtin, a name the module imported (not from
+    unittest) or an attribute of one, or a class shared before it. Any other class (a test under
+    whatever name it reached ``TestCase``, a class on an assigned or computed base), every local
+    class a test derives from (a mixin holding the tests' bodies) and every class derived from
+    one of those stays with the grader.
+    """
+    import ast
+
+    imported: set[str] = set()
+    unittest_names: set[str] = set()  # names bound to unittest or to something imported from it
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                bound = (alias.asname or alias.name).split(".")[0]
+                imported.add(bound)
+                if alias.name.split(".")[0] == "unittest":
+                    unittest_names.add(bound)
+        elif isinstance(node, ast.ImportFrom):
+            bound_names = {alias.asname or alias.name for alias in node.names}
+            imported |= bound_names
+            if (node.module or "").split(".")[0] == "unittest":
+                unittest_names |= bound_names
+
+    assigned = {  # a module-level name bound by other means may hold anything (``object = TestCase``)
+        target.id
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr, ast.For, ast.With))
+        for target in ast.walk(node)
+        if isinstance(target, ast.Name) and isinstance(target.ctx, ast.Store)
+    } | {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+
+    def root(base: Any) -> str | None:
+        while isinstance(base, ast.Attribute):
+            base = base.value
+        return base.id if isinstance(base, ast.Name) else None
+
+    defined = [node for node in tree.body if isinstance(node, ast.ClassDef)]
+    local = {node.name for node in defined}
+    tests: set[str] = set()
+    for node in defined:
+        for base in node.bases:
+            name = root(base)
+            plain = (
+                name is not None and name not in unittest_names and not ast.unparse(base).endswith("TestCase")
+            )
+            known = name in local or (
+                name not in assigned and (name in imported or hasattr(builtins, str(name)))
+            )
+            if not (plain and known) or name in tests:
+                tests.add(node.name)
+        nested = (c for c in ast.walk(node) if isinstance(c, ast.ClassDef) and c is not node)
+        if any(
+            root(b) in unittest_names or ast.unparse(b).endswith("TestCase") for c in nested for b in c.bases
+        ):
+            tests.add(node.name)  # a test class inside it (``TestAnswer = Box.TestAnswer``)
+    changed = True
+    while changed:  # mixins of tests, and classes derived from tests or mixins
+        changed = False
+        for node in defined:
+            names = {root(b) for b in node.bases} & local
+            if node.name in tests and not names <= tests:
+                tests |= {str(n) for n in names}
+                changed = True
+            elif node.name not in tests and names & tests:
+                tests.add(node.name)
+                changed = True
+    return tests
+
+
 def _graded(
     code: str, test_source: str, user_path: str, test_path: str, channel: _Channel, peer: _peer.Peer
 ) -> int:
@@ -421,8 +535,12 @@ def _graded(
     sys.modules.pop(USER_MODULE, None)
     unittest.TestCase._formatMessage = _note_custom_message  # type: ignore[method-assign,assignment]
     reply: _peer.Reply
+    load: _peer.Request = {"op": "load", "code": code}
+    shared = shared_classes(test_source)
+    if shared is not None:
+        load["classes"] = shared
     try:
-        reply = peer.request({"op": "load", "code": code, "test": test_source})
+        reply = peer.request(load)
     except _peer.PeerGone:
         # The learner's process ended or garbled the conversation while loading: the tests run,
         # and each fails on its first question to it.

@@ -46,10 +46,10 @@ MAX_DEPTH = 4  # {"limits": {...}} is two levels; anything deeper is not a job
 FIELDS = frozenset({"code", "test", "owner", "limits"})
 LIMIT_FIELDS = frozenset({"wall_s", "memory_mb"})
 MAX_OWNER_CHARS = 200
-INLINE_PARSE_BYTES = 256 * 1024
+INLINE_PARSE_BYTES = 16 * 1024
 JOB_BUCKETS = (0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0)
-_STRINGS = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
-_BRACKETS = re.compile(rb"[\[\]{}]")
+_TOKENS = re.compile(rb'[\[\]{}"\\]')
+READ_TIMEOUT_S = 10.0
 _BUSY = re.compile(r"^busy, try again in (\d+) s$")
 
 
@@ -59,13 +59,30 @@ def default_body_bytes(config: SandboxConfig) -> int:
 
 
 def json_depth(body: bytes) -> int:
-    """Return the deepest nesting of arrays and objects in ``body`` without parsing it."""
+    """Return the deepest nesting of arrays and objects in ``body`` without parsing it.
+
+    One pass over the brackets, quotes and backslashes (linear in the body, whatever it holds):
+    brackets inside strings do not count, and an escaped character never ends a string.
+    """
     depth = deepest = 0
-    for bracket in _BRACKETS.findall(_STRINGS.sub(b'""', body)):
-        if bracket in (b"{", b"["):
+    in_string = False
+    skip = -1
+    for match in _TOKENS.finditer(body):
+        at = match.start()
+        if at == skip:
+            continue
+        char = body[at]
+        if in_string:
+            if char == 0x5C:  # backslash: the next byte is escaped
+                skip = at + 1
+            elif char == 0x22:
+                in_string = False
+        elif char == 0x22:
+            in_string = True
+        elif char in (0x7B, 0x5B):
             depth += 1
             deepest = max(deepest, depth)
-        else:
+        elif char in (0x7D, 0x5D):
             depth -= 1
     return deepest
 
@@ -108,7 +125,9 @@ def read_job(body: bytes) -> dict[str, Any]:
 class SandboxService:
     """One sandbox pool behind HTTP: admission, authentication, metrics."""
 
-    def __init__(self, sandbox: Sandbox, token: str, *, body_bytes: int | None = None) -> None:
+    def __init__(
+        self, sandbox: Sandbox, token: str, *, body_bytes: int | None = None, read_timeout_s: float = READ_TIMEOUT_S
+    ) -> None:
         if not token:
             raise ValueError("the service needs a token (QUIZBOT_SANDBOX_TOKEN)")
         self.sandbox = sandbox
@@ -116,6 +135,7 @@ class SandboxService:
         config = sandbox.config
         self.body_bytes = body_bytes if body_bytes is not None else default_body_bytes(config)
         self.capacity = config.workers + config.queue_length
+        self.read_timeout_s = read_timeout_s
         self.inflight = 0
         self.served = 0
         self._avg_job_s = 1.0
@@ -176,7 +196,11 @@ class SandboxService:
 
     def _authorised(self, request: web.Request) -> bool:
         scheme, _, given = request.headers.get("Authorization", "").partition(" ")
-        return scheme.lower() == "bearer" and hmac.compare_digest(given.strip().encode(), self._token)
+        try:
+            token = given.strip().encode("ascii")
+        except UnicodeError:  # a token is ASCII: any other byte is a wrong token, not a server error
+            return False
+        return scheme.lower() == "bearer" and hmac.compare_digest(token, self._token)
 
     def _refuse(self, reason: str, status: int, text: str, headers: dict[str, str] | None = None) -> web.Response:
         self._refused.labels(reason=reason).inc()
@@ -193,19 +217,26 @@ class SandboxService:
             return self._refuse("size", 413, f"the body is over {self.body_bytes} bytes")
         if not self.ready:
             return self._refuse("starting", 503, "the sandbox is starting", {"Retry-After": "2"})
+        try:
+            # Stops at client_max_size (413) for chunked bodies; a client that stalls mid-body is cut
+            # off, and holds no capacity meanwhile (that is taken once the whole body is here).
+            body = await asyncio.wait_for(request.read(), self.read_timeout_s)
+        except web.HTTPRequestEntityTooLarge:
+            return self._refuse("size", 413, f"the body is over {self.body_bytes} bytes")
+        except TimeoutError:
+            return self._refuse("slow", 408, f"the body did not arrive within {self.read_timeout_s:g} s")
+        except (ConnectionError, asyncio.IncompleteReadError) as exc:
+            log.info("a client went away before its body was read (%s)", type(exc).__name__)
+            return self._refuse("gone", 400, "the connection closed mid-body")
+        try:  # the body is scanned and parsed off the event loop
+            job = await asyncio.to_thread(read_job, body) if len(body) > INLINE_PARSE_BYTES else read_job(body)
+        except BadJob as exc:
+            return self._refuse("invalid", 400, str(exc))
         if self.inflight >= self.capacity:
             return self._refuse("busy", 429, "the queue is full", {"Retry-After": str(self._retry_after())})
         self.inflight += 1
         self._inflight.set(self.inflight)
         try:
-            try:
-                body = await request.read()  # stops at client_max_size (413) for chunked bodies
-            except web.HTTPRequestEntityTooLarge:
-                return self._refuse("size", 413, f"the body is over {self.body_bytes} bytes")
-            try:  # a large body is scanned and parsed off the event loop
-                job = await asyncio.to_thread(read_job, body) if len(body) > INLINE_PARSE_BYTES else read_job(body)
-            except BadJob as exc:
-                return self._refuse("invalid", 400, str(exc))
             started = time.monotonic()
             try:
                 result = await self.sandbox.run(job.pop("code"), **job)

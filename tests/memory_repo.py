@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
 
+from bot.core.answer import AnswerWrite
 from bot.core.errors import PackRefused
 from bot.core.model import Attempt, History, ImportReport, Owner, PackInfo, Session, TopicStats, UserStats
 from bot.core.packs import Pack
@@ -107,6 +108,19 @@ class MemoryRepository:
         if review is not None:
             self.cards[(review.platform, review.user_id, review.pack, review.question)] = review
 
+    async def write_answer(self, unit: AnswerWrite) -> None:
+        """The unit of work in memory: the session's save with its attempt and card (days are not kept)."""
+        if unit.session is not None:
+            await self.save_session(unit.session, unit.attempt, unit.card)
+            return
+        if unit.attempt is not None:
+            if unit.attempt.key is not None and any(a.key == unit.attempt.key for a in self.attempts):
+                raise Conflict(unit.attempt.key)
+            self.attempts.append(unit.attempt)
+        if unit.card is not None:
+            c = unit.card
+            self.cards[(c.platform, c.user_id, c.pack, c.question)] = c
+
     # ----------------------------------------------------------------- progress
 
     async def history(self, platform: str, user_id: str, packs: Sequence[str]) -> dict[tuple[str, str], History]:
@@ -148,11 +162,15 @@ class MemoryWorkLog:
     def __init__(self, repo: MemoryRepository) -> None:
         self.repo = repo
 
-    async def begin(self, work: Work) -> None:
+    async def begin(self, work: Work) -> bool:
         rows = self.repo.work
-        for old in [w for w in rows.values() if (w.platform, w.user_id, w.item) == (work.platform, work.user_id, work.item)]:
+        same = [w for w in rows.values() if (w.platform, w.user_id, w.item) == (work.platform, work.user_id, work.item)]
+        if any(w.process != work.process and w.deadline > work.started_at for w in same):
+            return False  # another process grades this item: its row stays
+        for old in same:
             del rows[old.id]
         rows[work.id] = work
+        return True
 
     async def end(self, work_id: str) -> None:
         self.repo.work.pop(work_id, None)

@@ -1,7 +1,10 @@
 """Action ids: the strings controls carry, naming the session, the item and what to do.
 
-Format: `qz:<session>:<position>:<verb>[:<argument>]`, at most about 30 characters, so it fits
-Discord's custom_id (100) and Slack's action_id (255).
+Format: `<prefix>:<session>:<position>:<verb>[:<argument>]`, at most about 30 characters, so it fits
+Discord's custom_id (100) and Slack's action_id (255). The prefix names the feature that answers
+it (the dispatcher's action table): `qz` a quiz, `dp` a channel's daily post, `pk` a pack admin's
+confirmation, `md` a my-data confirmation. Posts and confirmations sent before they had their own
+prefix carry `qz` (a post's id in the session slot, `-` for a confirmation) and still work.
 """
 
 from __future__ import annotations
@@ -9,6 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 PREFIX = "qz"
+POST_PREFIX = "dp"  # a channel's daily post (its id in the session slot)
+PACK_PREFIX = "pk"  # a pack admin's confirmations (no session)
+DATA_PREFIX = "md"  # my-data confirmations (no session)
+PREFIXES = (PREFIX, POST_PREFIX, PACK_PREFIX, DATA_PREFIX)
 
 CHOOSE = "c"  # a choice button: argument is the displayed index
 MULTI = "m"  # a multi-select: values are displayed indices
@@ -41,34 +48,41 @@ class Action:
     position: int
     verb: str
     argument: str = ""
+    prefix: str = PREFIX
 
     def encode(self) -> str:
         tail = f":{self.argument}" if self.argument else ""
-        return f"{PREFIX}:{self.session_id}:{self.position}:{self.verb}{tail}"
+        return f"{self.prefix}:{self.session_id}:{self.position}:{self.verb}{tail}"
 
 
-def make(session_id: str, position: int, verb: str, argument: str | int = "") -> str:
-    return Action(session_id, position, verb, str(argument)).encode()
+def make(session_id: str, position: int, verb: str, argument: str | int = "", *, prefix: str = PREFIX) -> str:
+    return Action(session_id, position, verb, str(argument), prefix).encode()
 
 
-def admin(verb: str, argument: str) -> str:
-    """An action id for a control that belongs to no quiz."""
-    return make(NO_SESSION, 0, verb, argument)
+def admin(verb: str, argument: str, *, prefix: str) -> str:
+    """An action id for a control that belongs to no quiz, answered by the feature `prefix` names."""
+    return make(NO_SESSION, 0, verb, argument, prefix=prefix)
 
 
-def parse(text: str) -> Action | None:
-    """Return the action, or None when the string is not one of ours."""
+def prefix_of(text: str) -> str:
+    """The feature an action id belongs to: the part before its first colon."""
+    return text.partition(":")[0]
+
+
+def parse(text: str, *, prefix: str | None = PREFIX) -> Action | None:
+    """Return the action, or None when the string is not one of ours (`prefix=None`: any of `PREFIXES`)."""
     parts = text.split(":")
-    if len(parts) not in (4, 5) or parts[0] != PREFIX or parts[3] not in VERBS:
+    wanted = PREFIXES if prefix is None else (prefix,)
+    if len(parts) not in (4, 5) or parts[0] not in wanted or parts[3] not in VERBS:
         return None
     try:
         position = int(parts[2])
     except ValueError:
         return None
-    return Action(parts[1], position, parts[3], parts[4] if len(parts) == 5 else "")
+    return Action(parts[1], position, parts[3], parts[4] if len(parts) == 5 else "", parts[0])
 
 
 def is_slow(text: str) -> bool:
     """Say whether handling this action may take seconds (acknowledge it first)."""
-    action = parse(text)
+    action = parse(text, prefix=None)
     return action is not None and action.verb == CODE_FORM

@@ -8,8 +8,10 @@ import time
 from collections.abc import Awaitable, Callable
 
 from . import actions as ax
+from . import requests as rq
 from .catalogue import Catalogue
 from .convert import convert_bytes, in_source, is_native_pack
+from .dispatch import Dispatcher, Unclaimed
 from .errors import NotAllowed, PackInvalid, QuizError, UnknownName, place_word
 from .importing import UPLOAD_SUFFIXES, PendingPacks
 from .model import Actor, ImportReport
@@ -43,6 +45,10 @@ class Admins:
 
 
 class PackAdmin:
+    """Load, enable, disable and remove packs; its confirmations carry `pk:` (before, `qz:-:`)."""
+
+    VERBS = frozenset({ax.REMOVE_PACK, ax.CANCEL, ax.LOAD_CONVERTED, ax.DROP_CONVERTED})
+
     def __init__(
         self, *, catalogue: Catalogue, admins: Admins, runner: CodeRunner | None, pending: PendingPacks | None = None
     ) -> None:
@@ -50,6 +56,37 @@ class PackAdmin:
         self._admins = admins
         self._runner = runner
         self._pending = pending
+
+    def register(self, dispatcher: Dispatcher) -> None:
+        dispatcher.request(rq.PackLoad, self.on_load)
+        dispatcher.request(rq.PackEnable, self.on_enable)
+        dispatcher.request(rq.PackRemove, self.on_remove)
+        dispatcher.action(ax.PACK_PREFIX, self.on_confirm)
+        dispatcher.also(ax.PREFIX, self.on_confirm)
+
+    async def on_load(self, actor: Actor, request: rq.PackLoad) -> Reply:
+        return await self.load(
+            actor, request.filename, request.data, force=request.force, unproven=request.unproven, progress=request.progress
+        )
+
+    async def on_enable(self, actor: Actor, request: rq.PackEnable) -> Reply:
+        return await self.set_enabled(actor, request.pack, request.enabled)
+
+    async def on_remove(self, actor: Actor, request: rq.PackRemove) -> Reply:
+        return await self.remove(actor, request.pack, confirmed=request.confirmed)
+
+    async def on_confirm(self, actor: Actor, request: rq.Act) -> Reply:
+        """An admin's answer to a confirmation: remove the pack, load or drop a converted one, keep."""
+        action = ax.parse(request.action, prefix=None)
+        if action is None or action.session_id != ax.NO_SESSION or action.verb not in self.VERBS:
+            raise Unclaimed()
+        if action.verb == ax.REMOVE_PACK:
+            return await self.remove(actor, action.argument, confirmed=True)
+        if action.verb == ax.LOAD_CONVERTED:
+            return await self.load_converted(actor, action.argument)
+        if action.verb == ax.DROP_CONVERTED:
+            return await self.cancel_converted(actor, action.argument)
+        return notice(f"Nothing was changed: `{action.argument}` stays.")
 
     async def load(
         self,
@@ -122,8 +159,8 @@ class PackAdmin:
             return Reply(messages=(message,))
         pack_id = str(conversion.pack["pack"])
         key = await self._pending.put(actor, f"{pack_id}.zip", conversion.zip_bytes(), force=force)
-        yes = Button(ax.admin(ax.LOAD_CONVERTED, key), f"Load {pack_id}", "primary", role="confirm")
-        no = Button(ax.admin(ax.DROP_CONVERTED, key), "Cancel", role="cancel")
+        yes = Button(ax.admin(ax.LOAD_CONVERTED, key, prefix=ax.PACK_PREFIX), f"Load {pack_id}", "primary", role="confirm")
+        no = Button(ax.admin(ax.DROP_CONVERTED, key, prefix=ax.PACK_PREFIX), "Cancel", role="cancel")
         note = Text("Nothing is stored until you press Load; this preview expires in an hour.")
         message = Message(kind="admin", title="Load this pack?", parts=(preview, note), rows=((yes, no),))
         return Reply(messages=(message,))
@@ -162,8 +199,8 @@ class PackAdmin:
         self._admins.require(actor, "remove packs")
         await self._known(pack_id)
         if not confirmed:
-            yes = Button(ax.admin(ax.REMOVE_PACK, pack_id), f"Remove {pack_id}", "danger", role="confirm")
-            no = Button(ax.admin(ax.CANCEL, pack_id), "Keep it", role="cancel")
+            yes = Button(ax.admin(ax.REMOVE_PACK, pack_id, prefix=ax.PACK_PREFIX), f"Remove {pack_id}", "danger", role="confirm")
+            no = Button(ax.admin(ax.CANCEL, pack_id, prefix=ax.PACK_PREFIX), "Keep it", role="cancel")
             text = (
                 f"Remove the pack `{pack_id}` from every {place_word(actor.platform)} this bot serves? Its questions leave every quiz; "
                 "what learners answered stays in their history and stats."

@@ -27,6 +27,8 @@ class QuizError(Exception):
 
     # Notices the service shows before this error (work a restart dropped, see bot.core.work).
     before: tuple[Message, ...] = ()
+    # A refusal of an answer to a message many people share (a channel's daily post): only to the person.
+    aside: bool = False
 
 
 class UnknownName(QuizError):
@@ -50,6 +52,13 @@ class QuizExpired(QuizError):
             status, "is over"
         )
         super().__init__(f"This quiz {word}. Start a new one with {cmd('start')}.")
+
+
+class NotAddressed(QuizError):
+    """A chat message that answers nothing of the bot's (code in some other thread): nothing is shown."""
+
+    def __init__(self) -> None:
+        super().__init__("That message is not an answer to a quiz.")
 
 
 class StaleAction(QuizError):

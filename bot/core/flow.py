@@ -3,22 +3,26 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, nullcontext
+from dataclasses import replace
 from typing import Any
 
 from . import actions as ax
-from . import render
+from . import answer, render
 from .catalogue import Catalogue
-from .errors import BadSubmission, QuizError, UnknownName
-from .gate import Gate
+from .errors import BadSubmission, QuizError, SaveConflict, UnknownName
+from .gate import LATE_GRADE, Gate
 from .items import Changed, Context, Graded, Input, Make, NotAnAnswer, kind_of
-from .model import Actor, Attempt, ItemState, Owner, Session, new_session_id
+from .model import Actor, ItemState, Owner, Session, new_session_id
 from .packs import DIFFICULTIES, AnyQuestion, Pack
-from .ports import Clock, CodeRunner, Repository
+from .ports import Clock, CodeRunner, Conflict, Repository, WorkTaken
 from .replies import Button, Message, Part, Reply, Text, Tone, cmd
 from .requests import DEFAULT_COUNT, MAX_COUNT, Start
-from .review import Review, review
 from .work import GRADE, Unfinished
+
+Answers = answer.Answers
+ReviewParts = Callable[[Session, ItemState, answer.AnswerWrite], Awaitable[answer.AnswerWrite]]
 
 
 class Flow:
@@ -34,8 +38,12 @@ class Flow:
         runner: CodeRunner | None,
         rng: random.Random,
         work: Unfinished | None = None,
+        answers: Answers | None = None,
     ) -> None:
         self._repo = repository
+        self.answers = answers or Answers(log=repository)
+        # Daily practice adds the review's day counts and leech state to a review item's unit of work.
+        self.review_parts: ReviewParts | None = None
         self._work = work
         self._catalogue = catalogue
         self._gate = gate
@@ -268,20 +276,25 @@ class Flow:
         correct = graded.correct
         item.attempts += 1
         final = correct or item.attempts >= question.max_attempts()
-        attempt = Attempt(
+        review_item = self.review_parts is not None and bool(session.filters.get("daily"))
+        attempt, card = answer.graded(
             platform=session.owner.platform,
             scope=session.owner.scope,
             user_id=session.started_by,
             pack=pack.pack,
             question=question.id,
             topic=question.topic,
-            answer=graded.answer[:4000],
+            points=question.points,
+            text=graded.answer,
             correct=correct,
-            points=question.points if correct else 0,
+            hinted=item.hinted,
+            card=item.card,
             at=now,
+            mode="review" if review_item else "quiz",
             session_id=session.id,
             key=key,
             work=work,
+            final=final,
         )
         parts: list[Part] = [Text("✅ **Correct!**" if correct else "❌ **Not quite.**"), *graded.report]
         parts.extend(Text(f) for f in graded.feedback)
@@ -292,7 +305,8 @@ class Flow:
             item.hinted = item.hinted or bool(question.hint)
             parts.append(Text(f"{hint}{left} attempt{'s' if left != 1 else ''} left."))
             session.updated_at = now
-            await self._gate.save(session, attempt)
+            day = answer.PracticeDay(attempt.platform, attempt.user_id, now)  # any graded answer counts the day
+            await self.record(answer.AnswerWrite(session=session, attempt=attempt, day=day))
             update = render.item_message(session, session.position, pack, question, feedback=parts, tone=tone)
             return Reply(update=update, private=session.owner.kind == "user")
         reveal = kind_of(question).reveal(question)
@@ -300,11 +314,21 @@ class Flow:
             parts.append(Text(reveal))
         if question.explanation:
             parts.append(Text(f"📘 {question.explanation}"))
-        card_json, due = review(item.card, correct=correct, hinted=item.hinted, at=now)
-        card = Review(session.owner.platform, session.started_by, pack.pack, question.id, card_json, due, correct)
         item.done, item.correct = True, correct
         item.points = question.points if correct else 0
-        return await self._advance(session, item, pack, question, attempt=attempt, card=card, feedback=tuple(parts), tone=tone)
+        unit = answer.AnswerWrite(attempt=attempt, card=card, day=answer.PracticeDay(attempt.platform, attempt.user_id, now))
+        if review_item and self.review_parts is not None:
+            unit = await self.review_parts(session, item, unit)
+        return await self._advance(session, item, pack, question, unit=unit, feedback=tuple(parts), tone=tone)
+
+    async def record(self, unit: answer.AnswerWrite) -> None:
+        """Record a graded answer's unit of work (`bot.core.answer`); say why when it was refused."""
+        try:
+            await self.answers.record(unit)
+        except WorkTaken as exc:  # not worth a retry: the learner was told this answer was lost
+            raise QuizError(LATE_GRADE) from exc
+        except Conflict as exc:
+            raise SaveConflict() from exc
 
     async def _advance(
         self,
@@ -314,8 +338,7 @@ class Flow:
         question: AnyQuestion | None,
         *,
         skipped: bool = False,
-        attempt: Attempt | None = None,
-        card: Review | None = None,
+        unit: answer.AnswerWrite | None = None,
         feedback: tuple[Part, ...] = (),
         tone: Tone = Tone.INFO,
     ) -> Reply:
@@ -334,7 +357,10 @@ class Flow:
         session.updated_at = self._clock.now()
         if session.position >= len(session.items):
             session.status = "finished"
-        await self._gate.save(session, attempt, card)
+        if unit is not None:
+            await self.record(replace(unit, session=session))
+        else:
+            await self._gate.save(session)
         messages: list[Message] = []
         update: Message | None = None
         if pack and question:

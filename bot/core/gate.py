@@ -15,6 +15,13 @@ from .review import Review
 MAX_LOCKS = 10_000
 
 
+class Missing(QuizExpired):
+    """No session has this id (it may name something else, such as a channel's daily post)."""
+
+    def __init__(self) -> None:
+        super().__init__("expired")
+
+
 LATE_GRADE = "This grade came after you were told the bot restarted, so it is not counted: please send the answer again."
 
 
@@ -52,7 +59,7 @@ class Gate:
         if session_id is not None:
             session = await self._repo.get_session(session_id)
             if session is None:
-                raise QuizExpired("expired")
+                raise Missing()
             return session
         session = await self._repo.active_session(Owner.user(actor))
         if session is None:
@@ -73,7 +80,7 @@ class Gate:
         """Load a session for a change by `actor`: it must exist and be theirs (or their channel's)."""
         session = await self._repo.get_session(session_id)
         if session is None:
-            raise QuizExpired("expired")
+            raise Missing()
         owner = session.owner
         if owner.platform != actor.platform or (owner.kind == "user" and owner.id != actor.user_id):
             raise NotYourQuiz(session.started_by_name)

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from typing import Any, Literal
 
-from .replies import plural
+from .words import plural
 
 Platform = str  # "discord", "slack", "console"
 SessionStatus = Literal["active", "finished", "stopped", "expired"]
@@ -151,6 +151,67 @@ OLD_ITEM_KEYS = {
 }
 
 
+@dataclass(frozen=True)
+class Where:
+    """Where a message was sent, as the front end saw it: the core decides from it what the message answers.
+
+    `channel`: the channel or DM it is in (on Discord, a thread's parent channel when known);
+    `thread`: the thread it is in (Discord: the thread's channel id, which is the id of the message
+    the thread was started from; Slack: the parent's `ts`); `replied_to`: the message it replies to.
+    """
+
+    channel: str | None = None
+    thread: str | None = None
+    replied_to: str | None = None
+    dm: bool = False
+
+
+@dataclass(frozen=True)
+class Anchor:
+    """Where a quiz lives on its platform, as the front end that posted it remembered (same on every platform).
+
+    `channel` and `thread` as in `Where`; `message`: the platform's id of the current item's message
+    (where the front end can edit it).
+    """
+
+    channel: str | None = None
+    thread: str | None = None
+    message: str | None = None
+
+    def holds(self, where: Where) -> bool:
+        """Say whether a message sent at `where` is in this quiz's thread."""
+        if self.thread is None or self.thread != where.thread:
+            return False
+        return self.channel is None or where.channel is None or self.channel == where.channel
+
+    def to_json(self) -> dict[str, str]:
+        return {k: v for k, v in (("channel", self.channel), ("thread", self.thread), ("message", self.message)) if v}
+
+    @classmethod
+    def from_json(cls, data: Any) -> Anchor:
+        """Read a stored anchor, also as the front ends kept it before it was typed.
+
+        Slack wrote `{channel, thread_ts, item_ts}`; Discord `{platform, channel_id, guild_id, thread}`
+        with `thread` "1" when `channel_id` was a thread (its parent was not kept).
+        """
+        if not isinstance(data, dict):
+            return cls()
+
+        def text(key: str) -> str | None:
+            value = data.get(key)
+            return str(value) if value not in (None, "") else None
+
+        if "channel_id" in data:  # Discord, before
+            if text("thread") == "1":
+                return cls(channel=None, thread=text("channel_id"))
+            return cls(channel=text("channel_id"))
+        return cls(
+            channel=text("channel"),
+            thread=text("thread") or text("thread_ts"),
+            message=text("message") or text("item_ts"),
+        )
+
+
 def new_session_id() -> str:
     return secrets.token_urlsafe(9)  # 12 characters, fits a custom_id with room to spare
 
@@ -167,7 +228,7 @@ class Session:
     created_at: datetime = field(default_factory=lambda: datetime.min)
     updated_at: datetime = field(default_factory=lambda: datetime.min)
     filters: dict[str, Any] = field(default_factory=dict)
-    anchor: dict[str, Any] = field(default_factory=dict)  # adapter's note of where the quiz lives
+    anchor: Anchor = field(default_factory=Anchor)  # where the quiz lives on its platform
     version: int = 0  # optimistic concurrency: bumped on every save
 
     def copy(self) -> Session:
@@ -176,7 +237,6 @@ class Session:
             self,
             items=[item.copy() for item in self.items],
             filters=dict(self.filters),
-            anchor=dict(self.anchor),
         )
 
     @property
@@ -206,6 +266,8 @@ class Attempt:
     # The row of unfinished work this answer settles (bot.core.work): removed in the same transaction,
     # and the attempt is refused if the row is gone (the learner was already told to send it again).
     work: str | None = None
+    # How it was answered (quiz, daily post, race, daily review): the leaderboard weighs each its own way.
+    mode: str = "quiz"
 
 
 @dataclass(frozen=True)
@@ -234,6 +296,8 @@ class UserStats:
     days: tuple[date, ...]  # distinct practice days, newest first
     due: int  # questions due for review now
     last_practice: datetime | None
+    streak: Streak | None = None  # the learner's stored streak (bot.core.progress), None: never practised
+    zone: str = "UTC"  # the learner's time zone, where their practice days roll over
 
 
 @dataclass(frozen=True)
@@ -262,3 +326,23 @@ class ImportReport:
             f"Pack `{self.pack}` updated v{self.previous_version} → v{self.version}: "
             f"{len(self.added)} added, {len(self.updated)} updated, {len(self.removed)} removed."
         )
+
+
+@dataclass(frozen=True)
+class Review:
+    platform: str
+    user_id: str
+    pack: str
+    question: str
+    card: str  # FSRS card as JSON
+    due: datetime
+    correct: bool  # this answer was right
+
+
+@dataclass(frozen=True)
+class Streak:
+    current: int = 0
+    longest: int = 0
+    freezes: int = 0
+    last_day: date | None = None  # the last day counted (practised, or covered by a freeze)
+    frozen_days: int = 0  # freezes spent so far, in total

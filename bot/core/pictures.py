@@ -12,12 +12,14 @@ import asyncio
 import io
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from datetime import date, timedelta
+from dataclasses import dataclass, replace
+from datetime import date, datetime, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo
 
+from .model import Streak
+from .progress import is_mastered, streak_on
 from .replies import Image, plural
-from .stats import streak
 
 MAX_BYTES = 300 * 1024
 WIDTH_IN, DPI = 8.0, 100  # 800 pixels wide
@@ -31,7 +33,7 @@ class TopicProgress:
     label: str
     answers: int
     right: int
-    mastered: int  # items whose last answer was right and which are not yet due again
+    mastered: int  # mastered items (bot.core.progress.is_mastered)
 
     @property
     def accuracy(self) -> float:
@@ -42,12 +44,23 @@ class TopicProgress:
 class ProgressData:
     topics: tuple[TopicProgress, ...]
     per_day: Mapping[date, int]  # answers per day (UTC), the last WEEKS weeks at least
-    practice_days: tuple[date, ...]  # every practice day, newest first (for the streak)
+    practice_days: tuple[date, ...]  # every practice day, newest first
     today: date
+    streak: int = 0  # the learner's streak (bot.core.progress), as the stats card says it
+    stored_streak: Streak | None = None  # as stored, before days missed are settled
+    zone: str = "UTC"
+    cards: tuple[tuple[str, str | None, str], ...] = ()  # (pack, topic, FSRS card) of every item answered
 
-    @property
-    def streak(self) -> int:
-        return streak(self.practice_days, self.today)
+    def settled(self, now: datetime) -> ProgressData:
+        """Return the data with the streak and the mastered counts as `bot.core.progress` defines them."""
+        mastered: dict[str, int] = {}
+        for pack, topic, card in self.cards:
+            if is_mastered(card):
+                label = f"{pack} · {topic or '(no topic)'}"
+                mastered[label] = mastered.get(label, 0) + 1
+        topics = tuple(replace(t, mastered=mastered.get(t.label, 0)) for t in self.topics)
+        days = streak_on(self.stored_streak, now, ZoneInfo(self.zone)).current if self.stored_streak is not None else 0
+        return replace(self, topics=topics, streak=days)
 
 
 def progress_alt(who: str, data: ProgressData) -> str:

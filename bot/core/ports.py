@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from .model import Attempt, History, ImportReport, Owner, PackInfo, Session, UserStats
+from .coderun import CodeRunner, RunOutcome, RunRequest, RunStatus, TestLine
+from .model import Attempt, History, ImportReport, Owner, PackInfo, Review, Session, UserStats
 from .packs import Pack
-from .review import Review
+
+if TYPE_CHECKING:
+    from .answer import AnswerWrite
 
 
 class Clock(Protocol):
@@ -72,6 +74,10 @@ class Repository(Protocol):
         """
         ...
 
+    async def write_answer(self, unit: AnswerWrite) -> None:
+        """Write a graded answer's unit of work in one transaction (see `bot.core.answer`), or raise Conflict."""
+        ...
+
     async def history(self, platform: str, user_id: str, packs: Sequence[str]) -> dict[tuple[str, str], History]: ...
 
     async def user_stats(self, platform: str, user_id: str, now: datetime) -> UserStats: ...
@@ -83,48 +89,15 @@ class Repository(Protocol):
     async def set_setting(self, key: str, value: str) -> None: ...
 
 
-
-
-TestLine = tuple[str, bool, str]  # name, passed, message
-
-RunStatus = Literal["passed", "failed", "error", "timeout", "memory", "output_limit", "crashed", "rejected"]
-
-
-@dataclass(frozen=True)
-class RunRequest:
-    code: str
-    test: str | None = None
-    owner: str | None = None
-    time_s: float | None = None
-    memory_mb: int | None = None
-
-
-@dataclass(frozen=True)
-class RunOutcome:
-    """What the core needs of a sandbox result."""
-
-    status: RunStatus
-    tests: tuple[TestLine, ...] = ()
-    stdout: str = ""
-    stderr: str = ""
-    truncated: bool = False
-    wall_ms: int = 0
-    peak_memory_mb: float = 0.0
-    message: str = ""
-    error_line: int | None = None
-    error_col: int | None = None
-    error_text: str = ""
-    isolation: tuple[str, ...] = field(default_factory=tuple)
-
-
-class CodeRunner(Protocol):
-    """The sandbox as the core sees it."""
-
-    @property
-    def max_code_bytes(self) -> int:
-        """The longest code it accepts: the sandbox's setting, the one home of that limit."""
-        ...
-
-    async def run(self, request: RunRequest) -> RunOutcome: ...
-
-    async def close(self) -> None: ...
+__all__ = [
+    "Clock",
+    "CodeRunner",
+    "Conflict",
+    "Repository",
+    "RunOutcome",
+    "RunRequest",
+    "RunStatus",
+    "SystemClock",
+    "TestLine",
+    "WorkTaken",
+]

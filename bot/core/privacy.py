@@ -12,7 +12,9 @@ import logging
 from typing import Any, Protocol
 
 from . import actions as ax
+from . import requests as rq
 from .admin import Admins
+from .dispatch import Dispatcher, Unclaimed
 from .errors import QuizError
 from .model import Actor
 from .ports import Clock, Conflict, Repository
@@ -59,6 +61,27 @@ class MyData:
         self._admins = admins
         self.store = store  # set by whoever opens the database (bot/app.py)
 
+    def register(self, dispatcher: Dispatcher) -> None:
+        """`my-data export|delete`, and the delete confirmation's buttons (`md:`; before, `qz:-:`)."""
+        dispatcher.request(rq.MyDataExport, self.on_export)
+        dispatcher.request(rq.MyDataDelete, self.on_delete)
+        dispatcher.action(ax.DATA_PREFIX, self.on_confirm)
+        dispatcher.also(ax.PREFIX, self.on_confirm)
+
+    async def on_export(self, actor: Actor, request: rq.MyDataExport) -> Reply:
+        return await self.export(actor, request.user_id, request.name)
+
+    async def on_delete(self, actor: Actor, request: rq.MyDataDelete) -> Reply:
+        return await self.delete(actor, request.user_id, request.name)
+
+    async def on_confirm(self, actor: Actor, request: rq.Act) -> Reply:
+        action = ax.parse(request.action, prefix=None)
+        if action is None or action.session_id != ax.NO_SESSION or action.verb not in (ax.DELETE_DATA, ax.KEEP_DATA):
+            raise Unclaimed()
+        if action.verb == ax.DELETE_DATA:
+            return await self.delete(actor, action.argument, confirmed=True)
+        return await self.keep(actor, action.argument)
+
     def _target(self, actor: Actor, user_id: str | None) -> str:
         if self.store is None:
             raise QuizError("Data export and deletion are not available here; ask the operator.")
@@ -92,8 +115,8 @@ class MyData:
                 f"Delete all of {whose} QuizBot data here: quizzes, answers, review cards, daily settings, streaks "
                 f"and leaderboard entries? This cannot be undone; {cmd('my-data export')} first if you want a copy."
             )
-            yes = Button(ax.admin(ax.DELETE_DATA, target), "Delete everything", "danger", role="confirm")
-            no = Button(ax.admin(ax.KEEP_DATA, target), "Keep it", role="cancel")
+            yes = Button(ax.admin(ax.DELETE_DATA, target, prefix=ax.DATA_PREFIX), "Delete everything", "danger", role="confirm")
+            no = Button(ax.admin(ax.KEEP_DATA, target, prefix=ax.DATA_PREFIX), "Keep it", role="cancel")
             message = Message(kind="notice", title="Delete data?", parts=(Text(text),), rows=((yes, no),), tone=Tone.WARNING)
             return Reply(messages=(message,))
         # Stop running quizzes through the repository first, so no cached copy outlives the delete.

@@ -13,17 +13,15 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Literal
 
+from .model import Anchor
+from .words import plural as plural  # re-exported: the replies module is where texts are made
+
 COMMAND = re.compile(r"⟦([a-z][a-z -]*)⟧")
 
 
 def cmd(name: str) -> str:
     """Name a command in text; each front end spells it in its own syntax (`/quiz start`, `start`)."""
     return f"⟦{name}⟧"
-
-
-def plural(count: int, word: str, many: str | None = None) -> str:
-    """Return "1 question", "2 questions" (or the irregular `many`)."""
-    return f"{count} {word if count == 1 else (many or word + 's')}"
 
 
 def spell_commands(text: str, spell: Callable[[str], str]) -> str:
@@ -166,14 +164,19 @@ class Reply:
     disabled, choices marked, and the feedback on the answer); a front end that cannot edit that
     message sends `update` as a new one, so the feedback is never lost. `messages` are new messages,
     in order (the next item, a summary); `form` asks the adapter to
-    open an input form instead. `private` replies go only to the person who acted. Whether a
-    request may take seconds is known before it runs: `requests.working_note`.
+    open an input form instead. `private` replies go only to the person who acted. `aside` marks
+    the answer to a control on a message many people share (a channel's daily post): it goes only
+    to the person and that message is left as it is. `anchor` is where the quiz the reply is about
+    lives, as read to answer it (front ends show the item there without reading it again). Whether a request may take seconds is known
+    before it runs: `requests.working_note`.
     """
 
     messages: tuple[Message, ...] = ()
     update: Message | None = None
     form: InputRequest | None = None
     private: bool = True
+    aside: bool = False
+    anchor: Anchor | None = None
 
 
 def notice(markdown: str, *, tone: Tone = Tone.INFO, title: str | None = None) -> Reply:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
-from .model import Owner
+from .model import Owner, Where
 
 DEFAULT_COUNT = 10
 MAX_COUNT = 50
@@ -39,9 +39,11 @@ class Act:
 class Submit:
     """Free text for the current item: a message, a code block, an attached file, a terminal line.
 
-    `session_id` may name a channel's daily post (`QuizService.daily_post_at` finds it from the
-    message the text was sent under): the text then answers that day's question, as its form would,
-    and `progress` is told `RUNNING` once the code is on its way to the sandbox (not for a refusal).
+    A chat message says `where` it was sent, and the core decides what it answers: in a DM, the
+    learner's quiz; in a quiz's thread, that quiz; under a channel's daily post (its thread, a
+    reply), that day's question, as its form would. Anything else is not addressed to the bot
+    (`NotAddressed`). `session_id` names the quiz directly instead (the terminal, tests). `progress`
+    is told `RUNNING` once code is on its way to the sandbox (not for a refusal).
     """
 
     text: str
@@ -49,6 +51,7 @@ class Submit:
     session_id: str | None = None
     key: str | None = None
     progress: Callable[[str], Awaitable[None]] | None = field(default=None, compare=False)
+    where: Where | None = None
 
 
 @dataclass(frozen=True)

@@ -2,23 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 
 from fsrs import Card, Rating, Scheduler
 
+from .model import Review
+
+__all__ = ["Review", "review"]
+
 _SCHEDULER = Scheduler(enable_fuzzing=False)
-
-
-@dataclass(frozen=True)
-class Review:
-    platform: str
-    user_id: str
-    pack: str
-    question: str
-    card: str  # FSRS card as JSON
-    due: datetime
-    correct: bool  # this answer was right
 
 
 def review(card_json: str | None, *, correct: bool, hinted: bool, at: datetime) -> tuple[str, datetime]:

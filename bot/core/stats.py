@@ -2,21 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta
+from datetime import datetime
+from zoneinfo import ZoneInfo
 
 from .model import UserStats
+from .progress import streak_on
 from .replies import Fields, Message, Text, cmd
-
-
-def streak(days: tuple[date, ...], today: date) -> int:
-    """Count consecutive practice days ending today (or yesterday, if today has none yet)."""
-    have = set(days)
-    day = today if today in have else today - timedelta(days=1)
-    count = 0
-    while day in have:
-        count += 1
-        day -= timedelta(days=1)
-    return count
 
 
 def percent(part: int, whole: int) -> str:
@@ -26,7 +17,7 @@ def percent(part: int, whole: int) -> str:
 def stats_message(who: str, data: UserStats, titles: dict[str, str], now: datetime) -> Message:
     if data.attempts == 0:
         return Message(kind="stats", title=f"Progress: {who}", parts=(Text(f"No attempts yet. Start with {cmd('start')}."),))
-    days = streak(data.days, now.date())
+    days = streak_on(data.streak, now, ZoneInfo(data.zone)).current if data.streak is not None else 0
     last = data.last_practice.date().isoformat() if data.last_practice else "—"
     head = (
         f"**{data.attempts}** {'attempt' if data.attempts == 1 else 'attempts'} · **{percent(data.correct, data.attempts)}** right · "

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from . import queries as q
+from . import requests as rq
 from .catalogue import Catalogue
-from .model import Actor
+from .dispatch import Dispatcher
+from .model import Actor, PackInfo
 from .ports import Clock, Repository
 from .replies import Fields, Message, Reply, Text, cmd, notice
 from .stats import stats_message
@@ -14,6 +17,30 @@ class Views:
         self._repo = repository
         self._catalogue = catalogue
         self._clock = clock
+
+    def register(self, dispatcher: Dispatcher) -> None:
+        dispatcher.request(rq.Stats, self.on_stats)
+        dispatcher.request(rq.Packs, self.on_packs)
+        dispatcher.query(q.PackNames, self.pack_names)
+        dispatcher.query(q.TopicNames, self.topic_names)
+        dispatcher.query(q.PackList, self.pack_list)
+
+    async def pack_names(self, query: q.PackNames) -> list[str]:
+        return await self._catalogue.pack_names(query.scope)
+
+    async def topic_names(self, query: q.TopicNames) -> list[str]:
+        return await self._catalogue.topic_names(query.scope, query.pack)
+
+    async def pack_list(self, query: q.PackList) -> list[PackInfo]:
+        if query.scope is None:
+            return await self._catalogue.listing()
+        return await self._catalogue.enabled(query.scope)
+
+    async def on_stats(self, actor: Actor, request: rq.Stats) -> Reply:
+        return await self.stats(actor, user_id=request.user_id, name=request.name)
+
+    async def on_packs(self, actor: Actor, request: rq.Packs) -> Reply:
+        return await self.packs(actor)
 
     async def stats(self, actor: Actor, *, user_id: str | None = None, name: str | None = None) -> Reply:
         uid = user_id or actor.user_id

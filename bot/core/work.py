@@ -52,8 +52,12 @@ class Work:
 class WorkLog(Protocol):
     """Where the rows of work in progress are kept (storage implements it)."""
 
-    async def begin(self, work: Work) -> None:
-        """Store the row, replacing the learner's row for the same item if there is one."""
+    async def begin(self, work: Work) -> bool:
+        """Store the row, replacing the learner's row for the same item if this process wrote it or it is overdue.
+
+        Return False, storing nothing, when another process holds a live row for the item (it is
+        grading the same delivery: its answer settles that row, and this one must not replace it).
+        """
         ...
 
     async def end(self, work_id: str) -> None:
@@ -118,12 +122,10 @@ class Unfinished:
             deadline=now + timedelta(seconds=limit_s or JOB_LIMIT_S) + self._margin,
         )
         try:
-            await self._log.begin(work)
+            tracked = await self._log.begin(work)
         except Exception:
             log.exception("could not record a request in progress; it runs untracked")
             tracked = False
-        else:
-            tracked = True
         if not tracked:
             yield None
             return

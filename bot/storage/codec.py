@@ -14,8 +14,7 @@ from typing import Any
 
 import orjson
 
-from bot.core.model import Attempt, ItemState, Owner, Session
-from bot.core.review import Review
+from bot.core.model import Anchor, Attempt, ItemState, Owner, Review, Session
 
 SESSION_FIELDS = ("status", "position", "data", "updated_at", "version")  # what a save changes
 
@@ -39,7 +38,7 @@ def session_data(session: Session) -> str:
         {
             "items": [i.to_json() for i in session.items],
             "filters": session.filters,
-            "anchor": session.anchor,
+            "anchor": session.anchor.to_json(),
             "started_by": session.started_by,
             "started_by_name": session.started_by_name,
         }
@@ -80,7 +79,7 @@ def session_from_row(row: Mapping[str, Any]) -> Session:
         created_at=row["created_at"],
         updated_at=row["updated_at"],
         filters=data.get("filters", {}),
-        anchor=data.get("anchor", {}),
+        anchor=Anchor.from_json(data.get("anchor")),
         version=row["version"],
     )
 
@@ -100,6 +99,7 @@ def attempt_row(attempt: Attempt) -> dict[str, Any]:
         "at": attempt.at,
         "session_id": attempt.session_id,
         "key": attempt.key,
+        "mode": attempt.mode,
     }
 
 

@@ -8,16 +8,16 @@ never answers) becomes one StorageError line that names the database without its
 from __future__ import annotations
 
 import time
-from contextlib import suppress
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import event, insert, text
+from sqlalchemy import event, insert, text, update
 from sqlalchemy.engine import URL, Connection, make_url
-from sqlalchemy.exc import DBAPIError, DisconnectionError, IntegrityError, SQLAlchemyError
+from sqlalchemy.exc import DBAPIError, DisconnectionError, SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from bot.core.errors import StorageError
@@ -29,7 +29,7 @@ DEFAULT_TIMEOUT = 10.0  # seconds to connect to PostgreSQL, and for one statemen
 SQLITE_BUSY_SECONDS = 5.0  # how long SQLite waits for another writer's lock
 IDLE_PING_SECONDS = 10.0  # PostgreSQL: a pooled connection unused this long is pinged before it is handed out
 STATEMENT_CACHE = 500  # PostgreSQL: prepared statements kept per connection (SQLAlchemy's default is 100)
-PROBE_KEY = "quizbot.write-probe"  # the settings row the write check inserts and rolls back
+PROBE_KEY = "quizbot.write-probe"  # the heartbeat row the write check commits
 URL_FORMS = "sqlite+aiosqlite:///path/to/file.db or postgresql+asyncpg://user@host/db"
 
 
@@ -130,7 +130,9 @@ def _make_folder(parsed: URL, where: str) -> None:
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute("PRAGMA synchronous=NORMAL")
+    # FULL: a commit is on the disk before it returns, so an answer whose feedback a learner saw
+    # survives a power cut or a disk gone read-only (NORMAL may lose the last commits in WAL mode).
+    cursor.execute("PRAGMA synchronous=FULL")
     cursor.execute(f"PRAGMA busy_timeout={int(SQLITE_BUSY_SECONDS * 1000)}")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.close()
@@ -187,26 +189,30 @@ async def check_integrity(engine: AsyncEngine, url: str) -> None:
         )
 
 
-async def check_writable(engine: AsyncEngine, url: str, *, wait: float | None = None) -> None:
-    """Write a row in a transaction and roll it back; raise StorageError in one line when that fails.
+async def check_writable(engine: AsyncEngine, url: str, *, wait: float | None = None, process: str = PROBE_KEY) -> None:
+    """Commit this process's heartbeat row; raise StorageError in one line when that fails.
 
-    This is the readiness check: a read-only file or disk, a lock held by another program, a
+    This is the readiness check. The write is committed (not rolled back), so on SQLite it reaches
+    the file: a read-only or full disk, a read-only file, a lock held by another program, a
     read-only PostgreSQL (a standby) or an unreachable server all fail it. `wait` caps how long
     SQLite waits for another writer's lock (default SQLITE_BUSY_SECONDS).
     """
     sqlite_wait = engine.dialect.name == "sqlite" and wait is not None
     try:
         async with engine.connect() as connection:
-            transaction = await connection.begin()
             try:
-                if sqlite_wait:
-                    await connection.exec_driver_sql(f"PRAGMA busy_timeout={max(0, int((wait or 0) * 1000))}")
-                with suppress(IntegrityError):  # the row exists: the insert reached the table, enough
-                    await connection.execute(insert(t.settings).values(key=PROBE_KEY, value=""))
+                async with connection.begin():
+                    if sqlite_wait:
+                        await connection.exec_driver_sql(f"PRAGMA busy_timeout={max(0, int((wait or 0) * 1000))}")
+                    beat = t.heartbeats.c
+                    now = datetime.now(UTC)
+                    done = await connection.execute(update(t.heartbeats).where(beat.process == process[:64]).values(at=now))
+                    if done.rowcount == 0:
+                        await connection.execute(insert(t.heartbeats).values(process=process[:64], at=now))
             finally:
-                await transaction.rollback()
-            if sqlite_wait:
-                await connection.exec_driver_sql(f"PRAGMA busy_timeout={int(SQLITE_BUSY_SECONDS * 1000)}")
+                if sqlite_wait:
+                    await connection.exec_driver_sql(f"PRAGMA busy_timeout={int(SQLITE_BUSY_SECONDS * 1000)}")
+                    await connection.commit()
     except (TimeoutError, SQLAlchemyError, OSError) as exc:
         raise StorageError(describe_error(exc, url)) from None
 

@@ -12,6 +12,7 @@ from bot.core.model import History, TopicStats, UserStats
 
 from . import tables as t
 from .base import Database
+from .daily_rows import read_learner
 
 
 class ProgressStore:
@@ -54,6 +55,7 @@ class ProgressStore:
             since = now - timedelta(days=400)
             day_rows = await c.execute(select(func.date(a.at).label("day")).where(and_(mine, a.at >= since)).distinct())
             days = sorted({_as_date(row.day) for row in day_rows}, reverse=True)
+            learner = await read_learner(c, platform, user_id)
             r = t.reviews.c
             due = (
                 await c.execute(select(func.count()).where(and_(r.platform == platform, r.user_id == user_id, r.due <= now)))
@@ -63,7 +65,8 @@ class ProgressStore:
         elif isinstance(latest, str):
             latest = datetime.fromisoformat(latest).replace(tzinfo=UTC)
         return UserStats(
-            attempts=int(total), correct=int(right), topics=tuple(topics), days=tuple(days), due=int(due), last_practice=latest
+            attempts=int(total), correct=int(right), topics=tuple(topics), days=tuple(days), due=int(due), last_practice=latest,
+            streak=learner.streak, zone=learner.zone,
         )
 
 

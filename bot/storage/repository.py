@@ -6,6 +6,7 @@
     progress  ProgressStore   history and stats                                     (progress.py)
     settings  SettingsStore   small named values                                    (settings_store.py)
     work      WorkStore       requests in progress, for work a restart dropped      (work.py)
+    pending   PendingPackStore  converted packs waiting for their admin              (pending.py)
 
 SQLite means one bot process: sessions are cached there. PostgreSQL may be shared by several
 processes: every read goes to the database.
@@ -15,20 +16,24 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from bot.core.model import Attempt, History, ImportReport, Owner, PackInfo, Session, UserStats
+from bot.core.model import Attempt, History, ImportReport, Owner, PackInfo, Review, Session, UserStats
 from bot.core.packs import Pack
-from bot.core.review import Review
 
 from .base import Database
 from .packs import PackStore
+from .pending import PendingPackStore
 from .progress import ProgressStore
 from .session_cache import CachedSessions
 from .sessions import SessionStore
 from .settings_store import SettingsStore
 from .work import WorkStore
+
+if TYPE_CHECKING:
+    from bot.core.answer import AnswerWrite
 
 
 class SqlRepository:
@@ -42,6 +47,7 @@ class SqlRepository:
         self.progress = ProgressStore(self.db)
         self.settings = SettingsStore(self.db)
         self.work = WorkStore(self.db)
+        self.pending = PendingPackStore(self.db)
 
     @property
     def engine(self) -> AsyncEngine:
@@ -77,9 +83,9 @@ class SqlRepository:
     async def active_session(self, owner: Owner) -> Session | None:
         return await self.sessions.active(owner)
 
-    async def record_answer(self, attempt: Attempt, review: Review) -> None:
-        """An answer outside a quiz (the channel's daily question): the attempt and the card, once."""
-        await self.sessions.record_answer(attempt, review)
+    async def write_answer(self, unit: AnswerWrite) -> None:
+        """Write a graded answer's unit of work in one transaction (`bot.storage.answers`), or raise Conflict."""
+        await self.sessions.write(unit)
 
     async def active_sessions_of(self, platform: str, user_id: str) -> list[Session]:
         return await self.sessions.active_of(platform, user_id)

@@ -16,13 +16,16 @@ kept, or it would hide the newer one until the next save.
 from __future__ import annotations
 
 from collections import OrderedDict
+from typing import TYPE_CHECKING
 
-from bot.core.model import Attempt, Owner, Session
+from bot.core.model import Attempt, Owner, Review, Session
 from bot.core.ports import Conflict
-from bot.core.review import Review
 
 from .codec import session_from_row
 from .sessions import Row, SessionStore
+
+if TYPE_CHECKING:
+    from bot.core.answer import AnswerWrite
 
 CAPACITY = 20_000  # sessions kept; the least recently used go first
 NO_ACTIVE_CAPACITY = 100_000  # owners remembered to have no active quiz
@@ -84,15 +87,20 @@ class CachedSessions:
         self._keep(row)
         return session_from_row(row)
 
-    async def record_answer(self, attempt: Attempt, review: Review) -> None:
-        await self._store.record_answer(attempt, review)
+    async def write(self, unit: AnswerWrite) -> None:
+        if unit.session is None:
+            await self._store.write(unit)
+            return
+        await self.save(unit.session, unit.attempt, unit.card, parts=unit)
 
     async def active_of(self, platform: str, user_id: str) -> list[Session]:
         return await self._store.active_of(platform, user_id)
 
-    async def save(self, session: Session, attempt: Attempt | None = None, review: Review | None = None) -> Row:
+    async def save(
+        self, session: Session, attempt: Attempt | None = None, review: Review | None = None, *, parts: AnswerWrite | None = None
+    ) -> Row:
         try:
-            row = await self._store.save(session, attempt, review)
+            row = await self._store.save(session, attempt, review, parts=parts)
         except Conflict:
             self.drop(session.id)  # the stored row is newer than what we had: read it afresh next time
             self._raise_floor(session.id, session.version + 1)

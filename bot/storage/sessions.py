@@ -13,7 +13,7 @@ the group is still kept or refused alone.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import and_, bindparam, delete, insert, select, tuple_, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
@@ -21,15 +21,18 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from bot.core.model import Attempt, Owner, Session
+from bot.core.model import Attempt, Owner, Review, Session
 from bot.core.ports import Conflict, WorkTaken
-from bot.core.review import Review
 
 from . import tables as t
+from .answers import Counted, write_alone, write_parts
 from .base import Database
 from .codec import SESSION_FIELDS, attempt_row, review_row, session_from_row, session_row
 from .work_tables import unfinished_work
 from .writer import BatchMismatch, GroupWriter, SaveOp
+
+if TYPE_CHECKING:
+    from bot.core.answer import AnswerWrite
 
 ALREADY_ACTIVE = "another quiz is already active for this owner"
 WORK_TAKEN = "this answer's work was taken as abandoned (the learner was told to send it again)"
@@ -43,6 +46,8 @@ class SessionStore:
         self._db = db
         self._writer = GroupWriter(db.engine, db.write_lock, self._apply) if db.sqlite else None
         self._upsert_review = _review_upsert(sqlite_insert if db.sqlite else pg_insert)
+        # SQLite: this process is the only writer, so it may remember whose practice day is stored.
+        self._counted: Counted | None = {} if db.sqlite else None
 
     async def create(self, session: Session) -> Row:
         """Insert a new session and return its row; Conflict if its owner already has an active one."""
@@ -95,10 +100,13 @@ class SessionStore:
             ).first()
         return None if row is None else dict(row._mapping)
 
-    async def save(self, session: Session, attempt: Attempt | None = None, review: Review | None = None) -> Row:
+    async def save(
+        self, session: Session, attempt: Attempt | None = None, review: Review | None = None, *, parts: AnswerWrite | None = None
+    ) -> Row:
         """Store the session with its version raised by one, and the attempt and card, or raise Conflict.
 
-        On success `session.version` is the stored version; returns the row as stored.
+        `parts` is the answer's unit of work, whose practice day and leech state are written in the
+        same transaction. On success `session.version` is the stored version; returns the row as stored.
         """
         op = SaveOp(
             session_row(session, session.version + 1),
@@ -106,22 +114,18 @@ class SessionStore:
             attempt_row(attempt) if attempt is not None else None,
             review_row(review) if review is not None else None,
             work=attempt.work if attempt is not None else None,
+            parts=parts,
         )
         await self._run(op)
         session.version += 1
         return op.row
 
-    async def record_answer(self, attempt: Attempt, review: Review) -> None:
-        """Store an answer given outside a quiz session: the attempt and the review card, in one transaction.
-
-        The channel's daily question uses it, so a member's answer counts like a quiz answer.
-        """
-        try:
-            async with self._db.write() as c:
-                await c.execute(insert(t.attempts), [attempt_row(attempt)])
-                await c.execute(self._upsert_review, [review_row(review)])
-        except IntegrityError as exc:  # this attempt's key is stored already: nothing of it is kept twice
-            raise Conflict("this answer was already recorded") from exc
+    async def write(self, unit: AnswerWrite) -> Row | None:
+        """Write a graded answer's unit of work in one transaction (see `answers.py`); the session's row, if any."""
+        if unit.session is not None:
+            return await self.save(unit.session, unit.attempt, unit.card, parts=unit)
+        await write_alone(self._db, unit, self._upsert_review, self._counted)
+        return None
 
     async def close(self) -> None:
         if self._writer is not None:
@@ -231,6 +235,9 @@ class SessionStore:
         reviews = [op.review for op in good if op.review is not None]
         if reviews:
             await self._upsert_reviews(c, reviews)
+        for op in good:
+            if op.parts is not None:
+                await write_parts(c, op.parts, self._counted)
         return outcomes
 
     async def _upsert_reviews(self, c: AsyncConnection, reviews: list[dict[str, Any]]) -> None:

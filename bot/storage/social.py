@@ -13,17 +13,16 @@ from __future__ import annotations
 import asyncio
 import json
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import and_, case, delete, func, insert, literal_column, select, true, type_coerce, update
+from sqlalchemy import and_, case, delete, func, insert, select, true, type_coerce, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from bot.core.model import Attempt
 from bot.core.pictures import ProgressData, TopicProgress
 from bot.core.race.board import (
     Board,
@@ -37,11 +36,13 @@ from bot.core.race.board import (
 from bot.core.race.errors import AlreadyAnswered, RaceRunning, RoundClosed
 from bot.core.race.ports import Change, Recorded
 from bot.core.race.rules import Race, RaceAnswer
-from bot.core.review import review
 
 from . import social_tables as st
 from . import tables as t
+from .answers import write_parts
 from .base import Base, HasDatabase
+from .codec import attempt_row, review_row
+from .daily_rows import read_learner
 
 R, A, D, P = st.races.c, st.race_answers.c, st.race_drafts.c, st.leaderboard_privacy.c
 
@@ -210,15 +211,16 @@ class SocialStore(Base):
             finished = D.race_id == race_id if not race.running else and_(D.race_id == race_id, D.round < race.round)
             await c.execute(delete(st.race_drafts).where(finished))
             if done.attempts:
-                await self._store_attempts(c, done.attempts)
+                await self._store_attempts(c, done)
         return done
 
-    async def _store_attempts(self, c: AsyncConnection, attempts: Sequence[Attempt]) -> None:
-        """Write attempts and move each learner's review card, as a quiz answer would."""
-        await c.execute(insert(t.attempts), [_attempt_values(a) for a in attempts])
+    async def _store_attempts(self, c: AsyncConnection, done: Change) -> None:
+        """Write the round's attempts and each learner's card as the core moves it from the stored one."""
+        attempts = done.attempts
+        await c.execute(insert(t.attempts), [attempt_row(a) for a in attempts])
         r = t.reviews.c
         first = attempts[0]
-        cards = {
+        current = {
             row.user_id: row.card
             for row in await c.execute(
                 select(r.user_id, r.card).where(
@@ -231,21 +233,6 @@ class SocialStore(Base):
                 )
             )
         }
-        values = []
-        for a in attempts:
-            card, due = review(cards.get(a.user_id), correct=a.correct, hinted=False, at=a.at)
-            values.append(
-                {
-                    "platform": a.platform,
-                    "user_id": a.user_id,
-                    "pack_id": a.pack,
-                    "question_id": a.question,
-                    "card": card,
-                    "due": due,
-                    "correct": a.correct,
-                    "answers": 1,
-                }
-            )
         statement = (sqlite_insert if self._sqlite else pg_insert)(t.reviews)
         statement = statement.on_conflict_do_update(
             index_elements=["platform", "user_id", "pack_id", "question_id"],
@@ -256,7 +243,9 @@ class SocialStore(Base):
                 "answers": t.reviews.c.answers + 1,
             },
         )
-        await c.execute(statement, values)
+        await c.execute(statement, [review_row(card) for card in done.cards(current)])
+        for day in done.days():
+            await write_parts(c, day)
 
     async def save_draft(self, race_id: str, round_index: int, user_id: str, blank: int, option: int) -> dict[int, int]:
         key = and_(D.race_id == race_id, D.round == round_index, D.user_id == user_id)
@@ -323,11 +312,7 @@ class SocialStore(Base):
         """Rank the scope's learners over the period (see `bot.core.race.board` for the rules)."""
         since = period_start(period, now, tz)
         a = t.attempts.c
-        source = case(
-            (st.races.c.id.is_not(None), literal_column("'race'")),
-            (t.sessions.c.owner_kind == literal_column("'channel'"), literal_column("'daily'")),
-            else_=literal_column("'quiz'"),
-        )
+        source = a.mode  # quiz, daily, race or review: the core weighs each (`board_points`)
         hidden = select(P.user_id).where(and_(P.platform == platform, P.hidden == true()))
         conditions = [a.platform == platform, a.scope == scope, a.user_id.not_in(hidden), a.at <= now]
         if since is not None:
@@ -343,11 +328,6 @@ class SocialStore(Base):
                 func.sum(case((a.correct == true(), 1), else_=0)).label("right"),
                 type_coerce(func.max(case((a.points > 0, a.at))), t.UTCDateTime).label("scored_at"),
                 type_coerce(func.max(a.at), t.UTCDateTime).label("last_at"),
-            )
-            .select_from(
-                t.attempts.outerjoin(st.races, st.races.c.id == a.session_id).outerjoin(
-                    t.sessions, t.sessions.c.id == a.session_id
-                )
             )
             .where(and_(*conditions))
             .group_by(a.user_id, source)
@@ -392,16 +372,16 @@ class SocialStore(Base):
                     .group_by(a.pack_id, a.topic)
                 )
             ).all()
-            mastered_rows = (
+            card_rows = (
                 await c.execute(
-                    select(r.pack_id, q.topic, func.count().label("n"))
+                    select(r.pack_id, q.topic, r.card)
                     .select_from(
                         t.reviews.join(t.questions, and_(q.pack_id == r.pack_id, q.question_id == r.question_id))
                     )
-                    .where(and_(r.platform == platform, r.user_id == user_id, r.correct == true(), r.due > now))
-                    .group_by(r.pack_id, q.topic)
+                    .where(and_(r.platform == platform, r.user_id == user_id))
                 )
             ).all()
+            learner = await read_learner(c, platform, user_id)
             day_rows = (
                 await c.execute(
                     select(func.date(a.at).label("day"), func.count().label("n"))
@@ -412,13 +392,12 @@ class SocialStore(Base):
             all_days = (
                 await c.execute(select(func.date(a.at).label("day")).where(and_(mine, a.at >= now - timedelta(days=400))).distinct())
             ).all()
-        mastered = {(row.pack_id, row.topic): int(row.n) for row in mastered_rows}
         topics = tuple(
             TopicProgress(
                 label=f"{row.pack_id} · {row.topic or '(no topic)'}",
                 answers=int(row.n),
                 right=int(row.right or 0),
-                mastered=mastered.get((row.pack_id, row.topic), 0),
+                mastered=0,  # counted by the core (`ProgressData.settled`)
             )
             for row in sorted(topic_rows, key=lambda row: (row.pack_id, row.topic or ""))
         )
@@ -428,6 +407,9 @@ class SocialStore(Base):
             per_day=per_day,
             practice_days=tuple(sorted({_as_date(row.day) for row in all_days}, reverse=True)),
             today=now.date(),
+            stored_streak=learner.streak,
+            zone=learner.zone,
+            cards=tuple((row.pack_id, row.topic, row.card) for row in card_rows),
         )
 
 
@@ -451,22 +433,6 @@ def _picks(stored: str | None) -> dict[int, int]:
     if not stored:
         return {}
     return {int(k): int(v) for k, v in json.loads(stored).items()}
-
-
-def _attempt_values(attempt: Attempt) -> dict[str, Any]:
-    return {
-        "platform": attempt.platform,
-        "scope": attempt.scope,
-        "user_id": attempt.user_id,
-        "pack_id": attempt.pack,
-        "question_id": attempt.question,
-        "topic": attempt.topic,
-        "answer": attempt.answer,
-        "correct": attempt.correct,
-        "points": attempt.points,
-        "at": attempt.at,
-        "session_id": attempt.session_id,
-    }
 
 
 def _as_date(value: Any) -> date:

@@ -114,6 +114,8 @@ attempts = Table(
     # The action that made the attempt (platform interaction id, or a hash of a Slack click), unique:
     # an action delivered twice is recorded once. NULL for attempts made before migration 0002.
     Column("key", String(80)),
+    # How it was answered: quiz, daily (the channel's daily post), race or review (the daily review).
+    Column("mode", String(8), nullable=False, server_default="quiz"),
     Index("ix_attempts_key", "key", unique=True),
     Index("ix_attempts_user_question", "platform", "user_id", "pack_id", "question_id"),
     Index("ix_attempts_user_time", "platform", "user_id", "at"),
@@ -137,4 +139,12 @@ settings = Table(
     metadata,
     Column("key", String(100), primary_key=True),
     Column("value", Text, nullable=False),
+)
+
+# One row per bot process, rewritten by /readyz: a write that must reach the database file.
+heartbeats = Table(
+    "heartbeats",
+    metadata,
+    Column("process", String(64), primary_key=True),
+    Column("at", UTCDateTime, nullable=False),
 )

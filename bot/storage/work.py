@@ -20,7 +20,7 @@ import time
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, delete, select, update
+from sqlalchemy import and_, delete, or_, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
@@ -45,17 +45,21 @@ class WorkStore:
         self._polling = asyncio.Lock()
         insert = sqlite_insert if db.sqlite else pg_insert
         statement = insert(w)
+        # Another process's live row for the same item is never replaced: it grades the same
+        # delivery (a retry that reached both), and replacing its row would refuse its answer.
         self._upsert = statement.on_conflict_do_update(
             index_elements=["platform", "user_id", "item"],
             set_={name: statement.excluded[name] for name in COLUMNS if name not in ("platform", "user_id", "item")},
+            where=or_(w.c.process == statement.excluded.process, w.c.deadline <= statement.excluded.started_at),
         )
         self._learners: set[Learner] | None = None  # SQLite: who may have rows (None: not read yet)
 
-    async def begin(self, work: Work) -> None:
+    async def begin(self, work: Work) -> bool:
         async with self._db.write() as c:
-            await c.execute(self._upsert, [{name: getattr(work, name) for name in COLUMNS}])
+            result = await c.execute(self._upsert, {name: getattr(work, name) for name in COLUMNS})
         if self._learners is not None:
             self._learners.add((work.platform, work.user_id))
+        return bool(result.rowcount == 1)
 
     async def end(self, work_id: str) -> None:
         async with self._db.write() as c:

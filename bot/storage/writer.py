@@ -40,6 +40,7 @@ class SaveOp:
     review: dict[str, Any] | None
     insert: bool = False  # a new session: insert the row instead of updating it
     work: str | None = None  # the row of unfinished work the attempt settles: deleted with it, or no save
+    parts: Any = None  # the rest of the answer's unit of work (`bot.core.answer.AnswerWrite`): day, leech
     future: asyncio.Future[None] = field(default_factory=_new_future)
 
 

@@ -35,7 +35,7 @@ def process(repository: SqlRepository, clock: FakeClock, runner: HeldRunner) -> 
     scheduler = Scheduler(store=store, packs=repository, clock=clock, poster=posters)
     daily = DailyService(store=store, packs=repository, clock=clock, wake=scheduler.wake)
     service = QuizService(
-        repository=repository, runner=runner, clock=clock, rng=random.Random(7), daily=daily, answers=repository,
+        repository=repository, runner=runner, clock=clock, rng=random.Random(7), daily=daily,
         post_now=scheduler.post_now, work=Unfinished(repository.work, clock),
     )
     return service, scheduler, posters

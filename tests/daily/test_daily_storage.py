@@ -10,6 +10,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import inspect
 
+from bot.core.answer import AnswerWrite, PracticeDay
 from bot.core.daily.channel import DailyPost, MemberAnswer
 from bot.core.daily.learner import Learner
 from bot.core.daily.queue import Caps, DayCount
@@ -133,14 +134,16 @@ async def test_learners_round_trip_and_activity_moves_the_streak(stores: Stores)
     await d.save_learner(learner)
     assert await d.get_learner("slack", "u1") == learner
     day = date(2026, 6, 2)
-    await asyncio.gather(*(d.record_activity(learner, day, reviews=1) for _ in range(4)))
-    after = await d.record_activity(learner, day, channel=1)
+    noon = datetime(2026, 6, 2, 16, 0, tzinfo=UTC)  # 12:00 in New York
+    # Answers' practice days, written as the answer path writes them (concurrently: counted once each).
+    await asyncio.gather(*(stores.repo.write_answer(AnswerWrite(day=PracticeDay("slack", "u1", noon, reviews=1))) for _ in range(4)))
+    await stores.repo.write_answer(AnswerWrite(day=PracticeDay("slack", "u1", noon, channel=1)))
     assert await d.day_count("slack", "u1", day) == DayCount(reviews=4, new=0, channel=1)
+    after = await d.get_learner("slack", "u1")
     assert (after.streak.current, after.streak.last_day) == (1, day)
-    after = await d.record_activity(after, day + timedelta(days=1), new=1)
-    assert after.streak.current == 2
+    await stores.repo.write_answer(AnswerWrite(day=PracticeDay("slack", "u1", noon + timedelta(days=1), new=1)))
     stored = await d.get_learner("slack", "u1")
-    assert stored.streak == after.streak and stored.caps == Caps(10, 2)
+    assert stored.streak.current == 2 and stored.caps == Caps(10, 2)
 
 
 async def test_due_cards_skip_leeches_and_new_items_skip_answered(stores: Stores) -> None:

@@ -32,7 +32,7 @@ async def test_a_code_item_on_the_post_is_answered_through_the_form_graded_and_c
     [post] = await store.open_posts("discord", "c1")
     assert (post.pack, post.question) == ("demo", "q-code")
     [(_, _, shown)] = poster.of("post")
-    answer = next(c for c in shown.controls() if c.action == f"qz:{post.id}:0:a")
+    answer = next(c for c in shown.controls() if c.action == f"dp:{post.id}:0:a")
 
     opened = await service.handle(ANN, rq.Act(answer.action))
     assert opened.form is not None and opened.form.kind == "code"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from bot.core.answer import AnswerWrite
 from bot.core.model import Attempt
 from bot.core.review import Review, review
 from tests.daily.support import Stores
@@ -22,7 +23,7 @@ def attempt(correct: bool, at: datetime) -> Attempt:
 async def test_an_answer_outside_a_session_counts_in_progress_and_review(stores: Stores) -> None:
     repo = stores.repo
     card, due = review(None, correct=False, hinted=False, at=AT)
-    await repo.record_answer(attempt(False, AT), Review("discord", "u1", "demo", "q-choice", card, due, False))
+    await repo.write_answer(AnswerWrite(attempt=attempt(False, AT), card=Review("discord", "u1", "demo", "q-choice", card, due, False)))
     history = await repo.history("discord", "u1", ["demo"])
     seen = history[("demo", "q-choice")]
     assert seen.attempts == 1 and not seen.last_correct and seen.card == card and seen.due == due
@@ -32,7 +33,7 @@ async def test_an_answer_outside_a_session_counts_in_progress_and_review(stores:
     # A second answer the next day moves the same card on (one row per learner and question).
     later = AT + timedelta(days=1)
     card2, due2 = review(card, correct=True, hinted=False, at=later)
-    await repo.record_answer(attempt(True, later), Review("discord", "u1", "demo", "q-choice", card2, due2, True))
+    await repo.write_answer(AnswerWrite(attempt=attempt(True, later), card=Review("discord", "u1", "demo", "q-choice", card2, due2, True)))
     seen = (await repo.history("discord", "u1", ["demo"]))[("demo", "q-choice")]
     assert seen.attempts == 2 and seen.last_correct and seen.card == card2 and seen.due == due2 > later
     cards = await stores.daily.cards("discord", "u1")

@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import update
 
+from bot.core.answer import AnswerWrite, graded
 from bot.core.daily import DailyService
 from bot.core.daily.cards import LEECH_FAILURES
 from bot.core.model import Actor
@@ -52,7 +53,7 @@ async def test_caps_hold_for_the_day_and_the_day_rolls_over_at_four_local(sqlite
     queue = await service.review_queue(ANN)
     assert (len(queue.reviews), queue.due_total) == (3, 10)
     for card in queue.reviews:
-        await service.record_review(ANN, (card.pack, card.question), correct=True, new=False)
+        await record_review(sqlite_stores, service, (card.pack, card.question), correct=True, at=clock.now())
     await _push_due(sqlite_stores, "ann", clock.now() - timedelta(hours=1))  # still due: the cap is what stops it
     clock.current = datetime(2026, 6, 2, 1, 59, tzinfo=UTC)  # 03:59 local: the same review day
     assert (await service.review_queue(ANN)).reviews == ()
@@ -76,8 +77,8 @@ async def test_a_card_failed_eight_times_leaves_the_review_until_reset(sqlite_st
     now = datetime(2026, 6, 1, 10, 0, tzinfo=UTC)
     _, service = parts(sqlite_stores, FakeClock(now), FakePoster())
     await add_cards(sqlite_stores.repo, "discord", "ann", ["q-short", "q-choice"], now - timedelta(hours=1))
-    results = [await service.record_review(ANN, ("demo", "q-short"), correct=False, new=False) for _ in range(LEECH_FAILURES)]
-    assert [r.leech for r in results] == [False] * (LEECH_FAILURES - 1) + [True]
+    results = [await record_review(sqlite_stores, service, ("demo", "q-short"), correct=False, at=now) for _ in range(LEECH_FAILURES)]
+    assert results == [False] * (LEECH_FAILURES - 1) + [True]
     queue = await service.review_queue(ANN)
     assert [c.question for c in queue.reviews] == ["q-choice"]
     stats = await service.stats(ANN)
@@ -97,7 +98,7 @@ async def test_a_streak_over_two_weeks_with_a_freeze_spent_on_a_missed_day(sqlit
             clock.advance(days=1)
             continue
         # Practise at 13:00 local (14:00 after the spring change on the 29th): one review a day.
-        await service.record_review(ANN, ("demo", "q-short"), correct=True, new=False)
+        await record_review(sqlite_stores, service, ("demo", "q-short"), correct=True, at=clock.now())
         clock.advance(days=1)
     stats = dict((await service.stats(ANN)).items)
     assert stats["Streak"] == "13 days (longest 13)"
@@ -152,3 +153,14 @@ async def test_mastered_items_are_counted_per_topic(sqlite_stores: Stores) -> No
             )
     assert await service.mastered(ANN) == {("demo", "Basics"): 2}
     assert await service.mastered(BO) == {}
+
+
+async def record_review(stores: Stores, service: DailyService, item: tuple[str, str], *, correct: bool, at: datetime) -> bool:
+    """Record one graded review answer as the answer path does; return whether it made a leech."""
+    attempt, _ = graded(
+        platform="discord", scope="g1", user_id="ann", pack=item[0], question=item[1], topic=None, points=1,
+        text="x", correct=correct, hinted=False, card=None, at=at, mode="review", final=False,
+    )
+    unit, leech = await service.review_parts("discord", "ann", item, AnswerWrite(attempt=attempt), new=False)
+    await stores.repo.write_answer(unit)
+    return leech

@@ -12,12 +12,12 @@ from bot.core.daily import actions as dx
 from bot.core.daily.cards import LEECH_FAILURES, grade_card, rating_for
 from bot.core.daily.channel import DailyPost, MemberAnswer, apply_attempt, apply_hint, first_right, tally
 from bot.core.daily.errors import AlreadyAnswered, BadSetting
-from bot.core.daily.learner import is_mastered, stability_days
 from bot.core.daily.messages import queue_message, reminder_message
 from bot.core.daily.queue import Caps, DayCount, DueCard, build_queue, minutes_for, review_day
 from bot.core.daily.reminders import MAX_FAILURES, Reminder, after_delivery, reminder_text
 from bot.core.daily.rotation import pick_item
 from bot.core.daily.streak import MAX_FREEZES, Streak, record_day, settle
+from bot.core.progress import is_mastered, stability_days
 from bot.core.review import review
 
 BERLIN = ZoneInfo("Europe/Berlin")

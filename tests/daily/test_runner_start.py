@@ -28,7 +28,7 @@ async def test_the_scheduler_waits_for_the_front_ends_then_runs(sqlite_stores: S
     posters = PlatformPosters({})
     scheduler = Scheduler(store=sqlite_stores.daily, packs=sqlite_stores.repo, clock=clock, poster=posters)
     daily = DailyService(store=sqlite_stores.daily, packs=sqlite_stores.repo, clock=clock, wake=scheduler.wake)
-    service = QuizService(repository=sqlite_stores.repo, runner=None, clock=clock, daily=daily, answers=sqlite_stores.repo)
+    service = QuizService(repository=sqlite_stores.repo, runner=None, clock=clock, daily=daily)
     settings = Settings(database_url="sqlite+aiosqlite://", scheduler="on")
     app = App(settings=settings, repository=sqlite_stores.repo, service=service, runner=None, posters=posters, scheduler=scheduler)
     clock.current = datetime(2026, 6, 1, 11, 0, tzinfo=UTC)

@@ -71,7 +71,7 @@ async def test_a_week_in_berlin_posts_at_nine_local_across_the_spring_change(sql
     assert first.footer == "0 people have answered · 0 right"
     assert first.session_id == posts[0].id
     actions = [c.action for c in first.controls()]
-    assert actions and all(a.startswith(f"qz:{posts[0].id}:0:") for a in actions)
+    assert actions and all(a.startswith(f"dp:{posts[0].id}:0:") for a in actions)
     assert not any(a.endswith((":s", ":x")) for a in actions)  # no Skip or Stop on a channel's question
 
 

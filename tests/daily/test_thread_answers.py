@@ -42,13 +42,20 @@ async def post_today(wired: Wired, pack: str, channel: str = "c1") -> DailyPost:
 
 async def test_the_post_is_found_from_its_platform_message_in_its_own_channel(wired: Wired) -> None:
     post = await post_today(wired, "typed")
+    assert wired.service.daily is not None
+
+    async def post_at(platform: str, ref: str, channel: str | None) -> str | None:
+        assert wired.service.daily is not None
+        found = await wired.service.daily.daily.post_at(platform, ref, channel)
+        return found.id if found is not None else None
+
     assert post.message_ref == "msg-1"  # what FakePoster returned for the message it posted
-    assert await wired.service.daily_post_at("discord", "msg-1", channel_id="c1") == post.id
-    assert await wired.service.daily_post_at("discord", "msg-1") == post.id  # a thread that only knows its id
-    assert await wired.service.daily_post_at("discord", "msg-1", channel_id="c2") is None
-    assert await wired.service.daily_post_at("slack", "msg-1", channel_id="c1") is None
-    assert await wired.service.daily_post_at("discord", "msg-2") is None
-    assert await wired.service.daily_post_at("discord", "x" * 500) is None
+    assert await post_at("discord", "msg-1", "c1") == post.id
+    assert await post_at("discord", "msg-1", None) == post.id  # a thread that only knows its id
+    assert await post_at("discord", "msg-1", "c2") is None
+    assert await post_at("slack", "msg-1", "c1") is None
+    assert await post_at("discord", "msg-2", None) is None
+    assert await post_at("discord", "x" * 500, None) is None
 
 
 async def test_a_short_answer_is_the_code_blocks_content(wired: Wired, runner: LocalRunner) -> None:

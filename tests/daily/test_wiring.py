@@ -159,8 +159,9 @@ async def test_select_all_on_a_post_is_picked_per_member_then_checked(wired: Wir
     [post] = await wired.scheduler._store.open_posts("discord", "c1")
     [(_, channel, shown)] = poster.of("post")
     assert channel == "c1" and shown.title is not None and shown.title.startswith("Daily question")
-    assert await service.is_daily_post(post.id) and not await service.is_daily_post("nope")
-    menu = f"qz:{post.id}:0:m"
+    assert service.daily is not None and await service.daily.owns(post.id) and not await service.daily.owns("nope")
+    assert {c.action for c in shown.controls()} >= {f"dp:{post.id}:0:m", f"dp:{post.id}:0:k"}
+    menu = f"qz:{post.id}:0:m"  # as a post made before daily posts had their own prefix: they keep working
     check = f"qz:{post.id}:0:k"
     # Ann picks A and C, then changes her mind to A and B; Bo's picks are his own.
     assert (await service.handle(ANN, rq.Act(menu, ("0", "2")))).messages == ()
@@ -193,7 +194,7 @@ async def test_a_short_answer_on_a_post_goes_through_the_answer_form(wired: Wire
     await service.handle(ADMIN, rq.DailyNow())
     [post] = await wired.scheduler._store.open_posts("discord", "c1")
     opened = await service.handle(ANN, rq.Act(f"qz:{post.id}:0:a"))
-    assert opened.form is not None and opened.form.action.startswith(f"qz:{post.id}:0:")
+    assert opened.form is not None and opened.form.action.startswith(f"dp:{post.id}:0:")
     wrong = await service.handle(ANN, rq.Act(opened.form.action, ("7",)))
     assert wrong.private and "2 attempts left" in wrong.messages[0].text()
     right = await service.handle(ANN, rq.Act(opened.form.action, ("6",)))
@@ -206,4 +207,5 @@ async def test_a_service_without_daily_practice_says_so(repository: SqlRepositor
     plain = QuizService(repository=repository, runner=None, clock=clock)
     with pytest.raises(QuizError, match="not set up"):
         await plain.handle(ANN, rq.DailyReview())
-    assert not await plain.is_daily_post("S4vlELzOSEW3")
+    with pytest.raises(QuizError, match="has expired"):
+        await plain.handle(ANN, rq.Act("qz:S4vlELzOSEW3:0:c:0"))  # no quiz and no daily post: an old click

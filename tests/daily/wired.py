@@ -56,7 +56,7 @@ async def wire(
     daily = DailyService(store=store, packs=repository, clock=clock, admins=admins, wake=scheduler.wake)
     service = QuizService(
         repository=repository, runner=runner, clock=clock, rng=random.Random(7), admins=admins,
-        daily=daily, answers=repository, post_now=scheduler.post_now,
+        daily=daily, post_now=scheduler.post_now,
     )
     if not await repository.list_packs():
         study = tmp_path / "study.yaml"

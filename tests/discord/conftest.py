@@ -255,6 +255,7 @@ class BotRunner:
             rng=random.Random(7),
             admins=admins,
             work=Unfinished(repository.work, self.clock) if track_work else None,
+            pending=repository.pending,
         )
         if not await repository.list_packs():
             await service.import_pack(load_path(DEMO_PACK).pack)

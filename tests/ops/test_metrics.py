@@ -14,7 +14,7 @@ from aiohttp.test_utils import TestClient, TestServer
 from bot.app import App
 from bot.core.packs import load_path
 from bot.logs import JsonLines, RedactSecrets
-from bot.metrics import MeteredRunner, Metrics, health_app, instrument_repository, instrument_service
+from bot.metrics import MeteredRunner, Metrics, Timing, count_answer, health_app, instrument_repository
 from bot.runner import readiness_checks
 from bot.sandbox_client import SandboxRunner
 from bot.settings import Settings
@@ -45,7 +45,8 @@ async def test_metrics_count_answers_requests_and_sandbox_jobs(
     instrument_repository(repository, metrics)
     metered = MeteredRunner(runner, metrics)
     service = make_service(repository, metered, clock)  # type: ignore[arg-type]
-    instrument_service(service, metrics)
+    service.answers.count_with(count_answer(metrics))  # every mode's answers, where they are recorded
+    service.use(Timing(metrics))
     await service.import_pack(load_path(DEMO_PACK).pack)
     async with open_slack(service) as slack:
         await slack.command("start demo difficulty:hard count:1")

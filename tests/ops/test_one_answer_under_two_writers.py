@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,9 @@ from sqlalchemy import func, select
 
 from bot.core import QuizService
 from bot.core import actions as ax
+from bot.core import queries as q
 from bot.core import requests as rq
+from bot.core.answer import AnswerWrite
 from bot.core.model import Actor, Attempt, Owner, Session
 from bot.core.packs import load_path
 from bot.core.review import Review
@@ -41,10 +44,19 @@ class WrittenMeanwhile:
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
 
+
+    async def write_answer(self, unit: AnswerWrite) -> None:
+        # The answer path's one write: a session's answer passes the same fault as its save.
+        if unit.session is None or unit.attempt is None:
+            await self.inner.write_answer(unit)
+            return
+        await self.save_session(unit.session, unit.attempt, unit.card)
+
     async def save_session(self, session: Session, attempt: Attempt | None = None, review: Review | None = None) -> None:
         if attempt is not None and self.interleaved == 0:
             self.interleaved += 1
-            await self.other.set_anchor(session.id, item_ts="1700000000.000042")  # the other process, first
+            anchor = replace(session.anchor, message="1700000000.000042")
+            await self.other.ask(q.RememberQuiz(session.id, anchor))  # the other process, first
         await self.inner.save_session(session, attempt, review)
 
 
@@ -59,8 +71,16 @@ class AnsweredMeanwhile:
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
 
+
+    async def write_answer(self, unit: AnswerWrite) -> None:
+        # The answer path's one write: a session's answer passes the same fault as its save.
+        if unit.session is None or unit.attempt is None:
+            await self.inner.write_answer(unit)
+            return
+        await self.save_session(unit.session, unit.attempt, unit.card)
+
     async def save_session(self, session: Session, attempt: Attempt | None = None, review: Review | None = None) -> None:
-        if attempt is None and "item_ts" in session.anchor:
+        if attempt is None and session.anchor.message is not None:
             stored = await self.inner.get_session(session.id)
             if stored is not None and stored.status == "active":
                 self.answered += 1
@@ -79,10 +99,19 @@ class AnchoredMeanwhile:
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
 
+
+    async def write_answer(self, unit: AnswerWrite) -> None:
+        # The answer path's one write: a session's answer passes the same fault as its save.
+        if unit.session is None or unit.attempt is None:
+            await self.inner.write_answer(unit)
+            return
+        await self.save_session(unit.session, unit.attempt, unit.card)
+
     async def save_session(self, session: Session, attempt: Attempt | None = None, review: Review | None = None) -> None:
         if attempt is not None and self.item_ts and not self.anchored:
             self.anchored += 1
-            await self.other.set_anchor(session.id, position=session.position - 1, item_ts=self.item_ts)
+            anchor = replace(session.anchor, message=self.item_ts)
+            await self.other.ask(q.RememberQuiz(session.id, anchor, position=session.position - 1))
         await self.inner.save_session(session, attempt, review)
 
 
@@ -94,6 +123,14 @@ class SlowSaves:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
+
+
+    async def write_answer(self, unit: AnswerWrite) -> None:
+        # The answer path's one write: a session's answer passes the same fault as its save.
+        if unit.session is None or unit.attempt is None:
+            await self.inner.write_answer(unit)
+            return
+        await self.save_session(unit.session, unit.attempt, unit.card)
 
     async def save_session(self, session: Session, attempt: Attempt | None = None, review: Review | None = None) -> None:
         await asyncio.sleep(1.0)
@@ -120,7 +157,7 @@ async def test_an_answer_whose_save_lost_to_another_processes_write_is_made_agai
         assert reply.update is not None and "Correct" in reply.update.text()
         stored = await mine.get_session(session.id)
         assert stored is not None and stored.position == 1  # the answer is in...
-        assert stored.anchor.get("item_ts") == "1700000000.000042"  # ...and the other process's write kept
+        assert stored.anchor.message == "1700000000.000042"  # ...and the other process's write kept
         assert await attempts_in(mine) == 1
     finally:
         await mine.close()
@@ -192,7 +229,7 @@ async def test_remembering_an_item_answered_meanwhile_on_another_process_refuses
         assert stored is not None
         assert stored.position == repository.answered  # every answer of the other process is in, once
         assert await attempts_in(mine) == repository.answered
-        assert stored.anchor.get("item_ts") != item["ts"]  # the first item's message is not remembered over a later one
+        assert stored.anchor.message != item["ts"]  # the first item's message is not remembered over a later one
     finally:
         await mine.close()
         await theirs.close()
@@ -212,7 +249,9 @@ async def test_a_code_answer_edits_the_item_whose_message_was_remembered_while_i
             channel = dm(LEARNER)
             (item,) = [m for m in slack.fake.posts(channel) if is_item(m)]
             session_id = (await mine.active_sessions_of("slack", LEARNER))[0].id
-            await other.set_anchor(session_id, item_ts="")  # as if the item's poster had not remembered it yet
+            remembered = await mine.get_session(session_id)
+            assert remembered is not None  # as if the item's poster had not remembered its message yet:
+            await other.ask(q.RememberQuiz(session_id, replace(remembered.anchor, message=None)))
             repository.item_ts = item["ts"]
             await slack.message(f"```python\n{SOLUTION}```")
             assert repository.anchored == 1  # remembered between this process's read and its answer's save

@@ -38,9 +38,10 @@ from bot.core.ports import RunRequest
 from bot.metrics import (
     MeteredRunner,
     Metrics,
+    Timing,
+    count_answer,
     health_app,
     instrument_repository,
-    instrument_service,
     watch_active_quizzes,
 )
 from bot.runner import readiness_checks
@@ -105,7 +106,8 @@ def metered_service(repository: SqlRepository, runner: LocalRunner, clock: FakeC
     instrument_repository(repository, metrics)
     metered = MeteredRunner(runner, metrics)
     service = make_service(repository, metered, clock)  # type: ignore[arg-type]
-    instrument_service(service, metrics)
+    service.answers.count_with(count_answer(metrics))  # every mode's answers, where they are recorded
+    service.use(Timing(metrics))
     watch_active_quizzes(metrics, repository.engine, clock, TTL, cache_s=0)
     return service, metered
 

@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -224,3 +225,66 @@ async def test_make_runner_picks_the_services_only_when_configured() -> None:
         for runner in (plain, remote, with_local):
             assert runner is not None
             await runner.close()
+
+
+async def _partial_body(url: str, sent: bytes, length: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """Open a request that announces ``length`` bytes of body and sends only ``sent``."""
+    host, port = url.removeprefix("http://").split(":")
+    reader, writer = await asyncio.open_connection(host, int(port))
+    head = (
+        f"POST /v1/run HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {TOKEN}\r\n"
+        f"Content-Type: application/json\r\nContent-Length: {length}\r\n\r\n"
+    )
+    writer.write(head.encode() + sent)
+    await writer.drain()
+    return reader, writer
+
+
+async def test_a_client_stalling_mid_body_holds_no_capacity(services: tuple[Service, Service]) -> None:
+    """One worker, no queue: a stalled upload must not make a real job wait or get 429."""
+    a, _ = services
+    _, writer = await _partial_body(a.url, b'{"code": "print(', 1000)
+    try:
+        await asyncio.sleep(0.5)
+        status, _, text = await post(a.url, json.dumps({"code": "print('real')"}).encode(), AUTH)
+        assert status == 200 and json.loads(text)["stdout"] == "real\n", (status, text)
+    finally:
+        writer.close()
+
+
+async def test_a_token_with_non_ascii_bytes_is_a_401(services: tuple[Service, Service]) -> None:
+    a, _ = services
+    host, port = a.url.removeprefix("http://").split(":")
+    reader, writer = await asyncio.open_connection(host, int(port))
+    body = b'{"code": "print(1)"}'
+    writer.write(
+        b"POST /v1/run HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer caf\xc3\xa9-\xff\r\n"
+        + f"Content-Length: {len(body)}\r\n\r\n".encode() + body
+    )
+    await writer.drain()
+    status_line = await asyncio.wait_for(reader.readline(), 30)
+    writer.close()
+    assert status_line.split()[1] == b"401", status_line
+
+
+async def test_a_client_leaving_mid_body_is_one_quiet_line(services: tuple[Service, Service]) -> None:
+    a, _ = services
+    _, writer = await _partial_body(a.url, b'{"code": "print(', 1000)
+    await asyncio.sleep(0.3)
+    writer.transport.abort()
+    status, _, _ = await post(a.url, json.dumps({"code": "print(3)"}).encode(), AUTH)  # the service goes on
+    assert status == 200
+    log = a.log_path.read_text(errors="replace")
+    assert "Traceback" not in log, log[-2000:]
+
+
+def test_the_depth_scan_is_linear_and_ignores_escaped_quotes() -> None:
+    """Quotes and backslashes in any number: one pass (a backtracking pattern took minutes on these)."""
+    assert json_depth(b'{"code": "\\"[[[", "x": [[1]]}') == 3
+    assert json_depth(b'"\\\\" [ ]') == 1
+    flood = b'{"code": "' + b'\\"' * 120_000
+    done = threading.Event()
+    thread = threading.Thread(target=lambda: (json_depth(flood), json_depth(b'"' * 250_000), done.set()), daemon=True)
+    thread.start()
+    thread.join(60)
+    assert done.is_set()

@@ -141,7 +141,7 @@ async def test_draining_answers_new_work_with_restarting_and_waits_for_work_in_f
     service = make_service(repository, runner, clock)
     await service.import_pack(load_path(DEMO_PACK).pack)
     drain = Drain()
-    drain.guard(service)
+    service.use(drain)
     async with open_slack(service) as slack:
         await slack.command("start demo difficulty:hard count:1")
         channel = dm(LEARNER)

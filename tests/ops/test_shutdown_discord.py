@@ -24,7 +24,7 @@ async def test_a_drain_waits_for_the_discord_reply_of_a_grade_in_flight(
     try:
         bot = await bots.start()
         drain = Drain()
-        drain.guard(bot.service)
+        bot.service.use(drain)
         start = await bot.command(p.ALICE, "start", [p.option("pack", "demo"), p.option("difficulty", "hard")])
         assert "Define `total`" in start.item()["embeds"][0]["description"]
         payload = p.message_create(p.ALICE, SLOW_RIGHT, channel_id=p.ALICE.dm_channel, guild=False)
@@ -49,7 +49,7 @@ async def test_a_grade_cut_off_by_the_grace_is_told_on_discord_by_the_next_proce
     try:
         first = await bots.start(runner=held, track_work=True)
         drain = Drain()
-        drain.guard(first.service)
+        first.service.use(drain)
         await first.command(p.ALICE, "start", [p.option("pack", "demo"), p.option("difficulty", "hard")])
         payload = p.message_create(p.ALICE, SLOW_RIGHT, channel_id=p.ALICE.dm_channel, guild=False)
         first.client._connection.parsers["MESSAGE_CREATE"](payload)

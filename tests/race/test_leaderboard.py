@@ -78,6 +78,7 @@ class Attempts:
                 insert(t.attempts).values(
                     platform="discord", scope=scope, user_id=user, pack_id=pack, question_id="q", topic=None,
                     answer="x", correct=correct, points=points if correct else 0, at=at, session_id=session_id,
+                    mode=source,
                 )
             )
 

@@ -268,7 +268,10 @@ def block_text(blocks: list[dict[str, Any]]) -> str:
 
 
 def make_service(repository: Any, runner: LocalRunner, clock: FakeClock) -> QuizService:
-    return QuizService(repository=repository, runner=runner, clock=clock, rng=random.Random(7), admins=frozenset({f"slack:{ROOT}"}))
+    pending = getattr(repository, "pending", None)  # a SqlRepository's pending_packs table, as bot/app.py wires it
+    return QuizService(
+        repository=repository, runner=runner, clock=clock, rng=random.Random(7), admins=frozenset({f"slack:{ROOT}"}), pending=pending
+    )
 
 
 @pytest.fixture

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from bot.core import Actor, QuizService
+from bot.core.model import Anchor
 from tests.fakes import FakeClock, LocalRunner
 from tests.slack.conftest import CHANNEL, LEARNER, STRANGER, Slack, block_text, dm, reopen
 from tests.slack.helpers import (
@@ -94,7 +95,7 @@ async def test_a_quiz_started_in_a_channel_runs_in_a_thread_and_takes_code_there
     assert item["thread_ts"] == header["ts"] and kind_of(item) == "code"
     session = await quiz_service.active_session(slack_actor())
     assert session is not None
-    assert session.anchor == {"channel": CHANNEL, "thread_ts": header["ts"], "item_ts": item["ts"]}
+    assert session.anchor == Anchor(CHANNEL, header["ts"], item["ts"])
     await slack.message("```python\nprint('talk in another thread')\n```", channel=CHANNEL, thread_ts="1699999999.000001")
     assert len(slack.fake.posts(CHANNEL)) == 2  # code in some other thread is conversation
     await slack.message(f"Here you go:\n```python\n{SOLUTION}```", channel=CHANNEL, thread_ts=header["ts"])

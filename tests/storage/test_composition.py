@@ -11,7 +11,7 @@ from alembic import command
 from sqlalchemy import insert, select
 from sqlalchemy.engine import Connection
 
-from bot.core.model import ITEM_DEFAULTS, ItemState, Owner, Session
+from bot.core.model import ITEM_DEFAULTS, Anchor, ItemState, Owner, Session
 from bot.storage import create_engine, open_repository
 from bot.storage import tables as t
 from bot.storage.database import _alembic_config
@@ -45,12 +45,12 @@ async def test_sessions_handed_out_are_copies(any_url: str) -> None:
         await repo.create_session(clicks.new_session("s", "ann", 3))
         got = await repo.get_session("s")
         assert got is not None
-        got.position, got.items[0].attempts, got.anchor["x"] = 2, 5, "y"  # changed, never saved
+        got.position, got.items[0].attempts, got.anchor = 2, 5, Anchor("y")  # changed, never saved
         again = await repo.get_session("s")
         active = await repo.active_session(Owner("discord", "guild", "user", "ann"))
         assert again is not None and active is not None and again is not got and active is not again
         for fresh in (again, active):
-            assert (fresh.position, fresh.items[0].attempts, fresh.anchor, fresh.version) == (0, 0, {}, 0)
+            assert (fresh.position, fresh.items[0].attempts, fresh.anchor, fresh.version) == (0, 0, Anchor(), 0)
         again.position = 1
         await repo.save_session(again)
         again.position = 2  # changed after the save: not stored either
@@ -87,7 +87,7 @@ def _assert_old_session_read(old: Session) -> None:
     )
     assert (first.order, first.selections, first.picked, first.card) == ([2, 0, 1], {1: 1}, [0], '{"card_id": 1}')
     assert (second.question, second.attempts, second.done, second.card) == ("q-short", 0, False, None)
-    assert old.filters == {"pack": "demo", "count": 2} and old.anchor == {"channel": "c1"}
+    assert old.filters == {"pack": "demo", "count": 2} and old.anchor == Anchor("c1")
 
 
 async def test_migration_0002_rewrites_old_rows_and_downgrade_restores_them(any_url: str) -> None:

@@ -6,7 +6,7 @@ import random
 from datetime import UTC, date, datetime
 from typing import Any
 
-from sqlalchemy import Boolean, Date, Float, Integer, Table, Text, insert, select
+from sqlalchemy import Boolean, Date, Float, Integer, Table, Text, and_, delete, insert, select
 
 from bot.core import Actor, QuizService
 from bot.core.packs import load_path
@@ -57,6 +57,8 @@ async def seed(repo: Any) -> None:
         for user in ("ann", "bob"):
             for platform, post, race in (("discord", "p-discord", "r-discord"), ("slack", "p-slack", "r-slack")):
                 for table in (d.daily_learners, d.daily_days, d.daily_cards, d.daily_reminders, s.leaderboard_privacy):
+                    # answers played before may have made the learner's row already (their streak)
+                    await c.execute(delete(table).where(and_(table.c.platform == platform, table.c.user_id == user)))
                     await c.execute(insert(table).values(filler(table, platform=platform, user_id=user)))
                 await c.execute(insert(d.daily_answers).values(filler(d.daily_answers, post_id=post, user_id=user)))
                 work = filler(w.unfinished_work, id=f"{platform}-{user}", platform=platform, user_id=user)

@@ -18,6 +18,7 @@ from typing import TextIO
 from rich.console import Console
 
 from bot.core import Actor, QuizError, QuizService, Reply, commands, error_reply
+from bot.core import queries as q
 from bot.core import requests as rq
 from bot.core.replies import Attachment, Button, Message, Select, Tone, notice, plural
 
@@ -132,7 +133,7 @@ class ConsoleFrontEnd:
         await self.call(parsed)
 
     async def pick(self, request: rq.Start) -> rq.Start:
-        packs = await self.service.enabled_packs(ACTOR.scope)
+        packs = await self.service.ask(q.PackList(ACTOR.scope))
         for i, info in enumerate(packs, 1):
             self.console.print(f"  {i}. {info.title} ({info.id}, {plural(info.questions, 'question')})", markup=False)
         choice = await self.read("pack number (Enter: all) > ")

@@ -11,6 +11,7 @@ from discord import app_commands
 from discord.gateway import DiscordWebSocket
 
 from bot.core import QuizService
+from bot.core import queries as q
 from bot.core.race import ChannelPost
 from bot.metrics import Metrics, interaction_callbacks
 
@@ -95,7 +96,7 @@ class QuizBotClient(discord.Client):
     async def publish_race(self, post: ChannelPost) -> None:
         """Post a race's reveal and next round (or final table) to its channel: the race service's port."""
         async def remember(race_id: str, anchor: dict[str, str]) -> None:
-            await self.handler.service.race_anchor(race_id, **anchor)
+            await self.handler.service.ask(q.RememberRace(race_id, anchor))
 
         await post_race(self, post, remember)
 

@@ -8,6 +8,7 @@ from zoneinfo import available_timezones
 import discord
 from discord import app_commands
 
+from bot.core import queries as q
 from bot.core import requests as rq
 from bot.core.packs import DIFFICULTIES
 from bot.core.race import (
@@ -40,11 +41,14 @@ def build_quiz_group(inbound: Inbound) -> app_commands.Group:
     )
 
     async def pack_names(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
-        return await inbound.complete(interaction, current, service.pack_names)
+        async def names(scope: str) -> list[str]:
+            return await service.ask(q.PackNames(scope))
+
+        return await inbound.complete(interaction, current, names)
 
     async def all_pack_names(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
         async def names(scope: str) -> list[str]:
-            return [p.id for p in await service.enabled_packs_all()]
+            return [p.id for p in await service.ask(q.PackList(None))]
 
         return await inbound.complete(interaction, current, names)
 
@@ -52,7 +56,7 @@ def build_quiz_group(inbound: Inbound) -> app_commands.Group:
         pack = getattr(interaction.namespace, "pack", None)
 
         async def names(scope: str) -> list[str]:
-            return await service.topic_names(scope, pack or None)
+            return await service.ask(q.TopicNames(scope, pack or None))
 
         return await inbound.complete(interaction, current, names)
 

@@ -13,7 +13,9 @@ import discord
 from discord import app_commands
 
 from bot.core import Actor, QuizError, QuizService, Reply, StaleAction, error_reply
+from bot.core import queries as q
 from bot.core import requests as rq
+from bot.core.errors import NotAddressed
 from bot.core.importing import UPLOAD_SUFFIXES
 from bot.core.replies import Button, InputRequest, Select
 from bot.metrics import Metrics, receiving, replied
@@ -21,7 +23,17 @@ from bot.metrics import Metrics, receiving, replied
 from . import limits as lim
 from .api import SettingsStore
 from .deliver import ChannelResponder, DirectResponder, ItemRefs, Responder
-from .origin import PLATFORM, RUN_FORM_ID, actor_of, is_quiz_id, is_race_id, message_ids, modal_text
+from .origin import (
+    PLATFORM,
+    RUN_FORM_ID,
+    actor_of,
+    anchor_of,
+    is_quiz_id,
+    is_race_id,
+    message_ids,
+    modal_text,
+    where_of,
+)
 from .render import render_modal
 
 log = logging.getLogger(__name__)
@@ -190,7 +202,7 @@ class Inbound:
 
         async def request(actor: Actor) -> rq.Request:
             name = attachment.filename
-            self.service.admins.require(actor, "load packs")
+            self.service.may_load_packs(actor)
             if not name.lower().endswith(UPLOAD_SUFFIXES):
                 known = ", ".join(f"`{suffix}`" for suffix in UPLOAD_SUFFIXES)
                 raise QuizError(f"Attach the pack as a `.yaml` or `.zip` file, or a quiz file to convert ({known}).")
@@ -234,7 +246,7 @@ class Inbound:
     # ------------------------------------------------------------------ messages (code in DMs and threads)
 
     async def message(self, message: discord.Message) -> None:
-        """Take a ```python block or a .py file sent in a DM, in the thread the quiz lives in, or under a daily post."""
+        """Take a ```python block or a .py file: the core decides from where it was sent what it answers."""
         if message.author.bot or message.webhook_id is not None:
             return
         files = [a for a in message.attachments if a.filename.lower().endswith(".py")]
@@ -243,52 +255,27 @@ class Inbound:
         # An uncached guild's channel is a PartialMessageable: it still knows its guild id.
         guild_id = message.guild.id if message.guild else getattr(message.channel, "guild_id", None)
         actor = actor_of(message.author, guild_id, message.channel.id, None)
-        session_id: str | None = None
-        responder: ChannelResponder | DirectResponder = ChannelResponder(message, self.refs)
-        if guild_id is not None:
-            session_id = await self._quiz_in_thread(actor, message)
-            if session_id is None:
-                session_id = await self._daily_post_under(message)
-                responder = DirectResponder(message)  # the daily question's feedback is private
-            if session_id is None:
-                return  # a code block in some channel or thread that is not this learner's quiz
+        async def typing(note: str) -> None:  # once the core took the code as an answer: it runs now
+            await message.channel.typing()
+
         try:
             async with self._learner(actor):
                 text = await read_code_file(files[0]) if files else message.content
-                async with message.channel.typing():
-                    request = rq.Submit(text, code_only=True, session_id=session_id, key=f"m{message.id}")
-                    reply = await self.service.handle(actor, request)
+                request = rq.Submit(text, code_only=True, key=f"m{message.id}", progress=typing, where=where_of(message))
+                reply = await self.service.handle(actor, request)
+        except NotAddressed:
+            return  # a code block in some channel or thread that is not this learner's quiz
         except QuizError as exc:
             reply = error_reply(exc)
         except Exception:
             log.exception("error while grading code sent as a message")
-            await responder.apologise()
+            await ChannelResponder(message, self.refs).apologise()
             replied()
             return
+        # The daily question's feedback is private; a quiz's shows in its thread or DM.
+        responder = DirectResponder(message) if reply.aside else ChannelResponder(message, self.refs)
         await self._deliver_or_apologise(responder, reply)
         replied()
-
-    async def _quiz_in_thread(self, actor: Actor, message: discord.Message) -> str | None:
-        session = await self.service.active_session(actor)
-        if session is None:
-            return None
-        anchor = session.anchor
-        if anchor.get("thread") == "1" and anchor.get("channel_id") == str(message.channel.id):
-            return session.id
-        return None
-
-    async def _daily_post_under(self, message: discord.Message) -> str | None:
-        """The daily post a message answers: sent in the thread started from it, or as a reply to it."""
-        channel = message.channel
-        # A thread started from a message has that message's id; an uncached one only knows its id.
-        parent = getattr(channel, "parent_id", None)
-        found = await self.service.daily_post_at(
-            PLATFORM, str(channel.id), channel_id=str(parent) if parent is not None else None
-        )
-        reference = message.reference
-        if found is None and reference is not None and reference.message_id is not None:
-            found = await self.service.daily_post_at(PLATFORM, str(reference.message_id), channel_id=str(channel.id))
-        return found
 
     # ------------------------------------------------------------------ where quizzes live
 
@@ -301,15 +288,8 @@ class Inbound:
             self._anchored[session_id] = None
             while len(self._anchored) > 5000:
                 self._anchored.popitem(last=False)
-            channel = interaction.channel
             try:
-                await self.service.set_anchor(
-                    session_id,
-                    platform=PLATFORM,
-                    channel_id=str(interaction.channel_id or ""),
-                    guild_id=str(interaction.guild_id or ""),
-                    thread="1" if isinstance(channel, discord.Thread) else "0",
-                )
+                await self.service.ask(q.RememberQuiz(session_id, anchor_of(interaction)))
             except Exception:
                 log.exception("could not remember where a quiz lives")
 
@@ -319,9 +299,8 @@ class Inbound:
         for message, message_id in sent:
             if getattr(message, "kind", None) == "item" and message.session_id and message_id is not None:
                 try:
-                    await self.service.race_anchor(
-                        message.session_id, channel_id=str(interaction.channel_id or ""), message_id=str(message_id)
-                    )
+                    anchor = {"channel_id": str(interaction.channel_id or ""), "message_id": str(message_id)}
+                    await self.service.ask(q.RememberRace(message.session_id, anchor))
                 except Exception:
                     log.exception("could not remember where a race's round was posted")
 

@@ -16,11 +16,12 @@ import discord
 from bot.core import Actor
 from bot.core import actions as ax
 from bot.core.daily import actions as dx
+from bot.core.model import Anchor, Where
 from bot.core.race import actions as rx
 
 PLATFORM = "discord"
 
-QUIZ_ID = re.compile(rf"{re.escape(ax.PREFIX)}:\S+")
+QUIZ_ID = re.compile(rf"(?:{'|'.join(map(re.escape, ax.PREFIXES))}):\S+")  # quizzes, daily posts, confirmations
 PAGE_PREFIX = "qzp"  # the adapter's own step buttons: qzp:<session>:<page>
 RUN_FORM_ID = "qzr:run"  # the /quiz run form
 
@@ -178,3 +179,29 @@ class DailyControl(discord.ui.DynamicItem[discord.ui.Item[Any]], template=DAILY_
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         await _handler(interaction).component(interaction, self.custom_id, [])
+
+
+def where_of(message: discord.Message) -> Where:
+    """Where a message was sent: a thread names its parent channel (when known) and itself."""
+    channel = message.channel
+    reference = message.reference
+    replied_to = str(reference.message_id) if reference is not None and reference.message_id is not None else None
+    parent = getattr(channel, "parent_id", None)
+    if parent is not None:
+        return Where(channel=str(parent), thread=str(channel.id), replied_to=replied_to)
+    in_guild = message.guild is not None or getattr(channel, "guild_id", None) is not None
+    if not in_guild:
+        return Where(channel=str(channel.id), replied_to=replied_to, dm=True)
+    if isinstance(channel, discord.TextChannel | discord.VoiceChannel | discord.StageChannel):
+        return Where(channel=str(channel.id), replied_to=replied_to)
+    # An uncached channel (a PartialMessageable) may be a thread whose parent is unknown: its id may
+    # name a quiz's thread, or the daily post the thread was started from.
+    return Where(channel=None, thread=str(channel.id), replied_to=replied_to)
+
+
+def anchor_of(interaction: discord.Interaction[Any]) -> Anchor:
+    """Where a quiz started by `interaction` lives: its channel, and the thread when it is in one."""
+    channel = interaction.channel
+    if isinstance(channel, discord.Thread):
+        return Anchor(channel=str(channel.parent_id), thread=str(channel.id))
+    return Anchor(channel=str(interaction.channel_id or "") or None)

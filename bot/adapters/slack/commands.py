@@ -1,13 +1,63 @@
-"""Read the text of the one `/quiz` slash command with the core's command reader.
+"""What people type: the one `/quiz` slash command, and code or pack files sent as messages.
 
-Only what is Slack's own lives here: a user named as a mention (`<@U123|ada>`).
+The command's text is read with the core's command reader; what is Slack's own lives here: a user
+named as a mention (`<@U123|ada>`), where each request's reply is shown (`ROUTES`), pack files
+fetched from Slack, the export sent as a file to the DM, a code message's `Where`.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
+from typing import Any
 
 from bot.core import commands
+from bot.core import queries as q
+from bot.core import requests as rq
+from bot.core.errors import NotAddressed, QuizError
+from bot.core.importing import UPLOAD_SUFFIXES
+from bot.core.model import Actor, Where
+from bot.core.replies import Attachment, Tone, notice
+from bot.core.service import QuizService, error_reply
+
+from . import render as bk
+from .api import Place, SlackApi, SlackCallFailed
+from .deliver import Courier, anchor_of
+from .limits import PACK_FILE_LIMIT, PY_FILE_LIMIT
+from .markup import unescape
+from .origin import Origin, preformatted_code
+
+PACK_SUFFIXES = UPLOAD_SUFFIXES  # packs, and other tools' quiz files to convert
+_PACK_LOAD = re.compile(r"\bpack\s+load\b", re.I)
+_FORCE = re.compile(r"(?:^|\s)(?:--)?force\b", re.I)
+DM_HINT = (
+    "I read a ```python block or a .py file as your answer to a code question. For everything else use "
+    "`/quiz` (try `/quiz help`), or the buttons under a question."
+)
+
+# Where the reply to each typed request is shown: the quiz's own place, or only to the person.
+QUIZ, CURRENT, TELL, KEEP, PUBLIC = "quiz", "current", "tell", "keep", "public"
+ROUTES: dict[type, str] = {
+    rq.Start: QUIZ,
+    rq.OpenAnswer: CURRENT,
+    rq.Current: CURRENT,
+    rq.Hint: CURRENT,
+    rq.Skip: CURRENT,
+    rq.Stop: CURRENT,
+    rq.RunCode: KEEP,
+    rq.Stats: TELL,
+    rq.Packs: TELL,
+    rq.Help: TELL,
+    rq.PackEnable: TELL,
+    rq.PackRemove: TELL,
+    rq.DailyReview: QUIZ,
+    # The social side: a race's start and stop and the leaderboard are shown to the channel; privacy is private.
+    rq.RaceStart: PUBLIC,
+    rq.RaceStop: PUBLIC,
+    rq.Leaderboard: PUBLIC,
+    rq.Privacy: TELL,
+}
+ADMIN_REQUESTS = (rq.PackEnable, rq.PackRemove, rq.PackLoad, rq.DailySet, rq.DailyOff, rq.DailyNow)
 
 # With "Escape channels, users, and links" on, Slack sends a mention as <@U123|name>.
 _MENTION = re.compile(r"^<@([A-Z0-9]+)(?:\|[^>]*)?>$")
@@ -22,3 +72,143 @@ def mentioned_user(word: str) -> str | None:
 def parse(text: str) -> commands.Parsed:
     """Read `/quiz` text: the first word picks the subcommand."""
     return commands.parse(text, user_of=mentioned_user)
+
+
+class Commands:
+    """Run a `/quiz` request after its acknowledgement, and show the reply where it belongs."""
+
+    def __init__(self, *, service: QuizService, api: SlackApi, courier: Courier) -> None:
+        self.service = service
+        self.api = api
+        self.courier = courier
+
+    async def run(self, origin: Origin, request: rq.Request) -> None:
+        if isinstance(request, rq.RunCode):
+            if not request.text.strip():
+                await self.courier.open(origin, bk.run_view(bk.metadata(r=origin.response_url, c=origin.channel)))
+                return
+            request = rq.RunCode(unescape(request.text))
+        if isinstance(request, rq.Stats):  # named as Slack shows the person: the picture cannot render a mention
+            request = rq.Stats(request.user_id, await self.api.user_name(request.user_id or origin.user))
+        if isinstance(request, rq.MyDataExport | rq.MyDataDelete):
+            await self.my_data(origin, request)
+            return
+        actor = await self.admin_actor(origin) if isinstance(request, ADMIN_REQUESTS) else origin.actor()
+        route = ROUTES.get(type(request), TELL)
+        if route == CURRENT:
+            reply = await self.service.handle(actor, request)
+            place, item_ts = anchor_of(reply.anchor)
+            await self.courier.deliver(origin, reply, place, update_ts=item_ts)
+        elif route == PUBLIC:
+            if isinstance(request, rq.RaceStart) and origin.in_dm:
+                raise QuizError("Races run in a channel: start one in a workspace channel the bot is in.")
+            await self.courier.announce(origin, await self.service.handle(actor, request))
+        elif route == QUIZ:
+            private = isinstance(request, rq.DailyReview)  # a personal review is private wherever it is asked for
+            await self.in_quiz_home(origin, await self.service.handle(actor, request), private=private)
+        else:
+            await self.courier.tell(origin, await self.service.handle(actor, request), persistent=route == KEEP)
+
+    async def in_quiz_home(self, origin: Origin, reply: Any, place: Place | None = None, *, private: bool = False) -> None:
+        """Show a reply that starts a quiz where the quiz runs (a thread, the DM); anything else privately."""
+        if not any(m.kind == "item" for m in reply.messages):
+            await self.courier.tell(origin, reply)
+            return
+        note = None
+        if place is None:
+            place, note = await self.courier.quiz_home(origin, private=private)
+        await self.courier.deliver(origin, reply, place)
+        if note:
+            await self.courier.tell(origin, notice(note))
+
+    async def load_packs(self, origin: Origin, files: list[dict[str, Any]], *, force: bool) -> None:
+        actor = await self.admin_actor(origin)
+        self.service.may_load_packs(actor)
+        packs = [f for f in files if str(f.get("name", "")).lower().endswith(PACK_SUFFIXES)]
+        if not packs:
+            raise QuizError("Attach the pack as a .yaml, .yml or .zip file, or a quiz file to convert (" + ", ".join(PACK_SUFFIXES[3:]) + ").")
+        for file in packs:
+            name = str(file.get("name", "the file"))
+            try:
+                name, data = await self.api.download(file, limit=PACK_FILE_LIMIT)
+                reply = await self.service.handle(actor, rq.PackLoad(name, data, force))
+            except QuizError as exc:
+                reply = error_reply(exc)
+            except SlackCallFailed as exc:
+                reply = notice(f"I could not fetch `{name}` from Slack: {exc.error}.", tone=Tone.ERROR)
+            await self.courier.tell(origin, reply, persistent=True)
+
+    async def my_data(self, origin: Origin, request: rq.MyDataExport | rq.MyDataDelete) -> None:
+        """`/quiz my-data`: the export goes to the person's DM as a file; deleting asks first, privately."""
+        if request.user_id:
+            request = replace(request, name=f"<@{request.user_id}>")
+            actor = await self.admin_actor(origin)
+        else:
+            actor = origin.actor()
+        reply = await self.service.handle(actor, request)
+        files = [part for m in reply.messages for part in m.parts if isinstance(part, Attachment)]
+        if files:
+            channel = await self.api.open_dm(origin.user)
+            for part in files:
+                await self.api.upload(channel, part.filename, part.data)
+            sent = ", ".join(f"`{part.filename}`" for part in files)
+            reply = notice(f"{reply.messages[0].text()}\nThe file {sent} is in our direct messages.")
+        await self.courier.tell(origin, reply)
+
+    async def admin_actor(self, origin: Origin) -> Actor:
+        actor = origin.actor()
+        if self.service.is_admin(actor):  # QUIZBOT_ADMINS: no need to ask Slack
+            return actor
+        return origin.actor(is_admin=await self.api.is_workspace_admin(origin.user))
+
+    async def message(self, origin: Origin, event: dict[str, Any]) -> None:
+        """Code in the DM or a thread: the core decides what it answers from where it was sent."""
+        text = str(event.get("text") or "")
+        files = [f for f in event.get("files") or [] if isinstance(f, dict)]
+        in_dm = event.get("channel_type") == "im"
+        if in_dm and files and _PACK_LOAD.search(text):
+            await self.load_packs(origin, files, force=bool(_FORCE.search(text)))
+            return
+        if "```" not in text and not any(str(f.get("name", "")).lower().endswith(".py") for f in files):
+            if in_dm:
+                extra = " A pack file needs the words `pack load` in the same message." if files else ""
+                await self.courier.tell(origin, notice(DM_HINT + extra))
+            return
+        if not in_dm and not origin.thread_ts:
+            return  # code in a channel, outside any thread: just conversation
+
+        async def progress(note: str) -> None:
+            await self.courier.tell(origin, notice(note))
+
+        where = Where(channel=origin.channel, thread=origin.thread_ts, dm=in_dm)
+        key = f"{origin.user}:{event.get('ts', '')}"
+        request = rq.Submit(await self.code_of(event), code_only=True, key=key, progress=progress, where=where)
+        try:
+            reply = await self.service.handle(origin.actor(), request)
+        except NotAddressed:
+            return  # code in some other thread is just conversation
+        if reply.aside:
+            await self.courier.tell(origin, reply)
+            return
+        place, item_ts = anchor_of(reply.anchor)
+        if item_ts is None:  # posted by another process while this one graded: remembered by now, often
+            session_id = next((m.session_id for m in (*reply.messages, reply.update) if m is not None and m.session_id), None)
+            if session_id is not None:
+                place, item_ts = anchor_of(await self.service.ask(q.QuizAnchor(origin.actor(), session_id)) or reply.anchor)
+        await self.courier.deliver(origin, reply, place or Place(origin.channel or await self.api.open_dm(origin.user)), update_ts=item_ts)
+
+    async def code_of(self, event: dict[str, Any]) -> str:
+        """The code a message carries: its rich-text code block, its fenced text, or its first .py file."""
+        text = str(event.get("text") or "")
+        block = preformatted_code(event)
+        if block is not None:
+            return block
+        if "```" in text:
+            return unescape(text)
+        files = [f for f in event.get("files") or [] if isinstance(f, dict)]
+        py_file = next(f for f in files if str(f.get("name", "")).lower().endswith(".py"))
+        name, data = await self.api.download(py_file, limit=PY_FILE_LIMIT)
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise QuizError(f"`{name}` is not UTF-8 text; send Python source.") from exc

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import asynccontextmanager
 from typing import Any
 
+from bot.core import queries as q
 from bot.core.daily import DailyPost
 from bot.core.errors import QuizError
-from bot.core.model import Session
+from bot.core.model import Anchor
 from bot.core.race import ChannelPost
-from bot.core.replies import Message, Reply, notice
-from bot.core.service import QuizService
-from bot.metrics import delivered
+from bot.core.replies import Message, Reply, Tone, notice
+from bot.core.service import QuizService, error_reply
+from bot.metrics import delivered, finished
 from bot.scheduler import DeliveryFailed
 
 from . import render as bk
@@ -74,13 +77,8 @@ class Courier:
                 continue
             ts = await self._api.post(place, message)
             if message.kind == "item" and message.session_id:
-                await self._service.set_anchor(
-                    message.session_id,
-                    position=message.position,
-                    channel=place.channel,
-                    thread_ts=place.thread_ts or "",
-                    item_ts=ts,
-                )
+                anchor = Anchor(place.channel, place.thread_ts, ts)
+                await self._service.ask(q.RememberQuiz(message.session_id, anchor, message.position))
         delivered()  # for the metrics: the request had an answer
 
     async def announce(self, origin: Origin, reply: Reply) -> None:
@@ -92,7 +90,7 @@ class Courier:
         for message in reply.messages:
             ts = await self._api.post(Place(channel), message)
             if message.kind == "item" and message.session_id:
-                await self._service.race_anchor(message.session_id, channel=channel, ts=ts)
+                await self._service.ask(q.RememberRace(message.session_id, {"channel": channel, "ts": ts}))
         delivered()
 
     async def race_post(self, post: ChannelPost) -> None:
@@ -109,7 +107,7 @@ class Courier:
             except SlackCallFailed:
                 return  # logged by the API; the race goes on
             if post.next_round is not None and number == len(post.messages) - 1:
-                await self._service.race_anchor(post.race_id, channel=post.channel_id, ts=posted)
+                await self._service.ask(q.RememberRace(post.race_id, {"channel": post.channel_id, "ts": posted}))
 
     async def open(self, origin: Origin, view: dict[str, Any]) -> None:
         if not origin.trigger_id:
@@ -152,12 +150,71 @@ class Courier:
         return post
 
 
-def anchor_of(session: Session | None) -> tuple[Place | None, str | None]:
-    """Where a session's messages live, as remembered with set_anchor."""
-    if session is None or not session.anchor.get("channel"):
+class Jobs:
+    """Run each person's work in order with their other work, with every failure told to them."""
+
+    def __init__(self, courier: Courier) -> None:
+        self._courier = courier
+        self._inflight: set[asyncio.Task[Any]] = set()
+        self._locks: dict[tuple[str, str], asyncio.Lock] = {}
+
+    def track(self, task: asyncio.Task[Any]) -> None:
+        self._inflight.add(task)
+        task.add_done_callback(self._inflight.discard)
+
+    async def idle(self) -> None:
+        """Wait until no lazy listener is running (tests, and a clean shutdown)."""
+        while True:
+            for _ in range(5):
+                await asyncio.sleep(0)
+            pending = {t for t in self._inflight if not t.done() and t is not asyncio.current_task()}
+            if not pending:
+                return
+            await asyncio.wait(pending)
+
+    @asynccontextmanager
+    async def run(self, origin: Origin) -> AsyncIterator[None]:
+        """Run one person's work: in order with their other work, with every failure told to them."""
+        task = asyncio.current_task()
+        if task is not None:
+            self.track(task)
+        try:
+            async with self._lock(origin):
+                yield
+        except QuizError as exc:
+            await self._safe_tell(origin, error_reply(exc))
+        except SlackCallFailed as exc:
+            if exc.method == "download":
+                text = f"I could not fetch the file from Slack: {exc.error}."
+            else:
+                text = f"Slack refused my reply ({exc.error}); please try again."
+            await self._safe_tell(origin, notice(text, tone=Tone.ERROR))
+        except Exception:
+            log.exception("the Slack front end failed on a request from %s", origin.user)
+            await self._safe_tell(origin, notice("Something went wrong on my side; it was logged. Please try again.", tone=Tone.ERROR))
+        finished()  # the request's last reply is out, if it had one (bot.metrics: from its receipt)
+
+    async def _safe_tell(self, origin: Origin, reply: Reply) -> None:
+        try:
+            await self._courier.tell(origin, reply)
+        except Exception:
+            log.exception("could not tell %s about an error", origin.user)
+
+    def _lock(self, origin: Origin) -> asyncio.Lock:
+        key = (origin.team, origin.user)
+        lock = self._locks.get(key)
+        if lock is None:
+            if len(self._locks) > 10_000:
+                self._locks = {k: v for k, v in self._locks.items() if v.locked()}
+            lock = self._locks[key] = asyncio.Lock()
+        return lock
+
+
+def anchor_of(anchor: Anchor | None) -> tuple[Place | None, str | None]:
+    """Where a quiz's messages live, as remembered (`RememberQuiz`): its place, and its item's message."""
+    if anchor is None or not anchor.channel:
         return None, None
-    anchor = session.anchor
-    return Place(str(anchor["channel"]), str(anchor.get("thread_ts") or "") or None), str(anchor.get("item_ts") or "") or None
+    return Place(anchor.channel, anchor.thread), anchor.message
 
 
 # Slack's answers that mean the bot can no longer post there (or reach the person): pause, do not retry.

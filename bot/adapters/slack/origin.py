@@ -283,3 +283,33 @@ def _inline_text(part: Any) -> str:
     if part.get("type") == "emoji":
         return f":{part.get('name', '')}:"
     return str(part.get("text") or "")
+
+
+def action_values(action: dict[str, Any]) -> list[str]:
+    """The chosen values of a menu; a button has none (its action id says everything)."""
+    if isinstance(action.get("selected_option"), dict):
+        return [str(action["selected_option"].get("value", ""))]
+    if isinstance(action.get("selected_options"), list):
+        return [str(o.get("value", "")) for o in action["selected_options"]]
+    return []
+
+
+def _state(view: dict[str, Any], block: str, element: str) -> dict[str, Any]:
+    values = ((view.get("state") or {}).get("values") or {}).get(block) or {}
+    found = values.get(element)
+    return found if isinstance(found, dict) else {}
+
+
+def input_value(view: dict[str, Any], block: str, element: str) -> str:
+    """The text typed in a form's input."""
+    return str(_state(view, block, element).get("value") or "")
+
+
+def selected(view: dict[str, Any], block: str, element: str) -> list[str]:
+    """The values ticked in a form's checkboxes."""
+    return [str(o.get("value")) for o in _state(view, block, element).get("selected_options") or []]
+
+
+def view_files(view: dict[str, Any], block: str, element: str) -> list[dict[str, Any]]:
+    """The files chosen in a form's file input."""
+    return [f for f in _state(view, block, element).get("files") or [] if isinstance(f, dict)]

@@ -29,7 +29,7 @@ from .learner import Learner
 from .queue import Caps, DailyQueue, DayCount, DueCard
 from .reminders import Reminder
 from .schedule import Schedule, parse_time, parse_zone
-from .service import ChannelAnswer, DailyService, ReviewRecorded
+from .service import ChannelAnswer, DailyService
 from .streak import Streak
 
 __all__ = [
@@ -50,7 +50,6 @@ __all__ = [
     "NoSchedule",
     "QuestionClosed",
     "Reminder",
-    "ReviewRecorded",
     "Schedule",
     "Streak",
     "Tally",

@@ -1,14 +1,18 @@
 """Action ids of daily practice, beside those of `bot.core.actions`.
 
-A daily channel post renders like a quiz item whose session id is the post id, so its choice
-buttons, menus and Answer button carry ordinary `qz:<post id>:0:<verb>` actions; the adapter (or
-the service) asks `DailyService.post(post_id)` whether an id names a post. The ids below are for
-controls that are not about an item.
+A daily channel post renders like a quiz item whose session id is the post id; its choice
+buttons, menus, Answer button and form carry `dp:<post id>:0:<verb>` (`on_post`), so the
+dispatcher sends them to daily practice without reading anything. Posts made before that carry
+`qz:<post id>:0:<verb>` and still work (`daily.routes`). The `dy:` ids below are for controls that
+are not about an item.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+
+from bot.core import actions as ax
+from bot.core.replies import Control, InputRequest
 
 PREFIX = "dy"
 
@@ -40,3 +44,17 @@ def parse(text: str) -> DailyAction | None:
     if head != PREFIX or verb not in VERBS:
         return None
     return DailyAction(verb, argument)
+
+
+def on_post(action: str) -> str:
+    """The id a control of a daily post carries: the quiz item's id with the post's own prefix."""
+    parsed = ax.parse(action)
+    return replace(parsed, prefix=ax.POST_PREFIX).encode() if parsed is not None else action
+
+
+def post_control(control: Control) -> Control:
+    return replace(control, action=on_post(control.action))
+
+
+def post_form(form: InputRequest) -> InputRequest:
+    return replace(form, action=on_post(form.action))

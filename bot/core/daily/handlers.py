@@ -9,26 +9,26 @@ stored as an attempt and a review card like a quiz answer. Replies to a daily po
 
 from __future__ import annotations
 
-import contextlib
 import random
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
-from typing import Any, Protocol
+from typing import Any
 
 from bot.core import actions as ax
 from bot.core import requests as rq
+from bot.core.answer import AnswerWrite, PracticeDay, graded
 from bot.core.catalogue import Catalogue
 from bot.core.errors import BadSubmission, QuizError, StaleAction
 from bot.core.flow import Flow
-from bot.core.gate import Gate
+from bot.core.gate import LATE_GRADE, Gate
 from bot.core.items import Changed, Context, Input, Make, NotAnAnswer, codetext, kind_of
-from bot.core.model import Actor, Attempt, ItemState, Owner, Session
+from bot.core.model import Actor, ItemState, Owner, Session
 from bot.core.packs import AnyQuestion
-from bot.core.ports import Clock, CodeRunner, Conflict, Repository
+from bot.core.ports import Clock, CodeRunner, Repository, WorkTaken
 from bot.core.replies import Button, Fields, Message, Reply, Text, Tone, cmd
-from bot.core.review import Review, review
 
 from . import actions as dx
+from .cards import LEECH_FAILURES
 from .channel import DailyPost, MemberAnswer
 from .service import DailyService
 
@@ -39,12 +39,6 @@ _NOT_ON_A_POST = {ax.SKIP, ax.STOP, ax.RESTART, ax.CURRENT}
 
 PostNow = Callable[..., Awaitable[Reply]]  # `Scheduler.post_now(actor, channel_id=...)`
 Handler = Callable[[Actor, Any], Awaitable[Reply]]
-
-
-class AnswerLog(Protocol):
-    """Where a scored daily channel answer is stored like a quiz answer (bot.storage implements it)."""
-
-    async def record_answer(self, attempt: Attempt, review: Review) -> None: ...
 
 
 def _key(pack: str, question: str) -> str:
@@ -59,7 +53,6 @@ class DailyDesk:
         *,
         daily: DailyService,
         repository: Repository,
-        answers: AnswerLog,
         catalogue: Catalogue,
         gate: Gate,
         clock: Clock,
@@ -71,7 +64,7 @@ class DailyDesk:
         self.daily = daily
         self._flow = flow
         self._repo = repository
-        self._answers = answers
+        self._leeches: set[tuple[str, str, str, str]] = set()  # answers that just made a leech, to say so once
         self._catalogue = catalogue
         self._gate = gate
         self._clock = clock
@@ -161,14 +154,23 @@ class DailyDesk:
         )
         return replace(reply, private=True)
 
+    async def review_parts(self, session: Session, item: ItemState, unit: AnswerWrite) -> AnswerWrite:
+        """Add a daily review item's day count and leech state to its unit of work (the flow records it)."""
+        new = _key(item.pack, item.question) in (session.filters.get(NEW_FILTER) or [])
+        actor_platform, user_id = session.owner.platform, session.started_by
+        unit, leech = await self.daily.review_parts(actor_platform, user_id, (item.pack, item.question), unit, new=new)
+        if leech:
+            self._leeches.add((actor_platform, user_id, item.pack, item.question))
+        return unit
+
     async def after_item(self, actor: Actor, session: Session, item: ItemState | None, reply: Reply) -> Reply:
-        """Count a graded item of a daily review (caps, streak, leech) once the quiz flow graded it."""
+        """Say under a daily review item's feedback when the answer made its card a leech."""
         if item is None or not session.filters.get(DAILY_FILTER) or not item.done or item.skipped:
             return reply
-        new = _key(item.pack, item.question) in (session.filters.get(NEW_FILTER) or [])
-        recorded = await self.daily.record_review(actor, (item.pack, item.question), correct=item.correct, new=new)
-        if not recorded.leech:
+        marker = (actor.platform, actor.user_id, item.pack, item.question)
+        if marker not in self._leeches:
             return reply
+        self._leeches.discard(marker)
         reset = Button(dx.make(dx.RESET_LEECH, _key(item.pack, item.question)), "Reset", role="")
         note = Message(
             kind="notice",
@@ -176,7 +178,7 @@ class DailyDesk:
             tone=Tone.WARNING,
             parts=(
                 Text(
-                    f"`{_key(item.pack, item.question)}` was failed {recorded.failures} times: it leaves your daily "
+                    f"`{_key(item.pack, item.question)}` was failed {LEECH_FAILURES} times: it leaves your daily "
                     "review until you reset it (it shows in your stats)."
                 ),
             ),
@@ -210,8 +212,8 @@ class DailyDesk:
             if form is None:
                 raise BadSubmission("This question is answered with its buttons or menus.")
             return Reply(form=form)
-        async with self._flow.waiting(actor, question, f"{post.id}:0"):  # code: the learner waits for the sandbox
-            return await self._answer_post(actor, post, question, action, values, key)
+        async with self._flow.waiting(actor, question, f"{post.id}:0") as work:  # code: the learner waits for the sandbox
+            return await self._answer_post(actor, post, question, action, values, key, work)
 
     async def _answer_post(
         self,
@@ -221,6 +223,7 @@ class DailyDesk:
         action: ax.Action,
         values: Sequence[str],
         key: str | None,
+        work: str | None = None,
     ) -> Reply:
         kind = kind_of(question)
         mine = await self.daily.member_answer(post.id, actor.user_id)
@@ -233,11 +236,14 @@ class DailyDesk:
             return Reply(private=True)  # the menu shows the pick; Check grades it
         if isinstance(outcome, NotAnAnswer):
             return Reply(messages=(Message(kind="feedback", parts=outcome.parts, tone=outcome.tone),), private=True)
+
+        async def scored(answer: MemberAnswer) -> AnswerWrite:
+            return await self._scored(actor, post, question, outcome.answer, answer, work)
+
         answered = await self.daily.answer_post(
-            actor, post.id, correct=outcome.correct, detail=" ".join(outcome.feedback), key=key
+            actor, post.id, correct=outcome.correct, detail=" ".join(outcome.feedback), key=key,
+            record=self._record_post, scored=scored,
         )
-        if answered.scored:
-            await self._store_answer(actor, post, question.topic, question.points, outcome.answer, answered.answer)
         feedback = answered.reply.messages[0]
         return Reply(messages=(replace(feedback, parts=(*outcome.report, *feedback.parts)),), private=True)
 
@@ -270,31 +276,38 @@ class DailyDesk:
         )
         return replace(reply, messages=titled)
 
-    async def _store_answer(
-        self, actor: Actor, post: DailyPost, topic: str | None, points: int, text: str, answer: MemberAnswer
-    ) -> None:
-        """Store the scored answer as an attempt and move the member's review card, like a quiz answer."""
+    async def _record_post(self, unit: AnswerWrite) -> None:
+        """Record a daily post's answer; a refused one (Conflict) is told apart by `DailyService.answer_post`."""
+        try:
+            await self._flow.answers.record(unit)
+        except WorkTaken as exc:  # the learner was told the bot restarted: this grade is not counted
+            raise QuizError(LATE_GRADE) from exc
+
+    async def _scored(
+        self, actor: Actor, post: DailyPost, question: AnyQuestion, text: str, answer: MemberAnswer, work: str | None
+    ) -> AnswerWrite:
+        """The scored answer's attempt, card and practice day, recorded with the post's tally (`bot.core.answer`)."""
         now = self._clock.now()
         history = await self._repo.history(actor.platform, actor.user_id, [post.pack])
         seen = history.get((post.pack, post.question))
-        card_json, due = review(seen.card if seen else None, correct=answer.correct, hinted=answer.hinted, at=now)
-        attempt = Attempt(
+        attempt, card = graded(
             platform=actor.platform,
             scope=post.scope,
             user_id=actor.user_id,
             pack=post.pack,
             question=post.question,
-            topic=topic,
-            answer=text[:4000],
+            topic=question.topic,
+            points=question.points,
+            text=text,
             correct=answer.correct,
-            points=points if answer.correct else 0,
+            hinted=answer.hinted,
+            card=seen.card if seen else None,
             at=now,
-            session_id=None,
+            mode="daily",
             key=f"daily:{post.id}:{actor.user_id}",  # one scored answer per member and post, by the database
+            work=work,
         )
-        card = Review(actor.platform, actor.user_id, post.pack, post.question, card_json, due, answer.correct)
-        with contextlib.suppress(Conflict):  # stored already, by another delivery of the same answer
-            await self._answers.record_answer(attempt, card)
+        return AnswerWrite(attempt=attempt, card=card, day=PracticeDay(actor.platform, actor.user_id, now, channel=1))
 
     # ------------------------------------------------------------ buttons of daily messages
 

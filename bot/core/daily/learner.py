@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from zoneinfo import ZoneInfo
 
+from bot.core.model import Streak
+
 from .queue import Caps
 from .reminders import Reminder
-from .streak import Streak
 
 DEFAULT_ZONE = "UTC"
-MASTERED_STABILITY_DAYS = 21.0
 
 
 @dataclass(frozen=True)
@@ -27,16 +26,3 @@ class Learner:
     @property
     def tz(self) -> ZoneInfo:
         return ZoneInfo(self.zone)
-
-
-def stability_days(card_json: str) -> float:
-    """Return an FSRS card's stability in days (0 for a card not yet learned or unreadable)."""
-    try:
-        value = json.loads(card_json).get("stability")
-    except (ValueError, AttributeError):
-        return 0.0
-    return float(value) if isinstance(value, int | float) else 0.0
-
-
-def is_mastered(card_json: str) -> bool:
-    return stability_days(card_json) > MASTERED_STABILITY_DAYS

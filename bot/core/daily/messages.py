@@ -39,7 +39,9 @@ _NOT_IN_A_CHANNEL = {ax.SKIP, ax.STOP, ax.RESTART}  # a member cannot skip or st
 def _channel_rows(message: Message) -> tuple[tuple[Control, ...], ...]:
     rows = []
     for row in message.rows:
-        kept = tuple(c for c in row if (a := ax.parse(c.action)) is None or a.verb not in _NOT_IN_A_CHANNEL)
+        kept = tuple(
+            dx.post_control(c) for c in row if (a := ax.parse(c.action)) is None or a.verb not in _NOT_IN_A_CHANNEL
+        )
         if kept:
             rows.append(kept)
     return tuple(rows)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from datetime import date, datetime
-from typing import Protocol
+from collections.abc import Collection, Sequence
+from datetime import date, datetime, timedelta
+from typing import TYPE_CHECKING, Protocol
 
 from bot.core.model import PackInfo
 from bot.core.packs.models import Pack
@@ -15,13 +15,22 @@ from .queue import DayCount, DueCard
 from .rotation import ItemKey
 from .schedule import Schedule
 
+Platforms = Collection[str] | None  # the platforms a scheduler serves; None: every platform
+
+if TYPE_CHECKING:
+    from bot.core.answer import AnswerWrite
+
 
 class Packs(Protocol):
-    """The part of the core's Repository that daily practice reads."""
+    """The part of the core's Repository that daily practice uses: packs, and the answer path's write."""
 
     async def get_pack(self, pack_id: str) -> Pack | None: ...
 
     async def list_packs(self, scope: str | None = None) -> list[PackInfo]: ...
+
+    async def write_answer(self, unit: AnswerWrite) -> None:
+        """Write a graded answer's unit of work in one transaction (`bot.core.answer`), or raise Conflict."""
+        ...
 
 
 class DailyStore(Protocol):
@@ -64,12 +73,6 @@ class DailyStore(Protocol):
 
     async def day_count(self, platform: str, user_id: str, day: date) -> DayCount: ...
 
-    async def record_activity(
-        self, learner: Learner, day: date, *, reviews: int = 0, new: int = 0, channel: int = 0
-    ) -> Learner:
-        """Add to the day's counts and move the streak, in one transaction; return the learner after."""
-        ...
-
     async def due_cards(self, platform: str, user_id: str, now: datetime, limit: int) -> tuple[list[DueCard], int, datetime | None]:
         """Return the most overdue unsuspended cards (at most `limit`), how many are due, and the next due later."""
         ...
@@ -90,4 +93,90 @@ class DailyStore(Protocol):
 
     async def cards(self, platform: str, user_id: str) -> list[tuple[str, str, str]]:
         """Return every review card of the learner as (pack, question, card JSON)."""
+        ...
+
+class SchedulerStore(Protocol):
+    """What the scheduler needs of storage (`bot.storage.daily.DailyRepository` implements it).
+
+    Every claim is made unique by the database, so several processes never run one job twice.
+    """
+
+    async def get_schedule(self, platform: str, channel_id: str) -> Schedule | None:
+        ...
+
+    async def due_schedules(self, now: datetime, limit: int = 100, *, platforms: Platforms = None) -> list[Schedule]:
+        """Return schedules of `platforms` that are not paused and whose next look is due."""
+        ...
+
+    async def advance_schedule(self, schedule: Schedule, *, next_at: datetime) -> None:
+        """Move the schedule's next look on, when another process claimed today's post or none is due."""
+        ...
+
+    async def pause_schedule(self, schedule: Schedule, reason: str) -> bool:
+        """Pause the schedule; return True when this call paused it (so the admin is told once)."""
+        ...
+
+    async def candidates(self, schedule: Schedule) -> list[ItemKey]:
+        """Return the items a schedule draws from: its packs (or every enabled pack), topic, difficulty."""
+        ...
+
+    async def posted_in_cycle(self, schedule: Schedule, cycle: int) -> list[ItemKey]:
+        ...
+
+    async def claim_post(self, schedule: Schedule, post: DailyPost, *, cycle: int, next_at: datetime) -> bool:
+        """Record the day's post and move the schedule on, in one transaction; False if taken already."""
+        ...
+
+    async def mark_post(self, post_id: str, *, status: str, message_ref: str | None = None) -> None:
+        ...
+
+    async def open_posts(self, platform: str, channel_id: str) -> list[DailyPost]:
+        """Return the channel's posted, unrevealed posts (revealed before a new one goes up)."""
+        ...
+
+    async def due_reveals(self, now: datetime, limit: int = 100, *, platforms: Platforms = None) -> list[DailyPost]:
+        ...
+
+    async def claim_reveal(self, post_id: str, now: datetime) -> bool:
+        """Mark the post revealed; True for the one caller that did it."""
+        ...
+
+    async def due_tallies(
+        self, now: datetime, every: timedelta, limit: int = 100, *, platforms: Platforms = None
+    ) -> list[DailyPost]:
+        ...
+
+    async def claim_tally(self, post_id: str, now: datetime, every: timedelta) -> DailyPost | None:
+        """Take the post's pending tally edit; return the post with its current counts, or None."""
+        ...
+
+    async def due_reminders(self, now: datetime, limit: int = 100, *, platforms: Platforms = None) -> list[Learner]:
+        ...
+
+    async def advance_reminder(self, learner: Learner, *, next_at: datetime) -> None:
+        ...
+
+    async def claim_reminder(
+        self, learner: Learner, day: date, *, due: int, now: datetime, next_at: datetime
+    ) -> bool:
+        """Take the learner's reminder for `day` and move it on, in one transaction; False if taken."""
+        ...
+
+    async def finish_reminder(self, learner: Learner, day: date, *, sent: bool, failures: int, stopped: bool) -> None:
+        """Record how the reminder's delivery went, and the learner's failure count."""
+        ...
+
+    async def next_wake(self, every: timedelta, *, platforms: Platforms = None) -> datetime | None:
+        """Return the earliest instant any job of `platforms` may become due (None: nothing scheduled)."""
+        ...
+
+    async def member_answers(self, post_id: str) -> list[MemberAnswer]:
+        ...
+
+    async def day_count(self, platform: str, user_id: str, day: date) -> DayCount:
+        ...
+
+    async def due_cards(
+        self, platform: str, user_id: str, now: datetime, limit: int
+    ) -> tuple[list[DueCard], int, datetime | None]:
         ...

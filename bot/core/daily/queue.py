@@ -8,9 +8,10 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from zoneinfo import ZoneInfo
 
+from bot.core.progress import practice_day
+
 from .errors import BadSetting
 from .rotation import ItemKey
-from .timing import REVIEW_ROLLOVER, local_day
 
 DEFAULT_REVIEWS = 20
 DEFAULT_NEW = 5
@@ -70,8 +71,8 @@ class DailyQueue:
 
 
 def review_day(now: datetime, zone: ZoneInfo) -> date:
-    """Return the learner's review day: it rolls over at 04:00 local time."""
-    return local_day(now, zone, REVIEW_ROLLOVER)
+    """Return the learner's review day: their practice day (`bot.core.progress`), rolling over at 04:00."""
+    return practice_day(now, zone)
 
 
 def build_queue(

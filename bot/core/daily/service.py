@@ -3,28 +3,29 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from datetime import timedelta
 
+from bot.core.answer import AnswerWrite, Leech, PracticeDay, TallyRow
 from bot.core.errors import NotAllowed, UnknownName
 from bot.core.model import Actor
 from bot.core.packs.models import AnyQuestion, Pack
-from bot.core.ports import Clock
+from bot.core.ports import Clock, Conflict, WorkTaken
+from bot.core.progress import is_mastered, streak_on
 from bot.core.render import correct_answer_text
 from bot.core.replies import Fields, Message, Reply, Tone, cmd, notice
 
 from .cards import LEECH_FAILURES
 from .channel import DailyPost, MemberAnswer, apply_attempt, apply_hint, apply_selection
 from .errors import AlreadyAnswered, AnswerCounted, BadSetting, NoSchedule, QuestionClosed
-from .learner import Learner, is_mastered
+from .learner import Learner
 from .messages import answer_feedback, daily_stats_fields, queue_message, schedule_message
 from .ports import DailyStore, Packs
 from .queue import Caps, DailyQueue, build_queue, review_day
 from .reminders import Reminder
 from .rotation import ItemKey
 from .schedule import Schedule, check_filters, parse_reveal_hours, parse_time, parse_zone
-from .streak import Streak, settle
 from .timing import local_day, next_run, occurrence
 
 MAX_ID = 100  # platform ids (channels, users) are far shorter; the columns hold 100
@@ -40,11 +41,8 @@ class ChannelAnswer:
     scored: bool  # this attempt scored it: store the attempt and the review card like a quiz answer
 
 
-@dataclass(frozen=True)
-class ReviewRecorded:
-    failures: int
-    leech: bool  # this answer made the card a leech: it leaves the daily review
-    streak: Streak
+Record = Callable[[AnswerWrite], Awaitable[None]]  # `Flow.record`: the unit of work, in one transaction
+Scored = Callable[[MemberAnswer], Awaitable[AnswerWrite]]  # the attempt, card and day of a scored answer
 
 
 class DailyService:
@@ -183,12 +181,24 @@ class DailyService:
         return post, pack, question
 
     async def answer_post(
-        self, actor: Actor, post_id: str, *, correct: bool, detail: str = "", key: str | None = None
+        self,
+        actor: Actor,
+        post_id: str,
+        *,
+        correct: bool,
+        detail: str = "",
+        key: str | None = None,
+        record: Record | None = None,
+        scored: Scored | None = None,
     ) -> ChannelAnswer:
         """Count one graded attempt of the member; `detail` is the grader's feedback line.
 
-        `key` names the platform's delivery: the same delivery counted again is refused by the store.
+        The member's row, the post's tally, and for the attempt that scores it (`scored` builds the
+        attempt, card and practice day) the rest of the answer are recorded by `record` in one
+        transaction. `key` names the platform's delivery: the same delivery twice is refused.
+        Without them (the scheduler's tests), the answer is written with its practice day only.
         """
+        record = record or self._packs.write_answer
         post, _, question = await self.open_post(actor, post_id)
         now = self._clock.now()
         previous = await self._store.member_answer(post.id, actor.user_id)
@@ -196,17 +206,24 @@ class DailyService:
             previous, user_id=actor.user_id, name=actor.mention, correct=correct,
             max_attempts=question.max_attempts(), at=now,
         )
-        stored = await self._store.save_member_answer(
-            post.id, answer, previous_attempts=previous.attempts if previous is not None else None, key=key
-        )
-        if not stored:
+        row = TallyRow(post.id, answer, previous.attempts if previous is not None else None, key)
+        if not answer.done:
+            unit = AnswerWrite()
+        elif scored is not None:
+            unit = await scored(answer)
+        else:
+            unit = AnswerWrite(day=PracticeDay(actor.platform, actor.user_id, now, channel=1))
+        try:
+            await record(replace(unit, tally=row))
+        except WorkTaken:
+            raise
+        except Conflict:
             now_stored = await self._store.member_answer(post.id, actor.user_id)
             if now_stored is not None and now_stored.done:
-                raise AlreadyAnswered()
-            raise AnswerCounted()  # this very delivery was counted already, or another answer of theirs got there first
+                raise AlreadyAnswered() from None
+            raise AnswerCounted() from None  # this very delivery was counted already, or another answer got there first
         if answer.done:
-            learner = await self._store.get_learner(actor.platform, actor.user_id)
-            await self._store.record_activity(learner, review_day(now, learner.tz), channel=1)
+            self._wake()  # the post's tally changed: the scheduler edits it within TALLY_EVERY
         left = max(question.max_attempts() - answer.attempts, 0)
         feedback = answer_feedback(answer, attempts_left=left, detail=detail)
         return ChannelAnswer(Reply(messages=(feedback,)), answer, answer.done)
@@ -268,24 +285,23 @@ class DailyService:
         queue = await self.review_queue(actor)
         return queue, Reply(messages=(queue_message(queue, learner.tz),))
 
-    async def record_review(
-        self, actor: Actor, item: ItemKey, *, correct: bool, new: bool
-    ) -> ReviewRecorded:
-        """Count one graded answer of the daily review: day caps, the streak, failures toward a leech.
+    async def review_parts(
+        self, platform: str, user_id: str, item: ItemKey, unit: AnswerWrite, *, new: bool
+    ) -> tuple[AnswerWrite, bool]:
+        """Add a daily-review answer's bookkeeping to its unit of work: the day's count, failures toward a leech.
 
-        The FSRS card itself is stored with the attempt by the quiz path (`bot.core.review`).
+        Returns the unit and whether this answer made the card a leech. The FSRS card itself is
+        moved by `bot.core.answer` like any answer's.
         """
-        learner = await self.learner(actor)
-        now = self._clock.now()
-        failures, suspended = await self._store.card_failures(actor.platform, actor.user_id, item)
+        correct = unit.attempt is not None and unit.attempt.correct
+        failures, suspended = await self._store.card_failures(platform, user_id, item)
         failed = failures + (0 if correct else 1)
         leech = failed >= LEECH_FAILURES
+        change = None
         if failed != failures or (leech and not suspended):
-            await self._store.save_card_failures(actor.platform, actor.user_id, item, failed, suspended or leech)
-        after = await self._store.record_activity(
-            learner, review_day(now, learner.tz), reviews=0 if new else 1, new=1 if new else 0
-        )
-        return ReviewRecorded(failed, leech and not suspended, after.streak)
+            change = Leech(item[0], item[1], failed, suspended or leech)
+        day = PracticeDay(platform, user_id, self._clock.now(), reviews=0 if new else 1, new=1 if new else 0)
+        return replace(unit, day=day, leech=change), leech and not suspended
 
     async def reset_leech(self, actor: Actor, item: ItemKey) -> Reply:
         """Put a leech back into the daily review with its failures forgotten."""
@@ -378,7 +394,7 @@ class DailyService:
         who = user_id or actor.user_id
         learner = await self._store.get_learner(actor.platform, who)
         now = self._clock.now()
-        streak = settle(learner.streak, review_day(now, learner.tz))
+        streak = streak_on(learner.streak, now, learner.tz)
         _, due_total, _ = await self._store.due_cards(actor.platform, who, now, 0)
         leeches = await self._store.leeches(actor.platform, who)
         return daily_stats_fields(streak, due=due_total, leeches=leeches, reminder=learner.reminder)

@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from bot.core import actions as ax
+from bot.core.coderun import CodeRunner, RunOutcome, RunRequest
 from bot.core.errors import QuizError
 from bot.core.model import ItemState
 from bot.core.packs.models import AnyQuestion, BlanksQuestion
-from bot.core.ports import CodeRunner, RunOutcome, RunRequest
 from bot.core.replies import Control, InputRequest, Part, Tone
 
 # Add a problem at a path below the question (`("choices", 2, "text")`) with a message.

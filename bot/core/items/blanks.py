@@ -6,11 +6,11 @@ import random
 import re
 
 from bot.core import actions as ax
+from bot.core.coderun import RunOutcome, RunRequest
 from bot.core.errors import BadSubmission, StaleAction
 from bot.core.model import ItemState
 from bot.core.packs.fillings import describe
 from bot.core.packs.models import BLANK, AnyQuestion, BlanksQuestion
-from bot.core.ports import RunOutcome, RunRequest
 from bot.core.replies import Button, Code, Control, InputRequest, Option, Select, Text
 
 from ._text import letter

@@ -5,10 +5,10 @@ from __future__ import annotations
 import random
 
 from bot.core import actions as ax
+from bot.core.coderun import RunRequest
 from bot.core.errors import BadSubmission, StaleAction
 from bot.core.model import ItemState
 from bot.core.packs.models import AnyQuestion, BlanksQuestion, ChoiceQuestion
-from bot.core.ports import RunRequest
 from bot.core.replies import Button, ButtonStyle, Control, InputRequest, Option, Select, Text
 
 from ._text import clip, letter

@@ -5,10 +5,10 @@ from __future__ import annotations
 import random
 
 from bot.core import actions as ax
+from bot.core.coderun import RunOutcome, RunRequest
 from bot.core.errors import StaleAction
 from bot.core.model import ItemState
 from bot.core.packs.models import AnyQuestion, BlanksQuestion, CodeQuestion
-from bot.core.ports import RunOutcome, RunRequest
 from bot.core.replies import Button, Code, InputRequest, Text, Tone
 
 from . import codetext

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.core.ports import RunOutcome
+from bot.core.coderun import RunOutcome
 from bot.core.replies import Code, Part, Text
 
 from ._text import clip, plural

@@ -7,10 +7,10 @@ import random
 from decimal import Decimal
 
 from bot.core import actions as ax
+from bot.core.coderun import RunOutcome, RunRequest
 from bot.core.errors import BadSubmission, StaleAction
 from bot.core.model import ItemState
 from bot.core.packs.models import AnyQuestion, BlanksQuestion, ShortQuestion
-from bot.core.ports import RunOutcome, RunRequest
 from bot.core.replies import Button, InputRequest
 
 from .answers import matches, normalize, unwrap, values

@@ -2,7 +2,7 @@
 
 Points on the board, from the stored attempts in the period (and pack, if given):
 
-    board points = floor(10 × quiz points + 20 × daily question points + race points / 5)
+    board points = floor(10 × quiz and review points + 20 × daily question points + race points / 5)
 
 Quiz and daily points are the pack's points for a right answer (1 unless the pack says otherwise);
 race points are the 0-100 of the race formula (see `rules`), so a fast first right answer in a race
@@ -25,8 +25,10 @@ from bot.core.replies import Fields, Message, Text, Tone, cmd
 
 Period = Literal["week", "month", "all"]
 PERIODS: tuple[Period, ...] = ("week", "month", "all")
-Source = Literal["quiz", "daily", "race"]
-WEIGHTS: dict[Source, Fraction] = {"quiz": Fraction(10), "daily": Fraction(20), "race": Fraction(1, 5)}
+Source = Literal["quiz", "review", "daily", "race"]  # an attempt's mode (bot.core.answer)
+WEIGHTS: dict[Source, Fraction] = {
+    "quiz": Fraction(10), "review": Fraction(10), "daily": Fraction(20), "race": Fraction(1, 5),
+}
 ACCURACY_MIN = 20
 BOARD_ROWS = 10
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
 
-from bot.core.model import Attempt
+from bot.core.answer import AnswerWrite, PracticeDay, card_after
+from bot.core.model import Attempt, Review
 from bot.core.pictures import ProgressData
 from bot.core.replies import Message
 
@@ -30,6 +31,14 @@ class Change:
 
     race: Race
     attempts: tuple[Attempt, ...] = ()
+
+    def cards(self, current: Mapping[str, str | None]) -> tuple[Review, ...]:
+        """Return each attempt's review card moved from `current` (user id -> card before, read by storage)."""
+        return tuple(card_after(a, current.get(a.user_id)) for a in self.attempts)
+
+    def days(self) -> tuple[AnswerWrite, ...]:
+        """Return each attempt's practice day (the streak), for storage to write in the same transaction."""
+        return tuple(AnswerWrite(day=PracticeDay(a.platform, a.user_id, a.at)) for a in self.attempts)
 
 
 class RaceStore(Protocol):

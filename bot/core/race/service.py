@@ -15,6 +15,7 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 
+from bot.core.answer import Answers, graded
 from bot.core.errors import BadSubmission, QuizError, UnknownName, place_word
 from bot.core.items import Changed, Context, Input, NotAnAnswer, kind_of
 from bot.core.model import Actor, Attempt, ItemState, new_session_id
@@ -50,8 +51,10 @@ class RaceService:
         rng: random.Random | None = None,
         sleep: Sleep = asyncio.sleep,
         timers: bool = True,
+        answers: Answers | None = None,
     ) -> None:
         self._repo = repository
+        self._answers = answers  # counts the round's attempts once stored
         self._store = store
         self._clock = clock
         self._publish = publish
@@ -216,6 +219,7 @@ class RaceService:
         done = await self._store.update_race(race_id, change)
         if done is None:
             return False
+        self._count(done)
         race = done.race
         self._remember(race)
         self._schedule(race)
@@ -262,6 +266,11 @@ class RaceService:
 
     # ------------------------------------------------------------ helpers
 
+    def _count(self, done: Change) -> None:
+        if self._answers is not None:
+            for attempt in done.attempts:
+                self._answers.counted(attempt)
+
     async def _answer(self, actor: Actor, race: Race, round_index: int, answer: str, correct: bool) -> Reply:
         """Record the answer (the store numbers it); close the round early once every member is in."""
         at = self._clock.now()
@@ -292,6 +301,7 @@ class RaceService:
         done = await self._store.update_race(race_id, change)
         if done is None:
             raise RaceOver("finished")
+        self._count(done)
         self._cancel_timer(race_id)
         self._remember(done.race)
         return Reply(messages=(view.final_message(done.race),), private=False)
@@ -409,21 +419,25 @@ class RaceService:
 
 
 def _attempts(race: Race, index: int) -> tuple[Attempt, ...]:
-    """The closed round's answers as attempts, so they count in each member's progress."""
+    """The closed round's answers as attempts, so they count in each member's progress (cards: `Change.cards`)."""
     item = race.items[index]
     return tuple(
-        Attempt(
+        graded(
             platform=race.platform,
             scope=race.scope,
             user_id=s.answer.user_id,
             pack=item.pack,
             question=item.question,
             topic=item.topic,
-            answer=s.answer.answer,
-            correct=s.answer.correct,
             points=s.points,
+            text=s.answer.answer,
+            correct=s.answer.correct,
+            hinted=False,
+            card=None,
             at=s.answer.at,
+            mode="race",
             session_id=race.id,
-        )
+            final=False,  # the card is moved from the stored one, in the round's transaction
+        )[0]
         for s in race.scored(index)
     )

@@ -82,7 +82,8 @@ class SocialService:
 
     async def progress_picture(self, actor: Actor, *, user_id: str | None = None, who: str | None = None) -> Image:
         """The `/quiz stats` picture of `user_id` (default: the actor), rendered off the event loop."""
-        data = await self._store.progress_data(actor.platform, user_id or actor.user_id, now=self._clock.now())
+        now = self._clock.now()
+        data = (await self._store.progress_data(actor.platform, user_id or actor.user_id, now=now)).settled(now)
         return await progress_image(who or actor.mention, data)
 
 

@@ -1,0 +1,123 @@
+"""The dispatcher: requests to handlers by type, action ids to features by prefix, middleware around both.
+
+In the manner of Bolt's listeners and middleware. Each feature registers what it answers from its
+own package (`register(dispatcher)`): request types, and the prefix its controls' action ids carry
+(`qz:`, `dp:`, `rc:` ...); the dispatcher knows none of them by name. Cross-cutting work (the
+notices of unfinished work, metrics timing, a shutdown's drain) is middleware: a function of the
+actor, the request and `next`, which runs the rest of the chain.
+
+An action whose prefix is taken by another feature since (a channel's daily post and the admins'
+confirmations once carried the quiz's `qz:`) still reaches its feature: the owner of the prefix
+raises `Unclaimed` when the id names nothing of its own, and the handlers registered with
+`also(prefix, ...)` are asked in turn. The same holds for a request type (a code message naming a
+daily post rather than a quiz: `also(Submit, ...)`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from . import actions as ax
+from . import requests as rq
+from .errors import QuizError
+from .model import Actor
+from .replies import Reply
+
+Handler = Callable[[Actor, Any], Awaitable[Reply]]
+ActionHandler = Callable[[Actor, rq.Act], Awaitable[Reply]]
+Next = Callable[[], Awaitable[Reply]]
+Middleware = Callable[[Actor, Any, Next], Awaitable[Reply]]
+
+NOT_OURS = "That button is not one of this bot's."
+
+
+class Unclaimed(QuizError):
+    """An action id that names nothing of the feature its prefix routes to (maybe an older feature's)."""
+
+    def __init__(self, refusal: QuizError | None = None) -> None:
+        super().__init__(str(refusal) if refusal is not None else NOT_OURS)
+        self.refusal = refusal  # what the person is told when no older owner claims it either
+
+
+class Dispatcher:
+    """Route each request to the one handler registered for it, through the middleware."""
+
+    def __init__(self) -> None:
+        self._requests: dict[type, Handler] = {}
+        self._actions: dict[str, ActionHandler] = {}
+        self._also: dict[str | type, list[Handler]] = {}
+        self._middleware: list[Middleware] = []
+        self._queries: dict[type, Callable[[Any], Awaitable[Any]]] = {}
+
+    def request(self, kind: type, handler: Handler) -> None:
+        """Answer requests of type `kind` with `handler` (a later registration replaces an earlier one)."""
+        self._requests[kind] = handler
+
+    def action(self, prefix: str, handler: ActionHandler) -> None:
+        """Answer `Act` requests whose action id starts with `prefix:`."""
+        if prefix in self._actions:
+            raise ValueError(f"the action prefix {prefix!r} is registered twice")
+        self._actions[prefix] = handler
+
+    def also(self, key: str | type, handler: Handler) -> None:
+        """Ask `handler` about what the owner of `key` (an action prefix, a request type) does not claim."""
+        self._also.setdefault(key, []).append(handler)
+
+    def query(self, kind: type, handler: Callable[[Any], Awaitable[Any]]) -> None:
+        """Answer queries of type `kind` (see `bot.core.queries`) with `handler`."""
+        self._queries[kind] = handler
+
+    async def ask(self, query: Any) -> Any:
+        handler = self._queries.get(type(query))
+        if handler is None:
+            raise QuizError(f"`{type(query).__name__}` is not set up in this bot.")
+        return await handler(query)
+
+    def use(self, middleware: Middleware) -> None:
+        """Run `middleware` around every request and around the middleware added before it (the last added runs first)."""
+        self._middleware.insert(0, middleware)
+
+    def handles(self, kind: type) -> bool:
+        return kind in self._requests
+
+    def handler(self, kind: type) -> Handler | None:
+        """The handler registered for `kind` (a feature extending another's answer wraps it)."""
+        return self._requests.get(kind)
+
+    @property
+    def prefixes(self) -> tuple[str, ...]:
+        return tuple(self._actions)
+
+    async def dispatch(self, actor: Actor, request: Any) -> Reply:
+        """Answer one request through the middleware. Raise QuizError for what the person must fix."""
+
+        def step(index: int) -> Next:
+            if index == len(self._middleware):
+                return lambda: self._route(actor, request)
+            return lambda: self._middleware[index](actor, request, step(index + 1))
+
+        return await step(0)()
+
+    async def _route(self, actor: Actor, request: Any) -> Reply:
+        key: str | type
+        if isinstance(request, rq.Act):
+            key = ax.prefix_of(request.action)
+            handler: Handler | None = self._actions.get(key)
+            if handler is None:
+                raise QuizError(NOT_OURS)
+        else:
+            key = type(request)
+            handler = self._requests.get(key)
+            if handler is None:
+                raise QuizError(f"`{key.__name__}` is not set up in this bot.")
+        try:
+            return await handler(actor, request)
+        except Unclaimed as unclaimed:
+            refusal: QuizError = unclaimed.refusal or unclaimed
+        for other in self._also.get(key, ()):
+            try:
+                return await other(actor, request)
+            except Unclaimed:
+                continue
+        raise refusal

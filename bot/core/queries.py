@@ -1,0 +1,79 @@
+"""What a front end asks or tells the core besides a person's action: names to complete, where a quiz lives.
+
+`QuizService.ask(query)` answers each with the value its type names (`Query[T]` -> `T`); no
+middleware runs (these are not a person's requests: no metrics, no notices). Each feature registers
+the queries it answers, like its requests.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+from .model import Actor, Anchor, PackInfo
+from .replies import Message
+
+T = TypeVar("T")
+
+
+class Query(Generic[T]):
+    """A question whose answer is a `T`."""
+
+
+@dataclass(frozen=True)
+class PackNames(Query[list[str]]):
+    """The packs enabled in `scope` (autocomplete)."""
+
+    scope: str
+
+
+@dataclass(frozen=True)
+class TopicNames(Query[list[str]]):
+    """The topics of the packs enabled in `scope`, or of `pack` (autocomplete)."""
+
+    scope: str
+    pack: str | None = None
+
+
+@dataclass(frozen=True)
+class PackList(Query[list[PackInfo]]):
+    """The packs enabled in `scope`; None: every stored pack, whatever any scope's settings say."""
+
+    scope: str | None
+
+
+@dataclass(frozen=True)
+class Rank(Query["int | None"]):
+    """The actor's place by points this week (Slack's App Home); None when hidden, absent or off."""
+
+    actor: Actor
+
+
+@dataclass(frozen=True)
+class QuizAnchor(Query["Anchor | None"]):
+    """Where the actor's active quiz lives, or the quiz `session_id` (None: no such quiz, or no note yet)."""
+
+    actor: Actor
+    session_id: str | None = None
+
+
+@dataclass(frozen=True)
+class RememberQuiz(Query[None]):
+    """Remember where a quiz lives: a new item's message was posted at `anchor` (for the item at `position`)."""
+
+    session_id: str
+    anchor: Anchor
+    position: int | None = None
+
+
+@dataclass(frozen=True)
+class RememberRace(Query[None]):
+    """Remember where a race's current round was posted, so its closing can edit that message."""
+
+    race_id: str
+    anchor: dict[str, str]
+
+
+@dataclass(frozen=True)
+class HelpText(Query[Message]):
+    """The help message (shown in an acknowledgement, before any work)."""

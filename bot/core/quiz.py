@@ -1,0 +1,240 @@
+"""The quiz feature's handlers: starting, clicks on quiz items (`qz:`), text answers, the current item.
+
+`QuizDesk.register` puts them in the dispatcher. Other features join in through two hooks, not by
+name: `after_item` (a daily review also counts each graded item) and `code_elsewhere` (a code
+message sent under something that is not a quiz, such as a channel's daily post).
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+from typing import Any, TypeVar
+
+from . import actions as ax
+from . import queries as q
+from . import render
+from . import requests as rq
+from .dispatch import Dispatcher, Handler, Unclaimed
+from .errors import NotAddressed, QuizError, SaveConflict, StaleAction
+from .flow import Flow, resume_button
+from .gate import Gate, Missing
+from .items import codetext
+from .items.report import run_report
+from .model import Actor, Anchor, ItemState, Owner, Session, Where
+from .ports import CodeRunner, RunRequest
+from .replies import Button, Message, Reply, Text, Tone
+from .work import RUN, Unfinished
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+SAVE_TRIES = 3  # a change whose save lost to another write is read and made again, this many times in all
+
+# A daily review counts each graded item: (actor, session, the item before, the reply) -> the reply.
+AfterItem = Callable[[Actor, Session, ItemState | None, Reply], Awaitable[Reply]]
+
+
+async def retried(change: Callable[[], Awaitable[T]]) -> T:
+    """Make a change of a session; when its save lost to another write, read the session again and redo it.
+
+    With several bot processes on one database, another process may write the same session between
+    this one's read and save: the next item's message being remembered (`set_anchor`) just as the
+    learner's click on it reaches this process. (`set_anchor` itself never raises a lost save: it
+    drops an anchor the quiz has moved past.) The conditional update refuses the save and keeps
+    nothing; doing the change again on what is stored now is then right. A click that is really stale
+    (the item moved on, or the click was already recorded) is refused again on the new read.
+    """
+    for _ in range(SAVE_TRIES - 1):
+        try:
+            return await change()
+        except SaveConflict:
+            log.info("a session changed under a save (another process wrote it); reading it again")
+    return await change()
+
+
+class QuizDesk:
+    """A personal quiz from the learner's side: start, answer, hint, skip, stop, see it again, run code."""
+
+    def __init__(self, *, flow: Flow, gate: Gate, runner: CodeRunner | None, work: Unfinished | None) -> None:
+        self.flow = flow
+        self.gate = gate
+        self._runner = runner
+        self._work = work
+        self.after_item: list[AfterItem] = []
+
+    def register(self, dispatcher: Dispatcher) -> None:
+        dispatcher.request(rq.Start, self.start)
+        dispatcher.request(rq.Submit, self.submit)
+        dispatcher.request(rq.OpenAnswer, self._on_current(ax.ANSWER))
+        dispatcher.request(rq.Hint, self._on_current(ax.HINT))
+        dispatcher.request(rq.Skip, self._on_current(ax.SKIP))
+        dispatcher.request(rq.Stop, self._on_current(ax.STOP))
+        dispatcher.request(rq.Current, self.current)
+        dispatcher.request(rq.Help, self.help)
+        dispatcher.request(rq.RunCode, self.run_code)
+        dispatcher.action(ax.PREFIX, self.act)
+        dispatcher.query(q.QuizAnchor, self.anchor)
+        dispatcher.query(q.RememberQuiz, self.remember)
+        dispatcher.query(q.HelpText, self.help_text)
+
+    async def start(self, actor: Actor, request: rq.Start) -> Reply:
+        if request.replace or request.owner is not None:
+            return await self.flow.start(actor, request)
+        active = await self.gate.active(Owner.user(actor))
+        if active is None or active.current is None:
+            return await self.flow.start(actor, request)
+        await self.flow.candidates(actor, request)  # a start that cannot happen is refused before asking
+        # Ask first: a quiz the learner lost sight of (a dismissed message) is still theirs to resume.
+        async with self.gate.editing(active.id):
+            session = await self.gate.load(actor, active.id)
+            if session.status != "active":
+                return await self.flow.start(actor, request)
+            session.filters["next"] = {
+                "pack": request.pack,
+                "topic": request.topic,
+                "difficulty": request.difficulty,
+                "count": request.count,
+                "question": request.question,
+            }
+            await self.gate.save(session)
+        text = (
+            f"You have a quiz running: question {session.position + 1} of {len(session.items)}. "
+            "Resume it, or start the new one (the running quiz then stops)."
+        )
+        new = Button(ax.make(session.id, session.position, ax.RESTART, "next"), "Start new", role="restart")
+        message = Message(kind="notice", parts=(Text(text),), rows=((resume_button(session), new),), session_id=session.id)
+        return Reply(messages=(message,))
+
+    async def act(self, actor: Actor, request: rq.Act) -> Reply:
+        """A click on a quiz item: one read of its session (an id naming no session may be another feature's)."""
+        parsed = ax.parse(request.action)
+        if parsed is None or parsed.session_id == ax.NO_SESSION:
+            raise Unclaimed()
+
+        async def change() -> Reply:
+            async with self.gate.editing(parsed.session_id):
+                try:
+                    session = await self.gate.load(actor, parsed.session_id)
+                except Missing as exc:
+                    raise Unclaimed(exc) from exc
+                if parsed.verb == ax.RESTART:
+                    return await self.flow.restart(actor, session, use_next=parsed.argument == "next")
+                anchor = session.anchor
+                if parsed.verb == ax.CURRENT:
+                    return replace(await self.flow.current(session), anchor=anchor)
+                self.gate.require_active(session)
+                if parsed.position != session.position:
+                    raise StaleAction()
+                return replace(await self.on_item(actor, session, parsed, list(request.values), request.key), anchor=anchor)
+
+        return await retried(change)
+
+    async def submit(self, actor: Actor, request: rq.Submit) -> Reply:
+        if request.session_id is not None:
+            try:
+                found = await self.gate.find(actor, request.session_id)
+            except Missing as exc:  # a daily post's id, say: the same text as its form would send
+                raise Unclaimed(exc) from exc
+        elif request.where is not None:
+            found = await self._answered_at(actor, request.where)
+        elif request.code_only:
+            found = await self.gate.for_code(actor)
+        else:
+            found = await self.gate.find(actor)
+        if request.progress is not None and request.code_only:
+            await request.progress(rq.RUNNING)
+
+        async def change() -> Reply:
+            async with self.gate.editing(found.id):
+                session = await self.gate.load(actor, found.id)
+                self.gate.require_active(session)
+                item = session.current
+                assert item is not None
+                _, question = await self.flow.question(item)
+                verb = self.flow.text_verb(question, request.text, code_only=request.code_only)
+                action = ax.Action(session.id, session.position, verb)
+                reply = await self.on_item(actor, session, action, [request.text], request.key)
+                return replace(reply, anchor=session.anchor)
+
+        return await retried(change)
+
+    async def _answered_at(self, actor: Actor, where: Where) -> Session:
+        """The quiz a chat message answers: in a DM the learner's quiz; elsewhere only in that quiz's thread."""
+        if where.dm:
+            return await self.gate.for_code(actor)
+        active = await self.gate.active(Owner.user(actor))
+        if active is not None and active.anchor.holds(where):
+            return active
+        raise Unclaimed(NotAddressed())  # maybe another feature's (a daily post's thread), else just talk
+
+    async def on_item(self, actor: Actor, session: Session, action: ax.Action, values: list[str], key: str | None) -> Reply:
+        """Apply an input to the current item; the `after_item` hooks see the graded item."""
+        item = session.current
+        reply = await self.flow.on_item(actor, session, action, values, key)
+        for hook in self.after_item:
+            reply = await hook(actor, session, item, reply)
+        return reply
+
+    def _on_current(self, verb: str) -> Handler:
+        async def handle(actor: Actor, request: Any) -> Reply:
+            session = await self.gate.find(actor)
+            return await self.act(actor, rq.Act(ax.make(session.id, session.position, verb)))
+
+        return handle
+
+    async def current(self, actor: Actor, request: rq.Current) -> Reply:
+        session = await self.gate.find(actor)
+        return replace(await self.flow.current(session), anchor=session.anchor)
+
+    async def help(self, actor: Actor, request: rq.Help) -> Reply:
+        return Reply(messages=(render.help_message(),))
+
+    async def help_text(self, query: q.HelpText) -> Message:
+        return render.help_message()
+
+    async def anchor(self, query: q.QuizAnchor) -> Anchor | None:
+        if query.session_id is not None:
+            session = await self.gate.get(query.session_id)
+        else:
+            session = await self.gate.active(Owner.user(query.actor))
+        return session.anchor if session is not None and session.anchor != Anchor() else None
+
+    async def remember(self, query: q.RememberQuiz) -> None:
+        """Remember where the quiz lives on the platform (a thread, the message of the item at `position`); it replaces what was.
+
+        It never fails or refuses anything the learner did: it runs after the item was posted, so the
+        learner's answer to it may reach another process and be stored first. A save that lost is
+        made again on a fresh read while the quiz is still at `position`; once the quiz has moved past
+        it, this item's message is no longer the one to remember (whoever posted the newer item
+        remembers that one) and nothing is written. Should the saves keep losing, the anchor is left
+        as it was, with a warning: the answers' saves always go first.
+        """
+        for _ in range(SAVE_TRIES):
+            async with self.gate.editing(query.session_id):
+                session = await self.gate.get(query.session_id)
+                if session is None or (query.position is not None and session.position != query.position):
+                    return
+                session.anchor = query.anchor
+                try:
+                    await self.gate.save(session)
+                    return
+                except SaveConflict:
+                    log.info("quiz %s changed while its anchor was saved (another process wrote it); reading it again", session.id)
+        log.warning("quiz %s kept changing while its anchor was saved; the anchor is left as it was", query.session_id)
+
+    async def run_code(self, actor: Actor, request: rq.RunCode) -> Reply:
+        if self._runner is None:
+            raise QuizError("Code can't be run here: the sandbox is not configured.")
+        code = codetext.check(codetext.code_of(request.text), limit=self._runner.max_code_bytes)
+        if self._work is None:
+            outcome = await self._runner.run(RunRequest(code=code, owner=actor.key))
+        else:
+            # each run is its own item: a second run must not replace the first one's row
+            async with self._work.running(actor, item=f"run:{uuid.uuid4().hex}", kind=RUN):
+                outcome = await self._runner.run(RunRequest(code=code, owner=actor.key))
+        tone = Tone.SUCCESS if outcome.status == "passed" else Tone.FAILURE
+        parts = tuple(run_report(outcome, graded=False, code=code))
+        return Reply(messages=(Message(kind="run", title="Run", parts=parts, tone=tone),))

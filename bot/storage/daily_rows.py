@@ -1,0 +1,264 @@
+"""Daily practice's rows: how schedules, posts, answers and learners are read and written.
+
+The statements a transaction of another store shares (the learner's row under its lock, the day's
+counts, a member's answer to a post with the post's tally) take an open connection, so the answer
+path (`answers.py`) writes them in its own transaction.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection
+from datetime import UTC, date, datetime, time
+from typing import Any
+
+from sqlalchemy import and_, delete, false, insert, or_, select, true, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.sql.elements import ColumnElement
+
+from bot.core.daily.channel import DailyPost, MemberAnswer
+from bot.core.daily.learner import Learner
+from bot.core.daily.queue import Caps
+from bot.core.daily.reminders import Reminder
+from bot.core.daily.rotation import ItemKey
+from bot.core.daily.schedule import Schedule
+from bot.core.model import Streak
+
+from . import daily_tables as d
+
+Platforms = Collection[str] | None  # the platforms a scheduler serves; None: every platform
+
+
+def _on(column: Any, platforms: Platforms) -> ColumnElement[bool]:
+    """A condition keeping the rows of the platforms served (every row when `platforms` is None)."""
+    return true() if platforms is None else column.in_(sorted(platforms))
+
+
+def _hhmm(text: str) -> time:
+    hours, minutes = text.split(":")
+    return time(int(hours), int(minutes))
+
+
+def _schedule(row: Any) -> Schedule:
+    return Schedule(
+        platform=row.platform,
+        scope=row.scope,
+        channel_id=row.channel_id,
+        at=_hhmm(row.at),
+        zone=row.zone,
+        packs=tuple(json.loads(row.packs)),
+        topic=row.topic,
+        difficulty=row.difficulty,
+        reveal_after_hours=row.reveal_after_hours,
+        set_by=row.set_by,
+        paused=bool(row.paused),
+        pause_reason=row.pause_reason,
+        last_day=row.last_day,
+        cycle=row.cycle,
+        next_at=row.next_at,
+    )
+
+
+def _post(row: Any) -> DailyPost:
+    return DailyPost(
+        id=row.id,
+        platform=row.platform,
+        scope=row.scope,
+        channel_id=row.channel_id,
+        day=row.day,
+        pack=row.pack_id,
+        question=row.question_id,
+        posted_at=row.posted_at,
+        reveal_at=row.reveal_at,
+        status=row.status,
+        message_ref=row.message_ref,
+        revealed_at=row.revealed_at,
+        answered=row.answered,
+        right=row.right,
+    )
+
+
+def _answer(row: Any) -> MemberAnswer:
+    return MemberAnswer(
+        user_id=row.user_id,
+        name=row.name,
+        attempts=row.attempts,
+        hinted=bool(row.hinted),
+        done=bool(row.done),
+        correct=bool(row.correct),
+        first_at=row.first_at,
+        done_at=row.done_at,
+        selections={int(k): int(v) for k, v in json.loads(row.selections).items()},
+    )
+
+
+def _learner(row: Any) -> Learner:
+    reminder = None
+    if row.remind_at is not None:
+        reminder = Reminder(
+            at=_hhmm(row.remind_at),
+            zone=row.remind_zone or row.zone,
+            failures=row.remind_failures,
+            stopped=bool(row.remind_stopped),
+            last_day=row.remind_last_day,
+            next_at=row.remind_next_at,
+        )
+    return Learner(
+        platform=row.platform,
+        user_id=row.user_id,
+        zone=row.zone,
+        caps=Caps(row.review_cap, row.new_cap),
+        packs=tuple(json.loads(row.packs)),
+        reminder=reminder,
+        streak=Streak(
+            current=row.streak_current,
+            longest=row.streak_longest,
+            freezes=row.streak_freezes,
+            last_day=row.streak_last_day,
+            frozen_days=row.streak_frozen_days,
+        ),
+    )
+
+
+def _learner_values(learner: Learner, now: datetime) -> dict[str, Any]:
+    r = learner.reminder
+    s = learner.streak
+    return {
+        "platform": learner.platform,
+        "user_id": learner.user_id,
+        "zone": learner.zone,
+        "review_cap": learner.caps.reviews,
+        "new_cap": learner.caps.new,
+        "packs": json.dumps(list(learner.packs)),
+        "remind_at": r.at.strftime("%H:%M") if r is not None else None,
+        "remind_zone": r.zone if r is not None else None,
+        "remind_failures": r.failures if r is not None else 0,
+        "remind_stopped": r.stopped if r is not None else False,
+        "remind_last_day": r.last_day if r is not None else None,
+        "remind_next_at": r.next_at if r is not None and not r.stopped else None,
+        "streak_current": s.current,
+        "streak_longest": s.longest,
+        "streak_freezes": s.freezes,
+        "streak_last_day": s.last_day,
+        "streak_frozen_days": s.frozen_days,
+        "updated_at": now,
+    }
+
+
+
+async def read_learner(c: AsyncConnection, platform: str, user_id: str, *, lock: bool = False) -> Learner:
+    """Return the learner's row (defaults when never seen); `lock` holds it (PostgreSQL) until commit."""
+    l_ = d.daily_learners.c
+    query = select(d.daily_learners).where(and_(l_.platform == platform, l_.user_id == user_id))
+    if lock and c.dialect.name != "sqlite":
+        query = query.with_for_update()
+    row = (await c.execute(query)).first()
+    if row is None and lock:
+        # A first answer: make the row (another transaction may make it at once), then hold it.
+        await c.execute(_insert(c, d.daily_learners).values(**_learner_values(Learner(platform, user_id), datetime.now(UTC))).on_conflict_do_nothing())
+        row = (await c.execute(query)).first()
+    return _learner(row) if row is not None else Learner(platform, user_id)
+
+
+async def put_learner(c: AsyncConnection, learner: Learner) -> None:
+    """Store the learner's row."""
+    # Update in place (never delete and insert): a transaction waiting on this row's lock
+    # must find it again, not a gap.
+    l_ = d.daily_learners.c
+    values = _learner_values(learner, datetime.now(UTC))
+    result = await c.execute(
+        update(d.daily_learners).where(and_(l_.platform == learner.platform, l_.user_id == learner.user_id)).values(**values)
+    )
+    if result.rowcount == 0:
+        await c.execute(insert(d.daily_learners).values(**values))
+
+
+async def add_day(c: AsyncConnection, platform: str, user_id: str, day: date, *, reviews: int, new: int, channel: int) -> None:
+    """Add to the learner's counts of `day` (the row is made on the day's first answer)."""
+    statement = _insert(c, d.daily_days).values(platform=platform, user_id=user_id, day=day, reviews=reviews, new=new, channel=channel)
+    y = d.daily_days.c
+    await c.execute(
+        statement.on_conflict_do_update(
+            index_elements=["platform", "user_id", "day"],
+            set_={"reviews": y.reviews + reviews, "new": y.new + new, "channel": y.channel + channel},
+        )
+    )
+
+
+def _insert(c: AsyncConnection, table: Any) -> Any:
+    """The dialect's INSERT, which can say what to do on a conflicting row."""
+    return (sqlite_insert if c.dialect.name == "sqlite" else pg_insert)(table)
+
+
+async def put_failures(c: AsyncConnection, platform: str, user_id: str, item: ItemKey, failures: int, suspended: bool) -> None:
+    """Store a card's failures in the daily review and whether it is suspended (a leech)."""
+    k = d.daily_cards.c
+    await c.execute(
+        delete(d.daily_cards).where(
+            and_(k.platform == platform, k.user_id == user_id, k.pack_id == item[0], k.question_id == item[1])
+        )
+    )
+    await c.execute(
+        insert(d.daily_cards).values(
+            platform=platform, user_id=user_id, pack_id=item[0], question_id=item[1], failures=failures, suspended=suspended
+        )
+    )
+
+
+async def put_member_answer(
+    c: AsyncConnection, post_id: str, answer: MemberAnswer, *, previous_attempts: int | None, key: str | None
+) -> bool:
+    """Store the member's answer unless another click changed it first (False; IntegrityError for a first row).
+
+    A scored answer adds to the post's tally and marks it for the scheduler's next tally edit.
+    """
+    a = d.daily_answers.c
+    p = d.daily_posts.c
+    values = {
+        "name": answer.name[:100],
+        "attempts": answer.attempts,
+        "hinted": answer.hinted,
+        "done": answer.done,
+        "correct": answer.correct,
+        "first_at": answer.first_at,
+        "done_at": answer.done_at,
+        "selections": json.dumps({str(k): v for k, v in answer.selections.items()}),
+    }
+    if key is not None:
+        values["last_key"] = key[:200]
+    if previous_attempts is None:
+        await c.execute(insert(d.daily_answers).values(post_id=post_id, user_id=answer.user_id, **values))
+    else:
+        result = await c.execute(
+            update(d.daily_answers)
+            .where(
+                and_(
+                    a.post_id == post_id,
+                    a.user_id == answer.user_id,
+                    a.attempts == previous_attempts,
+                    a.done == false(),
+                    # the same delivery again (a retry reaching another process) changes nothing
+                    or_(a.last_key.is_(None), a.last_key != (key or "")),
+                )
+            )
+            .values(**values)
+        )
+        if result.rowcount != 1:
+            return False
+    if answer.done:
+        await c.execute(
+            update(d.daily_posts)
+            .where(p.id == post_id)
+            .values(answered=p.answered + 1, right=p.right + (1 if answer.correct else 0), tally_dirty=True)
+        )
+    return True
+
+
+def _aware(value: Any) -> datetime:
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value)
+    assert isinstance(value, datetime)
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+

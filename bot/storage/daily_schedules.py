@@ -1,0 +1,416 @@
+"""The scheduler's store: schedules, posts and their claims, tallies, reveals, reminders, the next wake.
+
+Every job the scheduler runs is taken by a claim that the database makes unique: a post is a
+row unique per channel and local day, inserted in the transaction that moves the schedule on;
+a reminder is a row unique per learner and local day. Whichever process inserts it runs the job;
+the others get an IntegrityError and move on. `bot.scheduler.SchedulerStore` is its port.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+from sqlalchemy import and_, delete, false, func, insert, or_, select, true, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.sql.elements import ColumnElement
+
+from bot.core.daily.channel import DailyPost
+from bot.core.daily.learner import Learner
+from bot.core.daily.rotation import ItemKey
+from bot.core.daily.schedule import Schedule
+
+from . import daily_tables as d
+from . import tables as t
+from .base import Base
+from .daily_rows import Platforms, _aware, _learner, _on, _post, _schedule
+
+
+class ScheduleRows(Base):
+    """Schedules, posts, tallies, reveals and reminders: what the scheduler claims and runs."""
+
+    # ------------------------------------------------------------ schedules
+
+    async def save_schedule(self, schedule: Schedule) -> None:
+        s = d.daily_schedules.c
+        values = {
+            "platform": schedule.platform,
+            "channel_id": schedule.channel_id,
+            "scope": schedule.scope,
+            "at": schedule.at_text,
+            "zone": schedule.zone,
+            "packs": json.dumps(list(schedule.packs)),
+            "topic": schedule.topic,
+            "difficulty": schedule.difficulty,
+            "reveal_after_hours": schedule.reveal_after_hours,
+            "set_by": schedule.set_by,
+            "paused": schedule.paused,
+            "pause_reason": schedule.pause_reason,
+            "last_day": schedule.last_day,
+            "cycle": schedule.cycle,
+            "next_at": schedule.next_at,
+            "updated_at": datetime.now(UTC),
+        }
+        async with self._write() as c:
+            await c.execute(
+                delete(d.daily_schedules).where(
+                    and_(s.platform == schedule.platform, s.channel_id == schedule.channel_id)
+                )
+            )
+            await c.execute(insert(d.daily_schedules).values(**values))
+
+    async def get_schedule(self, platform: str, channel_id: str) -> Schedule | None:
+        s = d.daily_schedules.c
+        async with self._engine.connect() as c:
+            row = (
+                await c.execute(select(d.daily_schedules).where(and_(s.platform == platform, s.channel_id == channel_id)))
+            ).first()
+        return _schedule(row) if row is not None else None
+
+    async def list_schedules(self, platform: str, scope: str) -> list[Schedule]:
+        s = d.daily_schedules.c
+        async with self._engine.connect() as c:
+            rows = await c.execute(
+                select(d.daily_schedules).where(and_(s.platform == platform, s.scope == scope)).order_by(s.channel_id)
+            )
+            return [_schedule(r) for r in rows]
+
+    async def delete_schedule(self, platform: str, channel_id: str) -> bool:
+        s = d.daily_schedules.c
+        async with self._write() as c:
+            result = await c.execute(
+                delete(d.daily_schedules).where(and_(s.platform == platform, s.channel_id == channel_id))
+            )
+        return bool(result.rowcount)
+
+    async def due_schedules(self, now: datetime, limit: int = 100, *, platforms: Platforms = None) -> list[Schedule]:
+        """Return schedules of `platforms` that are not paused and whose next look is due."""
+        s = d.daily_schedules.c
+        async with self._engine.connect() as c:
+            rows = await c.execute(
+                select(d.daily_schedules)
+                .where(and_(_on(s.platform, platforms), s.paused == false(), s.next_at.is_not(None), s.next_at <= now))
+                .order_by(s.next_at)
+                .limit(limit)
+            )
+            return [_schedule(r) for r in rows]
+
+    async def advance_schedule(self, schedule: Schedule, *, next_at: datetime) -> None:
+        """Move the schedule's next look on, when another process claimed today's post or none is due."""
+        s = d.daily_schedules.c
+        async with self._write() as c:
+            await c.execute(
+                update(d.daily_schedules)
+                .where(and_(s.platform == schedule.platform, s.channel_id == schedule.channel_id))
+                .values(next_at=next_at)
+            )
+
+    async def pause_schedule(self, schedule: Schedule, reason: str) -> bool:
+        """Pause the schedule; return True when this call paused it (so the admin is told once)."""
+        s = d.daily_schedules.c
+        async with self._write() as c:
+            result = await c.execute(
+                update(d.daily_schedules)
+                .where(and_(s.platform == schedule.platform, s.channel_id == schedule.channel_id, s.paused == false()))
+                .values(paused=True, pause_reason=reason[:500], updated_at=datetime.now(UTC))
+            )
+        return result.rowcount == 1
+
+    async def candidates(self, schedule: Schedule) -> list[ItemKey]:
+        """Return the items a schedule draws from: its packs (or every enabled pack), topic, difficulty."""
+        q = t.questions.c
+        conditions: list[ColumnElement[bool]] = []
+        async with self._engine.connect() as c:
+            if schedule.packs:
+                packs = list(schedule.packs)
+            else:
+                ps = t.pack_settings.c
+                disabled = {
+                    r.pack_id
+                    for r in await c.execute(
+                        select(ps.pack_id).where(and_(ps.scope == schedule.scope, ps.enabled == false()))
+                    )
+                }
+                packs = [r.id for r in await c.execute(select(t.packs.c.id)) if r.id not in disabled]
+            conditions.append(q.pack_id.in_(packs))
+            if schedule.topic:
+                conditions.append(q.topic == schedule.topic)
+            if schedule.difficulty:
+                conditions.append(q.difficulty == schedule.difficulty)
+            rows = await c.execute(select(q.pack_id, q.question_id).where(and_(*conditions)))
+            return [(r.pack_id, r.question_id) for r in rows]
+
+    async def posted_in_cycle(self, schedule: Schedule, cycle: int) -> list[ItemKey]:
+        p = d.daily_posts.c
+        async with self._engine.connect() as c:
+            rows = await c.execute(
+                select(p.pack_id, p.question_id).where(
+                    and_(p.platform == schedule.platform, p.channel_id == schedule.channel_id, p.cycle == cycle)
+                )
+            )
+            return [(r.pack_id, r.question_id) for r in rows]
+
+    # ------------------------------------------------------------ posts
+
+    async def claim_post(self, schedule: Schedule, post: DailyPost, *, cycle: int, next_at: datetime) -> bool:
+        """Record the day's post and move the schedule on, in one transaction; False if taken already."""
+        s = d.daily_schedules.c
+        try:
+            async with self._write() as c:
+                await c.execute(
+                    insert(d.daily_posts).values(
+                        id=post.id,
+                        platform=post.platform,
+                        scope=post.scope,
+                        channel_id=post.channel_id,
+                        day=post.day,
+                        pack_id=post.pack,
+                        question_id=post.question,
+                        cycle=cycle,
+                        status="claimed",
+                        message_ref=None,
+                        posted_at=post.posted_at,
+                        reveal_at=post.reveal_at,
+                        revealed_at=None,
+                        answered=0,
+                        right=0,
+                        tally_dirty=False,
+                        tally_edited_at=None,
+                    )
+                )
+                await c.execute(
+                    update(d.daily_schedules)
+                    .where(
+                        and_(
+                            s.platform == schedule.platform,
+                            s.channel_id == schedule.channel_id,
+                            or_(s.last_day.is_(None), s.last_day < post.day),  # days only move forward
+                        )
+                    )
+                    .values(last_day=post.day, cycle=cycle, next_at=next_at)
+                )
+        except IntegrityError:
+            return False
+        return True
+
+    async def mark_post(self, post_id: str, *, status: str, message_ref: str | None = None) -> None:
+        p = d.daily_posts.c
+        async with self._write() as c:
+            await c.execute(update(d.daily_posts).where(p.id == post_id).values(status=status, message_ref=message_ref))
+
+    async def get_post(self, post_id: str) -> DailyPost | None:
+        async with self._engine.connect() as c:
+            row = (await c.execute(select(d.daily_posts).where(d.daily_posts.c.id == post_id))).first()
+        return _post(row) if row is not None else None
+
+    async def post_at(self, platform: str, message_ref: str, channel_id: str | None = None) -> DailyPost | None:
+        """Return the post whose platform message is `message_ref` (in `channel_id`, when given), or None."""
+        p = d.daily_posts.c
+        where = [p.platform == platform, p.message_ref == message_ref, p.status == "posted"]
+        if channel_id is not None:
+            where.append(p.channel_id == channel_id)
+        async with self._engine.connect() as c:
+            row = (await c.execute(select(d.daily_posts).where(and_(*where)).order_by(p.day.desc()).limit(1))).first()
+        return _post(row) if row is not None else None
+
+    async def posts(self, platform: str, channel_id: str) -> list[DailyPost]:
+        """Return the channel's posts, oldest first."""
+        p = d.daily_posts.c
+        async with self._engine.connect() as c:
+            rows = await c.execute(
+                select(d.daily_posts).where(and_(p.platform == platform, p.channel_id == channel_id)).order_by(p.day)
+            )
+            return [_post(r) for r in rows]
+
+    async def open_posts(self, platform: str, channel_id: str) -> list[DailyPost]:
+        """Return the channel's posted, unrevealed posts (revealed before a new one goes up)."""
+        p = d.daily_posts.c
+        async with self._engine.connect() as c:
+            rows = await c.execute(
+                select(d.daily_posts).where(
+                    and_(p.platform == platform, p.channel_id == channel_id, p.status == "posted", p.revealed_at.is_(None))
+                )
+            )
+            return [_post(r) for r in rows]
+
+    async def due_reveals(self, now: datetime, limit: int = 100, *, platforms: Platforms = None) -> list[DailyPost]:
+        p = d.daily_posts.c
+        async with self._engine.connect() as c:
+            rows = await c.execute(
+                select(d.daily_posts)
+                .where(
+                    and_(_on(p.platform, platforms), p.status == "posted", p.revealed_at.is_(None), p.reveal_at <= now)
+                )
+                .order_by(p.reveal_at)
+                .limit(limit)
+            )
+            return [_post(r) for r in rows]
+
+    async def claim_reveal(self, post_id: str, now: datetime) -> bool:
+        """Mark the post revealed; True for the one caller that did it."""
+        p = d.daily_posts.c
+        async with self._write() as c:
+            result = await c.execute(
+                update(d.daily_posts).where(and_(p.id == post_id, p.revealed_at.is_(None))).values(revealed_at=now)
+            )
+        return result.rowcount == 1
+
+    async def due_tallies(
+        self, now: datetime, every: timedelta, limit: int = 100, *, platforms: Platforms = None
+    ) -> list[DailyPost]:
+        p = d.daily_posts.c
+        async with self._engine.connect() as c:
+            rows = await c.execute(
+                select(d.daily_posts)
+                .where(
+                    and_(
+                        _on(p.platform, platforms),
+                        p.tally_dirty == true(),
+                        p.status == "posted",
+                        p.revealed_at.is_(None),
+                        or_(p.tally_edited_at.is_(None), p.tally_edited_at <= now - every),
+                    )
+                )
+                .limit(limit)
+            )
+            return [_post(r) for r in rows]
+
+    async def claim_tally(self, post_id: str, now: datetime, every: timedelta) -> DailyPost | None:
+        """Take the post's pending tally edit; return the post with its current counts, or None."""
+        p = d.daily_posts.c
+        async with self._write() as c:
+            result = await c.execute(
+                update(d.daily_posts)
+                .where(
+                    and_(
+                        p.id == post_id,
+                        p.tally_dirty == true(),
+                        or_(p.tally_edited_at.is_(None), p.tally_edited_at <= now - every),
+                    )
+                )
+                .values(tally_dirty=False, tally_edited_at=now)
+            )
+            if result.rowcount != 1:
+                return None
+            row = (await c.execute(select(d.daily_posts).where(p.id == post_id))).one()
+        return _post(row)
+
+
+    # ------------------------------------------------------------ reminders
+
+    async def due_reminders(self, now: datetime, limit: int = 100, *, platforms: Platforms = None) -> list[Learner]:
+        l_ = d.daily_learners.c
+        async with self._engine.connect() as c:
+            rows = await c.execute(
+                select(d.daily_learners)
+                .where(
+                    and_(
+                        _on(l_.platform, platforms),
+                        l_.remind_next_at.is_not(None),
+                        l_.remind_next_at <= now,
+                        l_.remind_stopped == false(),
+                    )
+                )
+                .order_by(l_.remind_next_at)
+                .limit(limit)
+            )
+            return [_learner(r) for r in rows]
+
+    async def advance_reminder(self, learner: Learner, *, next_at: datetime) -> None:
+        l_ = d.daily_learners.c
+        async with self._write() as c:
+            await c.execute(
+                update(d.daily_learners)
+                .where(and_(l_.platform == learner.platform, l_.user_id == learner.user_id))
+                .values(remind_next_at=next_at)
+            )
+
+    async def claim_reminder(
+        self, learner: Learner, day: date, *, due: int, now: datetime, next_at: datetime
+    ) -> bool:
+        """Take the learner's reminder for `day` and move it on, in one transaction; False if taken."""
+        l_ = d.daily_learners.c
+        try:
+            async with self._write() as c:
+                await c.execute(
+                    insert(d.daily_reminders).values(
+                        platform=learner.platform, user_id=learner.user_id, day=day,
+                        status="claimed" if due else "skipped", due=due, claimed_at=now,
+                    )
+                )
+                await c.execute(
+                    update(d.daily_learners)
+                    .where(and_(l_.platform == learner.platform, l_.user_id == learner.user_id))
+                    .values(remind_last_day=day, remind_next_at=next_at)
+                )
+        except IntegrityError:
+            return False
+        return True
+
+    async def finish_reminder(self, learner: Learner, day: date, *, sent: bool, failures: int, stopped: bool) -> None:
+        """Record how the reminder's delivery went, and the learner's failure count."""
+        l_ = d.daily_learners.c
+        m = d.daily_reminders.c
+        async with self._write() as c:
+            await c.execute(
+                update(d.daily_reminders)
+                .where(and_(m.platform == learner.platform, m.user_id == learner.user_id, m.day == day))
+                .values(status="sent" if sent else "failed")
+            )
+            values: dict[str, Any] = {"remind_failures": failures, "remind_stopped": stopped}
+            if stopped:
+                values["remind_next_at"] = None
+            await c.execute(
+                update(d.daily_learners)
+                .where(and_(l_.platform == learner.platform, l_.user_id == learner.user_id))
+                .values(**values)
+            )
+
+    async def reminder_log(self, platform: str, user_id: str) -> list[tuple[date, str, int]]:
+        """Return the learner's reminder claims as (day, status, due), oldest first."""
+        m = d.daily_reminders.c
+        async with self._engine.connect() as c:
+            rows = await c.execute(
+                select(m.day, m.status, m.due).where(and_(m.platform == platform, m.user_id == user_id)).order_by(m.day)
+            )
+            return [(row.day, row.status, row.due) for row in rows]
+
+
+    # ------------------------------------------------------------ the scheduler's next wake
+
+    async def next_wake(self, every: timedelta, *, platforms: Platforms = None) -> datetime | None:
+        """Return the earliest instant any job of `platforms` may become due (None: nothing scheduled)."""
+        s = d.daily_schedules.c
+        p = d.daily_posts.c
+        l_ = d.daily_learners.c
+        async with self._engine.connect() as c:
+            times = [
+                (await c.execute(select(func.min(s.next_at)).where(and_(_on(s.platform, platforms), s.paused == false())))).scalar(),
+                (
+                    await c.execute(
+                        select(func.min(p.reveal_at)).where(
+                            and_(_on(p.platform, platforms), p.status == "posted", p.revealed_at.is_(None))
+                        )
+                    )
+                ).scalar(),
+                (
+                    await c.execute(
+                        select(func.min(l_.remind_next_at)).where(
+                            and_(_on(l_.platform, platforms), l_.remind_stopped == false())
+                        )
+                    )
+                ).scalar(),
+            ]
+            edited = (
+                await c.execute(
+                    select(func.min(func.coalesce(p.tally_edited_at, p.posted_at))).where(
+                        and_(_on(p.platform, platforms), p.tally_dirty == true(), p.revealed_at.is_(None))
+                    )
+                )
+            ).scalar()
+        found = [_aware(v) for v in times if v is not None]
+        if edited is not None:
+            found.append(_aware(edited) + every)
+        return min(found) if found else None
+

@@ -1,0 +1,134 @@
+"""A review of the bridge read as an attacker: each wrong solution here must come back not passed.
+
+The learner reads what its own process was given (the shared classes of the test), writes back a
+forward hook on the grader's model, and returns a value whose failure message is exponential to
+print. Each attack is one that a bridge with the hole lets through.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from sandbox import Result
+from tests.sandbox.sandbox_support import Pool
+
+
+def _not_passed(r: Result) -> None:
+    assert r.status in ("failed", "error"), (r.status, r.message, r.tests)
+    assert not (r.tests and all(t.passed for t in r.tests)), r.tests
+
+
+# Each test module defines a class it may hand the learner (so the learner's process gets the
+# module's shared classes), and a test whose expected value 4217 must stay hidden, whatever the
+# test class derives from.
+_SHARED = "class Box:\n    pass\n"
+_BODY = (
+    "    def test_answer(self):\n        import user_code\n        self.assertEqual(user_code.answer, 4217)\n"
+)
+HIDDEN_TESTS = {
+    "local-base": f"import unittest\n\n{_SHARED}\nclass _Base(unittest.TestCase):\n    pass\n\n"
+    f"class TestAnswer(_Base):\n{_BODY}",
+    "aliased-import": f"from unittest import TestCase as Case\n\n{_SHARED}\nclass TestAnswer(Case):\n{_BODY}",
+    "assigned-alias": f"import unittest\n\nCase = unittest.TestCase\n{_SHARED}\nclass TestAnswer(Case):\n{_BODY}",
+    "shadowed-builtin": f"import unittest\n\nobject = unittest.TestCase\n{_SHARED}\nclass TestAnswer(object):\n{_BODY}",
+    "same-line-constant": f"import unittest; EXPECTED = 4217\n\n{_SHARED}\n"
+    "class TestAnswer(unittest.TestCase):\n    def test_answer(self):\n        import user_code\n"
+    "        self.assertEqual(user_code.answer, EXPECTED)\n",
+    "nested": "import unittest\n\nclass Box:\n    class TestAnswer(unittest.TestCase):\n"
+    + textwrap.indent(_BODY, "    ")
+    + "\nTestAnswer = Box.TestAnswer\n",
+    "mixin": f"import unittest\n\n{_SHARED}\nclass Checks:\n{_BODY}\n"
+    "class TestAnswer(Checks, unittest.TestCase):\n    pass\n",
+}
+
+# Reads the test source its process was given and answers the number the test expects.
+READ_THE_EXPECTED = """
+import gc, re
+answer = 0
+for obj in gc.get_objects():
+    text = (getattr(obj, "__dict__", None) or {}).get("_test_source")
+    if isinstance(text, str):
+        found = re.search(r"\\b(\\d{4,})\\b", text)
+        if found:
+            answer = int(found.group(1))
+print("read:", answer)
+"""
+
+
+@pytest.mark.parametrize("shape", sorted(HIDDEN_TESTS))
+def test_a_test_class_is_never_shared_whatever_it_derives_from(clean_pool: Pool, shape: str) -> None:
+    r = clean_pool.run(READ_THE_EXPECTED, test=HIDDEN_TESTS[shape])
+    _not_passed(r)
+    assert "read: 0" in r.stdout, r.stdout
+
+
+LEARNS_TEST = textwrap.dedent(
+    """
+    import unittest
+    import torch
+    from torch import nn
+
+    class TestLearns(unittest.TestCase):
+        def test_learns(self):
+            import user_code
+            x = torch.cat([torch.full((20, 2), 2.0), torch.full((20, 2), -2.0)])
+            y = torch.cat([torch.zeros(20, dtype=torch.long), torch.ones(20, dtype=torch.long)])
+            model = nn.Linear(2, 2)
+            nn.init.zeros_(model.weight)
+            nn.init.zeros_(model.bias)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            for _ in range(3):
+                user_code.train_epoch(model, x, y, optimizer)
+            accuracy = (model(x).argmax(1) == y).float().mean().item()
+            self.assertGreaterEqual(accuracy, 0.95)
+    """
+)
+
+# No optimizer step: a forward hook of the learner's (an existing container attribute of the
+# module, written back) would replace the untrained model's output with a classification of its own.
+HOOKED_FORWARD = """
+import torch
+
+def _classify(module, inputs, output):
+    return torch.stack([inputs[0].sum(1), -inputs[0].sum(1)], 1)
+
+def train_epoch(model, x, y, optimizer):
+    model._forward_hooks.clear()
+    model.register_forward_hook(_classify)
+"""
+
+
+def test_write_back_does_not_install_a_forward_hook(clean_pool: Pool) -> None:
+    r = clean_pool.run(HOOKED_FORWARD, test=LEARNS_TEST)
+    _not_passed(r)
+    assert "not greater than or equal to 0.95" in r.tests[0].message, r.tests
+
+
+ANSWER_TEST = textwrap.dedent(
+    """
+    import unittest
+
+    class TestAnswer(unittest.TestCase):
+        def test_answer(self):
+            import user_code
+            self.assertEqual(user_code.answer(), [1, 2, 3])
+    """
+)
+
+# 80 list nodes on the wire, 2**40 paths through them: cheap to decode, endless for the grader to
+# print in the failure message. The grader runs in the job's limits, so the job ends there.
+SHARED_DAG = """
+def answer():
+    value = [0]
+    for _ in range(40):
+        value = [value, value]
+    return value
+"""
+
+
+def test_an_endless_failure_message_ends_within_the_jobs_limits(clean_pool: Pool) -> None:
+    r = clean_pool.run(SHARED_DAG, test=ANSWER_TEST)
+    assert r.status == "timeout", (r.status, r.message, r.tests)
+    assert not any(t.passed for t in r.tests), r.tests
