@@ -103,6 +103,9 @@ def _parser() -> argparse.ArgumentParser:
     user_delete = user.add_parser("delete", help="delete the learner's data (says what first; --yes deletes)")
     user_delete.add_argument("who", metavar="PLATFORM:ID")
     user_delete.add_argument("--yes", action="store_true", help="delete without asking")
+    from .report_cli import add_parsers as add_report_parsers
+
+    add_report_parsers(sub)
     db = sub.add_parser("db", help="database maintenance").add_subparsers(dest="db_command", metavar="ACTION", required=True)
     db.add_parser("upgrade", help="apply migrations (also done at start)")
     return parser
@@ -122,7 +125,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     setup_logging(
         settings.log_level,
-        quiet=args.command in ("console", "pack", "db", "user") or _console_only(args, settings),
+        quiet=args.command in ("console", "pack", "db", "user", "report", "grades") or _console_only(args, settings),
         log_format=settings.log_format,
     )
     try:
@@ -145,6 +148,10 @@ async def _dispatch(args: argparse.Namespace, settings: Settings) -> int:
         from .user_data import user_command
 
         return await user_command(args, settings, out=out, err=err)
+    if args.command in ("report", "grades"):
+        from .report_cli import report_command
+
+        return await report_command(args, settings, out=out, err=err)
     if args.command == "db":
         from .storage import open_repository, safe_url
 

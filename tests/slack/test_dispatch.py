@@ -96,7 +96,7 @@ async def test_a_post_made_with_quiz_ids_still_answers(
     assert len(slack.fake.calls_to("chat.update")) == updates  # the shared post is left as it is
     assert len(slack.fake.posts(CHANNEL)) == said  # nothing said in the channel
     stats = await wired.service.handle(wired_actor(), rq.Stats())
-    assert "1** attempts" in stats.messages[0].text()
+    assert "**1** attempt ·" in stats.messages[0].text()
 
 
 def wired_actor() -> Any:
