@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -170,9 +171,34 @@ def _progress() -> Progress:
     )
 
 
-def _print_problems(problems: Sequence[Problem]) -> None:
-    for problem in problems:
+def _print_problems(problems: Sequence[Problem], paths: Sequence[Path] = ()) -> None:
+    for problem in _in_source(problems, paths):
         out.print(str(problem), markup=False, soft_wrap=True)
+
+
+def _in_source(problems: Sequence[Problem], paths: Sequence[Path]) -> list[Problem]:
+    """Point the problems of a converted pack (folder or .zip) at the file it was converted from."""
+    from .core.convert import ORIGIN_FILE, in_source, read_origin
+    from .core.convert.origin import MAX_ORIGIN_BYTES
+
+    located = list(problems)
+    for path in paths:
+        mine = [p for p in located if p.file == str(path) or p.file.startswith((f"{path}/", f"{path}{os.sep}"))]
+        if not mine:
+            continue
+        moved = mine
+        try:
+            if path.is_dir() and (path / ORIGIN_FILE).is_file() and (path / ORIGIN_FILE).stat().st_size <= MAX_ORIGIN_BYTES:
+                origin = read_origin((path / ORIGIN_FILE).read_bytes())
+                if origin is not None and (path / "pack.yaml").stat().st_size <= 8 * 1024 * 1024:
+                    moved = origin.relocate(mine, (path / "pack.yaml").read_bytes())
+            elif path.is_file() and path.suffix.lower() == ".zip" and path.stat().st_size <= 8 * 1024 * 1024:
+                moved = in_source(mine, path.read_bytes())
+        except OSError:
+            moved = mine
+        swap = dict(zip(map(id, mine), moved, strict=True))
+        located = [swap.get(id(p), p) for p in located]
+    return located
 
 
 async def _pack(args: argparse.Namespace, settings: Settings) -> int:
@@ -203,7 +229,7 @@ async def _pack(args: argparse.Namespace, settings: Settings) -> int:
         free = [found for one in loaded for found in free_points(one)]
         if args.strict:
             problems.extend(free)
-        _print_problems(problems)
+        _print_problems(problems, paths)
         for warning in [] if args.strict else free:
             out.print(f"{warning.file}:{warning.line}:{warning.col}: warning: {warning.message}", markup=False, soft_wrap=True)
         total = sum(len(p.pack.questions) for p in loaded)
@@ -231,7 +257,7 @@ async def _pack(args: argparse.Namespace, settings: Settings) -> int:
                         report = await service.import_pack(loaded_pack.pack, force=args.force)
                         out.print(report.summary(), markup=False)
                     except PackInvalid as exc:
-                        _print_problems(exc.problems)
+                        _print_problems(exc.problems, [one])
                         status = 1
                     except (PackRefused, QuizError) as exc:
                         err.print(str(exc), markup=False)
@@ -320,7 +346,7 @@ def _convert(args: argparse.Namespace) -> int:
         for name, content in files.items():
             (target / name).parent.mkdir(parents=True, exist_ok=True)
             (target / name).write_bytes(content)
-    extra = len(files) - 1
+    extra = len(conversion.files)
     err.print(
         f"Wrote pack `{conversion.pack['pack']}` to {target}"
         + (f" (pack.yaml and {extra} test file{'s' if extra != 1 else ''})" if extra else "")

@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable
 from . import actions as ax
 from . import requests as rq
 from .catalogue import Catalogue
-from .convert import convert_bytes, is_native_pack
+from .convert import convert_bytes, in_source, is_native_pack
 from .dispatch import Dispatcher, Unclaimed
 from .errors import NotAllowed, PackInvalid, QuizError, UnknownName, place_word
 from .importing import UPLOAD_SUFFIXES, PendingPacks
@@ -171,7 +171,10 @@ class PackAdmin:
         if self._pending is None:
             raise QuizError("That button is not one of this bot's.")
         pending = await self._pending.get(actor, key)
-        reply = await self.load(actor, pending.filename, pending.data, force=pending.force)
+        try:
+            reply = await self.load(actor, pending.filename, pending.data, force=pending.force)
+        except PackInvalid as exc:  # name the uploaded file's lines, not the .zip it was converted into
+            raise PackInvalid(in_source(exc.problems, pending.data)) from None
         await self._pending.drop(key)
         return reply
 

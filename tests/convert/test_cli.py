@@ -39,7 +39,7 @@ def test_convert_to_a_zip_with_id_title_and_format(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     with zipfile.ZipFile(out) as archive:
-        assert archive.namelist() == ["my-tensors/pack.yaml"]
+        assert archive.namelist() == ["my-tensors/pack.yaml", "my-tensors/source-lines.json"]
     pack = load_path(out).pack
     assert (pack.pack, pack.title, len(pack.questions)) == ("my-tensors", "My tensors", 6)
     imported = quizbot("pack", "import", str(out), cwd=tmp_path)
@@ -107,3 +107,20 @@ def test_export_formats_round_trip_through_convert(tmp_path: Path) -> None:
     assert sheet.stdout.startswith("id,type,topic,prompt,answer,options,hint,explanation,difficulty\n")
     default = quizbot("pack", "export", "demo", cwd=tmp_path)
     assert default.stdout.startswith("pack: demo\n")
+
+
+def test_a_converted_wrong_key_is_reported_at_its_line_in_the_xml(tmp_path: Path) -> None:
+    text = MOODLE.read_text(encoding="utf-8")
+    source = tmp_path / "wrongkey.xml"
+    source.write_text(text.replace("return [i * i for i in range(n)]", "return [i * i for i in range(1, n + 1)]"), encoding="utf-8")
+    line = text[: text.index('<question type="coderunner">\n    <name>\n      <text>Squares')].count("\n") + 1
+    out = tmp_path / "wrongkey.zip"
+    assert quizbot("pack", "convert", str(source), "-o", str(out), cwd=tmp_path).returncode == 0
+    folder = tmp_path / "wrongkey"
+    assert quizbot("pack", "convert", str(source), "-o", str(folder), cwd=tmp_path).returncode == 0
+    imported = quizbot("pack", "import", str(out), cwd=tmp_path)
+    validated = quizbot("pack", "validate", "--run", str(folder), cwd=tmp_path)
+    for result in (imported, validated):
+        assert result.returncode == 1
+        assert f"wrongkey.xml:{line}: question `squares-of-a-tensor`: " in result.stdout, result.stdout
+        assert ".zip/" not in result.stdout and "pack.yaml" not in result.stdout

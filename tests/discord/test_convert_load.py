@@ -104,3 +104,17 @@ async def test_feedback_written_for_the_right_choice_is_shown(bot: Harness) -> N
     text = answer.text()
     assert "Correct" in text and "Yes: two rows, three columns." in text
     assert "six zeros" not in text
+
+
+async def test_a_converted_wrong_key_names_the_uploaded_file_and_line(bot: Harness) -> None:
+    name = SOURCES[0][0]
+    text = (FIXTURES / name).read_text(encoding="utf-8")
+    right = "    return [i * i for i in range(n)]\n</answer>"
+    wrong = "    return [i * i for i in range(1, n + 1)]\n</answer>"
+    line = text[: text.index("<question type=\"coderunner\">\n    <name>\n      <text>Squares")].count("\n") + 1
+    preview = await load(bot, p.ADMIN, name, text.replace(right, wrong).encode())
+    refused = await bot.click(p.ADMIN, preview.stored()[-1], "Load moodle-pytorch-basics")
+    shown = refused.text() + " ".join(e.body["embeds"][0].get("description", "") for e in refused.edits() if e.body.get("embeds"))
+    assert f"{name}:{line}: question `squares-of-a-tensor`:" in shown
+    assert ".zip/" not in shown and "pack.yaml" not in shown
+    assert "moodle-pytorch-basics" not in await pack_ids(bot)

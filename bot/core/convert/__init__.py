@@ -8,6 +8,7 @@ platform, storage or file-system access; callers hand in bytes and get plain dat
 from .build import MAX_INPUT_BYTES, convert_bytes
 from .detect import FORMATS, detect, is_native_pack
 from .export import EXPORT_FORMATS, Export, export_pack
+from .origin import ORIGIN_FILE, in_source, read_origin
 from .result import FORMAT_NAMES, Assumption, Conversion, Converted, ConvertError, NotConverted
 from .table import template as csv_template
 
@@ -16,6 +17,7 @@ __all__ = [
     "FORMATS",
     "FORMAT_NAMES",
     "MAX_INPUT_BYTES",
+    "ORIGIN_FILE",
     "Assumption",
     "Conversion",
     "ConvertError",
@@ -26,5 +28,7 @@ __all__ = [
     "csv_template",
     "detect",
     "export_pack",
+    "in_source",
     "is_native_pack",
+    "read_origin",
 ]

@@ -16,6 +16,7 @@ from typing import Any
 from bot.core.errors import Problem, QuizError
 from bot.core.packs import LoadedPack
 
+from .origin import ORIGIN_FILE, origin_json
 from .yamlout import dump_yaml
 
 PACK_FILE = "pack.yaml"
@@ -100,8 +101,12 @@ class Conversion:
 
     def folder_files(self) -> dict[str, bytes]:
         """Return every file of the pack folder, by its path inside the folder."""
-        out = {PACK_FILE: self.pack_yaml().encode("utf-8")}
+        pack_yaml = self.pack_yaml().encode("utf-8")
+        out = {PACK_FILE: pack_yaml}
         out.update({name: text.encode("utf-8") for name, text in self.files.items()})
+        if self.loaded is not None:  # where each question came from, so later problems name the source's lines
+            source_lines = {c.id: c.line for c in self.converted}
+            out[ORIGIN_FILE] = origin_json(self.source, pack_yaml, self.loaded.lines, source_lines).encode("utf-8")
         return out
 
     def zip_bytes(self) -> bytes:
