@@ -39,7 +39,7 @@ async def test_a_daily_post_answer_whose_save_fails_once_is_kept_whole_on_the_re
     await service.handle(ADMIN, rq.DailyNow())
     [post] = await store.open_posts("discord", "c1")
     [(_, _, shown)] = poster.of("post")
-    first = next(c for c in shown.controls() if c.action.startswith(f"qz:{post.id}:0:"))
+    first = next(c for c in shown.controls() if c.action.startswith(f"dp:{post.id}:0:"))
     # A real fault in the database: the attempt's insert fails, once.
     async with repository.engine.begin() as c:
         await c.execute(
@@ -116,7 +116,7 @@ async def test_a_scored_answer_wakes_the_scheduler_so_the_tally_moves_at_once(
     await service.handle(ADMIN, rq.DailyNow())
     [post] = await store.open_posts("discord", "c1")
     [(_, _, shown)] = poster.of("post")
-    first = next(c for c in shown.controls() if c.action.startswith(f"qz:{post.id}:0:"))
+    first = next(c for c in shown.controls() if c.action.startswith(f"dp:{post.id}:0:"))
     task = scheduler.start()
     try:
         await _until(lambda: scheduler._woken.is_set() is False and not poster.of("edit"))
