@@ -103,7 +103,10 @@ def train_epoch(model, x, y, optimizer):
 def test_write_back_does_not_install_a_forward_hook(clean_pool: Pool) -> None:
     r = clean_pool.run(HOOKED_FORWARD, test=LEARNS_TEST)
     _not_passed(r)
-    assert "not greater than or equal to 0.95" in r.tests[0].message, r.tests
+    # The hook never classifies on the grader's side: either the model is judged untrained, or the
+    # learner function left in the model's hooks is refused as it comes back (an inert marker).
+    message = r.tests[0].message
+    assert "not greater than or equal to 0.95" in message or "_Inert cannot be sent" in message, r.tests
 
 
 ANSWER_TEST = textwrap.dedent(

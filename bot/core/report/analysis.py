@@ -136,7 +136,7 @@ def _item(
                 flags.append(FLAG_NEGATIVE)
             elif discrimination < LOW_DISCRIMINATION:
                 flags.append(FLAG_FLAT)
-        if isinstance(question, ChoiceQuestion):
+        if question.type == "choice":  # the options' counts say it (a type's own rule would live in items/)
             if any(n == 0 and not key for _, n, key in options):
                 flags.append(FLAG_DEAD)
             keys = [n for _, n, key in options if key]
@@ -181,13 +181,14 @@ def picked_blanks(question: BlanksQuestion, answer: str) -> dict[int, str]:
 
 
 def _options(question: AnyQuestion, given: list[Counted]) -> tuple[tuple[str, int, bool], ...]:
-    if isinstance(question, ChoiceQuestion):
-        counts = [0] * len(question.choices)
+    if question.type == "choice":
+        choice = question
+        counts = [0] * len(choice.choices)
         for row in given:
-            for index in picked_choices(question, row.value):
+            for index in picked_choices(choice, row.value):
                 counts[index] += row.count
-        return tuple((c.text, counts[i], c.correct) for i, c in enumerate(question.choices))
-    if isinstance(question, BlanksQuestion):
+        return tuple((c.text, counts[i], c.correct) for i, c in enumerate(choice.choices))
+    if question.type == "blanks":
         tally: dict[tuple[int, str], int] = defaultdict(int)
         for row in given:
             for number, option in picked_blanks(question, row.value).items():
