@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: run test lint typecheck unit packs bench schema docs clean
+.PHONY: run test lint typecheck unit packs bench schema docs messages clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -38,6 +38,15 @@ bench: $(STAMP)
 
 schema: $(STAMP)
 	$(BIN)/python -c 'from bot.core.packs.schema import render; print(render(), end="")' > content/schema/pack.schema.json
+
+# The translations: extract every text into the template, merge it into each language's catalog,
+# compile the .mo files (committed, so a fresh clone runs without this step; a test checks they are current).
+KEYWORDS := -k _ -k N_ -k ngettext:1,2 -k pgettext:1c,2
+messages: $(STAMP)
+	$(BIN)/pybabel extract -F babel.cfg --no-default-keywords $(KEYWORDS) --no-location --sort-output \
+		--project QuizBot --copyright-holder "QuizBot authors" -o bot/locales/quizbot.pot .
+	$(BIN)/pybabel update -i bot/locales/quizbot.pot -d bot/locales -D quizbot --no-fuzzy-matching --ignore-obsolete
+	$(BIN)/pybabel compile -d bot/locales -D quizbot --statistics
 
 # The documentation site (mkdocs-material) into site/; --strict fails on a broken link or a missing page.
 docs: $(STAMP)

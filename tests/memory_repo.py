@@ -41,7 +41,7 @@ class MemoryRepository:
         for pack in sorted(self.packs.values(), key=lambda p: p.pack):
             topics = tuple((t.id, t.title) for t in pack.topics)
             enabled = scope is None or (scope, pack.pack) not in self.disabled
-            infos.append(PackInfo(pack.pack, pack.title, pack.version, len(pack.questions), enabled, topics))
+            infos.append(PackInfo(pack.pack, pack.title, pack.version, len(pack.questions), enabled, topics, pack.language or ""))
         return infos
 
     async def import_pack(self, pack: Pack, *, force: bool = False) -> ImportReport:

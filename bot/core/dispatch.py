@@ -18,6 +18,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from bot.core.i18n import N_, _
+
 from . import actions as ax
 from . import requests as rq
 from .errors import QuizError
@@ -29,14 +31,14 @@ ActionHandler = Callable[[Actor, rq.Act], Awaitable[Reply]]
 Next = Callable[[], Awaitable[Reply]]
 Middleware = Callable[[Actor, Any, Next], Awaitable[Reply]]
 
-NOT_OURS = "That button is not one of this bot's."
+NOT_OURS = N_("That button is not one of this bot's.")
 
 
 class Unclaimed(QuizError):
     """An action id that names nothing of the feature its prefix routes to (maybe an older feature's)."""
 
     def __init__(self, refusal: QuizError | None = None) -> None:
-        super().__init__(str(refusal) if refusal is not None else NOT_OURS)
+        super().__init__(str(refusal) if refusal is not None else _(NOT_OURS))
         self.refusal = refusal  # what the person is told when no older owner claims it either
 
 
@@ -71,7 +73,7 @@ class Dispatcher:
     async def ask(self, query: Any) -> Any:
         handler = self._queries.get(type(query))
         if handler is None:
-            raise QuizError(f"`{type(query).__name__}` is not set up in this bot.")
+            raise QuizError(_("`{name}` is not set up in this bot.").format(name=type(query).__name__))
         return await handler(query)
 
     def use(self, middleware: Middleware) -> None:
@@ -105,12 +107,12 @@ class Dispatcher:
             key = ax.prefix_of(request.action)
             handler: Handler | None = self._actions.get(key)
             if handler is None:
-                raise QuizError(NOT_OURS)
+                raise QuizError(_(NOT_OURS))
         else:
             key = type(request)
             handler = self._requests.get(key)
             if handler is None:
-                raise QuizError(f"`{key.__name__}` is not set up in this bot.")
+                raise QuizError(_("`{name}` is not set up in this bot.").format(name=key.__name__))
         try:
             return await handler(actor, request)
         except Unclaimed as unclaimed:

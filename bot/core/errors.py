@@ -19,7 +19,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .replies import Message, cmd, plural
+from .i18n import N_, _, ngettext, number
+from .replies import Message, cmd
 
 
 class QuizError(Exception):
@@ -29,6 +30,8 @@ class QuizError(Exception):
     before: tuple[Message, ...] = ()
     # A refusal of an answer to a message many people share (a channel's daily post): only to the person.
     aside: bool = False
+    # The language the message was made in (set by the locale middleware): front ends add their own words in it.
+    locale: str = "en"
 
 
 class UnknownName(QuizError):
@@ -36,34 +39,37 @@ class UnknownName(QuizError):
 
     def __init__(self, kind: str, name: str, known: Sequence[str]) -> None:
         self.kind, self.name, self.known = kind, name, tuple(known)
-        listed = ", ".join(f"`{k}`" for k in known) if known else "none"
-        super().__init__(f"There is no {kind} `{name}`. Available: {listed}.")
+        listed = ", ".join(f"`{k}`" for k in known) if known else _("none")
+        sentence = _UNKNOWN.get(kind, N_("There is no {kind} `{name}`. Available: {listed}."))
+        super().__init__(_(sentence).format(kind=kind, name=name, listed=listed))
 
 
 class NoActiveQuiz(QuizError):
     def __init__(self) -> None:
-        super().__init__(f"You have no quiz running. Start one with {cmd('start')}.")
+        super().__init__(_("You have no quiz running. Start one with {start}.").format(start=cmd("start")))
 
 
 class QuizExpired(QuizError):
     def __init__(self, status: str, session_id: str | None = None) -> None:
         self.status, self.session_id = status, session_id
-        word = {"finished": "has finished", "stopped": "was stopped", "expired": "has expired"}.get(
-            status, "is over"
-        )
-        super().__init__(f"This quiz {word}. Start a new one with {cmd('start')}.")
+        sentence = {
+            "finished": N_("This quiz has finished. Start a new one with {start}."),
+            "stopped": N_("This quiz was stopped. Start a new one with {start}."),
+            "expired": N_("This quiz has expired. Start a new one with {start}."),
+        }.get(status, N_("This quiz is over. Start a new one with {start}."))
+        super().__init__(_(sentence).format(start=cmd("start")))
 
 
 class NotAddressed(QuizError):
     """A chat message that answers nothing of the bot's (code in some other thread): nothing is shown."""
 
     def __init__(self) -> None:
-        super().__init__("That message is not an answer to a quiz.")
+        super().__init__(_("That message is not an answer to a quiz."))
 
 
 class StaleAction(QuizError):
     def __init__(self) -> None:
-        super().__init__("That question was already answered; the quiz has moved on.")
+        super().__init__(_("That question was already answered; the quiz has moved on."))
 
 
 class SaveConflict(StaleAction):
@@ -78,7 +84,7 @@ class NotYourQuiz(QuizError):
     def __init__(self, owner_name: str) -> None:
         self.owner_name = owner_name
         super().__init__(
-            f"This quiz belongs to {owner_name}. Start your own with {cmd('start')}."
+            _("This quiz belongs to {owner}. Start your own with {start}.").format(owner=owner_name, start=cmd("start"))
         )
 
 
@@ -87,25 +93,45 @@ class NotAllowed(QuizError):
 
     def __init__(self, what: str, *, in_dm: bool = False, platform: str | None = None) -> None:
         place, admins = _ADMINS.get(platform or "", _ADMINS[""])
-        where = f" Admin commands work in a {place} channel, not in a direct message." if in_dm else ""
+        where = " " + _(_IN_DM[place]) if in_dm else ""
         super().__init__(
-            f"Only admins may {what}.{where} Admins are {admins}; the bot's operator can name more in the "
-            f"`QUIZBOT_ADMINS` setting ({_OPERATOR_IDS.get(platform or '', _OPERATOR_IDS[''])})."
+            _(
+                "Only admins may {what}.{where} Admins are {admins}; the bot's operator can name more in the "
+                "`QUIZBOT_ADMINS` setting ({ids})."
+            ).format(what=what, where=where, admins=_(admins), ids=_(_OPERATOR_IDS.get(platform or "", _OPERATOR_IDS[""])))
         )
 
 
 # Who an admin is, as each platform says it: (where admin commands work, who the admins are).
 _ADMINS = {
-    "discord": ("server", "members with the Manage Server permission"),
-    "slack": ("workspace", "the workspace's admins and owners"),
-    "": ("server or workspace", "members with Manage Server (Discord) or workspace admins (Slack)"),
+    "discord": ("server", N_("members with the Manage Server permission")),
+    "slack": ("workspace", N_("the workspace's admins and owners")),
+    "": ("server or workspace", N_("members with Manage Server (Discord) or workspace admins (Slack)")),
 }
-_OPERATOR_IDS = {"discord": "`discord:<user id>`", "slack": "`slack:<user id>`", "": "`discord:<user id>` or `slack:<user id>`"}
+_IN_DM = {
+    "server": N_("Admin commands work in a server channel, not in a direct message."),
+    "workspace": N_("Admin commands work in a workspace channel, not in a direct message."),
+    "server or workspace": N_("Admin commands work in a server or workspace channel, not in a direct message."),
+}
+_PLACES = {"server": N_("server"), "workspace": N_("workspace"), "server or workspace": N_("server or workspace")}
+_OPERATOR_IDS = {
+    "discord": "`discord:<user id>`",
+    "slack": "`slack:<user id>`",
+    "": N_("`discord:<user id>` or `slack:<user id>`"),
+}
+_UNKNOWN = {
+    "pack": N_("There is no pack `{name}`. Available: {listed}."),
+    "topic": N_("There is no topic `{name}`. Available: {listed}."),
+    "difficulty": N_("There is no difficulty `{name}`. Available: {listed}."),
+    "question": N_("There is no question `{name}`. Available: {listed}."),
+    "period": N_("There is no period `{name}`. Available: {listed}."),
+    "language": N_("There is no language `{name}`. Available: {listed}."),
+}
 
 
 def place_word(platform: str | None) -> str:
     """What the platform calls the place the bot is added to: server (Discord), workspace (Slack)."""
-    return _ADMINS.get(platform or "", _ADMINS[""])[0]
+    return _(_PLACES[_ADMINS.get(platform or "", _ADMINS[""])[0]])
 
 
 class BadSubmission(QuizError):
@@ -130,8 +156,10 @@ class PackInvalid(QuizError):
         self.problems = tuple(problems)
         first = "\n".join(str(p) for p in self.problems[:10])
         more = len(self.problems) - 10
-        tail = f"\n... and {more} more" if more > 0 else ""
-        super().__init__(f"The pack has {plural(len(self.problems), 'problem')}:\n{first}{tail}")
+        tail = "\n" + _("... and {n} more").format(n=number(more)) if more > 0 else ""
+        count = len(self.problems)
+        head = ngettext("The pack has {n} problem:", "The pack has {n} problems:", count).format(n=number(count))
+        super().__init__(f"{head}\n{first}{tail}")
 
 
 class PackRefused(QuizError):

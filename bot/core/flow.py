@@ -8,6 +8,8 @@ from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import replace
 from typing import Any
 
+from bot.core.i18n import _, ngettext, number, pgettext, same_language
+
 from . import actions as ax
 from . import answer, render
 from .catalogue import Catalogue
@@ -70,7 +72,15 @@ class Flow:
         """The packs and items a start request may draw from, and how many; a request that cannot start raises."""
         enabled = await self._catalogue.enabled(actor.scope)
         if not enabled:
-            raise QuizError(f"No packs are enabled here. An admin can load one with {cmd('pack load')}.")
+            raise QuizError(_("No packs are enabled here. An admin can load one with {load}.").format(load=cmd("pack load")))
+        if request.language is not None:
+            enabled = [p for p in enabled if same_language(p.language, request.language)]
+            if not enabled:
+                raise QuizError(
+                    _("No pack here is written in `{language}`. {packs} lists the packs and their languages.").format(
+                        language=request.language, packs=cmd("packs")
+                    )
+                )
         names = [p.id for p in enabled]
         if request.pack is not None and request.pack not in names:
             raise UnknownName("pack", request.pack, names)
@@ -78,7 +88,7 @@ class Flow:
             raise UnknownName("difficulty", request.difficulty, DIFFICULTIES)
         count = DEFAULT_COUNT if request.count is None else request.count
         if not 1 <= count <= MAX_COUNT:
-            raise QuizError(f"`count` must be between 1 and {MAX_COUNT}; you gave {count}.")
+            raise QuizError(_("`count` must be between 1 and {most}; you gave {count}.").format(most=MAX_COUNT, count=count))
         chosen = [p for p in enabled if request.pack is None or p.id == request.pack]
         packs = [p for p in [await self._catalogue.pack(info.id) for info in chosen] if p is not None]
         if request.topic is not None:
@@ -96,7 +106,9 @@ class Flow:
         if request.question is not None and not candidates:
             raise UnknownName("question", request.question, [q.id for p in packs for q in p.questions])
         if not candidates:
-            raise QuizError(f"No questions match those filters. Try fewer filters, or {cmd('packs')} to see what exists.")
+            raise QuizError(
+                _("No questions match those filters. Try fewer filters, or {packs} to see what exists.").format(packs=cmd("packs"))
+            )
         return packs, candidates, count
 
     async def open(
@@ -107,7 +119,7 @@ class Flow:
         filters: dict[str, Any],
         *,
         before: tuple[Message, ...] = (),
-        replaced: str = "Your previous quiz was stopped; a new one starts.",
+        replaced: str | None = None,
     ) -> Reply:
         """Open a session on `items` (stopping the owner's running one) and show its first item."""
         now = self._clock.now()
@@ -117,7 +129,8 @@ class Flow:
             previous.status = "stopped"
             previous.updated_at = now
             await self._gate.save(previous)
-            messages.append(Message(kind="notice", parts=(Text(replaced),)))
+            note = replaced or _("Your previous quiz was stopped; a new one starts.")
+            messages.append(Message(kind="notice", parts=(Text(note),)))
         session = Session(
             id=new_session_id(),
             owner=owner,
@@ -181,7 +194,7 @@ class Flow:
         pack = await self._catalogue.pack(item.pack)
         question = pack.question(item.question) if pack else None
         if pack is None or question is None:
-            raise QuizError(f"This question was removed from its pack. Use {cmd('skip')} to move on.")
+            raise QuizError(_("This question was removed from its pack. Use {skip} to move on.").format(skip=cmd("skip")))
         return pack, question
 
     async def current(self, session: Session) -> Reply:
@@ -208,8 +221,8 @@ class Flow:
             item.hinted = True
             session.updated_at = self._clock.now()
             await self._gate.save(session)
-            text = question.hint or "This question has no hint."
-            return Reply(messages=(Message(kind="notice", title="Hint", parts=(Text(f"💡 {text}"),)),))
+            text = question.hint or _("This question has no hint.")
+            return Reply(messages=(Message(kind="notice", title=_("Hint"), parts=(Text(f"💡 {text}"),)),))
         if verb == ax.SKIP:
             return await self._advance(session, item, pack, question, skipped=True)
         if verb == ax.STOP:
@@ -220,7 +233,9 @@ class Flow:
         if verb == ax.ANSWER:
             form = kind.form(question, Make(session.id, session.position))
             if form is None:
-                raise BadSubmission(f"This question is answered with its buttons or menus; {cmd('current')} shows it again.")
+                raise BadSubmission(
+                    _("This question is answered with its buttons or menus; {current} shows it again.").format(current=cmd("current"))
+                )
             return Reply(form=form)
         given = Input(verb, action.argument, tuple(values))
         async with self.waiting(actor, question, f"{session.id}:{session.position}") as work:
@@ -296,14 +311,14 @@ class Flow:
             work=work,
             final=final,
         )
-        parts: list[Part] = [Text("✅ **Correct!**" if correct else "❌ **Not quite.**"), *graded.report]
+        parts: list[Part] = [Text(_("✅ **Correct!**") if correct else _("❌ **Not quite.**")), *graded.report]
         parts.extend(Text(f) for f in graded.feedback)
         tone = Tone.SUCCESS if correct else Tone.FAILURE
         if not final:
             left = question.max_attempts() - item.attempts
             hint = f"💡 {question.hint}\n" if question.hint else ""
             item.hinted = item.hinted or bool(question.hint)
-            parts.append(Text(f"{hint}{left} attempt{'s' if left != 1 else ''} left."))
+            parts.append(Text(hint + ngettext("{n} attempt left.", "{n} attempts left.", left).format(n=number(left))))
             session.updated_at = now
             day = answer.PracticeDay(attempt.platform, attempt.user_id, now)  # any graded answer counts the day
             await self.record(answer.AnswerWrite(session=session, attempt=attempt, day=day))
@@ -326,7 +341,7 @@ class Flow:
         try:
             await self.answers.record(unit)
         except WorkTaken as exc:  # not worth a retry: the learner was told this answer was lost
-            raise QuizError(LATE_GRADE) from exc
+            raise QuizError(_(LATE_GRADE)) from exc
         except Conflict as exc:
             raise SaveConflict() from exc
 
@@ -345,7 +360,7 @@ class Flow:
         index = session.position
         if skipped:
             item.done, item.skipped = True, True
-            parts: list[Part] = [Text("⏭️ Skipped.")]
+            parts: list[Part] = [Text(_("⏭️ Skipped."))]
             if question is not None:
                 reveal = kind_of(question).reveal(question)
                 if reveal:
@@ -389,7 +404,7 @@ class Flow:
 
 def resume_button(session: Session) -> Button:
     """A button that shows a quiz's current item again."""
-    return Button(ax.make(session.id, session.position, ax.CURRENT), "Resume", "primary", role="resume")
+    return Button(ax.make(session.id, session.position, ax.CURRENT), pgettext("button", "Resume"), "primary", role="resume")
 
 
 

@@ -7,6 +7,8 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import timedelta
 
+from bot.core.i18n import N_, _
+
 from .errors import NoActiveQuiz, NotYourQuiz, QuizError, QuizExpired, SaveConflict
 from .model import Actor, Attempt, Owner, Session
 from .ports import Clock, Conflict, Repository, WorkTaken
@@ -22,7 +24,7 @@ class Missing(QuizExpired):
         super().__init__("expired")
 
 
-LATE_GRADE = "This grade came after you were told the bot restarted, so it is not counted: please send the answer again."
+LATE_GRADE = N_("This grade came after you were told the bot restarted, so it is not counted: please send the answer again.")
 
 
 class Gate:
@@ -101,7 +103,7 @@ class Gate:
         try:
             await self._repo.save_session(session, attempt, card)
         except WorkTaken as exc:  # not worth a retry: the learner was told this answer was lost
-            raise QuizError(LATE_GRADE) from exc
+            raise QuizError(_(LATE_GRADE)) from exc
         except Conflict as exc:
             raise SaveConflict() from exc
 

@@ -23,6 +23,10 @@ class Actor:
     name: str = ""
     is_admin: bool = False  # what the platform says (Manage Server, workspace admin)
     channel_id: str | None = None
+    # What the platform says about languages: the person's client (Discord's interaction locale) and
+    # the server's default (Discord's preferred locale). The learner's own choice comes first (bot.core.locale).
+    locale: str | None = None
+    server_locale: str | None = None
 
     @property
     def key(self) -> str:
@@ -308,6 +312,7 @@ class PackInfo:
     questions: int
     enabled: bool
     topics: tuple[tuple[str, str], ...]  # (id, title)
+    language: str = ""  # the language the pack is written in, as it declares (packs are not translated)
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any, TypeVar
 
+from bot.core.i18n import _, number, pgettext
+
 from . import actions as ax
 from . import queries as q
 from . import render
@@ -47,7 +49,7 @@ async def retried(change: Callable[[], Awaitable[T]]) -> T:
     nothing; doing the change again on what is stored now is then right. A click that is really stale
     (the item moved on, or the click was already recorded) is refused again on the new read.
     """
-    for _ in range(SAVE_TRIES - 1):
+    for _try in range(SAVE_TRIES - 1):
         try:
             return await change()
         except SaveConflict:
@@ -100,11 +102,10 @@ class QuizDesk:
                 "question": request.question,
             }
             await self.gate.save(session)
-        text = (
-            f"You have a quiz running: question {session.position + 1} of {len(session.items)}. "
-            "Resume it, or start the new one (the running quiz then stops)."
-        )
-        new = Button(ax.make(session.id, session.position, ax.RESTART, "next"), "Start new", role="restart")
+        text = _(
+            "You have a quiz running: question {n} of {total}. Resume it, or start the new one (the running quiz then stops)."
+        ).format(n=number(session.position + 1), total=number(len(session.items)))
+        new = Button(ax.make(session.id, session.position, ax.RESTART, "next"), pgettext("button", "Start new"), role="restart")
         message = Message(kind="notice", parts=(Text(text),), rows=((resume_button(session), new),), session_id=session.id)
         return Reply(messages=(message,))
 
@@ -145,7 +146,7 @@ class QuizDesk:
         else:
             found = await self.gate.find(actor)
         if request.progress is not None and request.code_only:
-            await request.progress(rq.RUNNING)
+            await request.progress(_(rq.RUNNING))
 
         async def change() -> Reply:
             async with self.gate.editing(found.id):
@@ -212,7 +213,7 @@ class QuizDesk:
         remembers that one) and nothing is written. Should the saves keep losing, the anchor is left
         as it was, with a warning: the answers' saves always go first.
         """
-        for _ in range(SAVE_TRIES):
+        for _try in range(SAVE_TRIES):
             async with self.gate.editing(query.session_id):
                 session = await self.gate.get(query.session_id)
                 if session is None or (query.position is not None and session.position != query.position):
@@ -227,7 +228,7 @@ class QuizDesk:
 
     async def run_code(self, actor: Actor, request: rq.RunCode) -> Reply:
         if self._runner is None:
-            raise QuizError("Code can't be run here: the sandbox is not configured.")
+            raise QuizError(_("Code can't be run here: the sandbox is not configured."))
         code = codetext.check(codetext.code_of(request.text), limit=self._runner.max_code_bytes)
         if self._work is None:
             outcome = await self._runner.run(RunRequest(code=code, owner=actor.key))
@@ -237,4 +238,4 @@ class QuizDesk:
                 outcome = await self._runner.run(RunRequest(code=code, owner=actor.key))
         tone = Tone.SUCCESS if outcome.status == "passed" else Tone.FAILURE
         parts = tuple(run_report(outcome, graded=False, code=code))
-        return Reply(messages=(Message(kind="run", title="Run", parts=parts, tone=tone),))
+        return Reply(messages=(Message(kind="run", title=_("Run"), parts=parts, tone=tone),))

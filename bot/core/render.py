@@ -10,11 +10,18 @@ import re
 from collections.abc import Sequence
 
 from . import actions as ax
+from .i18n import N_, _, ngettext, number, pgettext
 from .items import Make, kind_of
-from .items._text import clip, plural
+from .items._text import clip
 from .model import ItemState, Session
 from .packs import AnyQuestion, Pack
 from .replies import Button, Control, Message, Part, Text, Tone, cmd
+
+
+def difficulty_name(difficulty: str) -> str:
+    """A difficulty as the learner reads it (the pack and commands keep `easy`, `medium`, `hard`)."""
+    names = {"easy": N_("easy"), "medium": N_("medium"), "hard": N_("hard")}
+    return _(names[difficulty]) if difficulty in names else difficulty
 
 
 def attempts_left(question: AnyQuestion, item: ItemState) -> int:
@@ -45,17 +52,17 @@ def item_message(
     if not final:
         controls: list[Control] = []
         if question.hint:
-            controls.append(Button(make(ax.HINT), "Hint", role="hint"))
-        controls.append(Button(make(ax.SKIP), "Skip", role="skip"))
-        controls.append(Button(make(ax.STOP), "Stop", "danger", role="stop"))
+            controls.append(Button(make(ax.HINT), pgettext("button", "Hint"), role="hint"))
+        controls.append(Button(make(ax.SKIP), pgettext("button", "Skip"), role="skip"))
+        controls.append(Button(make(ax.STOP), pgettext("button", "Stop"), "danger", role="stop"))
         rows.append(tuple(controls))
-    footer_bits = [pack.title, pack.topic_title(question.topic), question.difficulty]
+    footer_bits = [pack.title, pack.topic_title(question.topic), difficulty_name(question.difficulty)]
     left = attempts_left(question, item)
     if not final and question.max_attempts() > 1:
-        footer_bits.append(f"{plural(left, 'attempt')} left")
+        footer_bits.append(ngettext("{n} attempt left", "{n} attempts left", left).format(n=number(left)))
     return Message(
         kind="item",
-        title=f"Question {index + 1} of {len(session.items)}",
+        title=_("Question {n} of {total}").format(n=number(index + 1), total=number(len(session.items))),
         parts=tuple(parts),
         rows=tuple(rows),
         footer=" · ".join(b for b in footer_bits if b),
@@ -97,21 +104,41 @@ def short_title(question: AnyQuestion) -> str:
 
 
 def help_message() -> Message:
-    lines = (
-        f"{cmd('start')} `[pack] [topic] [difficulty] [count]` — a personal quiz, one item at a time\n"
-        f"{cmd('answer')} — answer a short or code item in a form\n"
-        f"{cmd('current')} — show the current item again, with working controls\n"
-        f"{cmd('hint')}, {cmd('skip')}, {cmd('stop')} — on the current item or quiz\n"
-        f"{cmd('run')} — run Python (PyTorch available) in the sandbox\n"
-        f"{cmd('stats')} `[user]` — attempts, accuracy by topic, streak, reviews due\n"
-        f"{cmd('daily')} — today's review; {cmd('daily settings')} — your caps and time zone\n"
-        f"{cmd('remind')} `time:HH:MM timezone:Area/City` or `off` — a DM when reviews are due\n"
-        f"{cmd('race start')} `[pack] [topic] [difficulty] [rounds] [seconds]`, {cmd('race stop')} — a race in this channel\n"
-        f"{cmd('leaderboard')} `[week|month|all] [pack]`; {cmd('privacy leaderboard off')} hides you\n"
-        f"{cmd('packs')} — the packs and topics here\n"
-        f"{cmd('my-data export')}, {cmd('my-data delete')} — what is kept about you\n"
-        f"{cmd('pack load')}, {cmd('pack enable')}, {cmd('pack disable')}, {cmd('pack remove')}, "
-        f"{cmd('daily set')}, {cmd('daily show')}, {cmd('daily off')}, {cmd('daily now')} — admins only\n\n"
+    lines = "\n".join(
+        (
+            _("{start} `[pack] [topic] [difficulty] [count]` — a personal quiz, one item at a time").format(start=cmd("start")),
+            _("{answer} — answer a short or code item in a form").format(answer=cmd("answer")),
+            _("{current} — show the current item again, with working controls").format(current=cmd("current")),
+            _("{hint}, {skip}, {stop} — on the current item or quiz").format(hint=cmd("hint"), skip=cmd("skip"), stop=cmd("stop")),
+            _("{run} — run Python (PyTorch available) in the sandbox").format(run=cmd("run")),
+            _("{stats} `[user]` — attempts, accuracy by topic, streak, reviews due").format(stats=cmd("stats")),
+            _("{daily} — today's review; {settings} — your caps and time zone").format(
+                daily=cmd("daily"), settings=cmd("daily settings")
+            ),
+            _("{remind} `time:HH:MM timezone:Area/City` or `off` — a DM when reviews are due").format(remind=cmd("remind")),
+            _("{race} `[pack] [topic] [difficulty] [rounds] [seconds]`, {stop} — a race in this channel").format(
+                race=cmd("race start"), stop=cmd("race stop")
+            ),
+            _("{leaderboard} `[week|month|all] [pack]`; {off} hides you").format(
+                leaderboard=cmd("leaderboard"), off=cmd("privacy leaderboard off")
+            ),
+            _("{packs} — the packs and topics here").format(packs=cmd("packs")),
+            _("{language} `[code]` — your language (`en`, `es`, `de`); {server} `[code]` — the server's (admins)").format(
+                language=cmd("language"), server=cmd("language server")
+            ),
+            _("{export}, {delete} — what is kept about you").format(export=cmd("my-data export"), delete=cmd("my-data delete")),
+            _("{commands} — admins only").format(
+                commands=", ".join(
+                    cmd(name)
+                    for name in (
+                        "pack load", "pack enable", "pack disable", "pack remove",
+                        "daily set", "daily show", "daily off", "daily now",
+                    )
+                )
+            ),
+        )
+    )
+    lines += "\n\n" + _(
         "While a code item is open, you can also send your code as a message: a code block that starts with "
         "`` ```python `` on its own line, then your code, then `` ``` `` on its own line; or attach a .py file."
     )
@@ -134,13 +161,16 @@ def summary_message(
         topic = pack.topic_title(q.topic) if pack and q else ""
         lines.append(f"{mark} {n}. {name}" + (f" — _{topic}_" if topic else ""))
     total = len(session.items)
-    head = f"**{right} of {total} right** · {points} of {plural(total_points, 'point')}" + (
-        f" · {answered} answered" if stopped else ""
+    head = _("**{right} of {total} right**").format(right=number(right), total=number(total))
+    head += " · " + ngettext("{points} of {n} point", "{points} of {n} points", total_points).format(
+        points=number(points), n=number(total_points)
     )
-    restart = Button(ax.make(session.id, 0, ax.RESTART), "New quiz", "primary", role="restart")
+    if stopped:
+        head += " · " + _("{n} answered").format(n=number(answered))
+    restart = Button(ax.make(session.id, 0, ax.RESTART), _("New quiz"), "primary", role="restart")
     return Message(
         kind="summary",
-        title="Quiz stopped" if stopped else "Quiz finished",
+        title=_("Quiz stopped") if stopped else _("Quiz finished"),
         parts=(Text(head), Text("\n".join(lines))),
         rows=((restart,),),
         tone=Tone.SUCCESS if right * 2 >= total else Tone.INFO,

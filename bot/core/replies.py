@@ -177,6 +177,7 @@ class Reply:
     private: bool = True
     aside: bool = False
     anchor: Anchor | None = None
+    locale: str = "en"  # the language the texts are in: front ends add their own words (buttons, forms) in it
 
 
 def notice(markdown: str, *, tone: Tone = Tone.INFO, title: str | None = None) -> Reply:

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
+from bot.core.i18n import N_, _
+
 from .model import Owner, Where
 
 DEFAULT_COUNT = 10
@@ -24,6 +26,7 @@ class Start:
     question: str | None = None  # one chosen question of `pack` (tests, a "try this one" link)
     owner: Owner | None = None  # a channel's session instead of the actor's own
     replace: bool = False  # stop a running quiz without asking first
+    language: str | None = None  # only packs written in this language (`es`, `de`, `pt-BR` ...)
 
 
 @dataclass(frozen=True)
@@ -88,7 +91,7 @@ class Stats:
 
 @dataclass(frozen=True)
 class Packs:
-    pass
+    language: str | None = None  # only packs written in this language
 
 
 @dataclass(frozen=True)
@@ -235,28 +238,36 @@ class MyDataDelete:
     name: str | None = None
 
 
+@dataclass(frozen=True)
+class Language:
+    """`/quiz language [code]` (the learner's), `/quiz language server [code]` (admins: the server's default)."""
+
+    code: str | None = None  # None: show the languages in use and the choices
+    server: bool = False
+
+
 Request = (
     Start | Act | Submit | OpenAnswer | Hint | Skip | Stop | Current | Stats | Packs | Help | RunCode | PackLoad
     | PackEnable | PackRemove | DailyReview | DailySet | DailyShow | DailyOff | DailyNow | DailySettings | Remind
-    | RemindOff | MyDataExport | MyDataDelete
+    | RemindOff | MyDataExport | MyDataDelete | Language
     | SocialRequest
 )
 
-RUNNING = "⏳ Running your code in the sandbox…"
-LOADING = "⏳ Loading the pack…"
+RUNNING = N_("⏳ Running your code in the sandbox…")
+LOADING = N_("⏳ Loading the pack…")
 
 
 def working_note(request: Request) -> str | None:
-    """What to show while a request that may take seconds runs (code, a pack), else None.
+    """What to show while a request that may take seconds runs (code, a pack), else None, in the current language.
 
     Front ends acknowledge such a request first and show this note, then replace it with the reply.
     """
     from . import actions as ax
 
     if isinstance(request, PackLoad):
-        return LOADING
+        return _(LOADING)
     if isinstance(request, RunCode | Submit) or (isinstance(request, Act) and ax.is_slow(request.action)):
-        return RUNNING
+        return _(RUNNING)
     return None
 
 

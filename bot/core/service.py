@@ -33,7 +33,9 @@ from .dispatch import Dispatcher, Middleware
 from .errors import NotAllowed, NotYourQuiz, QuizError, QuizExpired
 from .flow import Flow
 from .gate import Gate
+from .i18n import _, use_locale
 from .importing import PendingPacks, PendingStore
+from .locale import Locales
 from .model import Actor
 from .notices import UnfinishedNotices
 from .ports import Clock, CodeRunner, Repository
@@ -105,6 +107,9 @@ class QuizService(Shorthands):
         daily_routes.register(self.dispatcher, self.daily, self.quiz)
         if work is not None:
             self.use(UnfinishedNotices(work))
+        # Outside the notices: they, like every text of the request, are made in the learner's language.
+        self.locales = Locales(repository, self.admins)
+        self.locales.register(self.dispatcher)
 
     def use(self, middleware: Middleware) -> None:
         """Run `middleware` around every request, outside those added before (metrics timing, a shutdown's drain)."""
@@ -132,10 +137,15 @@ class QuizService(Shorthands):
 
 def error_reply(exc: QuizError) -> Reply:
     """Turn a core error into the private note the person sees; an ended quiz offers a new one."""
+    with use_locale(exc.locale):
+        return replace(_error_reply(exc), locale=exc.locale)
+
+
+def _error_reply(exc: QuizError) -> Reply:
     tone = Tone.ERROR if isinstance(exc, NotYourQuiz | NotAllowed) else Tone.WARNING
     reply = replace(notice(str(exc), tone=tone), aside=exc.aside)
     if isinstance(exc, QuizExpired) and exc.session_id:
-        again = Button(ax.make(exc.session_id, 0, ax.RESTART), "New quiz", "primary", role="restart")
+        again = Button(ax.make(exc.session_id, 0, ax.RESTART), _("New quiz"), "primary", role="restart")
         reply = Reply(messages=(replace(reply.messages[0], rows=((again,),)),))
     if exc.before:  # work a restart dropped: told first, whatever this request's answer
         reply = replace(reply, messages=(*exc.before, *reply.messages))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from bot.core.i18n import _, ngettext, number, same_language
+
 from . import queries as q
 from . import requests as rq
 from .catalogue import Catalogue
@@ -40,7 +42,7 @@ class Views:
         return await self.stats(actor, user_id=request.user_id, name=request.name)
 
     async def on_packs(self, actor: Actor, request: rq.Packs) -> Reply:
-        return await self.packs(actor)
+        return await self.packs(actor, language=request.language)
 
     async def stats(self, actor: Actor, *, user_id: str | None = None, name: str | None = None) -> Reply:
         uid = user_id or actor.user_id
@@ -50,15 +52,21 @@ class Views:
         who = name or (actor.mention if uid == actor.user_id else uid)
         return Reply(messages=(stats_message(who, data, titles, now),))
 
-    async def packs(self, actor: Actor) -> Reply:
+    async def packs(self, actor: Actor, *, language: str | None = None) -> Reply:
         infos = await self._catalogue.listing(actor.scope)
         if not infos:
-            return notice(f"No packs are loaded. An admin can load one with {cmd('pack load')}.")
+            return notice(_("No packs are loaded. An admin can load one with {load}.").format(load=cmd("pack load")))
+        if language is not None:
+            infos = [info for info in infos if same_language(info.language, language)]
+            if not infos:
+                return notice(_("No pack here is written in `{language}`.").format(language=language))
         rows = []
         for info in infos:
-            state = "" if info.enabled else " (disabled here)"
-            topics = ", ".join(f"`{t}`" for t, _ in info.topics) or "—"
-            questions = f"{info.questions} question{'s' if info.questions != 1 else ''}"
-            rows.append((f"{info.title}{state}", f"`{info.id}` v{info.version} · {questions}\nTopics: {topics}"))
-        intro = Text(f"Start one with {cmd('start')} `<pack>`.")
-        return Reply(messages=(Message(kind="packs", title="Packs", parts=(intro, Fields(tuple(rows)))),))
+            state = "" if info.enabled else " " + _("(disabled here)")
+            topics = ", ".join(f"`{t}`" for t, _title in info.topics) or "—"
+            questions = ngettext("{n} question", "{n} questions", info.questions).format(n=number(info.questions))
+            language = f" · {info.language}" if info.language else ""
+            about = f"`{info.id}` v{info.version} · {questions}{language}\n" + _("Topics: {topics}").format(topics=topics)
+            rows.append((f"{info.title}{state}", about))
+        intro = Text(_("Start one with {start} `<pack>`.").format(start=cmd("start")))
+        return Reply(messages=(Message(kind="packs", title=_("Packs"), parts=(intro, Fields(tuple(rows)))),))

@@ -51,7 +51,7 @@ class PackStore:
                 (q, q) for q in dict.fromkeys(q.topic for q in pack.questions if q.topic)
             )
             infos.append(
-                PackInfo(pack.pack, pack.title, pack.version, len(pack.questions), flags.get(pack.pack, True), topics)
+                PackInfo(pack.pack, pack.title, pack.version, len(pack.questions), flags.get(pack.pack, True), topics, pack.language or "")
             )
         return infos
 

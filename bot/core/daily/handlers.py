@@ -21,6 +21,7 @@ from bot.core.catalogue import Catalogue
 from bot.core.errors import BadSubmission, QuizError, StaleAction
 from bot.core.flow import Flow
 from bot.core.gate import LATE_GRADE, Gate
+from bot.core.i18n import _
 from bot.core.items import Changed, Context, Input, Make, NotAnAnswer, codetext, kind_of
 from bot.core.model import Actor, ItemState, Owner, Session
 from bot.core.packs import AnyQuestion
@@ -150,7 +151,7 @@ class DailyDesk:
             kept,
             filters,
             before=intro.messages,
-            replaced="Your previous quiz was stopped; the review starts.",
+            replaced=_("Your previous quiz was stopped; the review starts."),
         )
         return replace(reply, private=True)
 
@@ -268,7 +269,7 @@ class DailyDesk:
             raise BadSubmission("This question is answered with its buttons or menus.")
         value = text if form.kind == "code" else codetext.code_of(text).strip()
         if form.kind == "code" and progress is not None:
-            await progress(rq.RUNNING)
+            await progress(_(rq.RUNNING))
         reply = await self.on_post(actor, action, (value,), key=key)
         titled = tuple(
             replace(m, title=m.title or f"Daily question · {post.day.isoformat()}") if m.kind == "feedback" else m
@@ -281,7 +282,7 @@ class DailyDesk:
         try:
             await self._flow.answers.record(unit)
         except WorkTaken as exc:  # the learner was told the bot restarted: this grade is not counted
-            raise QuizError(LATE_GRADE) from exc
+            raise QuizError(_(LATE_GRADE)) from exc
 
     async def _scored(
         self, actor: Actor, post: DailyPost, question: AnyQuestion, text: str, answer: MemberAnswer, work: str | None

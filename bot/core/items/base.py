@@ -15,6 +15,7 @@ from typing import Protocol
 from bot.core import actions as ax
 from bot.core.coderun import CodeRunner, RunOutcome, RunRequest
 from bot.core.errors import QuizError
+from bot.core.i18n import _
 from bot.core.model import ItemState
 from bot.core.packs.models import AnyQuestion, BlanksQuestion
 from bot.core.replies import Control, InputRequest, Part, Tone
@@ -71,7 +72,7 @@ class Context:
 
     async def run(self, request: RunRequest) -> RunOutcome:
         if self.runner is None:
-            raise QuizError("Code can't be run here: the sandbox is not configured.")
+            raise QuizError(_("Code can't be run here: the sandbox is not configured."))
         return await self.runner.run(request)
 
 

@@ -8,6 +8,7 @@ import re
 from bot.core import actions as ax
 from bot.core.coderun import RunOutcome, RunRequest
 from bot.core.errors import BadSubmission, StaleAction
+from bot.core.i18n import _, pgettext
 from bot.core.model import ItemState
 from bot.core.packs.fillings import describe
 from bot.core.packs.models import BLANK, AnyQuestion, BlanksQuestion
@@ -72,10 +73,10 @@ class BlanksType:
         for number in q.blanks():
             picked = item.selections.get(number)
             options = tuple(Option(str(i), f"{letter(i)}. {text}", picked == i) for i, text in enumerate(q.options))
-            menu = Select(make(ax.BLANK, number), f"Blank {number}", options, 1, 1, final, role="blank", number=number)
+            menu = Select(make(ax.BLANK, number), _("Blank {n}").format(n=number), options, 1, 1, final, role="blank", number=number)
             rows.append((menu,))
         if not final:
-            rows.append((Button(make(ax.CHECK), "Check", "primary", role="check"),))
+            rows.append((Button(make(ax.CHECK), pgettext("button", "Check"), "primary", role="check"),))
         return View(parts=tuple(parts), rows=tuple(rows))
 
     def _result_line(self, q: BlanksQuestion, item: ItemState) -> str:
@@ -87,28 +88,28 @@ class BlanksType:
         picks = {n: chosen(q, item.selections).get(n, "—") for n in q.blanks()}
         if not item.selections or all(picks[n] == q.answers.get(n) for n in picks):
             return ""
-        return "Your picks: " + " · ".join(f"[{n}] `{picked}`" for n, picked in picks.items())
+        return _("Your picks:") + " " + " · ".join(f"[{n}] `{picked}`" for n, picked in picks.items())
 
     def form(self, question: AnyQuestion, make: Make) -> InputRequest | None:
         return None
 
     def text_verb(self, question: AnyQuestion, text: str, *, code_only: bool) -> str:
-        raise BadSubmission("The current question is answered with its menus, not a message.")
+        raise BadSubmission(_("The current question is answered with its menus, not a message."))
 
     async def answer(self, question: AnyQuestion, item: ItemState, given: Input, ctx: Context) -> Outcome:
         q = _q(question)
         if given.verb == ax.BLANK:
             if not given.argument.isdigit() or int(given.argument) not in q.blanks():
-                raise BadSubmission("That blank does not exist.")
+                raise BadSubmission(_("That blank does not exist."))
             if not given.values or not given.values[0].isdigit() or int(given.values[0]) >= len(q.options):
-                raise BadSubmission("That option does not exist.")
+                raise BadSubmission(_("That option does not exist."))
             item.selections[int(given.argument)] = int(given.values[0])
             return Changed()
         if given.verb != ax.CHECK:
             raise StaleAction()
         missing = [n for n in q.blanks() if n not in item.selections]
         if missing:
-            raise BadSubmission("Fill every blank first: " + ", ".join(f"[{n}]" for n in missing) + " still empty.")
+            raise BadSubmission(_("Fill every blank first: {blanks} still empty.").format(blanks=", ".join(f"[{n}]" for n in missing)))
         per_blank = grade(q, item.selections)
         answer = ", ".join(f"{n}={q.options[item.selections[n]]}" for n in q.blanks())
         detail = " · ".join(f"[{n}] {'✅' if ok else '❌'}" for n, ok in per_blank.items())
@@ -116,7 +117,7 @@ class BlanksType:
 
     def reveal(self, question: AnyQuestion) -> str:
         q = _q(question)
-        return "The answer: " + ", ".join(f"[{n}] `{q.answers[n]}`" for n in q.blanks())
+        return _("The answer:") + " " + ", ".join(f"[{n}] `{q.answers[n]}`" for n in q.blanks())
 
     def check(self, question: AnyQuestion, add: AddProblem) -> None:
         q = _q(question)

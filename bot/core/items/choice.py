@@ -7,6 +7,7 @@ import random
 from bot.core import actions as ax
 from bot.core.coderun import RunRequest
 from bot.core.errors import BadSubmission, StaleAction
+from bot.core.i18n import _, pgettext
 from bot.core.model import ItemState
 from bot.core.packs.models import AnyQuestion, BlanksQuestion, ChoiceQuestion
 from bot.core.replies import Button, ButtonStyle, Control, InputRequest, Option, Select, Text
@@ -65,19 +66,19 @@ class ChoiceType:
                 mark = " ☑️"
             lines.append(f"**{letter(shown)}.** {q.choices[original].text}{mark}")
         if q.multiple and not final:
-            lines.append("_Select all that apply, then press Check._")
+            lines.append(_("_Select all that apply, then press Check._"))
         rows: list[tuple[Control, ...]] = []
         if q.multiple:
             options = tuple(
                 Option(str(shown), f"{letter(shown)}. {clip(q.choices[o].text, 70)}", shown in chosen)
                 for shown, o in enumerate(order)
             )
-            rows.append((Select(make(ax.MULTI), "Select all that apply", options, 1, len(options), final, role="multi"),))
+            rows.append((Select(make(ax.MULTI), _("Select all that apply"), options, 1, len(options), final, role="multi"),))
             if not final:
-                rows.append((Button(make(ax.CHECK), "Check", "primary", role="check"),))
+                rows.append((Button(make(ax.CHECK), pgettext("button", "Check"), "primary", role="check"),))
         elif len(order) > MENU_ABOVE:
             options = tuple(Option(str(shown), f"{letter(shown)}. {clip(q.choices[o].text, 70)}") for shown, o in enumerate(order))
-            rows.append((Select(make(ax.CHOOSE), "Pick one", options, 1, 1, final, role="choice"),))
+            rows.append((Select(make(ax.CHOOSE), _("Pick one"), options, 1, 1, final, role="choice"),))
         else:
             buttons: list[Control] = []
             for shown, original in enumerate(order):
@@ -95,7 +96,7 @@ class ChoiceType:
         return None
 
     def text_verb(self, question: AnyQuestion, text: str, *, code_only: bool) -> str:
-        raise BadSubmission("The current question is answered with its buttons, not a message.")
+        raise BadSubmission(_("The current question is answered with its buttons, not a message."))
 
     async def answer(self, question: AnyQuestion, item: ItemState, given: Input, ctx: Context) -> Outcome:
         q = _q(question)
@@ -105,12 +106,12 @@ class ChoiceType:
             return Changed()
         if given.verb == ax.CHECK and q.multiple:
             if not item.picked:
-                raise BadSubmission("Select at least one choice, then press Check.")
+                raise BadSubmission(_("Select at least one choice, then press Check."))
             shown = list(item.picked)
         elif given.verb == ax.CHOOSE:
             raw = given.argument or (given.values[0] if given.values else "")
             if not raw.isdigit() or int(raw) >= len(order):
-                raise BadSubmission("That choice does not exist.")
+                raise BadSubmission(_("That choice does not exist."))
             shown = [int(raw)]
             item.picked = shown
         else:
@@ -122,7 +123,7 @@ class ChoiceType:
         return Graded(is_right(q, set(original)), answer, feedback)
 
     def reveal(self, question: AnyQuestion) -> str:
-        return "The answer: " + "; ".join(c.text for c in _q(question).choices if c.correct)
+        return _("The answer:") + " " + "; ".join(c.text for c in _q(question).choices if c.correct)
 
     def check(self, question: AnyQuestion, add: AddProblem) -> None:
         q = _q(question)

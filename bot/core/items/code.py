@@ -7,6 +7,7 @@ import random
 from bot.core import actions as ax
 from bot.core.coderun import RunOutcome, RunRequest
 from bot.core.errors import StaleAction
+from bot.core.i18n import _, pgettext
 from bot.core.model import ItemState
 from bot.core.packs.models import AnyQuestion, BlanksQuestion, CodeQuestion
 from bot.core.replies import Button, Code, InputRequest, Text, Tone
@@ -52,12 +53,12 @@ class CodeType:
             return View()
         parts: list[Text | Code] = []
         if q.starter.strip():
-            parts += [Text("Starter code:"), Code(q.starter.rstrip("\n"))]
-        parts.append(Text("_Press Answer, or send your code as a Python code block._"))
-        return View(parts=tuple(parts), rows=((Button(make(ax.ANSWER), "Answer", "primary", role="answer"),),))
+            parts += [Text(_("Starter code:")), Code(q.starter.rstrip("\n"))]
+        parts.append(Text(_("_Press Answer, or send your code as a Python code block._")))
+        return View(parts=tuple(parts), rows=((Button(make(ax.ANSWER), pgettext("button", "Answer"), "primary", role="answer"),),))
 
     def form(self, question: AnyQuestion, make: Make) -> InputRequest | None:
-        return InputRequest(make(ax.CODE_FORM), "Your code", "Python code", "code", initial=_q(question).starter)
+        return InputRequest(make(ax.CODE_FORM), _("Your code"), _("Python code"), "code", initial=_q(question).starter)
 
     def text_verb(self, question: AnyQuestion, text: str, *, code_only: bool) -> str:
         return ax.CODE_FORM
@@ -71,7 +72,7 @@ class CodeType:
         report = tuple(run_report(outcome, graded=True, code=code))
         if outcome.status == "rejected" or is_syntax_error(outcome):
             # Not an answer: the learner keeps the attempt (and gets no hint meant for a wrong answer).
-            note = Text("_This did not count as an attempt: fix it and send it again._")
+            note = Text(_("_This did not count as an attempt: fix it and send it again._"))
             return NotAnAnswer(report + ((note,) if outcome.status != "rejected" else ()), Tone.WARNING)
         return Graded(outcome.status == "passed", code, report=report)
 

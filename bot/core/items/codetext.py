@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 
 from bot.core.errors import BadSubmission
+from bot.core.i18n import _, number
 
 PYTHON_TAGS = frozenset({"python", "py", "python3", "py3", "pycon", "ipython"})
 OTHER_TAGS = frozenset(
@@ -40,7 +41,7 @@ def extract(text: str) -> str | None:
         if word in PYTHON_TAGS or word in ("text", "txt", "plain"):
             body = body[tag.end() :]
         elif word in OTHER_TAGS:
-            raise BadSubmission(f"That block is marked `{word}`; send Python in a code block that starts with ```python.")
+            raise BadSubmission(_("That block is marked `{word}`; send Python in a code block that starts with ```python.").format(word=word))
     body = _drop_word_line(body)
     if body.startswith("\r\n"):
         body = body[2:]
@@ -65,10 +66,12 @@ def check(code: str, *, limit: int | None = None) -> str:
     """Refuse code that is empty, over the sandbox's size limit or plainly not Python text."""
     limit = limit or DEFAULT_LIMIT
     if not code.strip():
-        raise BadSubmission("The code is empty. Send your solution in a code block that starts with ```python.")
+        raise BadSubmission(_("The code is empty. Send your solution in a code block that starts with ```python."))
     size = len(code.encode("utf-8"))
     if size > limit:
-        raise BadSubmission(f"The code is {size / 1024:.0f} KiB; the limit is {limit // 1024} KiB.")
+        raise BadSubmission(
+            _("The code is {size} KiB; the limit is {limit} KiB.").format(size=number(size / 1024), limit=number(limit // 1024))
+        )
     if "\x00" in code:
-        raise BadSubmission("The code contains a NUL byte; send plain Python text.")
+        raise BadSubmission(_("The code contains a NUL byte; send plain Python text."))
     return code

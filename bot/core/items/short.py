@@ -9,6 +9,7 @@ from decimal import Decimal
 from bot.core import actions as ax
 from bot.core.coderun import RunOutcome, RunRequest
 from bot.core.errors import BadSubmission, StaleAction
+from bot.core.i18n import _, pgettext
 from bot.core.model import ItemState
 from bot.core.packs.models import AnyQuestion, BlanksQuestion, ShortQuestion
 from bot.core.replies import Button, InputRequest
@@ -75,14 +76,14 @@ class ShortType:
     def view(self, question: AnyQuestion, item: ItemState, make: Make, *, final: bool) -> View:
         if final:
             return View()
-        return View(rows=((Button(make(ax.ANSWER), "Answer", "primary", role="answer"),),))
+        return View(rows=((Button(make(ax.ANSWER), pgettext("button", "Answer"), "primary", role="answer"),),))
 
     def form(self, question: AnyQuestion, make: Make) -> InputRequest | None:
-        return InputRequest(make(ax.SHORT_FORM), "Your answer", "Answer", "short", max_length=MAX_ANSWER)
+        return InputRequest(make(ax.SHORT_FORM), _("Your answer"), pgettext("button", "Answer"), "short", max_length=MAX_ANSWER)
 
     def text_verb(self, question: AnyQuestion, text: str, *, code_only: bool) -> str:
         if code_only:
-            raise BadSubmission("The current question wants a short answer: press Answer.")
+            raise BadSubmission(_("The current question wants a short answer: press Answer."))
         return ax.SHORT_FORM
 
     async def answer(self, question: AnyQuestion, item: ItemState, given: Input, ctx: Context) -> Outcome:
@@ -91,19 +92,21 @@ class ShortType:
             raise StaleAction()
         answer = (given.values[0] if given.values else "").strip()
         if not answer:
-            raise BadSubmission("The answer is empty.")
+            raise BadSubmission(_("The answer is empty."))
         if len(answer) > MAX_ANSWER:
             raise BadSubmission(
-                f"That answer is longer than {MAX_ANSWER} characters; a short answer is a word, a number or a line."
+                _("That answer is longer than {n} characters; a short answer is a word, a number or a line.").format(
+                    n=MAX_ANSWER
+                )
             )
         return Graded(is_right(q, answer), answer)
 
     def reveal(self, question: AnyQuestion) -> str:
         q = _q(question)
         if q.accept:
-            return f"The answer: `{q.accept[0]}`"
+            return _("The answer:") + f" `{q.accept[0]}`"
         if q.number is not None:
-            return f"The answer: `{q.number.value:g}`"
+            return _("The answer:") + f" `{q.number.value:g}`"
         return ""
 
     def check(self, question: AnyQuestion, add: AddProblem) -> None:

@@ -187,7 +187,15 @@ class Pack(Strict):
     title: Annotated[str, Field(min_length=1, max_length=120)]
     version: Annotated[int, Field(ge=1, le=MAX_VERSION, description="Raise it on every change.")]
     description: str = ""
-    language: str = "en"
+    language: Annotated[
+        str,
+        Field(
+            pattern=r"^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$",
+            max_length=35,
+            description="The language the pack is written in, as a BCP 47 tag (en, es, de, pt-BR). "
+            "Packs are not translated; learners can pick packs by language.",
+        ),
+    ] = "en"
     authors: list[str] = Field(default_factory=list)
     license: str | None = None
     topics: list[Topic] = Field(default_factory=list)

@@ -10,6 +10,7 @@ from bot.core import queries as q
 from bot.core import requests as rq
 from bot.core.dispatch import Dispatcher, Handler
 from bot.core.errors import QuizError
+from bot.core.i18n import N_, _
 from bot.core.model import Actor
 from bot.core.replies import Reply
 
@@ -19,8 +20,8 @@ from .social import SocialService, with_image
 
 log = logging.getLogger(__name__)
 
-NO_RACES = "Races are not set up in this process."
-NO_BOARDS = "Leaderboards are not set up in this process."
+NO_RACES = N_("Races are not set up in this process.")
+NO_BOARDS = N_("Leaderboards are not set up in this process.")
 
 
 def register(dispatcher: Dispatcher, races: RaceService | None, social: SocialService | None) -> None:
@@ -52,12 +53,12 @@ class SocialRoutes:
 
     def _racing(self) -> RaceService:
         if self._races is None:
-            raise QuizError(NO_RACES)
+            raise QuizError(_(NO_RACES))
         return self._races
 
     def _boards(self) -> SocialService:
         if self._social is None:
-            raise QuizError(NO_BOARDS)
+            raise QuizError(_(NO_BOARDS))
         return self._social
 
     async def start(self, actor: Actor, r: rq.RaceStart) -> Reply:

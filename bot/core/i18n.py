@@ -1,0 +1,142 @@
+"""The one translation function: gettext catalogs (Babel) for every text a person sees.
+
+Catalogs live in `bot/locales/<lang>/LC_MESSAGES/quizbot.po`, with the compiled `.mo` beside each,
+committed (`make messages` extracts, updates and compiles; a test fails when a `.mo` is older than
+its `.po` or when a shipped catalog misses a message). The language of the texts being made is a
+context variable: the dispatcher's locale middleware (`bot.core.locale`) sets it around each
+request, and code that speaks to a whole server outside any request (the daily post, a race board)
+sets it with `use_locale`. Texts are made in the request's language where they are written:
+
+    _("Hint")                                   a text
+    _("There is no pack `{name}`.").format(...)  with named placeholders (the same in every language)
+    ngettext("{n} attempt left", "{n} attempts left", n).format(n=number(n))
+    N_("...")                                    marks a module-level text, translated with `_` at use
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from datetime import date, datetime
+from functools import lru_cache
+from pathlib import Path
+
+from babel import Locale, UnknownLocaleError
+from babel.dates import format_date, format_datetime
+from babel.numbers import format_decimal, format_percent
+from babel.support import NullTranslations, Translations
+
+DOMAIN = "quizbot"
+LOCALES_DIR = Path(__file__).resolve().parents[1] / "locales"
+DEFAULT = "en"
+# The languages the bot speaks, by code, each named in itself (what `/quiz language` lists).
+LANGUAGES: dict[str, str] = {"en": "English", "es": "Español", "de": "Deutsch"}
+
+_current: ContextVar[str] = ContextVar("quizbot_locale", default=DEFAULT)
+# The language of the server or workspace the request came from: public posts (a race board, a
+# leaderboard, the daily post) are made in it, inside `public()`.
+_server: ContextVar[str] = ContextVar("quizbot_server_locale", default=DEFAULT)
+
+
+def supported(code: str | None) -> str | None:
+    """The language the bot speaks for a platform's locale ("es-ES", "de_AT", "en-US"), else None."""
+    if not code:
+        return None
+    base = code.strip().replace("_", "-").split("-")[0].lower()
+    return base if base in LANGUAGES else None
+
+
+def same_language(pack: str, wanted: str) -> bool:
+    """Say whether a pack written in `pack` (a BCP 47 tag) is in `wanted` (`es` takes `es-MX` too)."""
+    pack, wanted = pack.lower().replace("_", "-"), wanted.strip().lower().replace("_", "-")
+    return pack == wanted or pack.startswith(wanted + "-")
+
+
+@lru_cache(maxsize=len(LANGUAGES))
+def translations(code: str) -> NullTranslations:
+    """The compiled catalog of `code` (English is the source: its catalog only holds plural rules)."""
+    return Translations.load(str(LOCALES_DIR), [code], DOMAIN)
+
+
+def current() -> str:
+    """The language texts are being made in now."""
+    return _current.get()
+
+
+@contextmanager
+def use_locale(code: str | None) -> Iterator[str]:
+    """Make the texts inside the block in `code` (unsupported or None: English)."""
+    chosen = supported(code) or DEFAULT
+    token = _current.set(chosen)
+    try:
+        yield chosen
+    finally:
+        _current.reset(token)
+
+
+@contextmanager
+def use_locales(learner: str, server: str) -> Iterator[None]:
+    """Make texts in `learner`'s language, and public posts (inside `public()`) in `server`'s."""
+    token, server_token = _current.set(supported(learner) or DEFAULT), _server.set(supported(server) or DEFAULT)
+    try:
+        yield
+    finally:
+        _server.reset(server_token)
+        _current.reset(token)
+
+
+@contextmanager
+def public() -> Iterator[str]:
+    """Make the texts inside the block in the server's language: they are posted for everyone."""
+    with use_locale(_server.get()) as code:
+        yield code
+
+
+def _(message: str) -> str:
+    """Translate `message` into the current language."""
+    return translations(_current.get()).gettext(message)
+
+
+def ngettext(singular: str, plural: str, n: int) -> str:
+    """Translate a text that depends on a count, by the language's own plural rules."""
+    return translations(_current.get()).ngettext(singular, plural, n)
+
+
+def pgettext(context: str, message: str) -> str:
+    """Translate a short text whose meaning depends on `context` (a button's "Stop" is not a noun)."""
+    return translations(_current.get()).pgettext(context, message)
+
+
+def N_(message: str) -> str:
+    """Mark `message` for the catalog without translating it (a module constant, translated at use)."""
+    return message
+
+
+def number(value: float, digits: int = 0) -> str:
+    """A number as the current language writes it (1,234.5 / 1.234,5)."""
+    fmt = "#,##0" + ("." + "0" * digits if digits else "")
+    return format_decimal(value, format=fmt, locale=_current.get())
+
+
+def percent(fraction: float) -> str:
+    """A fraction as a whole percentage (83 % in German, 83 % in Spanish, 83% in English)."""
+    return format_percent(fraction, locale=_current.get())
+
+
+def day(value: date) -> str:
+    """A date in the current language ("Dec 4, 2026", "4 dic 2026", "04.12.2026")."""
+    return format_date(value, format="medium", locale=_current.get())
+
+
+def moment(value: datetime) -> str:
+    """A date and time in the current language (short: minutes)."""
+    return format_datetime(value, format="short", locale=_current.get())
+
+
+def language_name(code: str) -> str:
+    """The name of the language `code` in the current language ("Spanish", "Spanisch")."""
+    try:
+        return Locale.parse(code).get_display_name(_current.get()) or code
+    except (UnknownLocaleError, ValueError):
+        return code

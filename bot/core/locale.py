@@ -1,0 +1,145 @@
+"""Who gets which language, and `/quiz language`: resolved once per request, as middleware.
+
+A learner's texts are in, first found: their own choice (`/quiz language <code>`, a setting keyed
+`PLATFORM:language:USER` so my-data export and delete find it), the language the platform says
+their client uses (Discord's interaction locale; Slack's `users.info` locale, asked through a
+lookup the adapter registers), the server's or workspace's default (`/quiz language server <code>`,
+else the default the platform gave, such as Discord's preferred locale), else English. Public posts
+(a race board, a leaderboard, the daily post) use the server's language (`i18n.public()`).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+from typing import Any
+
+from . import requests as rq
+from .admin import Admins
+from .dispatch import Dispatcher, Next
+from .errors import QuizError, UnknownName
+from .i18n import DEFAULT, LANGUAGES, _, language_name, supported, use_locale, use_locales
+from .model import Actor
+from .ports import Repository
+from .replies import Reply, Tone, cmd, notice
+
+log = logging.getLogger(__name__)
+
+UserLocale = Callable[[Actor], Awaitable[str | None]]
+AUTO = "auto"  # `/quiz language auto`: forget the choice, follow the platform again
+MAX_REMEMBERED = 10_000  # servers whose platform default this process remembers
+
+
+def learner_key(platform: str, user_id: str) -> str:
+    return f"{platform}:language:{user_id}"
+
+
+def server_key(platform: str, scope: str) -> str:
+    return f"language-server:{platform}:{scope}"
+
+
+def hint_key(platform: str, scope: str) -> str:
+    """Where the platform's default for a server is kept, for posts made outside any request."""
+    return f"language-hint:{platform}:{scope}"
+
+
+class Locales:
+    """Resolve the learner's and the server's language; keep the choices made with `/quiz language`."""
+
+    def __init__(self, repository: Repository, admins: Admins) -> None:
+        self._repo = repository
+        self._admins = admins
+        self._lookups: dict[str, UserLocale] = {}
+        self._hints: dict[tuple[str, str], str] = {}  # server defaults already stored by this process
+
+    def lookup(self, platform: str, user_locale: UserLocale) -> None:
+        """Ask `user_locale` for a person's platform language when their actor carries none (Slack)."""
+        self._lookups[platform] = user_locale
+
+    def register(self, dispatcher: Dispatcher) -> None:
+        dispatcher.request(rq.Language, self.on_language)
+        dispatcher.use(self)
+
+    async def __call__(self, actor: Actor, request: Any, next_: Next) -> Reply:
+        server = await self.server(actor.platform, actor.scope, actor.server_locale)
+        learner = await self.learner(actor, server)
+        with use_locales(learner, server):
+            try:
+                reply = await next_()
+            except QuizError as exc:
+                exc.locale = learner
+                raise
+        return replace(reply, locale=learner)
+
+    async def learner(self, actor: Actor, server: str | None = None) -> str:
+        """The language of `actor`'s private replies."""
+        chosen = supported(await self._repo.get_setting(learner_key(actor.platform, actor.user_id)))
+        if chosen:
+            return chosen
+        platform = supported(actor.locale)
+        if platform is None and actor.platform in self._lookups:
+            try:
+                platform = supported(await self._lookups[actor.platform](actor))
+            except Exception:  # the platform did not say: the server's language will do
+                log.exception("could not ask %s for a user's locale", actor.platform)
+        if platform:
+            return platform
+        return server or await self.server(actor.platform, actor.scope, actor.server_locale)
+
+    async def server(self, platform: str, scope: str, hint: str | None = None) -> str:
+        """The language of a server's public posts: the admins' choice, else the platform's default."""
+        chosen = supported(await self._repo.get_setting(server_key(platform, scope)))
+        if chosen:
+            return chosen
+        given = supported(hint)
+        if given:
+            await self._remember_hint(platform, scope, given)
+            return given
+        return supported(await self._repo.get_setting(hint_key(platform, scope))) or DEFAULT
+
+    async def _remember_hint(self, platform: str, scope: str, code: str) -> None:
+        """Keep the platform's default for posts no request causes (the daily question), once per change."""
+        if self._hints.get((platform, scope)) == code:
+            return
+        if await self._repo.get_setting(hint_key(platform, scope)) != code:
+            await self._repo.set_setting(hint_key(platform, scope), code)
+        if len(self._hints) > MAX_REMEMBERED:
+            self._hints.clear()
+        self._hints[(platform, scope)] = code
+
+    async def on_language(self, actor: Actor, request: rq.Language) -> Reply:
+        """`/quiz language [code]`, `/quiz language server [code]`: show or set."""
+        if request.code is None:
+            return self._show(await self.learner(actor), await self.server(actor.platform, actor.scope, actor.server_locale))
+        code = request.code.strip().lower()
+        if code != AUTO and supported(code) is None:
+            raise UnknownName("language", request.code, [*LANGUAGES, AUTO])
+        if request.server:
+            self._admins.require(actor, _("set the server's language"))
+            await self._repo.set_setting(server_key(actor.platform, actor.scope), "" if code == AUTO else code)
+            chosen = await self.server(actor.platform, actor.scope, actor.server_locale)
+            with use_locale(chosen):
+                return notice(
+                    _("Public posts here (the daily question, races, leaderboards) are now in {language}.").format(
+                        language=language_name(chosen)
+                    ),
+                    tone=Tone.SUCCESS,
+                )
+        await self._repo.set_setting(learner_key(actor.platform, actor.user_id), "" if code == AUTO else code)
+        chosen = await self.learner(actor)
+        with use_locale(chosen):
+            if code == AUTO:
+                text = _("Your replies now follow your app's language: {language}.")
+            else:
+                text = _("Your replies are now in {language}.")
+            return replace(notice(text.format(language=language_name(chosen)), tone=Tone.SUCCESS), locale=chosen)
+
+    @staticmethod
+    def _show(learner: str, server: str) -> Reply:
+        names = ", ".join(f"`{code}` ({name})" for code, name in LANGUAGES.items())
+        text = _(
+            "Your replies are in {language}; public posts here are in {server}.\n"
+            "Choose with {command} and one of: {names}; `auto` follows your app's language again."
+        ).format(language=language_name(learner), server=language_name(server), command=cmd("language"), names=names)
+        return notice(text)
