@@ -7,11 +7,13 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 
+from bot.core.i18n import _, number, pgettext
+
 from . import actions as ax
 from . import requests as rq
 from .catalogue import Catalogue
 from .convert import convert_bytes, in_source, is_native_pack
-from .dispatch import Dispatcher, Unclaimed
+from .dispatch import NOT_OURS, Dispatcher, Unclaimed
 from .errors import NotAllowed, PackInvalid, QuizError, UnknownName, place_word
 from .importing import UPLOAD_SUFFIXES, PendingPacks
 from .model import Actor, ImportReport
@@ -86,7 +88,7 @@ class PackAdmin:
             return await self.load_converted(actor, action.argument)
         if action.verb == ax.DROP_CONVERTED:
             return await self.cancel_converted(actor, action.argument)
-        return notice(f"Nothing was changed: `{action.argument}` stays.")
+        return notice(_("Nothing was changed: `{pack}` stays.").format(pack=action.argument))
 
     async def load(
         self,
@@ -102,11 +104,11 @@ class PackAdmin:
 
         Another tool's file (Moodle XML, GIFT, ...) is converted and previewed first, with Load and Cancel.
         """
-        self._admins.require(actor, "load packs")
+        self._admins.require(actor, _("load packs"))
         if self._pending is not None and not is_native_pack(filename, data):
             return await self._preview(actor, filename, data, force=force)
         if unproven and not self._admins.is_operator(actor):
-            raise NotAllowed("load a pack without proving it (operators named in `QUIZBOT_ADMINS`)", platform=actor.platform)
+            raise NotAllowed(_("load a pack without proving it (operators named in `QUIZBOT_ADMINS`)"), platform=actor.platform)
         loaded = await asyncio.to_thread(load_bytes, filename, data)
         if unproven:
             log.warning("pack %s v%s stored unproven by %s", loaded.pack.pack, loaded.pack.version, actor.key)
@@ -114,7 +116,7 @@ class PackAdmin:
             await self.prove(loaded, progress)
         report = await self._catalogue.import_pack(loaded.pack, force=force)
         parts = (Text(report_text(report)),)
-        return Reply(messages=(Message(kind="admin", title="Pack loaded", parts=parts, tone=Tone.SUCCESS),))
+        return Reply(messages=(Message(kind="admin", title=_("Pack loaded"), parts=parts, tone=Tone.SUCCESS),))
 
     async def prove(self, loaded: LoadedPack, progress: Progress | None = None) -> None:
         """Run every key in the sandbox (`pack validate --run`); raise PackInvalid with each problem."""
@@ -122,7 +124,7 @@ class PackAdmin:
         if total == 0:
             return
         if self._runner is None:
-            raise QuizError("This pack has keys to prove by running them, and the sandbox is not configured here.")
+            raise QuizError(_("This pack has keys to prove by running them, and the sandbox is not configured here."))
         done = 0
         last = 0.0
 
@@ -137,7 +139,9 @@ class PackAdmin:
                 now = time.monotonic()
                 if now - last >= PROGRESS_EVERY_S:
                     last = now
-                    await progress(f"⏳ Proving `{loaded.pack.pack}`: {done} of {total} keys run…")
+                    await progress(
+                        "⏳ " + _("Proving `{pack}`: {done} of {total} keys run…").format(pack=loaded.pack.pack, done=number(done), total=number(total))
+                    )
 
         reporter = asyncio.create_task(report())
         try:
@@ -151,25 +155,25 @@ class PackAdmin:
         assert self._pending is not None
         if not filename.lower().endswith(UPLOAD_SUFFIXES):
             known = ", ".join(f"`{s}`" for s in UPLOAD_SUFFIXES)
-            raise QuizError(f"`{filename}` is not a file I can load; send one of {known}.")
+            raise QuizError(_("`{file}` is not a file I can load; send one of {known}.").format(file=filename, known=known))
         conversion = await asyncio.to_thread(convert_bytes, filename, data)
         preview = Text(conversion.preview(problems=5))
         if not conversion.ok or conversion.loaded is None:
-            message = Message(kind="admin", title="Nothing to load", parts=(preview,), tone=Tone.WARNING)
+            message = Message(kind="admin", title=_("Nothing to load"), parts=(preview,), tone=Tone.WARNING)
             return Reply(messages=(message,))
         pack_id = str(conversion.pack["pack"])
         key = await self._pending.put(actor, f"{pack_id}.zip", conversion.zip_bytes(), force=force)
-        yes = Button(ax.admin(ax.LOAD_CONVERTED, key, prefix=ax.PACK_PREFIX), f"Load {pack_id}", "primary", role="confirm")
-        no = Button(ax.admin(ax.DROP_CONVERTED, key, prefix=ax.PACK_PREFIX), "Cancel", role="cancel")
-        note = Text("Nothing is stored until you press Load; this preview expires in an hour.")
-        message = Message(kind="admin", title="Load this pack?", parts=(preview, note), rows=((yes, no),))
+        yes = Button(ax.admin(ax.LOAD_CONVERTED, key, prefix=ax.PACK_PREFIX), pgettext("button", "Load {pack}").format(pack=pack_id), "primary", role="confirm")
+        no = Button(ax.admin(ax.DROP_CONVERTED, key, prefix=ax.PACK_PREFIX), pgettext("button", "Cancel"), role="cancel")
+        note = Text(_("Nothing is stored until you press Load; this preview expires in an hour."))
+        message = Message(kind="admin", title=_("Load this pack?"), parts=(preview, note), rows=((yes, no),))
         return Reply(messages=(message,))
 
     async def load_converted(self, actor: Actor, key: str) -> Reply:
         """Load the pack a preview showed, through the same checks as any pack file."""
-        self._admins.require(actor, "load packs")
+        self._admins.require(actor, _("load packs"))
         if self._pending is None:
-            raise QuizError("That button is not one of this bot's.")
+            raise QuizError(_(NOT_OURS))
         pending = await self._pending.get(actor, key)
         try:
             reply = await self.load(actor, pending.filename, pending.data, force=pending.force)
@@ -180,35 +184,35 @@ class PackAdmin:
 
     async def cancel_converted(self, actor: Actor, key: str) -> Reply:
         """Forget a previewed pack; nothing is stored."""
-        self._admins.require(actor, "load packs")
+        self._admins.require(actor, _("load packs"))
         if self._pending is None:
-            raise QuizError("That button is not one of this bot's.")
+            raise QuizError(_(NOT_OURS))
         await self._pending.get(actor, key)
         await self._pending.drop(key)
-        return notice("Nothing was loaded; the converted pack was discarded.")
+        return notice(_("Nothing was loaded; the converted pack was discarded."))
 
     async def set_enabled(self, actor: Actor, pack_id: str, enabled: bool) -> Reply:
-        self._admins.require(actor, "enable or disable packs")
+        self._admins.require(actor, _("enable or disable packs"))
         await self._known(pack_id)
         await self._catalogue.set_enabled(actor.scope, pack_id, enabled)
-        word = "enabled" if enabled else "disabled"
-        return notice(f"Pack `{pack_id}` is {word} here.", tone=Tone.SUCCESS)
+        text = _("Pack `{pack}` is enabled here.") if enabled else _("Pack `{pack}` is disabled here.")
+        return notice(text.format(pack=pack_id), tone=Tone.SUCCESS)
 
     async def remove(self, actor: Actor, pack_id: str, *, confirmed: bool) -> Reply:
         """Remove a pack everywhere, after a confirmation; learners' history stays."""
-        self._admins.require(actor, "remove packs")
+        self._admins.require(actor, _("remove packs"))
         await self._known(pack_id)
         if not confirmed:
-            yes = Button(ax.admin(ax.REMOVE_PACK, pack_id, prefix=ax.PACK_PREFIX), f"Remove {pack_id}", "danger", role="confirm")
-            no = Button(ax.admin(ax.CANCEL, pack_id, prefix=ax.PACK_PREFIX), "Keep it", role="cancel")
-            text = (
-                f"Remove the pack `{pack_id}` from every {place_word(actor.platform)} this bot serves? Its questions leave every quiz; "
+            yes = Button(ax.admin(ax.REMOVE_PACK, pack_id, prefix=ax.PACK_PREFIX), pgettext("button", "Remove {pack}").format(pack=pack_id), "danger", role="confirm")
+            no = Button(ax.admin(ax.CANCEL, pack_id, prefix=ax.PACK_PREFIX), pgettext("button", "Keep it"), role="cancel")
+            text = _(
+                "Remove the pack `{pack}` from every {place} this bot serves? Its questions leave every quiz; "
                 "what learners answered stays in their history and stats."
-            )
-            message = Message(kind="admin", title="Remove a pack?", parts=(Text(text),), rows=((yes, no),), tone=Tone.WARNING)
+            ).format(pack=pack_id, place=place_word(actor.platform))
+            message = Message(kind="admin", title=_("Remove a pack?"), parts=(Text(text),), rows=((yes, no),), tone=Tone.WARNING)
             return Reply(messages=(message,))
         await self._catalogue.remove(pack_id)
-        return notice(f"Pack `{pack_id}` was removed. Learners' history of it is kept.", tone=Tone.SUCCESS)
+        return notice(_("Pack `{pack}` was removed. Learners' history of it is kept.").format(pack=pack_id), tone=Tone.SUCCESS)
 
     async def _known(self, pack_id: str) -> None:
         names = [p.id for p in await self._catalogue.listing()]
@@ -219,5 +223,5 @@ class PackAdmin:
 def report_text(report: ImportReport) -> str:
     text = report.summary()
     if report.removed:
-        text += "\nRemoved: " + ", ".join(f"`{r}`" for r in report.removed[:20])
+        text += "\n" + _("Removed:") + " " + ", ".join(f"`{r}`" for r in report.removed[:20])
     return text

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Protocol
 
+from bot.core.i18n import _, number
+
 from .errors import QuizError
 from .model import Actor
 from .ports import Clock
@@ -30,7 +32,7 @@ UPLOAD_SUFFIXES = NATIVE_SUFFIXES + CONVERT_SUFFIXES
 
 class PreviewGone(QuizError):
     def __init__(self) -> None:
-        super().__init__("This preview has expired or was already used. Load the file again to see a new one.")
+        super().__init__(_("This preview has expired or was already used. Load the file again to see a new one."))
 
 
 @dataclass(frozen=True)
@@ -70,7 +72,9 @@ class PendingPacks:
     async def put(self, actor: Actor, filename: str, data: bytes, *, force: bool) -> str:
         """Keep the pack and return the key its buttons carry; remove the previews whose hour is over."""
         if len(data) > MAX_ZIP_BYTES:
-            raise QuizError(f"The converted pack is {len(data) / 1048576:.1f} MiB; a pack may be at most 8 MiB.")
+            raise QuizError(
+                _("The converted pack is {size} MiB; a pack may be at most 8 MiB.").format(size=number(len(data) / 1048576, 1))
+            )
         now = self._clock.now()
         await self._store.drop_expired(now)
         token = secrets.token_urlsafe(TOKEN_BYTES)
@@ -88,7 +92,7 @@ class PendingPacks:
             await self._store.drop(token)
             raise PreviewGone()
         if pending.owner != actor.key:
-            raise QuizError("This preview belongs to the admin who uploaded the file; load it yourself to see your own.")
+            raise QuizError(_("This preview belongs to the admin who uploaded the file; load it yourself to see your own."))
         return pending
 
     async def drop(self, token: str) -> None:

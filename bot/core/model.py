@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from typing import Any, Literal
 
-from .words import plural
+from .i18n import _, ngettext, number
 
 Platform = str  # "discord", "slack", "console"
 SessionStatus = Literal["active", "finished", "stopped", "expired"]
@@ -326,11 +326,13 @@ class ImportReport:
 
     def summary(self) -> str:
         if self.previous_version is None:
-            return f"Pack `{self.pack}` v{self.version} added with {plural(len(self.added), 'question')}."
-        return (
-            f"Pack `{self.pack}` updated v{self.previous_version} → v{self.version}: "
-            f"{len(self.added)} added, {len(self.updated)} updated, {len(self.removed)} removed."
-        )
+            return ngettext(
+                "Pack `{pack}` v{version} added with {n} question.", "Pack `{pack}` v{version} added with {n} questions.", len(self.added)
+            ).format(pack=self.pack, version=self.version, n=number(len(self.added)))
+        return _("Pack `{pack}` updated v{old} → v{version}: {added} added, {updated} updated, {removed} removed.").format(
+            pack=self.pack, old=self.previous_version, version=self.version,
+            added=number(len(self.added)), updated=number(len(self.updated)), removed=number(len(self.removed)),
+        )  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,8 @@ import json
 import logging
 from typing import Any, Protocol
 
+from bot.core.i18n import _, ngettext, number, pgettext
+
 from . import actions as ax
 from . import requests as rq
 from .admin import Admins
@@ -84,10 +86,10 @@ class MyData:
 
     def _target(self, actor: Actor, user_id: str | None) -> str:
         if self.store is None:
-            raise QuizError("Data export and deletion are not available here; ask the operator.")
+            raise QuizError(_("Data export and deletion are not available here; ask the operator."))
         if user_id is None or user_id == actor.user_id:
             return actor.user_id
-        self._admins.require(actor, "export or delete another person's data")
+        self._admins.require(actor, _("export or delete another person's data"))
         return user_id
 
     async def export(self, actor: Actor, user_id: str | None = None, name: str | None = None) -> Reply:
@@ -96,13 +98,18 @@ class MyData:
         tables = await self.store.export_user(actor.platform, target)
         data = export_document(actor.platform, target, tables, self._clock.now().isoformat())
         if len(data) > MAX_EXPORT_BYTES:
-            raise QuizError("The export is larger than a chat file may be; the operator can run `quizbot user export`.")
+            raise QuizError(_("The export is larger than a chat file may be; the operator can run `quizbot user export`."))
         rows = sum(len(r) for r in tables.values())
-        who = "you" if target == actor.user_id else (name or target)
-        text = f"Everything kept about {who}: {rows} row{'s' if rows != 1 else ''} in {len(tables)} table{'s' if len(tables) != 1 else ''}."
+        own = target == actor.user_id
+        in_tables = ngettext("in {n} table", "in {n} tables", len(tables)).format(n=number(len(tables)))
+        if own:
+            text = ngettext("Everything kept about you: {n} row {tables}.", "Everything kept about you: {n} rows {tables}.", rows)
+        else:
+            text = ngettext("Everything kept about {who}: {n} row {tables}.", "Everything kept about {who}: {n} rows {tables}.", rows)
+        text = text.format(who=name or target, n=number(rows), tables=in_tables)
         log.info("%s exported the data of %s:%s (%d rows)", actor.key, actor.platform, target, rows)
         part = Attachment(data, export_filename(actor.platform, target), "application/json")
-        message = Message(kind="notice", title="Your data" if who == "you" else "Data export", parts=(Text(text), part))
+        message = Message(kind="notice", title=_("Your data") if own else _("Data export"), parts=(Text(text), part))
         return Reply(messages=(message,))
 
     async def delete(self, actor: Actor, user_id: str | None = None, name: str | None = None, *, confirmed: bool = False) -> Reply:
@@ -110,14 +117,20 @@ class MyData:
         assert self.store is not None
         own = target == actor.user_id
         if not confirmed:
-            whose = "your" if own else f"{name or target}'s"
-            text = (
-                f"Delete all of {whose} QuizBot data here: quizzes, answers, review cards, daily settings, streaks "
-                f"and leaderboard entries? This cannot be undone; {cmd('my-data export')} first if you want a copy."
-            )
-            yes = Button(ax.admin(ax.DELETE_DATA, target, prefix=ax.DATA_PREFIX), "Delete everything", "danger", role="confirm")
-            no = Button(ax.admin(ax.KEEP_DATA, target, prefix=ax.DATA_PREFIX), "Keep it", role="cancel")
-            message = Message(kind="notice", title="Delete data?", parts=(Text(text),), rows=((yes, no),), tone=Tone.WARNING)
+            if own:
+                text = _(
+                    "Delete all of your QuizBot data here: quizzes, answers, review cards, daily settings, streaks, "
+                    "language and leaderboard entries? This cannot be undone; {export} first if you want a copy."
+                )
+            else:
+                text = _(
+                    "Delete all of {who}'s QuizBot data here: quizzes, answers, review cards, daily settings, streaks, "
+                    "language and leaderboard entries? This cannot be undone; {export} first if you want a copy."
+                )
+            text = text.format(who=name or target, export=cmd("my-data export"))
+            yes = Button(ax.admin(ax.DELETE_DATA, target, prefix=ax.DATA_PREFIX), pgettext("button", "Delete everything"), "danger", role="confirm")
+            no = Button(ax.admin(ax.KEEP_DATA, target, prefix=ax.DATA_PREFIX), pgettext("button", "Keep it"), role="cancel")
+            message = Message(kind="notice", title=_("Delete data?"), parts=(Text(text),), rows=((yes, no),), tone=Tone.WARNING)
             return Reply(messages=(message,))
         # Stop running quizzes through the repository first, so no cached copy outlives the delete.
         for session in await self._repo.active_sessions_of(actor.platform, target):
@@ -127,8 +140,13 @@ class MyData:
         counts = await self.store.delete_user(actor.platform, target)
         rows = sum(counts.values())
         log.info("%s deleted the data of %s:%s (%d rows)", actor.key, actor.platform, target, rows)
-        whose = "Your" if own else (f"{name}'s" if name else "The learner's")
-        return notice(f"{whose} data was deleted ({rows} row{'s' if rows != 1 else ''}).", tone=Tone.SUCCESS)
+        if own:
+            text = ngettext("Your data was deleted ({n} row).", "Your data was deleted ({n} rows).", rows)
+        elif name:
+            text = ngettext("{who}'s data was deleted ({n} row).", "{who}'s data was deleted ({n} rows).", rows)
+        else:
+            text = ngettext("The learner's data was deleted ({n} row).", "The learner's data was deleted ({n} rows).", rows)
+        return notice(text.format(who=name, n=number(rows)), tone=Tone.SUCCESS)
 
     async def keep(self, actor: Actor, user_id: str) -> Reply:
-        return notice("Nothing was deleted.")
+        return notice(_("Nothing was deleted."))

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Literal, Protocol
 
+from bot.core.i18n import _
+
 from .model import Actor
 from .ports import Clock
 from .replies import Message, Text, Tone
@@ -79,13 +81,15 @@ class WorkLog(Protocol):
 
 def restarted_note(work: Work) -> Message:
     """The notice for work the bot never finished."""
-    if work.kind == GRADE:
-        what = f"grading your answer to **{work.title}**" if work.title else "grading your answer"
+    if work.kind == GRADE and work.title:
+        text = _(
+            "The bot restarted before it finished grading your answer to **{title}**; please send it again. "
+            "It did not count as an attempt."
+        ).format(title=work.title)
+    elif work.kind == GRADE:
+        text = _("The bot restarted before it finished grading your answer; please send it again. It did not count as an attempt.")
     else:
-        what = "running your code"
-    text = f"The bot restarted before it finished {what}; please send it again."
-    if work.kind == GRADE:
-        text += " It did not count as an attempt."
+        text = _("The bot restarted before it finished running your code; please send it again.")
     return Message(kind="notice", parts=(Text(f"🔄 {text}"),), tone=Tone.WARNING)
 
 

@@ -6,6 +6,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
 
+from bot.core.i18n import _, ngettext, number
+
 from .errors import AlreadyAnswered
 
 FIRST_RIGHT_SHOWN = 3
@@ -101,8 +103,8 @@ class Tally:
     right: int
 
     def text(self) -> str:
-        people = "person has" if self.answered == 1 else "people have"
-        return f"{self.answered} {people} answered · {self.right} right"
+        answered = ngettext("{n} person has answered", "{n} people have answered", self.answered)
+        return answered.format(n=number(self.answered)) + " · " + _("{n} right").format(n=number(self.right))
 
 
 def tally(answers: Iterable[MemberAnswer]) -> Tally:

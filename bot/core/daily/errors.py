@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.core.errors import QuizError
+from bot.core.i18n import _
 from bot.core.replies import cmd
 
 
@@ -26,18 +27,20 @@ class DailyError(QuizError):
 class BadTime(DailyError):
     def __init__(self, text: str) -> None:
         self.text = text
-        super().__init__(f"`{text[:20]}` is not a time: use HH:MM on a 24-hour clock, for example `09:30` or `18:05`.")
+        super().__init__(
+            _("`{text}` is not a time: use HH:MM on a 24-hour clock, for example `09:30` or `18:05`.").format(text=text[:20])
+        )
 
 
 class UnknownZone(DailyError):
     def __init__(self, name: str, close: Sequence[str]) -> None:
         self.name, self.close = name, tuple(close)
         hint = (
-            "Did you mean " + ", ".join(f"`{c}`" for c in self.close) + "?"
+            _("Did you mean {names}?").format(names=", ".join(f"`{c}`" for c in self.close))
             if self.close
-            else "Use an IANA name such as `Europe/Berlin` or `America/New_York`."
+            else _("Use an IANA name such as `Europe/Berlin` or `America/New_York`.")
         )
-        super().__init__(f"There is no time zone `{name[:64]}`. {hint}")
+        super().__init__(_("There is no time zone `{name}`.").format(name=name[:64]) + " " + hint)
 
 
 class BadSetting(DailyError):
@@ -46,29 +49,31 @@ class BadSetting(DailyError):
 
 class NoSchedule(DailyError):
     def __init__(self) -> None:
-        super().__init__(f"This channel has no daily question. An admin can set one with {cmd('daily set')}.")
+        super().__init__(_("This channel has no daily question. An admin can set one with {set}.").format(set=cmd("daily set")))
 
 
 class NotServed(DailyError):
     def __init__(self, platform: str) -> None:
         self.platform = platform
         super().__init__(
-            f"This bot process does not run the {platform[:20]} front end, so it does not post {platform[:20]}'s"
-            " daily questions: the process that runs it does."
+            _(
+                "This bot process does not run the {platform} front end, so it does not post {platform}'s"
+                " daily questions: the process that runs it does."
+            ).format(platform=platform[:20])
         )
 
 
 class AlreadyAnswered(DailyError):
     def __init__(self) -> None:
-        super().__init__("You already answered today's question; the answer shows at reveal time.")
+        super().__init__(_("You already answered today's question; the answer shows at reveal time."))
 
 
 class AnswerCounted(DailyError):
     def __init__(self) -> None:
-        super().__init__("That answer was already counted; see its feedback above.")
+        super().__init__(_("That answer was already counted; see its feedback above."))
 
 
 class QuestionClosed(DailyError):
     def __init__(self, answer: str) -> None:
         self.answer = answer
-        super().__init__(f"This question closed. {answer}".strip())
+        super().__init__(f"{_('This question closed.')} {answer}".strip())

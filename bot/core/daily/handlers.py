@@ -18,10 +18,11 @@ from bot.core import actions as ax
 from bot.core import requests as rq
 from bot.core.answer import AnswerWrite, PracticeDay, graded
 from bot.core.catalogue import Catalogue
+from bot.core.dispatch import NOT_OURS
 from bot.core.errors import BadSubmission, QuizError, StaleAction
 from bot.core.flow import Flow
 from bot.core.gate import LATE_GRADE, Gate
-from bot.core.i18n import _
+from bot.core.i18n import _, number, pgettext
 from bot.core.items import Changed, Context, Input, Make, NotAnAnswer, codetext, kind_of
 from bot.core.model import Actor, ItemState, Owner, Session
 from bot.core.packs import AnyQuestion
@@ -31,6 +32,7 @@ from bot.core.replies import Button, Fields, Message, Reply, Text, Tone, cmd
 from . import actions as dx
 from .cards import LEECH_FAILURES
 from .channel import DailyPost, MemberAnswer
+from .messages import post_title
 from .service import DailyService
 
 DAILY_FILTER = "daily"  # a session's filters mark a daily review with this key
@@ -93,7 +95,7 @@ class DailyDesk:
         named = getattr(request, "channel_id", None)
         channel = named or actor.channel_id
         if not channel:
-            raise QuizError("Name the channel, as in `channel:#study`, or use the command in that channel.")
+            raise QuizError(_("Name the channel, as in `channel:#study`, or use the command in that channel."))
         return str(channel)
 
     async def set_schedule(self, actor: Actor, request: rq.DailySet) -> Reply:
@@ -110,7 +112,7 @@ class DailyDesk:
 
     async def post_now(self, actor: Actor, request: rq.DailyNow) -> Reply:
         if self._post_now is None:
-            raise QuizError("This bot process does not post daily questions.")
+            raise QuizError(_("This bot process does not post daily questions."))
         return await self._post_now(actor, channel_id=self._channel(actor, request))
 
     async def settings(self, actor: Actor, request: rq.DailySettings) -> Reply:
@@ -172,15 +174,16 @@ class DailyDesk:
         if marker not in self._leeches:
             return reply
         self._leeches.discard(marker)
-        reset = Button(dx.make(dx.RESET_LEECH, _key(item.pack, item.question)), "Reset", role="")
+        reset = Button(dx.make(dx.RESET_LEECH, _key(item.pack, item.question)), pgettext("button", "Reset"), role="")
         note = Message(
             kind="notice",
-            title="Leech",
+            title=_("Leech"),
             tone=Tone.WARNING,
             parts=(
                 Text(
-                    f"`{_key(item.pack, item.question)}` was failed {LEECH_FAILURES} times: it leaves your daily "
-                    "review until you reset it (it shows in your stats)."
+                    _(
+                        "`{item}` was failed {n} times: it leaves your daily review until you reset it (it shows in your stats)."
+                    ).format(item=_key(item.pack, item.question), n=LEECH_FAILURES)
                 ),
             ),
             rows=((reset,),),
@@ -201,17 +204,17 @@ class DailyDesk:
         `key` is the platform's id of the interaction: the same one delivered twice is counted once.
         """
         if action.verb in _NOT_ON_A_POST:
-            raise QuizError("The channel's daily question has no Skip or Stop: answer it, or simply leave it.")
+            raise QuizError(_("The channel's daily question has no Skip or Stop: answer it, or simply leave it."))
         if action.position != 0:
             raise StaleAction()
-        post, _, question = await self.daily.open_post(actor, action.session_id)
+        post, _pack, question = await self.daily.open_post(actor, action.session_id)
         kind = kind_of(question)
         if action.verb == ax.HINT:
             return replace(await self.daily.hint_post(actor, post.id), private=True)
         if action.verb == ax.ANSWER:
             form = kind.form(question, Make(post.id, 0))
             if form is None:
-                raise BadSubmission("This question is answered with its buttons or menus.")
+                raise BadSubmission(_("This question is answered with its buttons or menus."))
             return Reply(form=form)
         async with self._flow.waiting(actor, question, f"{post.id}:0") as work:  # code: the learner waits for the sandbox
             return await self._answer_post(actor, post, question, action, values, key, work)
@@ -262,17 +265,17 @@ class DailyDesk:
         The same refusals as the form path come first (closed, already answered, a question answered
         with its controls); a short answer is the block's content, a code answer the whole message.
         """
-        post, _, question = await self.daily.open_post(actor, post_id)
+        post, _pack, question = await self.daily.open_post(actor, post_id)
         form = kind_of(question).form(question, Make(post.id, 0))
         action = ax.parse(form.action) if form is not None else None
         if form is None or action is None:
-            raise BadSubmission("This question is answered with its buttons or menus.")
+            raise BadSubmission(_("This question is answered with its buttons or menus."))
         value = text if form.kind == "code" else codetext.code_of(text).strip()
         if form.kind == "code" and progress is not None:
             await progress(_(rq.RUNNING))
         reply = await self.on_post(actor, action, (value,), key=key)
         titled = tuple(
-            replace(m, title=m.title or f"Daily question · {post.day.isoformat()}") if m.kind == "feedback" else m
+            replace(m, title=m.title or post_title(post)) if m.kind == "feedback" else m
             for m in reply.messages
         )
         return replace(reply, messages=titled)
@@ -318,7 +321,7 @@ class DailyDesk:
             return await self.review(actor)
         pack, sep, question = action.argument.partition("/")
         if not sep or not pack or not question:
-            raise QuizError("That button is not one of this bot's.")
+            raise QuizError(_(NOT_OURS))
         return await self.daily.reset_leech(actor, (pack, question))
 
     # ------------------------------------------------------------ stats
@@ -327,16 +330,20 @@ class DailyDesk:
         """The daily part of `/quiz stats`: streak, freezes, due, leeches, reminder, mastered per topic."""
         fields = await self.daily.stats(actor, user_id=user_id)
         mastered = await self.daily.mastered(actor, user_id=user_id)
-        rows = tuple((f"{pack} · {topic or '(no topic)'}", f"{n} mastered") for (pack, topic), n in sorted(mastered.items()))
+        rows = tuple(
+            (f"{pack} · {topic or _('(no topic)')}", _("{n} mastered").format(n=number(n))) for (pack, topic), n in sorted(mastered.items())
+        )
         parts: list[Text | Fields] = [fields]
-        parts.append(Fields(rows) if rows else Text(f"No item mastered yet (stable for 21 days); {cmd('daily')} gets there."))
+        parts.append(
+            Fields(rows) if rows else Text(_("No item mastered yet (stable for 21 days); {daily} gets there.").format(daily=cmd("daily")))
+        )
         buttons: tuple[Button, ...] = ()
         if user_id is None or user_id == actor.user_id:
             leeches = await self.daily.leeches(actor)
             buttons = tuple(
-                Button(dx.make(dx.RESET_LEECH, _key(p, q)), f"Reset {q}"[:80]) for p, q in leeches[:LEECH_BUTTONS]
+                Button(dx.make(dx.RESET_LEECH, _key(p, q)), pgettext("button", "Reset {item}").format(item=q)[:80]) for p, q in leeches[:LEECH_BUTTONS]
             )
-        return Message(kind="stats", title="Daily practice", parts=tuple(parts), rows=(buttons,) if buttons else ())
+        return Message(kind="stats", title=_("Daily practice"), parts=tuple(parts), rows=(buttons,) if buttons else ())
 
 
 def _item_of(post: DailyPost, mine: MemberAnswer | None) -> ItemState:

@@ -7,11 +7,14 @@ from dataclasses import replace
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
+from babel.dates import format_datetime
+
 from bot.core import actions as ax
+from bot.core.i18n import _, current, ngettext, number, pgettext
 from bot.core.items import Make, kind_of
 from bot.core.model import ItemState, Owner, Session
 from bot.core.packs.models import AnyQuestion, Pack
-from bot.core.render import correct_answer_text, item_message
+from bot.core.render import correct_answer_text, difficulty_name, item_message
 from bot.core.replies import Button, Control, Fields, Message, Text, Tone, cmd
 
 from . import actions as dx
@@ -52,12 +55,14 @@ def post_message(post: DailyPost, pack: Pack, question: AnyQuestion, counts: Tal
     item = item_message(_as_session(post), 0, pack, question)
     item = replace(item, rows=_channel_rows(item))
     topic = pack.topic_title(question.topic)
-    title = f"Daily question · {post.day.isoformat()}" + (f" · {topic}" if topic else "")
-    note = Text("_Answer privately with the controls below; one scored answer each._")
+    title = post_title(post) + (f" · {topic}" if topic else "")
+    note = Text(_("_Answer privately with the controls below; one scored answer each._"))
     if kind_of(question).form(question, Make(post.id, 0)) is not None:
         note = Text(
-            "_Answer privately with the controls below; one scored answer each. A code block sent in this "
-            "post's thread counts too: everyone can read it, only you see its feedback._"
+            _(
+                "_Answer privately with the controls below; one scored answer each. A code block sent in this "
+                "post's thread counts too: everyone can read it, only you see its feedback._"
+            )
         )
     return replace(item, title=title, parts=(*item.parts, note), footer=counts.text(), session_id=post.id)
 
@@ -66,7 +71,7 @@ def closed_post_message(post: DailyPost, pack: Pack, question: AnyQuestion, coun
     """Render the post once revealed: controls disabled, the tally final."""
     item = item_message(_as_session(post), 0, pack, question, final=True)
     item = replace(item, rows=_channel_rows(item))
-    title = f"Daily question · {post.day.isoformat()} · closed"
+    title = post_title(post) + " · " + _("closed")
     return replace(item, title=title, footer=counts.text(), session_id=post.id)
 
 
@@ -79,9 +84,9 @@ def reveal_message(post: DailyPost, question: AnyQuestion, counts: Tally, first:
     if question.explanation:
         parts.append(Text(question.explanation))
     names = ", ".join(a.name or a.user_id for a in first)
-    parts.append(Fields((("Right first", names or "nobody this time"), ("Tally", counts.text()))))
+    parts.append(Fields(((_("Right first"), names or _("nobody this time")), (_("Tally"), counts.text()))))
     return Message(
-        kind="notice", parts=tuple(parts), title=f"Daily question · {post.day.isoformat()} · the answer",
+        kind="notice", parts=tuple(parts), title=post_title(post) + " · " + _("the answer"),
         tone=Tone.SUCCESS, session_id=post.id,
     )
 
@@ -89,12 +94,12 @@ def reveal_message(post: DailyPost, question: AnyQuestion, counts: Tally, first:
 def answer_feedback(answer: MemberAnswer, *, attempts_left: int, detail: str = "") -> Message:
     """Render a member's private feedback on the daily question."""
     if answer.done and answer.correct:
-        text, tone = "Right! Your answer is counted; the tally is updated.", Tone.SUCCESS
+        text, tone = _("Right! Your answer is counted; the tally is updated."), Tone.SUCCESS
     elif answer.done:
-        text, tone = "Not quite, and that was your last attempt. The answer shows at reveal time.", Tone.FAILURE
+        text, tone = _("Not quite, and that was your last attempt. The answer shows at reveal time."), Tone.FAILURE
     else:
-        tries = "attempt" if attempts_left == 1 else "attempts"
-        text, tone = f"Not quite. {attempts_left} {tries} left.", Tone.FAILURE
+        left = ngettext("Not quite. {n} attempt left.", "Not quite. {n} attempts left.", attempts_left)
+        text, tone = left.format(n=number(attempts_left)), Tone.FAILURE
     parts = (Text(detail), Text(text)) if detail else (Text(text),)
     return Message(kind="feedback", parts=parts, tone=tone)
 
@@ -102,35 +107,36 @@ def answer_feedback(answer: MemberAnswer, *, attempts_left: int, detail: str = "
 def schedule_message(schedule: Schedule, *, now: datetime) -> Message:
     """Describe a channel's schedule for `/quiz daily show` and after `/quiz daily set`."""
     reveal = (
-        f"{schedule.reveal_after_hours:g} h after posting"
+        _("{hours} h after posting").format(hours=f"{schedule.reveal_after_hours:g}")
         if schedule.reveal_after_hours is not None
-        else "when the next question is posted"
+        else _("when the next question is posted")
     )
-    state = "paused: " + (schedule.pause_reason or "") if schedule.paused else "on"
+    state = _("paused: {reason}").format(reason=schedule.pause_reason or "") if schedule.paused else _("on")
     fields = [
-        ("Channel", f"<#{schedule.channel_id}>"),
-        ("Time", f"{schedule.at_text} {schedule.zone}"),
-        ("Packs", ", ".join(f"`{p}`" for p in schedule.packs) or "every enabled pack"),
-        ("Topic", schedule.topic or "any"),
-        ("Difficulty", schedule.difficulty or "any"),
-        ("Reveal", reveal),
-        ("State", state),
+        (_("Channel"), f"<#{schedule.channel_id}>"),
+        (_("Time"), f"{schedule.at_text} {schedule.zone}"),
+        (_("Packs"), ", ".join(f"`{p}`" for p in schedule.packs) or _("every enabled pack")),
+        (_("Topic"), schedule.topic or _("any")),
+        (_("Difficulty"), difficulty_name(schedule.difficulty) if schedule.difficulty else _("any")),
+        (_("Reveal"), reveal),
+        (_("State"), state),
     ]
     if schedule.next_at is not None and not schedule.paused:
-        fields.append(("Next post", local_text(schedule.next_at, schedule.tz)))
-    return Message(kind="admin", parts=(Fields(tuple(fields)),), title="Daily question")
+        fields.append((_("Next post"), local_text(schedule.next_at, schedule.tz)))
+    return Message(kind="admin", parts=(Fields(tuple(fields)),), title=_("Daily question"))
 
 
 def paused_message(schedule: Schedule) -> Message:
     """Tell the admin who set a schedule that it paused, and why."""
     return Message(
         kind="admin",
-        title="Daily question paused",
+        title=_("Daily question paused"),
         tone=Tone.WARNING,
         parts=(
             Text(
-                f"The daily question for <#{schedule.channel_id}> is paused: {schedule.pause_reason}. "
-                f"Fix it, then set the schedule again with {cmd('daily set')}."
+                _("The daily question for {channel} is paused: {reason}. Fix it, then set the schedule again with {set}.").format(
+                    channel=f"<#{schedule.channel_id}>", reason=schedule.pause_reason, set=cmd("daily set")
+                )
             ),
         ),
     )
@@ -139,34 +145,36 @@ def paused_message(schedule: Schedule) -> Message:
 def local_text(instant: datetime, zone: ZoneInfo) -> str:
     """Write an instant in a zone for people: `Thu 3 Dec 18:00 (Europe/Berlin)`."""
     local = instant.astimezone(zone)
-    return f"{local:%a} {local.day} {local:%b %H:%M} ({zone.key})"
+    return f"{format_datetime(local, 'EEE d MMM HH:mm', locale=current())} ({zone.key})"
 
 
 def queue_message(queue: DailyQueue, zone: ZoneInfo) -> Message:
     """Introduce today's review, or say when the next card is due."""
     if queue.empty:
         later = (
-            f"Your next card is due {local_text(queue.next_due, zone)}."
+            _("Your next card is due {when}.").format(when=local_text(queue.next_due, zone))
             if queue.next_due is not None
-            else f"Start a quiz with {cmd('start')} to get cards to review."
+            else _("Start a quiz with {start} to get cards to review.").format(start=cmd("start"))
         )
-        return Message(kind="notice", parts=(Text(f"Nothing is due for today. {later}"),), title="Daily review")
+        text = _("Nothing is due for today.") + " " + later
+        return Message(kind="notice", parts=(Text(text),), title=_("Daily review"))
     reviews, new = len(queue.reviews), len(queue.new)
     minutes = minutes_for(reviews + new)
-    text = (
-        f"{reviews} review{'s' if reviews != 1 else ''} and {new} new item{'s' if new != 1 else ''} today, "
-        f"about {minutes} minute{'s' if minutes != 1 else ''}."
+    text = _("{reviews} and {new} today, {minutes}.").format(
+        reviews=ngettext("{n} review", "{n} reviews", reviews).format(n=number(reviews)),
+        new=ngettext("{n} new item", "{n} new items", new).format(n=number(new)),
+        minutes=ngettext("about {n} minute", "about {n} minutes", minutes).format(n=number(minutes)),
     )
-    return Message(kind="notice", parts=(Text(text),), title="Daily review")
+    return Message(kind="notice", parts=(Text(text),), title=_("Daily review"))
 
 
 def reminder_message(due: int) -> Message:
     """The reminder DM: how much is due, and a Start button."""
     return Message(
         kind="notice",
-        title="Daily review",
+        title=_("Daily review"),
         parts=(Text(reminder_text(due) + "."),),
-        rows=((Button(dx.make(dx.START_REVIEW), "Start", "primary"),),),
+        rows=((Button(dx.make(dx.START_REVIEW), pgettext("button", "Start"), "primary"),),),
     )
 
 
@@ -175,19 +183,26 @@ def daily_stats_fields(
 ) -> Fields:
     """Streak, due count, leeches and the reminder's state, for `/quiz stats`."""
     items = [
-        ("Streak", f"{_days(streak.current)} (longest {streak.longest})"),
-        ("Streak freezes", str(streak.freezes)),
-        ("Due today", str(due)),
-        ("Leeches", ", ".join(f"`{p}/{q}`" for p, q in leeches) or "none"),
+        (_("Streak"), _("{days} (longest {longest})").format(days=_days(streak.current), longest=number(streak.longest))),
+        (_("Streak freezes"), number(streak.freezes)),
+        (_("Due today"), number(due)),
+        (_("Leeches"), ", ".join(f"`{p}/{q}`" for p, q in leeches) or _("none")),
     ]
     if reminder is not None:
         if reminder.stopped:
-            state = "stopped: direct messages failed twice (open your DMs, then set /quiz remind again)"
+            state = _("stopped: direct messages failed twice (open your DMs, then set {remind} again)").format(
+                remind="/quiz remind"
+            )
         else:
             state = f"{reminder.at:%H:%M} {reminder.zone}"
-        items.append(("Reminder", state))
+        items.append((_("Reminder"), state))
     return Fields(tuple(items))
 
 
 def _days(n: int) -> str:
-    return f"{n} day" if n == 1 else f"{n} days"
+    return ngettext("{n} day", "{n} days", n).format(n=number(n))
+
+
+def post_title(post: DailyPost) -> str:
+    """The post's title: the day written as a date stamp (year-month-day), the same in every language."""
+    return _("Daily question · {day}").format(day=post.day.isoformat())

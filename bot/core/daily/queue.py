@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from zoneinfo import ZoneInfo
 
+from bot.core.i18n import _
 from bot.core.progress import practice_day
 
 from .errors import BadSetting
@@ -27,9 +28,9 @@ class Caps:
 
     def __post_init__(self) -> None:
         if not (0 <= self.reviews <= MAX_REVIEWS):
-            raise BadSetting(f"The review cap must be between 0 and {MAX_REVIEWS}.")
+            raise BadSetting(_("The review cap must be between 0 and {most}.").format(most=MAX_REVIEWS))
         if not (0 <= self.new <= MAX_NEW):
-            raise BadSetting(f"The new-item cap must be between 0 and {MAX_NEW}.")
+            raise BadSetting(_("The new-item cap must be between 0 and {most}.").format(most=MAX_NEW))
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, datetime, time
 
+from bot.core.i18n import ngettext, number
+
 from .queue import minutes_for
 
 MAX_FAILURES = 2  # after this many failed deliveries in a row, reminders stop
@@ -33,6 +35,5 @@ def after_delivery(reminder: Reminder, *, delivered: bool) -> Reminder:
 def reminder_text(due: int) -> str:
     """Say how many reviews are due and how long they take: `7 reviews due, about 4 minutes`."""
     minutes = minutes_for(due)
-    cards = "review" if due == 1 else "reviews"
-    unit = "minute" if minutes == 1 else "minutes"
-    return f"{due} {cards} due, about {minutes} {unit}"
+    about = ngettext("about {n} minute", "about {n} minutes", minutes).format(n=number(minutes))
+    return ngettext("{n} review due, {about}", "{n} reviews due, {about}", due).format(n=number(due), about=about)

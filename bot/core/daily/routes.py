@@ -13,8 +13,9 @@ from typing import Any
 
 from bot.core import actions as ax
 from bot.core import requests as rq
-from bot.core.dispatch import Dispatcher, Unclaimed
+from bot.core.dispatch import NOT_OURS, Dispatcher, Unclaimed
 from bot.core.errors import QuizError
+from bot.core.i18n import N_, _
 from bot.core.model import Actor
 from bot.core.quiz import QuizDesk
 from bot.core.replies import Reply
@@ -22,7 +23,7 @@ from bot.core.replies import Reply
 from . import actions as dx
 from .handlers import DailyDesk
 
-NOT_SET_UP = "Daily practice is not set up in this bot."
+NOT_SET_UP = N_("Daily practice is not set up in this bot.")
 
 
 def register(dispatcher: Dispatcher, desk: DailyDesk | None, quiz: QuizDesk) -> None:
@@ -46,7 +47,7 @@ def register(dispatcher: Dispatcher, desk: DailyDesk | None, quiz: QuizDesk) -> 
 
 
 async def _not_set_up(actor: Actor, request: Any) -> Reply:
-    raise QuizError(NOT_SET_UP)
+    raise QuizError(_(NOT_SET_UP))
 
 
 class DailyRoutes:
@@ -60,7 +61,7 @@ class DailyRoutes:
         """A control of a channel's daily post (`dp:`): no session is read."""
         parsed = ax.parse(request.action, prefix=ax.POST_PREFIX)
         if parsed is None:
-            raise QuizError("That button is not one of this bot's.")
+            raise QuizError(_(NOT_OURS))
         return await self._post(actor, parsed, request)
 
     async def on_old_post(self, actor: Actor, request: rq.Act) -> Reply:
@@ -109,7 +110,7 @@ class DailyRoutes:
         """The reminder's Start button, a leech's Reset button (`dy:`)."""
         parsed = dx.parse(request.action)
         if parsed is None:
-            raise QuizError("That button is not one of this bot's.")
+            raise QuizError(_(NOT_OURS))
         return await self._desk.on_action(actor, parsed)
 
     async def stats(self, actor: Actor, request: rq.Stats) -> Reply:

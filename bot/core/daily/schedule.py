@@ -9,6 +9,7 @@ from datetime import date, datetime, time
 from functools import cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
+from bot.core.i18n import _
 from bot.core.packs.models import DIFFICULTIES
 
 from .errors import BadSetting, BadTime, UnknownZone
@@ -70,7 +71,9 @@ def parse_reveal_hours(value: float | str | None) -> float | None:
     except ValueError:
         hours = float("nan")
     if not (0 < hours <= MAX_REVEAL_HOURS):
-        raise BadSetting(f"reveal_after_hours must be a number of hours above 0 and at most {MAX_REVEAL_HOURS:g}.")
+        raise BadSetting(
+            _("reveal_after_hours must be a number of hours above 0 and at most {most}.").format(most=f"{MAX_REVEAL_HOURS:g}")
+        )
     return hours
 
 
@@ -106,8 +109,8 @@ class Schedule:
 def check_filters(packs: tuple[str, ...], topic: str | None, difficulty: str | None) -> None:
     """Refuse filter values that are too long or not a known difficulty (packs are checked by the caller)."""
     if len(packs) > MAX_PACKS or any(len(p) > 40 for p in packs):
-        raise BadSetting(f"Name at most {MAX_PACKS} packs, each at most 40 characters.")
+        raise BadSetting(_("Name at most {most} packs, each at most 40 characters.").format(most=MAX_PACKS))
     if topic is not None and len(topic) > MAX_INPUT:
-        raise BadSetting("The topic name is too long.")
+        raise BadSetting(_("The topic name is too long."))
     if difficulty is not None and difficulty not in DIFFICULTIES:
-        raise BadSetting("difficulty must be one of " + ", ".join(f"`{d}`" for d in DIFFICULTIES) + ".")
+        raise BadSetting(_("difficulty must be one of {names}.").format(names=", ".join(f"`{d}`" for d in DIFFICULTIES)))

@@ -9,6 +9,7 @@ from datetime import timedelta
 
 from bot.core.answer import AnswerWrite, Leech, PracticeDay, TallyRow
 from bot.core.errors import NotAllowed, UnknownName
+from bot.core.i18n import _, number
 from bot.core.model import Actor
 from bot.core.packs.models import AnyQuestion, Pack
 from bot.core.ports import Clock, Conflict, WorkTaken
@@ -82,9 +83,9 @@ class DailyService:
     ) -> Reply:
         """Set (or replace) the channel's daily question; admins only."""
         if not self.is_admin(actor):
-            raise NotAllowed("set the channel's daily question", platform=actor.platform)
+            raise NotAllowed(_("set the channel's daily question"), platform=actor.platform)
         if not channel_id or len(channel_id) > MAX_ID:
-            raise BadSetting("That channel id is not one the bot can use.")
+            raise BadSetting(_("That channel id is not one the bot can use."))
         at = parse_time(time)
         zone = parse_zone(timezone)
         hours = parse_reveal_hours(reveal_after_hours)
@@ -95,7 +96,7 @@ class DailyService:
             raise UnknownName("pack", pack, [p.id for p in enabled])
         if topic:
             chosen = [p for p in enabled if not pack or p.id == pack]
-            topics = sorted({t for p in chosen for t, _ in p.topics})
+            topics = sorted({t for p in chosen for t, _title in p.topics})
             if topic not in topics:
                 raise UnknownName("topic", topic, topics)
         now = self._clock.now()
@@ -105,7 +106,7 @@ class DailyService:
         previous = await self._store.get_schedule(actor.platform, channel_id)
         if previous is not None and previous.last_day is not None and previous.last_day >= today:
             last_day = max(last_day, previous.last_day)
-        _, next_at = next_run(at, zone, now, last_day)
+        _day, next_at = next_run(at, zone, now, last_day)
         schedule = Schedule(
             platform=actor.platform,
             scope=actor.scope,
@@ -123,7 +124,7 @@ class DailyService:
         )
         await self._store.save_schedule(schedule)
         self._wake()
-        message = replace(schedule_message(schedule, now=now), tone=Tone.SUCCESS, title="Daily question set")
+        message = replace(schedule_message(schedule, now=now), tone=Tone.SUCCESS, title=_("Daily question set"))
         return Reply(messages=(message,))
 
     async def show_schedule(self, actor: Actor, *, channel_id: str | None = None) -> Reply:
@@ -142,13 +143,13 @@ class DailyService:
     async def turn_off(self, actor: Actor, *, channel_id: str) -> Reply:
         """Remove the channel's daily question; admins only. Posts already made keep working."""
         if not self.is_admin(actor):
-            raise NotAllowed("turn off the channel's daily question", platform=actor.platform)
+            raise NotAllowed(_("turn off the channel's daily question"), platform=actor.platform)
         schedule = await self._store.get_schedule(actor.platform, channel_id)
         if schedule is None or schedule.scope != actor.scope:
             raise NoSchedule()
         await self._store.delete_schedule(actor.platform, channel_id)
         self._wake()
-        return notice(f"The daily question for <#{channel_id}> is off.", tone=Tone.SUCCESS)
+        return notice(_("The daily question for {channel} is off.").format(channel=f"<#{channel_id}>"), tone=Tone.SUCCESS)
 
     # ------------------------------------------------------------ answering the daily question
 
@@ -199,7 +200,7 @@ class DailyService:
         Without them (the scheduler's tests), the answer is written with its practice day only.
         """
         record = record or self._packs.write_answer
-        post, _, question = await self.open_post(actor, post_id)
+        post, _pack, question = await self.open_post(actor, post_id)
         now = self._clock.now()
         previous = await self._store.member_answer(post.id, actor.user_id)
         answer = apply_attempt(
@@ -230,19 +231,19 @@ class DailyService:
 
     async def hint_post(self, actor: Actor, post_id: str) -> Reply:
         """Show the member the hint privately; a right answer afterwards rates Hard."""
-        post, _, question = await self.open_post(actor, post_id)
+        post, _pack, question = await self.open_post(actor, post_id)
         previous = await self._store.member_answer(post.id, actor.user_id)
         answer = apply_hint(previous, user_id=actor.user_id, name=actor.mention, at=self._clock.now())
         await self._store.save_member_answer(
             post.id, answer, previous_attempts=previous.attempts if previous is not None else None
         )
-        return notice(question.hint or "There is no hint for this one.", title="Hint")
+        return notice(question.hint or _("There is no hint for this one."), title=_("Hint"))
 
     async def select(self, actor: Actor, post_id: str, selections: dict[int, int]) -> MemberAnswer:
         """Remember the member's menu picks on the post (a blank's option, select-all indices) for Check."""
         if len(selections) > MAX_SELECTIONS:
-            raise BadSetting("Too many selections.")
-        post, _, _ = await self.open_post(actor, post_id)
+            raise BadSetting(_("Too many selections."))
+        post, _pack, _question = await self.open_post(actor, post_id)
         previous = await self._store.member_answer(post.id, actor.user_id)
         answer = apply_selection(
             previous, user_id=actor.user_id, name=actor.mention, selections=selections, at=self._clock.now()
@@ -305,11 +306,11 @@ class DailyService:
 
     async def reset_leech(self, actor: Actor, item: ItemKey) -> Reply:
         """Put a leech back into the daily review with its failures forgotten."""
-        _, suspended = await self._store.card_failures(actor.platform, actor.user_id, item)
+        _failed, suspended = await self._store.card_failures(actor.platform, actor.user_id, item)
         if not suspended:
-            return notice(f"`{item[0]}/{item[1]}` is not a leech.")
+            return notice(_("`{item}` is not a leech.").format(item=f"{item[0]}/{item[1]}"))
         await self._store.save_card_failures(actor.platform, actor.user_id, item, 0, False)
-        return notice(f"`{item[0]}/{item[1]}` is back in your daily review.", tone=Tone.SUCCESS)
+        return notice(_("`{item}` is back in your daily review.").format(item=f"{item[0]}/{item[1]}"), tone=Tone.SUCCESS)
 
     async def leeches(self, actor: Actor) -> list[ItemKey]:
         """Return the learner's leeches (cards suspended from the daily review)."""
@@ -348,14 +349,14 @@ class DailyService:
             await self._store.save_learner(changed)
         fields = Fields(
             (
-                ("Reviews a day", str(changed.caps.reviews)),
-                ("New items a day", str(changed.caps.new)),
-                ("Time zone", changed.zone),
-                ("Day starts", "04:00"),
-                ("Packs", ", ".join(f"`{p}`" for p in changed.packs) or "the packs you have practised"),
+                (_("Reviews a day"), number(changed.caps.reviews)),
+                (_("New items a day"), number(changed.caps.new)),
+                (_("Time zone"), changed.zone),
+                (_("Day starts"), "04:00"),
+                (_("Packs"), ", ".join(f"`{p}`" for p in changed.packs) or _("the packs you have practised")),
             )
         )
-        title = "Daily review settings" + (" saved" if changed != learner else "")
+        title = _("Daily review settings saved") if changed != learner else _("Daily review settings")
         return Reply(messages=(Message(kind="notice", title=title, parts=(fields,)),))
 
     # ------------------------------------------------------------ reminders
@@ -368,24 +369,25 @@ class DailyService:
         learner = await self.learner(actor)
         today = local_day(now, zone)
         last_day = today if occurrence(today, at, zone) <= now else today - timedelta(days=1)
-        _, next_at = next_run(at, zone, now, last_day)
+        _day, next_at = next_run(at, zone, now, last_day)
         reminder = Reminder(at=at, zone=zone.key, last_day=last_day, next_at=next_at)
         await self._store.save_learner(replace(learner, zone=zone.key, reminder=reminder))
         self._wake()
         return notice(
-            f"You will get a direct message at {at:%H:%M} ({zone.key}) on days when reviews are due. "
-            f"Turn it off with {cmd('remind off')}.",
+            _(
+                "You will get a direct message at {time} ({zone}) on days when reviews are due. Turn it off with {off}."
+            ).format(time=f"{at:%H:%M}", zone=zone.key, off=cmd("remind off")),
             tone=Tone.SUCCESS,
-            title="Reminder on",
+            title=_("Reminder on"),
         )
 
     async def remind_off(self, actor: Actor) -> Reply:
         learner = await self.learner(actor)
         if learner.reminder is None:
-            return notice("You have no reminder.")
+            return notice(_("You have no reminder."))
         await self._store.save_learner(replace(learner, reminder=None))
         self._wake()
-        return notice("Reminder off.", tone=Tone.SUCCESS)
+        return notice(_("Reminder off."), tone=Tone.SUCCESS)
 
     # ------------------------------------------------------------ stats
 
@@ -395,7 +397,7 @@ class DailyService:
         learner = await self._store.get_learner(actor.platform, who)
         now = self._clock.now()
         streak = streak_on(learner.streak, now, learner.tz)
-        _, due_total, _ = await self._store.due_cards(actor.platform, who, now, 0)
+        _cards, due_total, _more = await self._store.due_cards(actor.platform, who, now, 0)
         leeches = await self._store.leeches(actor.platform, who)
         return daily_stats_fields(streak, due=due_total, leeches=leeches, reminder=learner.reminder)
 
