@@ -15,17 +15,21 @@ sets it with `use_locale`. Texts are made in the request's language where they a
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from datetime import date, datetime
-from functools import lru_cache
+from functools import lru_cache, wraps
 from pathlib import Path
+from typing import ParamSpec, TypeVar
 
 from babel import Locale, UnknownLocaleError
 from babel.dates import format_date, format_datetime
 from babel.numbers import format_decimal, format_percent
 from babel.support import NullTranslations, Translations
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 DOMAIN = "quizbot"
 LOCALES_DIR = Path(__file__).resolve().parents[1] / "locales"
@@ -91,6 +95,17 @@ def public() -> Iterator[str]:
     """Make the texts inside the block in the server's language: they are posted for everyone."""
     with use_locale(_server.get()) as code:
         yield code
+
+
+def for_everyone(make: Callable[P, R]) -> Callable[P, R]:
+    """Make a public post's texts (a race round, the daily post) in the server's language."""
+
+    @wraps(make)
+    def in_public(*args: P.args, **kwargs: P.kwargs) -> R:
+        with public():
+            return make(*args, **kwargs)
+
+    return in_public
 
 
 def _(message: str) -> str:

@@ -17,9 +17,13 @@ from datetime import date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from babel.dates import format_date, get_day_names
+
+from bot.core.i18n import _, current, ngettext, number, percent
+
 from .model import Streak
 from .progress import is_mastered, streak_on
-from .replies import Image, plural
+from .replies import Image
 
 MAX_BYTES = 300 * 1024
 WIDTH_IN, DPI = 8.0, 100  # 800 pixels wide
@@ -58,7 +62,7 @@ class ProgressData:
         mastered: dict[str, int] = {}
         for pack, topic, card in self.cards:
             if is_mastered(card):
-                label = f"{pack} · {topic or '(no topic)'}"
+                label = f"{pack} · {topic or _('(no topic)')}"
                 mastered[label] = mastered.get(label, 0) + 1
         topics = tuple(replace(t, mastered=mastered.get(t.label, 0)) for t in self.topics)
         days = streak_on(self.stored_streak, now, ZoneInfo(self.zone)).current if self.stored_streak is not None else 0
@@ -68,11 +72,15 @@ class ProgressData:
 def progress_alt(who: str, data: ProgressData) -> str:
     """Describe the progress picture in words."""
     days = data.streak
-    bits = [f"Progress of {who}: streak {days} day{'s' if days != 1 else ''}."]
+    bits = [ngettext("Progress of {who}: streak {n} day.", "Progress of {who}: streak {n} days.", days).format(who=who, n=number(days))]
     for t in _top_topics(data.topics):
-        bits.append(f"{t.label}: {round(100 * t.accuracy)}% right of {t.answers}, {t.mastered} mastered.")
+        bits.append(
+            _("{topic}: {percent} right of {n}, {mastered} mastered.").format(
+                topic=t.label, percent=percent(round(t.accuracy, 2)), n=number(t.answers), mastered=number(t.mastered)
+            )
+        )
     active = sum(1 for d, n in data.per_day.items() if n and d > data.today - timedelta(weeks=WEEKS))
-    bits.append(f"Active on {active} of the last {WEEKS * 7} days.")
+    bits.append(_("Active on {n} of the last {days} days.").format(n=number(active), days=WEEKS * 7))
     return " ".join(bits)
 
 
@@ -84,7 +92,7 @@ def _calendar(data: ProgressData) -> tuple[list[list[int]], date]:
     """Answers per day as 7 rows (Monday first) by WEEKS columns, the last column this week."""
     this_monday = data.today - timedelta(days=data.today.weekday())
     first = this_monday - timedelta(weeks=WEEKS - 1)
-    grid = [[0] * WEEKS for _ in range(7)]
+    grid = [[0] * WEEKS for _day in range(7)]
     for week in range(WEEKS):
         for weekday in range(7):
             day = first + timedelta(weeks=week, days=weekday)
@@ -116,13 +124,13 @@ def render_progress_png(who: str, data: ProgressData) -> bytes:
             bars.set_xticks([0, 25, 50, 75, 100])
             for y, t in zip(positions, topics[::-1], strict=True):
                 bars.text(
-                    100 * t.accuracy + 2, y, f"{t.right}/{t.answers} · {t.mastered} mastered", va="center", fontsize=7
+                    100 * t.accuracy + 2, y, f"{t.right}/{t.answers} · " + _("{n} mastered").format(n=number(t.mastered)), va="center", fontsize=7
                 )
         else:
-            bars.text(0.5, 0.5, "No answers yet", ha="center", va="center", transform=bars.transAxes)
+            bars.text(0.5, 0.5, _("No answers yet"), ha="center", va="center", transform=bars.transAxes)
             bars.set_xticks([])
             bars.set_yticks([])
-        bars.set_title(f"{_clip(who, 40)}: accuracy (%) and mastered items by topic", fontsize=10, loc="left")
+        bars.set_title(_("{who}: accuracy (%) and mastered items by topic").format(who=_clip(who, 40)), fontsize=10, loc="left")
         for side in ("top", "right"):
             bars.spines[side].set_visible(False)
 
@@ -143,18 +151,22 @@ def render_progress_png(who: str, data: ProgressData) -> bytes:
         calendar.set_ylim(6.5, -0.5)  # Monday on top
         legend = [Patch(facecolor=_PALETTE[k], edgecolor="#d0d4da", label=text) for k, text in _legend(peak)]
         calendar.legend(
-            handles=legend, title="Answers a day:", loc="upper right", bbox_to_anchor=(1.0, -0.1), ncols=len(legend),
+            handles=legend, title=_("Answers a day:"), loc="upper right", bbox_to_anchor=(1.0, -0.1), ncols=len(legend),
             fontsize=7, title_fontsize=7, frameon=False, handlelength=1.2, columnspacing=1.0,
         )
-        calendar.set_yticks([0, 2, 4], ["Mon", "Wed", "Fri"], fontsize=7)
+        calendar.set_yticks([0, 2, 4], [_weekday(day) for day in (0, 2, 4)], fontsize=7)
         months = [(w, first + timedelta(weeks=w)) for w in range(WEEKS)]
-        ticks = [(w, d.strftime("%b")) for w, d in months if w == 0 or d.day <= 7]
-        calendar.set_xticks([w for w, _ in ticks], [m for _, m in ticks], fontsize=7)
+        ticks = [(w, format_date(d, "LLL", locale=current())) for w, d in months if w == 0 or d.day <= 7]
+        calendar.set_xticks([w for w, _m in ticks], [m for _w, m in ticks], fontsize=7)
         calendar.tick_params(length=0)
         for spine in calendar.spines.values():
             spine.set_visible(False)
         calendar.set_title(
-            f"Last {WEEKS} weeks · streak {days} day{'s' if days != 1 else ''}", fontsize=10, loc="left"
+            ngettext("Last {weeks} weeks · streak {n} day", "Last {weeks} weeks · streak {n} days", days).format(
+                weeks=WEEKS, n=number(days)
+            ),
+            fontsize=10,
+            loc="left",
         )
         return _png(figure)
 
@@ -191,12 +203,12 @@ def render_leaderboard_png(title: str, rows: Sequence[tuple[str, int]]) -> bytes
         axes = figure.add_subplot()
         if shown:
             positions = list(range(len(shown)))[::-1]
-            axes.barh(positions, [p for _, p in shown], color="#f0a830", height=0.6)
-            axes.set_yticks(positions, [f"{i}. {_clip(n, 30)}" for i, (n, _) in enumerate(shown, start=1)], fontsize=8)
-            for y, (_, p) in zip(positions, shown, strict=True):
+            axes.barh(positions, [p for _n, p in shown], color="#f0a830", height=0.6)
+            axes.set_yticks(positions, [f"{i}. {_clip(n, 30)}" for i, (n, _p) in enumerate(shown, start=1)], fontsize=8)
+            for y, (_n, p) in zip(positions, shown, strict=True):
                 axes.text(p, y, f" {p}", va="center", fontsize=8)
         else:
-            axes.text(0.5, 0.5, "Nobody yet", ha="center", va="center", transform=axes.transAxes)
+            axes.text(0.5, 0.5, _("Nobody yet"), ha="center", va="center", transform=axes.transAxes)
             axes.set_yticks([])
         axes.set_title(_clip(title, 70), fontsize=10, loc="left")
         for side in ("top", "right"):
@@ -216,6 +228,11 @@ def _png(figure: Any) -> bytes:
         dpi *= 0.75
 
 
+def _weekday(index: int) -> str:
+    """The short name of a weekday (0: Monday) in the current language."""
+    return str(get_day_names("abbreviated", locale=current())[index])
+
+
 def _clip(text: str, size: int) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= size else flat[: size - 1] + "…"
@@ -230,5 +247,7 @@ async def progress_image(who: str, data: ProgressData) -> Image:
 async def leaderboard_image(title: str, rows: Sequence[tuple[str, int]]) -> Image:
     """Render the leaderboard picture in a worker thread and return it as a reply part."""
     png = await asyncio.to_thread(render_leaderboard_png, title, rows)
-    alt = title + ": " + "; ".join(f"{i}. {n} {plural(p, 'point')}" for i, (n, p) in enumerate(rows[:10], start=1))
-    return Image(data=png, filename="leaderboard.png", alt=alt if rows else f"{title}: nobody yet.")
+    alt = title + ": " + "; ".join(
+        f"{i}. {n} " + ngettext("{n} point", "{n} points", p).format(n=number(p)) for i, (n, p) in enumerate(rows[:10], start=1)
+    )
+    return Image(data=png, filename="leaderboard.png", alt=alt if rows else _("{title}: nobody yet.").format(title=title))

@@ -21,6 +21,7 @@ from fractions import Fraction
 from typing import Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from bot.core.i18n import N_, _, for_everyone, ngettext, number, percent
 from bot.core.replies import Fields, Message, Text, Tone, cmd
 
 Period = Literal["week", "month", "all"]
@@ -100,48 +101,63 @@ def rank_by_accuracy(rows: list[BoardRow]) -> tuple[BoardRow, ...]:
     return tuple(sorted(eligible, key=lambda r: (-Fraction(r.right, r.answers), r.reached, r.user_id)))
 
 
-def _when(period: Period, pack: str | None) -> str:
-    label = {"week": "this week", "month": "this month", "all": "of all time"}[period]
-    return label + (f" in `{pack}`" if pack else "")
+_TITLES = {
+    "week": (N_("Leaderboard this week"), N_("Leaderboard this week in `{pack}`")),
+    "month": (N_("Leaderboard this month"), N_("Leaderboard this month in `{pack}`")),
+    "all": (N_("Leaderboard of all time"), N_("Leaderboard of all time in `{pack}`")),
+}
+_EMPTY = {
+    "week": (N_("Nobody is on the leaderboard this week yet."), N_("Nobody is on the leaderboard this week in `{pack}` yet.")),
+    "month": (N_("Nobody is on the leaderboard this month yet."), N_("Nobody is on the leaderboard this month in `{pack}` yet.")),
+    "all": (N_("Nobody is on the leaderboard of all time yet."), N_("Nobody is on the leaderboard of all time in `{pack}` yet.")),
+}
 
 
+def _pick(texts: dict[str, tuple[str, str]], period: Period, pack: str | None) -> str:
+    plain, in_pack = texts[period]
+    return _(in_pack).format(pack=pack) if pack else _(plain)
+
+
+@for_everyone
 def leaderboard_message(board: Board, names: Mapping[str, str] | None = None, *, rows: int = BOARD_ROWS) -> Message:
     """Render the board; `names` maps user ids to how the platform shows a person (a mention)."""
     names = names or {}
-    title = "Leaderboard " + _when(board.period, board.pack)
+    title = _pick(_TITLES, board.period, board.pack)
     if not board.by_points and not board.by_accuracy:
-        return Message(kind="stats", title=title, parts=(Text(f"Nobody is on the leaderboard {_when(board.period, board.pack)} yet."),))
+        return Message(kind="stats", title=title, parts=(Text(_pick(_EMPTY, board.period, board.pack)),))
     parts: list[Text | Fields] = []
     if board.by_points:
-        parts.append(Text("**By points**"))
+        parts.append(Text(_("**By points**")))
         parts.append(
             Fields(
                 tuple(
-                    (f"{place}. {names.get(r.user_id, r.user_id)}", f"{r.points} pts")
+                    (f"{place}. {names.get(r.user_id, r.user_id)}", ngettext("{n} pt", "{n} pts", r.points).format(n=number(r.points)))
                     for place, r in enumerate(board.by_points[:rows], start=1)
                 )
             )
         )
     if board.by_accuracy:
-        parts.append(Text(f"**By accuracy** (at least {ACCURACY_MIN} answers)"))
+        parts.append(Text(_("**By accuracy** (at least {n} answers)").format(n=ACCURACY_MIN)))
         parts.append(
             Fields(
                 tuple(
-                    (f"{place}. {names.get(r.user_id, r.user_id)}", f"{round(100 * r.accuracy)}% of {r.answers}")
+                    (f"{place}. {names.get(r.user_id, r.user_id)}", _("{percent} of {n}").format(percent=percent(round(r.accuracy, 2)), n=number(r.answers)))
                     for place, r in enumerate(board.by_accuracy[:rows], start=1)
                 )
             )
         )
     else:
-        parts.append(Text(f"_Nobody has {ACCURACY_MIN} answers yet for the accuracy board._"))
-    parts.append(Text(f"_Hide yourself with {cmd('privacy leaderboard off')}._"))
+        parts.append(Text(_("_Nobody has {n} answers yet for the accuracy board._").format(n=ACCURACY_MIN)))
+    parts.append(Text(_("_Hide yourself with {off}._").format(off=cmd("privacy leaderboard off"))))
     return Message(kind="stats", title=title, parts=tuple(parts), tone=Tone.INFO)
 
 
 def privacy_message(visible: bool) -> Message:
     text = (
-        "You are shown on leaderboards again."
+        _("You are shown on leaderboards again.")
         if visible
-        else f"You are hidden from leaderboards. Your progress is kept; {cmd('privacy leaderboard on')} shows you again."
+        else _("You are hidden from leaderboards. Your progress is kept; {on} shows you again.").format(
+            on=cmd("privacy leaderboard on")
+        )
     )
     return Message(kind="notice", parts=(Text(text),), tone=Tone.SUCCESS)

@@ -14,35 +14,44 @@ QuizError
 from __future__ import annotations
 
 from bot.core.errors import QuizError
+from bot.core.i18n import _, ngettext, number
 from bot.core.replies import cmd
 
 
 class RaceRunning(QuizError):
     def __init__(self, started_by: str = "") -> None:
-        by = f" (started by {started_by})" if started_by else ""
-        super().__init__(f"A race is already running in this channel{by}. Join it by answering, or wait for it to end.")
+        text = (
+            _("A race is already running in this channel (started by {who}). Join it by answering, or wait for it to end.")
+            if started_by
+            else _("A race is already running in this channel. Join it by answering, or wait for it to end.")
+        )
+        super().__init__(text.format(who=started_by))
 
 
 class NoRace(QuizError):
     def __init__(self) -> None:
-        super().__init__(f"No race is running in this channel. Start one with {cmd('race')}.")
+        super().__init__(_("No race is running in this channel. Start one with {race}.").format(race=cmd("race")))
 
 
 class RaceOver(QuizError):
     def __init__(self, status: str) -> None:
         self.status = status
-        word = "was stopped" if status == "stopped" else "has finished"
-        super().__init__(f"This race {word}. Start a new one with {cmd('race')}.")
+        text = (
+            _("This race was stopped. Start a new one with {race}.")
+            if status == "stopped"
+            else _("This race has finished. Start a new one with {race}.")
+        )
+        super().__init__(text.format(race=cmd("race")))
 
 
 class RoundClosed(QuizError):
     def __init__(self) -> None:
-        super().__init__("Round closed: that round is over, so your answer was not counted. Try the next one!")
+        super().__init__(_("Round closed: that round is over, so your answer was not counted. Try the next one!"))
 
 
 class AlreadyAnswered(QuizError):
     def __init__(self) -> None:
-        super().__init__("You already answered this round; each member answers once per round.")
+        super().__init__(_("You already answered this round; each member answers once per round."))
 
 
 class BadRaceOption(QuizError):
@@ -52,14 +61,20 @@ class BadRaceOption(QuizError):
 class NotEnoughItems(QuizError):
     def __init__(self, have: int, asked: int, where: str) -> None:
         self.have, self.asked = have, asked
-        super().__init__(
-            f"{where} has {have} item{'s' if have != 1 else ''} a race can use (choice, select-all, blanks, short); "
-            f"you asked for {asked} rounds. Ask for {have} or fewer rounds, or pick another pack."
+        text = (
+            ngettext(
+                "{where} has {n} item a race can use (choice, select-all, blanks, short); you asked for {asked} rounds. "
+                "Ask for {n} or fewer rounds, or pick another pack.",
+                "{where} has {n} items a race can use (choice, select-all, blanks, short); you asked for {asked} rounds. "
+                "Ask for {n} or fewer rounds, or pick another pack.",
+                have,
+            )
             if have
-            else f"{where} has no items a race can use (choice, select-all, blanks, short)."
+            else _("{where} has no items a race can use (choice, select-all, blanks, short).")
         )
+        super().__init__(text.format(where=where, n=number(have), asked=number(asked)))
 
 
 class NotRaceStarter(QuizError):
     def __init__(self, starter: str) -> None:
-        super().__init__(f"Only {starter}, who started this race, or an admin can stop it.")
+        super().__init__(_("Only {who}, who started this race, or an admin can stop it.").format(who=starter))

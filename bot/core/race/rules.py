@@ -29,6 +29,8 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
+from bot.core.i18n import _
+
 from .errors import AlreadyAnswered, BadRaceOption, RaceOver, RoundClosed
 
 ROUNDS_MIN, ROUNDS_MAX, ROUNDS_DEFAULT = 3, 20, 10
@@ -44,10 +46,14 @@ def check_options(rounds: int | None, seconds: int | None) -> tuple[int, int]:
     rounds = ROUNDS_DEFAULT if rounds is None else rounds
     seconds = SECONDS_DEFAULT if seconds is None else seconds
     if not ROUNDS_MIN <= rounds <= ROUNDS_MAX:
-        raise BadRaceOption(f"`rounds` must be between {ROUNDS_MIN} and {ROUNDS_MAX}; you gave {rounds}.")
+        raise BadRaceOption(
+            _("`rounds` must be between {least} and {most}; you gave {n}.").format(least=ROUNDS_MIN, most=ROUNDS_MAX, n=rounds)
+        )
     if not SECONDS_MIN <= seconds <= SECONDS_MAX:
         raise BadRaceOption(
-            f"`seconds` per round must be between {SECONDS_MIN} and {SECONDS_MAX}; you gave {seconds}."
+            _("`seconds` per round must be between {least} and {most}; you gave {n}.").format(
+                least=SECONDS_MIN, most=SECONDS_MAX, n=seconds
+            )
         )
     return rounds, seconds
 

@@ -16,7 +16,9 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 
 from bot.core.answer import Answers, graded
+from bot.core.dispatch import NOT_OURS
 from bot.core.errors import BadSubmission, QuizError, UnknownName, place_word
+from bot.core.i18n import _, public
 from bot.core.items import Changed, Context, Input, NotAnAnswer, kind_of
 from bot.core.model import Actor, Attempt, ItemState, new_session_id
 from bot.core.packs import DIFFICULTIES, AnyQuestion, Pack
@@ -84,14 +86,16 @@ class RaceService:
         """`/quiz race`: start a race in the actor's channel; the reply is public."""
         channel = channel_id or actor.channel_id
         if not channel or actor.scope == "dm":  # a Discord DM has no server to race in
-            raise BadRaceOption(f"Races run in a channel: start one in a {place_word(actor.platform)} channel.")
+            raise BadRaceOption(
+                _("Races run in a channel: start one in a {place} channel.").format(place=place_word(actor.platform))
+            )
         rounds, seconds = check_options(rounds, seconds)
         running = await self._store.running_race(actor.platform, actor.scope, channel)
         if running is not None:
             raise RaceRunning(running.started_by_name)
         enabled = [p for p in await self._repo.list_packs(actor.scope) if p.enabled]
         if not enabled:
-            raise QuizError(f"No packs are enabled here. An admin can load one with {cmd('pack load')}.")
+            raise QuizError(_("No packs are enabled here. An admin can load one with {load}.").format(load=cmd("pack load")))
         names = [p.id for p in enabled]
         if pack is not None and pack not in names:
             raise UnknownName("pack", pack, names)
@@ -111,9 +115,10 @@ class RaceService:
             and (difficulty is None or q.difficulty == difficulty)
         ]
         if len(candidates) < rounds:
-            where = f"Pack `{pack}`" if pack else "The enabled packs"
-            if topic or difficulty:
-                where += " with those filters"
+            if pack:
+                where = (_("Pack `{pack}` with those filters") if topic or difficulty else _("Pack `{pack}`")).format(pack=pack)
+            else:
+                where = _("The enabled packs with those filters") if topic or difficulty else _("The enabled packs")
             raise NotEnoughItems(len(candidates), rounds, where)
         self._rng.shuffle(candidates)
         items = []
@@ -139,7 +144,8 @@ class RaceService:
         self._remember(race)
         self._schedule(race)
         first_pack, first = candidates[0]
-        where = f"`{pack}`" if pack else "the enabled packs"
+        with public():
+            where = f"`{pack}`" if pack else _("the enabled packs")
         return Reply(
             messages=(view.start_message(race, where), view.round_message(race, 0, first_pack, first)),
             private=False,
@@ -157,9 +163,9 @@ class RaceService:
         """Handle a click, a menu choice or a form submission on a race message (action `rc:...`)."""
         parsed = rx.parse(action)
         if parsed is None:
-            raise QuizError("That button is not one of this bot's.")
+            raise QuizError(_(NOT_OURS))
         if len(values) > MAX_VALUES:
-            raise BadSubmission("Too many values for one control.")
+            raise BadSubmission(_("Too many values for one control."))
         if parsed.verb == rx.STOP:
             return await self._stop(actor, parsed.race_id)
         race = await self._snapshot(parsed.race_id, parsed.round)
@@ -179,8 +185,9 @@ class RaceService:
         if parsed.verb == rx.ANSWER:
             form = kind.form(question, view.RaceMake(race.id, parsed.round))
             if form is None:
-                raise QuizError("That control does not belong to this round.")
-            return Reply(form=replace(form, title=f"Race · round {parsed.round + 1}", label="Your answer (one try)"))
+                raise QuizError(_("That control does not belong to this round."))
+            title = _("Race · round {n}").format(n=parsed.round + 1)
+            return Reply(form=replace(form, title=title, label=_("Your answer (one try)")))
         draft = await self._store.get_draft(race.id, parsed.round, actor.user_id) if parsed.verb in DRAFTED else {}
         state = view.state(race.items[parsed.round], draft)
         ctx = Context(runner=None, owner_key=actor.key)
@@ -375,7 +382,9 @@ class RaceService:
         pack = await self._pack(item.pack)
         question = pack.question(item.question) if pack is not None else None
         if question is None:
-            raise QuizError(f"The item `{item.pack}/{item.question}` no longer exists; stop the race and start another.")
+            raise QuizError(
+                _("The item `{item}` no longer exists; stop the race and start another.").format(item=f"{item.pack}/{item.question}")
+            )
         return question
 
     # ------------------------------------------------------------ timers

@@ -6,6 +6,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 
 from bot.core.errors import UnknownName
+from bot.core.i18n import public
 from bot.core.model import Actor
 from bot.core.pictures import leaderboard_image, progress_image
 from bot.core.ports import Clock
@@ -60,7 +61,8 @@ class SocialService:
         if picture and board.by_points:
             title = message.title or "Leaderboard"
             label = display_name or show
-            image = await leaderboard_image(title, [(label(r.user_id), r.points) for r in board.by_points[:10]])
+            with public():  # posted for everyone, as the board is
+                image = await leaderboard_image(title, [(label(r.user_id), r.points) for r in board.by_points[:10]])
             message = with_image(message, image)
         return Reply(messages=(message,), private=False)
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from bot.core.i18n import _, for_everyone, ngettext, number, pgettext
 from bot.core.items import View, kind_of
 from bot.core.items.base import Make
 from bot.core.model import ItemState
 from bot.core.packs import AnyQuestion, Pack
-from bot.core.replies import Button, Code, Control, Fields, Message, Part, Text, Tone, plural
+from bot.core.render import difficulty_name
+from bot.core.replies import Button, Code, Control, Fields, Message, Part, Text, Tone
 
 from . import actions as rx
 from .rules import Race, RaceItem, Standing
@@ -56,22 +58,23 @@ def raceable(question: AnyQuestion) -> bool:
     return len(item_view("probe", probe, 0, question, final=False).rows) <= MAX_ROWS
 
 
+@for_everyone
 def round_message(race: Race, index: int, pack: Pack, question: AnyQuestion, *, closed: bool = False) -> Message:
     """Render round `index`: the prompt and controls every member answers with; `closed` disables them."""
     shown = item_view(race.id, race.items[index], index, question, final=closed)
     parts: list[Part] = [Text(question.prompt), *shown.parts]
     rows: list[tuple[Control, ...]] = list(shown.rows)
     if not closed:
-        parts.append(Text("_One answer per member and round: the first right answer scores most._"))
-        rows.append((Button(rx.make(race.id, index, rx.STOP), "Stop race", "danger", role="stop"),))
+        parts.append(Text(_("_One answer per member and round: the first right answer scores most._")))
+        rows.append((Button(rx.make(race.id, index, rx.STOP), pgettext("button", "Stop race"), "danger", role="stop"),))
+    per_round = _("{n} s per round").format(n=number(race.seconds))
     footer = " · ".join(
-        bit
-        for bit in (pack.title, pack.topic_title(question.topic), question.difficulty, f"{race.seconds} s per round")
-        if bit
+        bit for bit in (pack.title, pack.topic_title(question.topic), difficulty_name(question.difficulty), per_round) if bit
     )
+    title = _("Race · round {n} of {total}").format(n=number(index + 1), total=number(race.rounds))
     return Message(
         kind="item",
-        title=f"Race · round {index + 1} of {race.rounds}" + (" (closed)" if closed else ""),
+        title=title + (" " + _("(closed)") if closed else ""),
         parts=tuple(parts),
         rows=tuple(rows),
         footer=footer,
@@ -84,15 +87,18 @@ def answer_text(race: Race, index: int, question: AnyQuestion) -> str:
     return kind_of(question).reveal(question)
 
 
+@for_everyone
 def start_message(race: Race, where: str) -> Message:
+    rounds = ngettext("{n} round", "{n} rounds", race.rounds).format(n=number(race.rounds))
     return Message(
         kind="notice",
-        title="A race starts!",
+        title=_("A race starts!"),
         parts=(
             Text(
-                f"{race.started_by_name} started a race: **{plural(race.rounds, 'round')}** from {where}, "
-                f"**{race.seconds} s** each. Answer to join; one answer per round. "
-                "The first right answer scores most; wrong answers score nothing."
+                _(
+                    "{who} started a race: **{rounds}** from {where}, **{seconds} s** each. Answer to join; one answer "
+                    "per round. The first right answer scores most; wrong answers score nothing."
+                ).format(who=race.started_by_name, rounds=rounds, where=where, seconds=number(race.seconds))
             ),
         ),
         tone=Tone.INFO,
@@ -106,8 +112,9 @@ def ack_message(place: int, time_left: float) -> Message:
         kind="notice",
         parts=(
             Text(
-                f"Your answer is in: #{place} this round. The answer is revealed when the round ends "
-                f"(at most {max(round(time_left), 0)} s)."
+                _(
+                    "Your answer is in: #{place} this round. The answer is revealed when the round ends (at most {seconds} s)."
+                ).format(place=place, seconds=number(max(round(time_left), 0)))
             ),
         ),
         tone=Tone.SUCCESS,
@@ -119,10 +126,11 @@ def draft_message(shown: View) -> Message:
     """A member's own picks so far (only they see it); the round's message stays the same for all."""
     return Message(
         kind="notice",
-        parts=(*shown.parts, Text("Kept. Press Check when you are done; Check is your one answer.")),
+        parts=(*shown.parts, Text(_("Kept. Press Check when you are done; Check is your one answer."))),
     )
 
 
+@for_everyone
 def reveal_message(race: Race, index: int, question: AnyQuestion) -> Message:
     """After a round: the answer, the explanation and the round's top three."""
     parts: list[Text | Code | Fields] = [Text(answer_text(race, index, question))]
@@ -136,12 +144,13 @@ def reveal_message(race: Race, index: int, question: AnyQuestion) -> Message:
         )
     right = sum(1 for s in scored if s.answer.correct)
     if scored:
-        parts.append(Text(f"{right} of {len(scored)} answer{'s' if len(scored) != 1 else ''} right."))
+        answers = ngettext("{right} of {n} answer right.", "{right} of {n} answers right.", len(scored))
+        parts.append(Text(answers.format(right=number(right), n=number(len(scored)))))
     else:
-        parts.append(Text("Nobody answered this round."))
+        parts.append(Text(_("Nobody answered this round.")))
     return Message(
         kind="feedback",
-        title=f"Round {index + 1} of {race.rounds}: the answer",
+        title=_("Round {n} of {total}: the answer").format(n=number(index + 1), total=number(race.rounds)),
         parts=tuple(parts),
         tone=Tone.SUCCESS if right else Tone.WARNING,
         session_id=race.id,
@@ -152,25 +161,30 @@ def table_fields(table: list[Standing]) -> Fields:
     rows = []
     for place, s in enumerate(table[:TABLE_ROWS], start=1):
         medal = MEDALS[place - 1] if place <= 3 and s.points else f"{place}."
-        rows.append((f"{medal} {s.name}", f"{s.points} pts · {s.right}/{s.answered} right"))
+        points = ngettext("{n} pt", "{n} pts", s.points).format(n=number(s.points))
+        rows.append((f"{medal} {s.name}", points + " · " + _("{right}/{answered} right").format(right=s.right, answered=s.answered)))
     return Fields(tuple(rows))
 
 
+@for_everyone
 def final_message(race: Race) -> Message:
     """The final table and the winner (or who stopped it)."""
     table = race.standings()
     winner = race.winner()
     if not table:
-        head = "Nobody answered, so nobody won."
+        head = _("Nobody answered, so nobody won.")
     elif winner is None:
-        head = "Nobody got an answer right, so nobody won."
+        head = _("Nobody got an answer right, so nobody won.")
     else:
-        head = f"🏆 **{winner.name}** wins with **{winner.points}** {'point' if winner.points == 1 else 'points'}!"
+        head = "🏆 " + ngettext("**{who}** wins with **{n}** point!", "**{who}** wins with **{n}** points!", winner.points).format(
+            who=winner.name, n=number(winner.points)
+        )
     if race.status == "stopped":
-        head = f"The race was stopped after {race.round} of {plural(race.rounds, 'round')}. " + head
+        stopped = ngettext("The race was stopped after {done} of {n} round.", "The race was stopped after {done} of {n} rounds.", race.rounds)
+        head = stopped.format(done=number(race.round), n=number(race.rounds)) + " " + head
     parts: list[Text | Fields] = [Text(head)]
     if table:
         parts.append(table_fields(table))
         if len(table) > TABLE_ROWS:
-            parts.append(Text(f"… and {len(table) - TABLE_ROWS} more."))
-    return Message(kind="summary", title="Race results", parts=tuple(parts), tone=Tone.SUCCESS, session_id=race.id)
+            parts.append(Text("… " + _("and {n} more.").format(n=number(len(table) - TABLE_ROWS))))
+    return Message(kind="summary", title=_("Race results"), parts=tuple(parts), tone=Tone.SUCCESS, session_id=race.id)
