@@ -10,21 +10,23 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from bot.core.i18n import _
+
 from . import requests as rq
 from .packs import DIFFICULTIES
 from .replies import cmd
 
 SUBCOMMANDS = (
     "start", "answer", "current", "hint", "skip", "stop", "run", "stats", "packs", "help", "pack", "daily", "review",
-    "remind", "my-data",
+    "remind", "my-data", "language",
 )
 MY_DATA_ACTIONS = ("export", "delete")
 SOCIAL_SUBCOMMANDS = ("race", "leaderboard", "privacy")
 RACE_KEYS = ("pack", "topic", "difficulty", "rounds", "seconds")
 PERIOD_WORDS = ("week", "month", "all")
 PACK_ACTIONS = ("load", "enable", "disable", "remove")
-START_KEYS = ("pack", "topic", "difficulty", "count")
-NO_ARGUMENTS = ("answer", "current", "hint", "skip", "stop", "packs", "help", "review")
+START_KEYS = ("pack", "topic", "difficulty", "count", "language")
+NO_ARGUMENTS = ("answer", "current", "hint", "skip", "stop", "help", "review")
 
 
 @dataclass(frozen=True)
@@ -46,7 +48,7 @@ Parsed = rq.Request | Usage | PackLoadAsked
 
 def parse(text: str, *, user_of: Callable[[str], str | None] = lambda word: None) -> Parsed:
     """Read one command; `user_of` turns a platform mention into a user id (or None)."""
-    head, _, rest = text.strip().partition(" ")
+    head, _space, rest = text.strip().partition(" ")
     if not head:
         return rq.Help()
     name = head.lower()
@@ -55,20 +57,20 @@ def parse(text: str, *, user_of: Callable[[str], str | None] = lambda word: None
     if name in SOCIAL_SUBCOMMANDS:
         return social(name, words)
     if name not in SUBCOMMANDS:
-        return Usage(f"`{shown(head)}` is not a command; {cmd('help')} lists them.")
+        return Usage(_("`{word}` is not a command; {help} lists them.").format(word=shown(head), help=cmd("help")))
     if name in NO_ARGUMENTS and words:
-        return Usage(f"{cmd(name)} takes no arguments.")
+        return Usage(_("{command} takes no arguments.").format(command=cmd(name)))
     if name == "start":
         return start(words)
     if name == "run":
         return rq.RunCode(rest)  # empty: the front end opens a form for the code
     if name == "stats":
         if len(words) > 1:
-            return Usage(f"{cmd('stats')} takes at most one user, as a mention.")
+            return Usage(_("{stats} takes at most one user, as a mention.").format(stats=cmd("stats")))
         if words:
             user = user_of(words[0])
             if user is None:
-                return Usage(f"Name the user as a mention, as in {cmd('stats')} @someone.")
+                return Usage(_("Name the user as a mention, as in {stats} @someone.").format(stats=cmd("stats")))
             return rq.Stats(user_id=user)
         return rq.Stats()
     if name == "pack":
@@ -79,13 +81,18 @@ def parse(text: str, *, user_of: Callable[[str], str | None] = lambda word: None
         return remind(words)
     if name == "my-data":
         return _my_data(words, user_of)
+    if name == "language":
+        return language(words)
+    if name == "packs":
+        if len(words) > 1:
+            return Usage(_("{packs} takes a language at most, as in {packs} `es`.").format(packs=cmd("packs")))
+        return rq.Packs(language=words[0].removeprefix("language:") if words else None)
     simple: dict[str, rq.Request] = {
         "answer": rq.OpenAnswer(),
         "current": rq.Current(),
         "hint": rq.Hint(),
         "skip": rq.Skip(),
         "stop": rq.Stop(),
-        "packs": rq.Packs(),
         "help": rq.Help(),
         "review": rq.DailyReview(),
     }
@@ -94,12 +101,16 @@ def parse(text: str, *, user_of: Callable[[str], str | None] = lambda word: None
 
 def _pack(words: tuple[str, ...]) -> Parsed:
     if not words or words[0].lower() not in PACK_ACTIONS:
-        return Usage(f"Use {cmd('pack load')}, {cmd('pack enable')} `<pack>`, {cmd('pack disable')} `<pack>` or {cmd('pack remove')} `<pack>`.")
+        return Usage(
+            _("Use {load}, {enable} `<pack>`, {disable} `<pack>` or {remove} `<pack>`.").format(
+                load=cmd("pack load"), enable=cmd("pack enable"), disable=cmd("pack disable"), remove=cmd("pack remove")
+            )
+        )
     action = words[0].lower()
     if action == "load":
         return PackLoadAsked(force=any(w.lower() in ("force", "--force", "force:true") for w in words[1:]))
     if len(words) != 2:
-        return Usage(f"Name one pack: {cmd('pack ' + action)} `<pack>`.")
+        return Usage(_("Name one pack: {command} `<pack>`.").format(command=cmd("pack " + action)))
     if action == "remove":
         return rq.PackRemove(words[1])
     return rq.PackEnable(words[1], enabled=action == "enable")
@@ -108,7 +119,11 @@ def _pack(words: tuple[str, ...]) -> Parsed:
 def _my_data(words: tuple[str, ...], user_of: Callable[[str], str | None]) -> Parsed:
     """`my-data export|delete [user:<mention>]`: the user part is for admins acting for someone else."""
     if not words or words[0].lower() not in MY_DATA_ACTIONS or len(words) > 2:
-        return Usage(f"Use {cmd('my-data export')} or {cmd('my-data delete')}; admins may add a user: `user:@someone`.")
+        return Usage(
+            _("Use {export} or {delete}; admins may add a user: `user:@someone`.").format(
+                export=cmd("my-data export"), delete=cmd("my-data delete")
+            )
+        )
     user: str | None = None
     if len(words) == 2:
         word = words[1]
@@ -116,7 +131,9 @@ def _my_data(words: tuple[str, ...], user_of: Callable[[str], str | None]) -> Pa
             word = word[5:]
         user = user_of(word)
         if user is None:
-            return Usage(f"Name the user as a mention, as in {cmd('my-data ' + words[0].lower())} `user:@someone`.")
+            return Usage(
+                _("Name the user as a mention, as in {command} `user:@someone`.").format(command=cmd("my-data " + words[0].lower()))
+            )
     if words[0].lower() == "export":
         return rq.MyDataExport(user_id=user)
     return rq.MyDataDelete(user_id=user)
@@ -132,24 +149,29 @@ def start(words: tuple[str, ...] | list[str]) -> rq.Start | Usage:
             key, sep, value = word.partition("=")
         if sep and key.lower() in START_KEYS:
             if not value:
-                return Usage(f"`{key}:` needs a value, as in `{key}:{_example(key.lower())}`.")
+                return Usage(_("`{key}:` needs a value, as in `{key}:{example}`.").format(key=key, example=_example(key.lower())))
             options[key.lower()] = value
         elif sep and not word.startswith("<"):
-            return Usage(f"`{shown(key)}` is not an option of {cmd('start')}; use `pack:`, `topic:`, `difficulty:` or `count:`.")
+            return Usage(
+                _("`{key}` is not an option of {start}; use `pack:`, `topic:`, `difficulty:`, `count:` or `language:`.").format(
+                    key=shown(key), start=cmd("start")
+                )
+            )
         else:
             positional.append(word)
     if len(positional) > 2:
-        return Usage(f"{cmd('start')} takes a pack and a topic at most; add `difficulty:` and `count:` by name.")
+        return Usage(_("{start} takes a pack and a topic at most; add `difficulty:` and `count:` by name.").format(start=cmd("start")))
     for key, value in zip(("pack", "topic"), positional, strict=False):
         options.setdefault(key, value)
     count = options.get("count")
     if count is not None and not count.isdigit():
-        return Usage(f"`count` must be a whole number; you gave `{shown(count)}`.")
+        return Usage(_("`{key}` must be a whole number; you gave `{value}`.").format(key="count", value=shown(count)))
     return rq.Start(
         pack=options.get("pack"),
         topic=options.get("topic"),
         difficulty=options.get("difficulty"),
         count=int(count) if count is not None else None,
+        language=options.get("language"),
     )
 
 
@@ -157,7 +179,7 @@ def social(name: str, words: tuple[str, ...]) -> Parsed:
     """Read `race ...`, `race stop`, `leaderboard [week|month|all] [pack]`, `privacy leaderboard on|off`."""
     if name == "race":
         if words and words[0].lower() == "stop":
-            return rq.RaceStop() if len(words) == 1 else Usage(f"{cmd('race stop')} takes no arguments.")
+            return rq.RaceStop() if len(words) == 1 else Usage(_("{command} takes no arguments.").format(command=cmd("race stop")))
         if words and words[0].lower() == "start":  # as Discord writes it: `/quiz race start`
             words = words[1:]
         return race(words)
@@ -169,11 +191,17 @@ def social(name: str, words: tuple[str, ...]) -> Parsed:
             elif pack is None:
                 pack = word.removeprefix("pack:")
             else:
-                return Usage(f"{cmd('leaderboard')} takes a period (`week`, `month` or `all`) and a pack at most.")
+                return Usage(
+                    _("{leaderboard} takes a period (`week`, `month` or `all`) and a pack at most.").format(leaderboard=cmd("leaderboard"))
+                )
         return rq.Leaderboard(period=period, pack=pack)
     lowered = [w.lower() for w in words]
     if len(lowered) != 2 or lowered[0] != "leaderboard" or lowered[1] not in ("on", "off"):
-        return Usage(f"Use {cmd('privacy leaderboard off')} to hide yourself, {cmd('privacy leaderboard on')} to show up again.")
+        return Usage(
+            _("Use {off} to hide yourself, {on} to show up again.").format(
+                off=cmd("privacy leaderboard off"), on=cmd("privacy leaderboard on")
+            )
+        )
     return rq.Privacy(visible=lowered[1] == "on")
 
 
@@ -189,10 +217,14 @@ def race(words: tuple[str, ...] | list[str]) -> rq.RaceStart | Usage:
         key, sep, value = word.partition(":")
         if sep and key.lower() in RACE_KEYS:
             if not value:
-                return Usage(f"`{shown(key)}:` needs a value.")
+                return Usage(_("`{key}:` needs a value.").format(key=shown(key)))
             options[key.lower()] = value
         elif sep:
-            return Usage(f"`{shown(key)}` is not an option of {cmd('race')}; use `pack:`, `topic:`, `difficulty:`, `rounds:` or `seconds:`.")
+            return Usage(
+                _("`{key}` is not an option of {race}; use `pack:`, `topic:`, `difficulty:`, `rounds:` or `seconds:`.").format(
+                    key=shown(key), race=cmd("race")
+                )
+            )
         elif word.isdigit():
             numbers.append(word)
         elif word.lower() in DIFFICULTIES and "difficulty" not in options:
@@ -200,14 +232,16 @@ def race(words: tuple[str, ...] | list[str]) -> rq.RaceStart | Usage:
         else:
             names.append(word)
     if len(names) > 2 or len(numbers) > 2:
-        return Usage(f"{cmd('race')} takes `[pack] [topic] [difficulty] [rounds] [seconds]`, as in {cmd('race')} `pytorch-basics 5 20`.")
+        return Usage(
+            _("{race} takes `[pack] [topic] [difficulty] [rounds] [seconds]`, as in {race} `pytorch-basics 5 20`.").format(race=cmd("race"))
+        )
     for key, value in zip(("pack", "topic"), names, strict=False):
         options.setdefault(key, value)
     for key, value in zip(("rounds", "seconds"), numbers, strict=False):
         options.setdefault(key, value)
     for key in ("rounds", "seconds"):
         if key in options and not options[key].isdigit():
-            return Usage(f"`{key}` must be a whole number; you gave `{shown(options[key])}`.")
+            return Usage(_("`{key}` must be a whole number; you gave `{value}`.").format(key=key, value=shown(options[key])))
     return rq.RaceStart(
         pack=options.get("pack"),
         topic=options.get("topic"),
@@ -245,11 +279,11 @@ def _options(
         name = KEY_ALIASES.get(key.lower(), key.lower())
         if sep and name in keys:
             if not value:
-                return Usage(f"`{shown(key)}:` needs a value.")
+                return Usage(_("`{key}:` needs a value.").format(key=shown(key)))
             options[name] = value
         elif sep and not word.startswith("<") and not key.isdigit():
             listed = ", ".join(f"`{k}:`" for k in keys)
-            return Usage(f"`{shown(key)}` is not an option of {cmd(command)}; use {listed}.")
+            return Usage(_("`{key}` is not an option of {command}; use {listed}.").format(key=shown(key), command=cmd(command), listed=listed))
         else:
             positional.append(word)
     return options, positional
@@ -266,7 +300,7 @@ def _channel_option(options: dict[str, str], positional: list[str]) -> str | Usa
         positional.remove(named)
     found = channel_id_of(named)
     if found is None:
-        return Usage(f"Name the channel as a mention (`#channel`); `{shown(named)}` is not one.")
+        return Usage(_("Name the channel as a mention (`#channel`); `{word}` is not one.").format(word=shown(named)))
     return found
 
 
@@ -277,7 +311,9 @@ def daily(words: tuple[str, ...]) -> Parsed:
     action = words[0].lower()
     if action not in DAILY_ACTIONS:
         listed = ", ".join(cmd(f"daily {a}") for a in DAILY_ACTIONS)
-        return Usage(f"`{shown(words[0])}` is not part of {cmd('daily')}; use {cmd('daily')} alone, or {listed}.")
+        return Usage(
+            _("`{word}` is not part of {daily}; use {daily} alone, or {listed}.").format(word=shown(words[0]), daily=cmd("daily"), listed=listed)
+        )
     rest = words[1:]
     if action == "settings":
         return _daily_settings(rest)
@@ -291,21 +327,23 @@ def daily(words: tuple[str, ...]) -> Parsed:
         return channel
     if action != "set":
         if positional:
-            return Usage(f"{cmd('daily ' + action)} takes at most a channel, as a mention.")
+            return Usage(_("{command} takes at most a channel, as a mention.").format(command=cmd("daily " + action)))
         simple: dict[str, type[rq.DailyShow | rq.DailyOff | rq.DailyNow]] = {
             "show": rq.DailyShow, "off": rq.DailyOff, "now": rq.DailyNow,
         }
         return simple[action](channel_id=channel)
     if len(positional) > 3:
-        return Usage(f"{cmd('daily set')} takes a pack, a topic and a difficulty at most; name the rest.")
+        return Usage(_("{set} takes a pack, a topic and a difficulty at most; name the rest.").format(set=cmd("daily set")))
     for key, value in zip(("pack", "topic", "difficulty"), positional, strict=False):
         options.setdefault(key, value)
     missing = [k for k in ("time", "timezone") if k not in options]
     if missing:
-        return Usage(
-            f"{cmd('daily set')} needs " + " and ".join(f"`{k}:`" for k in missing)
-            + ", as in `time:09:00 timezone:Europe/Berlin`."
+        needs = (
+            _("{set} needs `{key}:`, as in `time:09:00 timezone:Europe/Berlin`.").format(set=cmd("daily set"), key=missing[0])
+            if len(missing) == 1
+            else _("{set} needs `time:` and `timezone:`, as in `time:09:00 timezone:Europe/Berlin`.").format(set=cmd("daily set"))
         )
+        return Usage(needs)
     return rq.DailySet(
         time=options["time"],
         timezone=options["timezone"],
@@ -323,13 +361,15 @@ def _daily_settings(words: tuple[str, ...]) -> Parsed:
         return parsed
     options, positional = parsed
     if positional:
-        return Usage(f"Name each setting of {cmd('daily settings')}, as in `reviews:30 new:3 timezone:Europe/Berlin`.")
+        return Usage(
+            _("Name each setting of {settings}, as in `reviews:30 new:3 timezone:Europe/Berlin`.").format(settings=cmd("daily settings"))
+        )
     numbers: dict[str, int] = {}
     for key in ("reviews", "new"):
         value = options.get(key)
         if value is not None:
             if not value.isdigit() or len(value) > 4:
-                return Usage(f"`{key}` must be a whole number; you gave `{shown(value)}`.")
+                return Usage(_("`{key}` must be a whole number; you gave `{value}`.").format(key=key, value=shown(value)))
             numbers[key] = int(value)
     packs = options.get("packs")
     return rq.DailySettings(
@@ -349,16 +389,33 @@ def remind(words: tuple[str, ...]) -> Parsed:
         return parsed
     options, positional = parsed
     if len(positional) > 2:
-        return Usage(f"Use {cmd('remind')} `time:08:00 timezone:Europe/Berlin`, or {cmd('remind off')}.")
+        return Usage(_remind_usage())
     for key, value in zip(("time", "timezone"), positional, strict=False):
         options.setdefault(key, value)
     if "time" not in options or "timezone" not in options:
-        return Usage(f"Use {cmd('remind')} `time:08:00 timezone:Europe/Berlin`, or {cmd('remind off')}.")
+        return Usage(_remind_usage())
     return rq.Remind(time=options["time"], timezone=options["timezone"])
 
 
+def _remind_usage() -> str:
+    return _("Use {remind} `time:08:00 timezone:Europe/Berlin`, or {off}.").format(remind=cmd("remind"), off=cmd("remind off"))
+
+
+def language(words: tuple[str, ...]) -> Parsed:
+    """Read `language [code]` (the learner's) and `language server [code]` (the server's default, admins)."""
+    server = bool(words) and words[0].lower() == "server"
+    rest = words[1:] if server else words
+    if len(rest) > 1:
+        return Usage(
+            _("Use {language} `<code>` or {server} `<code>`, with `en`, `es`, `de` or `auto`.").format(
+                language=cmd("language"), server=cmd("language server")
+            )
+        )
+    return rq.Language(code=rest[0].lower() if rest else None, server=server)
+
+
 def _example(key: str) -> str:
-    return {"pack": "pytorch-autograd", "topic": "backward", "difficulty": "easy", "count": "5"}[key]
+    return {"pack": "pytorch-autograd", "topic": "backward", "difficulty": "easy", "count": "5", "language": "es"}[key]
 
 
 def shown(word: str) -> str:

@@ -17,11 +17,9 @@ request by name. Where each rule lives:
 from __future__ import annotations
 
 import random
-from dataclasses import replace
 from datetime import timedelta
 from typing import TypeVar
 
-from . import actions as ax
 from . import requests as rq
 from .admin import Admins, PackAdmin
 from .answer import Answers
@@ -30,10 +28,8 @@ from .daily import DailyService
 from .daily import routes as daily_routes
 from .daily.handlers import DailyDesk, PostNow
 from .dispatch import Dispatcher, Middleware
-from .errors import NotAllowed, NotYourQuiz, QuizError, QuizExpired
 from .flow import Flow
 from .gate import Gate
-from .i18n import _, use_locale
 from .importing import PendingPacks, PendingStore
 from .locale import Locales
 from .model import Actor
@@ -44,7 +40,8 @@ from .queries import Query
 from .quiz import QuizDesk
 from .race import RaceService, SocialService
 from .race import routes as race_routes
-from .replies import Button, Reply, Tone, notice
+from .refusals import error_reply as error_reply  # where front ends have always found it
+from .replies import Reply
 from .shorthands import Shorthands
 from .views import Views
 from .work import Unfinished
@@ -107,8 +104,7 @@ class QuizService(Shorthands):
         daily_routes.register(self.dispatcher, self.daily, self.quiz)
         if work is not None:
             self.use(UnfinishedNotices(work))
-        # Outside the notices: they, like every text of the request, are made in the learner's language.
-        self.locales = Locales(repository, self.admins)
+        self.locales = Locales(repository, self.admins)  # outside the notices: they too are in the learner's language
         self.locales.register(self.dispatcher)
 
     def use(self, middleware: Middleware) -> None:
@@ -130,23 +126,10 @@ class QuizService(Shorthands):
         """Say whether the operator named this person an admin (no need to ask the platform)."""
         return self.admins.allows(actor)
 
+    async def language_of(self, actor: Actor) -> str:
+        """The language of `actor`'s private replies, for what a front end says outside a request (a usage note)."""
+        return await self.locales.learner(actor)
+
     def may_load_packs(self, actor: Actor) -> None:
         """Refuse (NotAllowed) before a front end downloads a pack file for someone who may not load it."""
         self.admins.require(actor, "load packs")
-
-
-def error_reply(exc: QuizError) -> Reply:
-    """Turn a core error into the private note the person sees; an ended quiz offers a new one."""
-    with use_locale(exc.locale):
-        return replace(_error_reply(exc), locale=exc.locale)
-
-
-def _error_reply(exc: QuizError) -> Reply:
-    tone = Tone.ERROR if isinstance(exc, NotYourQuiz | NotAllowed) else Tone.WARNING
-    reply = replace(notice(str(exc), tone=tone), aside=exc.aside)
-    if isinstance(exc, QuizExpired) and exc.session_id:
-        again = Button(ax.make(exc.session_id, 0, ax.RESTART), _("New quiz"), "primary", role="restart")
-        reply = Reply(messages=(replace(reply.messages[0], rows=((again,),)),))
-    if exc.before:  # work a restart dropped: told first, whatever this request's answer
-        reply = replace(reply, messages=(*exc.before, *reply.messages))
-    return reply
