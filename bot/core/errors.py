@@ -30,8 +30,9 @@ class QuizError(Exception):
     before: tuple[Message, ...] = ()
     # A refusal of an answer to a message many people share (a channel's daily post): only to the person.
     aside: bool = False
-    # The language the message was made in (set by the locale middleware): front ends add their own words in it.
-    locale: str = "en"
+    # The language the message was made in (set by the locale middleware); None: raised outside a request,
+    # in the language the front end had set (`i18n.use_locale`). Front ends add their own words in it.
+    locale: str | None = None
 
 
 class UnknownName(QuizError):

@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any
 
+from . import queries as q
 from . import requests as rq
 from .admin import Admins
 from .dispatch import Dispatcher, Next
@@ -59,7 +60,19 @@ class Locales:
 
     def register(self, dispatcher: Dispatcher) -> None:
         dispatcher.request(rq.Language, self.on_language)
+        dispatcher.query(q.LearnerLanguage, self._learner_language)
+        dispatcher.query(q.ServerLanguage, self._server_language)
+        dispatcher.query(q.PlatformLocales, self._platform_locales)
         dispatcher.use(self)
+
+    async def _learner_language(self, query: q.LearnerLanguage) -> str:
+        return await self.learner(query.actor)
+
+    async def _server_language(self, query: q.ServerLanguage) -> str:
+        return await self.server(query.platform, query.scope)
+
+    async def _platform_locales(self, query: q.PlatformLocales) -> None:
+        self.lookup(query.platform, query.lookup)
 
     async def __call__(self, actor: Actor, request: Any, next_: Next) -> Reply:
         server = await self.server(actor.platform, actor.scope, actor.server_locale)

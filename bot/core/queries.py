@@ -7,7 +7,8 @@ the queries it answers, like its requests.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
 from .model import Actor, Anchor, PackInfo
@@ -77,3 +78,26 @@ class RememberRace(Query[None]):
 @dataclass(frozen=True)
 class HelpText(Query[Message]):
     """The help message (shown in an acknowledgement, before any work)."""
+
+
+@dataclass(frozen=True)
+class LearnerLanguage(Query[str]):
+    """The language of `actor`'s private replies (for a usage note or a working note made before any request)."""
+
+    actor: Actor
+
+
+@dataclass(frozen=True)
+class ServerLanguage(Query[str]):
+    """The language of the public posts in `scope` on `platform` (the daily question, a race)."""
+
+    platform: str
+    scope: str
+
+
+@dataclass(frozen=True)
+class PlatformLocales(Query[None]):
+    """Tell the core how to ask the platform for a person's language when an actor carries none (Slack)."""
+
+    platform: str
+    lookup: Callable[[Actor], Awaitable[str | None]] = field(compare=False)

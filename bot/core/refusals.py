@@ -6,14 +6,14 @@ from dataclasses import replace
 
 from . import actions as ax
 from .errors import NotAllowed, NotYourQuiz, QuizError, QuizExpired
-from .i18n import _, use_locale
+from .i18n import _, current, use_locale
 from .replies import Button, Reply, Tone, notice
 
 
 def error_reply(exc: QuizError) -> Reply:
     """Turn a core error into the private note the person sees; an ended quiz offers a new one."""
-    with use_locale(exc.locale):
-        return replace(_error_reply(exc), locale=exc.locale)
+    with use_locale(exc.locale or current()) as code:
+        return replace(_error_reply(exc), locale=code)
 
 
 def _error_reply(exc: QuizError) -> Reply:

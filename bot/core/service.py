@@ -126,10 +126,6 @@ class QuizService(Shorthands):
         """Say whether the operator named this person an admin (no need to ask the platform)."""
         return self.admins.allows(actor)
 
-    async def language_of(self, actor: Actor) -> str:
-        """The language of `actor`'s private replies, for what a front end says outside a request (a usage note)."""
-        return await self.locales.learner(actor)
-
     def may_load_packs(self, actor: Actor) -> None:
         """Refuse (NotAllowed) before a front end downloads a pack file for someone who may not load it."""
         self.admins.require(actor, "load packs")

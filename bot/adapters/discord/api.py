@@ -79,9 +79,13 @@ def install_redaction(token: str) -> None:
             existing.add(token)
 
 
-def tree_hash(tree: app_commands.CommandTree[Any]) -> str:
-    """Hash the commands as Discord receives them, so any change in name, option or text shows."""
-    payload = [command.to_dict(tree) for command in tree.get_commands()]
+async def tree_hash(tree: app_commands.CommandTree[Any]) -> str:
+    """Hash the commands as Discord receives them, so any change in name, option, text or translation shows."""
+    translator = tree.translator
+    if translator is not None:
+        payload = [await command.get_translated_payload(tree, translator) for command in tree.get_commands()]
+    else:
+        payload = [command.to_dict(tree) for command in tree.get_commands()]
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 
@@ -111,7 +115,7 @@ async def sync_commands(
             log.info("synced %d command(s) to guild %s", len(synced), guild_id)
         return "guilds"
     key = HASH_KEY.format(application_id=application_id)
-    digest = tree_hash(tree)
+    digest = await tree_hash(tree)
     if await store.get_setting(key) == digest:
         log.info("commands unchanged since the last global sync; not syncing")
         return "unchanged"

@@ -12,6 +12,7 @@ from discord.gateway import DiscordWebSocket
 
 from bot.core import QuizService
 from bot.core import queries as q
+from bot.core.i18n import _, use_locale
 from bot.core.race import ChannelPost
 from bot.metrics import Metrics, interaction_callbacks
 
@@ -20,6 +21,7 @@ from .commands import build_quiz_group
 from .deliver import APOLOGY, DiscordPoster, post_race
 from .inbound import Inbound, time_events
 from .origin import PLATFORM, DailyControl, PageButton, QuizControl, RaceControl
+from .translate import CatalogTranslator
 
 if TYPE_CHECKING:
     from bot.app import App
@@ -70,9 +72,10 @@ class QuizBotClient(discord.Client):
         self.add_dynamic_items(QuizControl, RaceControl, PageButton, DailyControl)
         if self.api_url:
             # Another Discord API (tests, a proxy) also names the gateway to connect to.
-            _, url, _ = await self.http.get_bot_gateway()
+            _shards, url, _limit = await self.http.get_bot_gateway()
             DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(url)
         assert self.application_id is not None
+        await self.tree.set_translator(CatalogTranslator())  # before the sync: descriptions in every language
         self.sync_result = await sync_commands(
             self.tree, self.handler.store, application_id=self.application_id, guild_ids=self.guild_ids
         )
@@ -109,10 +112,12 @@ class QuizBotClient(discord.Client):
         name = interaction.command.qualified_name if interaction.command else "?"
         if isinstance(error, app_commands.CommandSignatureMismatch | app_commands.CommandNotFound):
             log.warning("/%s does not match the registered commands (%s)", name, type(error).__name__)
-            text = "The bot's commands were just updated; please try again in a minute."
+            with use_locale(interaction.locale.value):
+                text = _("The bot's commands were just updated; please try again in a minute.")
         else:
             log.error("error in /%s", name, exc_info=error)
-            text = APOLOGY
+            with use_locale(interaction.locale.value):
+                text = _(APOLOGY)
         try:
             if interaction.response.is_done():
                 await interaction.followup.send(text, ephemeral=True)

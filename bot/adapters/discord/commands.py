@@ -10,6 +10,7 @@ from discord import app_commands
 
 from bot.core import queries as q
 from bot.core import requests as rq
+from bot.core.i18n import LANGUAGES, _, use_locale
 from bot.core.packs import DIFFICULTIES
 from bot.core.race import (
     PERIODS,
@@ -23,6 +24,7 @@ from bot.core.race import (
 
 from .inbound import Inbound
 from .origin import RUN_FORM_ID
+from .translate import L_
 
 Interaction = discord.Interaction[Any]
 
@@ -31,13 +33,13 @@ def build_quiz_group(inbound: Inbound) -> app_commands.Group:
     """Return `/quiz` with its subcommands and the `/quiz pack` admin group, bound to `inbound`."""
     service = inbound.service
     quiz = app_commands.Group(
-        name="quiz", description="Practise with quizzes and code exercises, and see your progress"
+        name="quiz", description=L_("Practise with quizzes and code exercises, and see your progress")
     )
     pack_group = app_commands.Group(
-        name="pack", description="Load, enable, disable or remove question packs (admins)", parent=quiz
+        name="pack", description=L_("Load, enable, disable or remove question packs (admins)"), parent=quiz
     )
     data_group = app_commands.Group(
-        name="my-data", description="Get a copy of everything kept about you, or delete it", parent=quiz
+        name="my-data", description=L_("Get a copy of everything kept about you, or delete it"), parent=quiz
     )
 
     async def pack_names(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
@@ -60,12 +62,13 @@ def build_quiz_group(inbound: Inbound) -> app_commands.Group:
 
         return await inbound.complete(interaction, current, names)
 
-    @quiz.command(name="start", description="Start a personal quiz: one question at a time, feedback after each")
+    @quiz.command(name="start", description=L_("Start a personal quiz: one question at a time, feedback after each"))
     @app_commands.describe(
-        pack="Which pack (default: every pack enabled here)",
-        topic="Only this topic",
-        difficulty="Only this difficulty",
-        count=f"How many questions (1-{rq.MAX_COUNT}, default {rq.DEFAULT_COUNT})",
+        pack=L_("Which pack (default: every pack enabled here)"),
+        topic=L_("Only this topic"),
+        difficulty=L_("Only this difficulty"),
+        count=L_("How many questions (1-{most}, default {default})", most=rq.MAX_COUNT, default=rq.DEFAULT_COUNT),
+        language=L_("Only packs written in this language (a code such as en, es, de)"),
     )
     @app_commands.choices(difficulty=[app_commands.Choice(name=d, value=d) for d in DIFFICULTIES])
     @app_commands.autocomplete(pack=pack_names, topic=topic_names)
@@ -75,33 +78,34 @@ def build_quiz_group(inbound: Inbound) -> app_commands.Group:
         topic: str | None = None,
         difficulty: app_commands.Choice[str] | None = None,
         count: app_commands.Range[int, 1, rq.MAX_COUNT] | None = None,
+        language: app_commands.Range[str, 2, 35] | None = None,
     ) -> None:
         level = difficulty.value if difficulty is not None else None
-        await inbound.handle(interaction, rq.Start(pack=pack, topic=topic, difficulty=level, count=count))
+        await inbound.handle(interaction, rq.Start(pack=pack, topic=topic, difficulty=level, count=count, language=language))
 
-    @quiz.command(name="answer", description="Answer the current short or code question in a form")
+    @quiz.command(name="answer", description=L_("Answer the current short or code question in a form"))
     async def answer(interaction: Interaction) -> None:
         await inbound.handle(interaction, rq.OpenAnswer())
 
-    @quiz.command(name="current", description="Show your current question again, with working buttons")
+    @quiz.command(name="current", description=L_("Show your current question again, with working buttons"))
     async def current(interaction: Interaction) -> None:
         await inbound.handle(interaction, rq.Current())
 
-    @quiz.command(name="hint", description="A hint for the current question")
+    @quiz.command(name="hint", description=L_("A hint for the current question"))
     async def hint(interaction: Interaction) -> None:
         await inbound.handle(interaction, rq.Hint())
 
-    @quiz.command(name="skip", description="Skip the current question")
+    @quiz.command(name="skip", description=L_("Skip the current question"))
     async def skip(interaction: Interaction) -> None:
         await inbound.handle(interaction, rq.Skip())
 
-    @quiz.command(name="stop", description="Stop your quiz and see the summary")
+    @quiz.command(name="stop", description=L_("Stop your quiz and see the summary"))
     async def stop(interaction: Interaction) -> None:
         await inbound.handle(interaction, rq.Stop())
 
-    @quiz.command(name="run", description="Run Python (PyTorch available) in the sandbox and see its output")
+    @quiz.command(name="run", description=L_("Run Python (PyTorch available) in the sandbox and see its output"))
     @app_commands.describe(
-        code="One line of Python; leave empty to get a form for longer code", file="A .py file to run"
+        code=L_("One line of Python; leave empty to get a form for longer code"), file=L_("A .py file to run")
     )
     async def run(interaction: Interaction, code: str | None = None, file: discord.Attachment | None = None) -> None:
         if file is not None:
@@ -109,53 +113,64 @@ def build_quiz_group(inbound: Inbound) -> app_commands.Group:
         elif code:
             await inbound.handle(interaction, rq.RunCode(code))
         else:
-            await inbound.open_form(interaction, RUN_FORM_ID, "Run Python", "Python code")
+            with use_locale(interaction.locale.value):
+                await inbound.open_form(interaction, RUN_FORM_ID, _("Run Python"), _("Python code"))
 
-    @quiz.command(name="stats", description="Attempts, accuracy by topic, streak and reviews due")
-    @app_commands.describe(user="Someone else's progress (default: yours)")
+    @quiz.command(name="stats", description=L_("Attempts, accuracy by topic, streak and reviews due"))
+    @app_commands.describe(user=L_("Someone else's progress (default: yours)"))
     async def stats(interaction: Interaction, user: discord.User | None = None) -> None:
         request = rq.Stats() if user is None else rq.Stats(user_id=str(user.id), name=user.display_name)
         await inbound.handle(interaction, request)
 
-    @quiz.command(name="packs", description="The packs and topics enabled here")
-    async def packs(interaction: Interaction) -> None:
-        await inbound.handle(interaction, rq.Packs())
+    @quiz.command(name="packs", description=L_("The packs and topics enabled here"))
+    @app_commands.describe(language=L_("Only packs written in this language (a code such as en, es, de)"))
+    async def packs(interaction: Interaction, language: app_commands.Range[str, 2, 35] | None = None) -> None:
+        await inbound.handle(interaction, rq.Packs(language=language))
 
-    @quiz.command(name="help", description="How to use QuizBot")
+    @quiz.command(name="language", description=L_("Your language for QuizBot's replies; admins: the server's, with server:True"))
+    @app_commands.describe(
+        code=L_("en, es or de; auto follows your Discord language; leave empty to see what is in use"),
+        server=L_("Admins: set the server's language for public posts (daily question, races, leaderboards)"),
+    )
+    @app_commands.choices(code=[app_commands.Choice(name=c, value=c) for c in (*LANGUAGES, "auto")])
+    async def language(interaction: Interaction, code: app_commands.Choice[str] | None = None, server: bool = False) -> None:
+        await inbound.handle(interaction, rq.Language(code=code.value if code is not None else None, server=server))
+
+    @quiz.command(name="help", description=L_("How to use QuizBot"))
     async def help_(interaction: Interaction) -> None:
         await inbound.handle(interaction, rq.Help())
 
-    @pack_group.command(name="load", description="Load or update a pack from an attached .yaml or .zip (admins)")
+    @pack_group.command(name="load", description=L_("Load or update a pack from an attached .yaml or .zip (admins)"))
     @app_commands.describe(
-        file="The pack (.yaml or .zip), or a Moodle XML, GIFT, CSV, Anki, Red or OpenTDB file to convert",
-        force="Replace even if the version is not higher",
+        file=L_("The pack (.yaml or .zip), or a Moodle XML, GIFT, CSV, Anki, Red or OpenTDB file to convert"),
+        force=L_("Replace even if the version is not higher"),
     )
     async def load(interaction: Interaction, file: discord.Attachment, force: bool = False) -> None:
         await inbound.handle(interaction, inbound.pack_load(file, force), working=rq.LOADING)
 
-    @pack_group.command(name="enable", description="Enable a pack in this server (admins)")
+    @pack_group.command(name="enable", description=L_("Enable a pack in this server (admins)"))
     @app_commands.autocomplete(pack=all_pack_names)
     async def enable(interaction: Interaction, pack: str) -> None:
         await inbound.handle(interaction, rq.PackEnable(pack, True))
 
-    @pack_group.command(name="disable", description="Disable a pack in this server (admins)")
+    @pack_group.command(name="disable", description=L_("Disable a pack in this server (admins)"))
     @app_commands.autocomplete(pack=all_pack_names)
     async def disable(interaction: Interaction, pack: str) -> None:
         await inbound.handle(interaction, rq.PackEnable(pack, False))
 
-    @pack_group.command(name="remove", description="Remove a pack everywhere; learners' history is kept (admins)")
+    @pack_group.command(name="remove", description=L_("Remove a pack everywhere; learners' history is kept (admins)"))
     @app_commands.autocomplete(pack=all_pack_names)
     async def remove(interaction: Interaction, pack: str) -> None:
         await inbound.handle(interaction, rq.PackRemove(pack))
 
-    @data_group.command(name="export", description="Get a JSON file of everything QuizBot keeps about you")
-    @app_commands.describe(user="Admins: someone else's data (a learner who left)")
+    @data_group.command(name="export", description=L_("Get a JSON file of everything QuizBot keeps about you"))
+    @app_commands.describe(user=L_("Admins: someone else's data (a learner who left)"))
     async def data_export(interaction: Interaction, user: discord.User | None = None) -> None:
         target = (str(user.id), user.display_name) if user is not None else (None, None)
         await inbound.handle(interaction, rq.MyDataExport(*target))
 
-    @data_group.command(name="delete", description="Delete everything QuizBot keeps about you (asks first)")
-    @app_commands.describe(user="Admins: someone else's data (a learner who left)")
+    @data_group.command(name="delete", description=L_("Delete everything QuizBot keeps about you (asks first)"))
+    @app_commands.describe(user=L_("Admins: someone else's data (a learner who left)"))
     async def data_delete(interaction: Interaction, user: discord.User | None = None) -> None:
         target = (str(user.id), user.display_name) if user is not None else (None, None)
         await inbound.handle(interaction, rq.MyDataDelete(*target))
@@ -174,15 +189,17 @@ def add_social_commands(quiz: app_commands.Group, inbound: Inbound, pack_names: 
     Races are a group (`start`, `stop`): Discord cannot have a `race` subcommand beside a `race` group.
     A race start and its stop are public in the channel; answers and errors are private.
     """
-    race_group = app_commands.Group(name="race", description="A race in this channel: everyone answers the same items", parent=quiz)
+    race_group = app_commands.Group(name="race", description=L_("A race in this channel: everyone answers the same items"), parent=quiz)
 
-    @race_group.command(name="start", description="Start a race in this channel; members join by answering")
+    @race_group.command(name="start", description=L_("Start a race in this channel; members join by answering"))
     @app_commands.describe(
-        pack="Which pack (default: every pack enabled here)",
-        topic="Only this topic",
-        difficulty="Only this difficulty",
-        rounds=f"How many rounds ({ROUNDS_MIN}-{ROUNDS_MAX}, default {ROUNDS_DEFAULT})",
-        seconds=f"Seconds per round ({SECONDS_MIN}-{SECONDS_MAX}, default {SECONDS_DEFAULT})",
+        pack=L_("Which pack (default: every pack enabled here)"),
+        topic=L_("Only this topic"),
+        difficulty=L_("Only this difficulty"),
+        rounds=L_("How many rounds ({least}-{most}, default {default})", least=ROUNDS_MIN, most=ROUNDS_MAX, default=ROUNDS_DEFAULT),
+        seconds=L_(
+            "Seconds per round ({least}-{most}, default {default})", least=SECONDS_MIN, most=SECONDS_MAX, default=SECONDS_DEFAULT
+        ),
     )
     @app_commands.choices(difficulty=[app_commands.Choice(name=d, value=d) for d in DIFFICULTIES])
     @app_commands.autocomplete(pack=pack_names, topic=topic_names)
@@ -198,12 +215,12 @@ def add_social_commands(quiz: app_commands.Group, inbound: Inbound, pack_names: 
         request = rq.RaceStart(pack=pack, topic=topic, difficulty=level, rounds=rounds, seconds=seconds)
         await inbound.handle(interaction, request)
 
-    @race_group.command(name="stop", description="Stop this channel's race (its starter or an admin)")
+    @race_group.command(name="stop", description=L_("Stop this channel's race (its starter or an admin)"))
     async def race_stop(interaction: Interaction) -> None:
         await inbound.handle(interaction, rq.RaceStop())
 
-    @quiz.command(name="leaderboard", description="This server's leaderboard by points and by accuracy")
-    @app_commands.describe(period="This week (default), this month or all time", pack="Only this pack")
+    @quiz.command(name="leaderboard", description=L_("This server's leaderboard by points and by accuracy"))
+    @app_commands.describe(period=L_("This week (default), this month or all time"), pack=L_("Only this pack"))
     @app_commands.choices(period=[app_commands.Choice(name=p, value=p) for p in PERIODS])
     @app_commands.autocomplete(pack=pack_names)
     async def leaderboard(
@@ -211,8 +228,8 @@ def add_social_commands(quiz: app_commands.Group, inbound: Inbound, pack_names: 
     ) -> None:
         await inbound.handle(interaction, rq.Leaderboard(period=period.value if period else None, pack=pack))
 
-    @quiz.command(name="privacy", description="Show or hide yourself on leaderboards")
-    @app_commands.describe(leaderboard="on: you are shown; off: you are hidden")
+    @quiz.command(name="privacy", description=L_("Show or hide yourself on leaderboards"))
+    @app_commands.describe(leaderboard=L_("on: you are shown; off: you are hidden"))
     @app_commands.choices(leaderboard=[app_commands.Choice(name=w, value=w) for w in ("on", "off")])
     async def privacy(interaction: Interaction, leaderboard: app_commands.Choice[str]) -> None:
         await inbound.handle(interaction, rq.Privacy(visible=leaderboard.value == "on"))
@@ -232,15 +249,15 @@ def add_daily_commands(quiz: app_commands.Group, inbound: Inbound, pack_names: C
 
         return await inbound.complete(interaction, current, names)
 
-    @quiz.command(name="daily", description="Today's review; admins set the channel's daily question with action")
+    @quiz.command(name="daily", description=L_("Today's review; admins set the channel's daily question with action"))
     @app_commands.describe(
-        action="Leave empty for today's review; set/show/off/now for the channel's daily question; settings for yours",
-        channel="The channel of the daily question (default: this one)",
-        time="HH:MM, 24-hour, local time of the time zone",
-        timezone="An IANA time zone, such as Europe/Berlin",
-        pack="Only this pack", topic="Only this topic", difficulty="Only this difficulty",
-        reveal_after_hours="Reveal the answer this many hours after posting (default: at the next post)",
-        reviews="Your daily review cap", new="Your daily cap of new items",
+        action=L_("Leave empty for today's review; set/show/off/now for the channel's daily question; settings for yours"),
+        channel=L_("The channel of the daily question (default: this one)"),
+        time=L_("HH:MM, 24-hour, local time of the time zone"),
+        timezone=L_("An IANA time zone, such as Europe/Berlin"),
+        pack=L_("Only this pack"), topic=L_("Only this topic"), difficulty=L_("Only this difficulty"),
+        reveal_after_hours=L_("Reveal the answer this many hours after posting (default: at the next post)"),
+        reviews=L_("Your daily review cap"), new=L_("Your daily cap of new items"),
     )
     @app_commands.choices(
         action=[app_commands.Choice(name=a, value=a) for a in ("set", "show", "off", "now", "settings")],
@@ -281,8 +298,8 @@ def add_daily_commands(quiz: app_commands.Group, inbound: Inbound, pack_names: C
             request = rq.DailySettings(reviews=reviews, new=new, timezone=timezone, packs=(pack,) if pack else None)
         await inbound.handle(interaction, request)
 
-    @quiz.command(name="remind", description="A direct message each day when reviews are due (time:off stops it)")
-    @app_commands.describe(time="HH:MM, 24-hour; or off", timezone="An IANA time zone, such as Europe/Berlin")
+    @quiz.command(name="remind", description=L_("A direct message each day when reviews are due (time:off stops it)"))
+    @app_commands.describe(time=L_("HH:MM, 24-hour; or off"), timezone=L_("An IANA time zone, such as Europe/Berlin"))
     @app_commands.autocomplete(timezone=zone_names)
     async def remind(interaction: Interaction, time: str, timezone: str | None = None) -> None:
         if time.strip().lower() == "off":

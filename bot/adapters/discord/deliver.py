@@ -8,16 +8,18 @@ modal, or a deferral), later ones use follow-ups. A follow-up whose interaction 
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import discord
 
 from bot.core.daily import DailyPost
+from bot.core.i18n import N_, _, use_locale
 from bot.core.race import ChannelPost
 from bot.core.replies import InputRequest, Message, Reply, Text, Tone
 from bot.scheduler import DeliveryFailed
@@ -29,10 +31,24 @@ log = logging.getLogger(__name__)
 TOKEN_LIFETIME = 15 * 60
 TOKEN_MARGIN = 30  # do not start a request on a token this close to expiry
 TOKEN_GONE = {10015, 10062, 50027}  # unknown webhook, unknown interaction, invalid webhook token
-APOLOGY = "Sorry, something went wrong on our side. Please try again in a moment."
+APOLOGY = N_("Sorry, something went wrong on our side. Please try again in a moment.")
 
 
 ANSWERED_BEFORE = 40060  # "Interaction has already been acknowledged": the same interaction came twice
+
+
+Delivery = TypeVar("Delivery", bound=Callable[..., Awaitable[None]])
+
+
+def in_its_language(deliver: Delivery) -> Delivery:
+    """Render a reply, and the front end's own words around it, in the language the core answered in."""
+
+    @functools.wraps(deliver)
+    async def delivering(self: Any, reply: Reply, **kwargs: Any) -> None:
+        with use_locale(reply.locale):
+            await deliver(self, reply, **kwargs)
+
+    return cast(Delivery, delivering)
 
 
 def token_gone(exc: discord.HTTPException) -> bool:
@@ -163,6 +179,7 @@ class Responder:
 
     # ------------------------------------------------------------------ replies
 
+    @in_its_language
     async def deliver(self, reply: Reply, *, clicked: str | None = None) -> None:
         """Send a core reply: the form it asks for, the update of the clicked message, new messages."""
         if reply.form is not None:
@@ -177,7 +194,7 @@ class Responder:
 
     async def apologise(self) -> None:
         try:
-            await self.send(render_notice_message(APOLOGY), private=True)
+            await self.send(render_notice_message(_(APOLOGY)), private=True)
         except Exception:
             log.exception("could not even apologise for an error")
 
@@ -232,7 +249,7 @@ class Responder:
     async def _form(self, form: InputRequest) -> None:
         if self.interaction.response.is_done():
             # A modal can only be the first answer to an interaction.
-            await self.send(render_notice_message("Press **Answer** again to open the form."), private=True)
+            await self.send(render_notice_message(_("Press **Answer** again to open the form.")), private=True)
             return
         await self.interaction.response.send_modal(render_modal(form))
 
@@ -325,6 +342,7 @@ class ChannelResponder:
         self.message = message
         self.refs = refs
 
+    @in_its_language
     async def deliver(self, reply: Reply, *, clicked: str | None = None) -> None:
         messages = reply.messages
         if reply.update is not None:
@@ -355,7 +373,7 @@ class ChannelResponder:
 
     async def apologise(self) -> None:
         try:
-            await self.message.channel.send(**render(render_notice_message(APOLOGY)).send_kwargs())
+            await self.message.channel.send(**render(render_notice_message(_(APOLOGY))).send_kwargs())
         except discord.HTTPException:
             log.exception("could not even apologise for an error")
 
@@ -370,7 +388,7 @@ class DirectResponder:
     """
 
     SENT = "\N{INCOMING ENVELOPE}"
-    DMS_CLOSED = (
+    DMS_CLOSED = N_(
         "I could not send you a direct message with the feedback on your code. Allow direct messages "
         "from this server's members, or answer with the **Answer** button on the question."
     )
@@ -378,6 +396,7 @@ class DirectResponder:
     def __init__(self, message: discord.Message) -> None:
         self.message = message
 
+    @in_its_language
     async def deliver(self, reply: Reply, *, clicked: str | None = None) -> None:
         messages = reply.messages or ((reply.update,) if reply.update is not None else ())
         try:
@@ -385,7 +404,7 @@ class DirectResponder:
                 await self.message.author.send(**render(core_message).send_kwargs())
         except discord.HTTPException as exc:
             log.info("could not DM a member their daily feedback (%s %s)", exc.status, exc.code)
-            await self._in_thread(self.DMS_CLOSED)
+            await self._in_thread(_(self.DMS_CLOSED))
             return
         try:
             await self.message.add_reaction(self.SENT)
@@ -394,9 +413,9 @@ class DirectResponder:
 
     async def apologise(self) -> None:
         try:
-            await self.message.author.send(**render(render_notice_message(APOLOGY)).send_kwargs())
+            await self.message.author.send(**render(render_notice_message(_(APOLOGY))).send_kwargs())
         except discord.HTTPException:
-            await self._in_thread(APOLOGY)
+            await self._in_thread(_(APOLOGY))
 
     async def _in_thread(self, text: str) -> None:
         kwargs = render(render_notice_message(text)).send_kwargs()

@@ -16,6 +16,7 @@ from bot.core import Actor, QuizError, QuizService, Reply, StaleAction, error_re
 from bot.core import queries as q
 from bot.core import requests as rq
 from bot.core.errors import NotAddressed
+from bot.core.i18n import _, number, use_locale
 from bot.core.importing import UPLOAD_SUFFIXES
 from bot.core.replies import Button, InputRequest, Select
 from bot.metrics import Metrics, receiving, replied
@@ -81,7 +82,10 @@ class Inbound:
 
     def actor(self, interaction: discord.Interaction[Any]) -> Actor:
         permissions = interaction.permissions if interaction.guild_id is not None else None
-        return actor_of(interaction.user, interaction.guild_id, interaction.channel_id, permissions)
+        return actor_of(
+            interaction.user, interaction.guild_id, interaction.channel_id, permissions,
+            locale=interaction.locale.value, server_locale=interaction.guild_locale.value if interaction.guild_locale else None,
+        )  # fmt: skip
 
     def _learner(self, actor: Actor) -> asyncio.Lock:
         """One lock per learner: two quick clicks are handled in the order they came."""
@@ -105,15 +109,27 @@ class Inbound:
         """Acknowledge in time, ask the core, deliver its reply; never leave the person without an answer.
 
         A request that needs a download first comes as a function of the actor; `working` is the note
-        shown meanwhile (and edited with progress).
+        shown meanwhile (and edited with progress). Until the core answers in the learner's language,
+        notes are in the language of their Discord client.
         """
+        with use_locale(interaction.locale.value):
+            await self._handle(interaction, request, clicked=clicked, working=working)
+
+    async def _handle(
+        self,
+        interaction: discord.Interaction[Any],
+        request: rq.Request | Callable[[Actor], Awaitable[rq.Request]],
+        *,
+        clicked: str | None,
+        working: str | None,
+    ) -> None:
         responder = Responder(interaction, self.refs)
         responder.public = isinstance(request, PUBLIC_REQUESTS)
         actor = self.actor(interaction)
         try:
             async with self._learner(actor):
                 if callable(request):
-                    await responder.defer(working=working, progress=working is not None)
+                    await responder.defer(working=_(working) if working else None, progress=working is not None)
                     request = await request(actor)
                 note = rq.working_note(request)
                 if note is not None:
@@ -164,6 +180,10 @@ class Inbound:
 
     async def page(self, interaction: discord.Interaction[Any], session_id: str, page: int) -> None:
         """Show another step of an item whose menus do not fit in one message."""
+        with use_locale(interaction.locale.value):
+            await self._page(interaction, session_id, page)
+
+    async def _page(self, interaction: discord.Interaction[Any], session_id: str, page: int) -> None:
         responder = Responder(interaction, self.refs)
         try:
             reply = await self._within_ack(responder, self.service.handle(self.actor(interaction), rq.Current()))
@@ -181,7 +201,8 @@ class Inbound:
             await responder.apologise()
             replied()
             return
-        await responder.show_page(item, page)
+        with use_locale(reply.locale):
+            await responder.show_page(item, page)
         replied()
 
     async def _deliver_or_apologise(self, responder: Responder | ChannelResponder | DirectResponder, reply: Reply) -> None:
@@ -212,16 +233,17 @@ class Inbound:
             self.service.may_load_packs(actor)
             if not name.lower().endswith(UPLOAD_SUFFIXES):
                 known = ", ".join(f"`{suffix}`" for suffix in UPLOAD_SUFFIXES)
-                raise QuizError(f"Attach the pack as a `.yaml` or `.zip` file, or a quiz file to convert ({known}).")
+                raise QuizError(_("Attach the pack as a `.yaml` or `.zip` file, or a quiz file to convert ({known}).").format(known=known))
             if attachment.size > lim.MAX_PACK_BYTES:
                 raise QuizError(
-                    f"`{name}` is {attachment.size / 1024 / 1024:.1f} MB; a pack may be at most "
-                    f"{lim.MAX_PACK_BYTES // 1024 // 1024} MB."
+                    _("`{name}` is {size} MB; a pack may be at most {most} MB.").format(
+                        name=name, size=number(attachment.size / 1024 / 1024, 1), most=lim.MAX_PACK_BYTES // 1024 // 1024
+                    )
                 )
             try:
                 data = await attachment.read()
             except discord.HTTPException as exc:
-                raise QuizError("The attachment could not be downloaded from Discord; please try again.") from exc
+                raise QuizError(_("The attachment could not be downloaded from Discord; please try again.")) from exc
             return rq.PackLoad(name, data, force)
 
         return request
@@ -261,7 +283,8 @@ class Inbound:
             return  # just talk
         # An uncached guild's channel is a PartialMessageable: it still knows its guild id.
         guild_id = message.guild.id if message.guild else getattr(message.channel, "guild_id", None)
-        actor = actor_of(message.author, guild_id, message.channel.id, None)
+        preferred = message.guild.preferred_locale.value if message.guild else None
+        actor = actor_of(message.author, guild_id, message.channel.id, None, server_locale=preferred)
         async def typing(note: str) -> None:  # once the core took the code as an answer: it runs now
             await message.channel.typing()
 
@@ -314,13 +337,13 @@ class Inbound:
 
 async def read_code_file(attachment: discord.Attachment) -> str:
     if attachment.size > MAX_CODE_FILE_BYTES:
-        raise QuizError(f"`{attachment.filename}` is too large to be code for an exercise.")
+        raise QuizError(_("`{name}` is too large to be code for an exercise.").format(name=attachment.filename))
     try:
         data = await attachment.read()
     except discord.HTTPException as exc:
-        raise QuizError("The file could not be downloaded from Discord; please try again.") from exc
+        raise QuizError(_("The file could not be downloaded from Discord; please try again.")) from exc
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise QuizError(f"`{attachment.filename}` is not UTF-8 text.") from exc
+        raise QuizError(_("`{name}` is not UTF-8 text.").format(name=attachment.filename)) from exc
 

@@ -15,6 +15,7 @@ DISCORD_SPELLING = {
     "daily off": "daily action:off",
     "daily now": "daily action:now",
     "remind off": "remind time:off",
+    "language server": "language server:True",
 }
 
 

@@ -61,6 +61,9 @@ def actor_of(
     guild_id: int | None,
     channel_id: int | None,
     permissions: discord.Permissions | None,
+    *,
+    locale: str | None = None,
+    server_locale: str | None = None,
 ) -> Actor:
     """Build the core's Actor: the guild is the scope (or "dm"); Manage Server makes an admin."""
     is_admin = (
@@ -75,6 +78,8 @@ def actor_of(
         name=user.display_name,
         is_admin=is_admin,
         channel_id=str(channel_id) if channel_id is not None else None,
+        locale=locale,
+        server_locale=server_locale,
     )
 
 

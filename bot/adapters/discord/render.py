@@ -10,6 +10,7 @@ from typing import Any
 
 import discord
 
+from bot.core.i18n import _, ngettext, pgettext
 from bot.core.replies import (
     Attachment,
     Button,
@@ -166,7 +167,8 @@ def _embed(message: Message, notes: list[str]) -> tuple[discord.Embed, list[disc
         used += cost
         shown += 1
     if shown < len(fields):
-        notes.append(f"_{len(fields) - shown} more rows not shown (Discord's limits)._")
+        hidden = len(fields) - shown
+        notes.append(ngettext("_{n} more row not shown (Discord's limits)._", "_{n} more rows not shown (Discord's limits)._", hidden).format(n=hidden))
     body = "\n\n".join(c for c in chunks if c.strip())
     tail = "\n\n".join(notes)
     budget = min(lim.EMBED_DESCRIPTION, lim.EMBED_TOTAL - used)
@@ -192,7 +194,7 @@ def _tables_as_lines(message: Message) -> bool:
     seen_fields = False
     for part in message.parts:
         if isinstance(part, Fields):
-            if between or any(_MENTION in name for name, _ in part.items):
+            if between or any(_MENTION in name for name, _value in part.items):
                 return True
             seen_fields = True
         elif seen_fields and isinstance(part, Text | Code):
@@ -270,15 +272,25 @@ def _view(message: Message, pages: list[list[Row]], page: int, notes: list[str])
     if len(pages) > 1:
         notes.insert(
             0,
-            f"_Step {page + 1} of {len(pages)}: more menus under **Next ▶**._"
-            if page + 1 < len(pages)
-            else f"_Step {page + 1} of {len(pages)}: the earlier menus are under **◀ Back**._",
+            (
+                _("_Step {n} of {total}: more menus under **{next}**._")
+                if page + 1 < len(pages)
+                else _("_Step {n} of {total}: the earlier menus are under **{back}**._")
+            ).format(n=page + 1, total=len(pages), next=_next(), back=_back()),
         )
     elif placed < total_controls:
-        notes.append("_Some controls do not fit Discord's limits; use `/quiz` commands instead._")
+        notes.append(_("_Some controls do not fit Discord's limits; use `/quiz` commands instead._"))
     # A stopped view is serialised but never stored: every click is dispatched by its custom_id.
     view.stop()
     return view
+
+
+def _next() -> str:
+    return pgettext("button", "Next ▶")
+
+
+def _back() -> str:
+    return pgettext("button", "◀ Back")
 
 
 def _item(
@@ -291,7 +303,7 @@ def _item(
 ) -> discord.ui.Item[Any] | None:
     if isinstance(control, tuple):
         target = control[1]
-        label = "Next ▶" if target > page else "◀ Back"
+        label = _next() if target > page else _back()
         custom_id = PageButton.make_id(message.session_id or "-", target)
         return PageButton(
             discord.ui.Button(label=label, style=discord.ButtonStyle.secondary, custom_id=custom_id), row=row
@@ -324,7 +336,7 @@ def _item(
         return None
     if len(options) > lim.SELECT_OPTIONS:
         notes.append(
-            f"_The menu shows the first {lim.SELECT_OPTIONS} of {len(options)} options (Discord's limit)._"
+            _("_The menu shows the first {n} of {total} options (Discord's limit)._").format(n=lim.SELECT_OPTIONS, total=len(options))
         )
         options = options[: lim.SELECT_OPTIONS]
     select_options = [
