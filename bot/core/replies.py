@@ -177,7 +177,9 @@ class Reply:
     private: bool = True
     aside: bool = False
     anchor: Anchor | None = None
-    locale: str = "en"  # the language the texts are in: front ends add their own words (buttons, forms) in it
+    # The language the texts are in (set by the locale middleware; None: the one in use where it was made):
+    # front ends add their own words (buttons, forms, notes) in it.
+    locale: str | None = None
 
 
 def notice(markdown: str, *, tone: Tone = Tone.INFO, title: str | None = None) -> Reply:

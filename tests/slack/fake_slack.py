@@ -44,6 +44,7 @@ class FakeSlack:
         self.team = team
         self.admins = set(admins)
         self.display_names: dict[str, str] = {}  # users.info's profile.display_name (empty when unset)
+        self.locales: dict[str, str] = {}  # users.info's locale (with include_locale), by user; "en-US" when unset
         self.calls: list[Call] = []
         self.errors: list[tuple[Any, ...]] = []  # unscripted ok:false answers: a test failure
         self.messages: dict[tuple[str, str], dict[str, Any]] = {}
@@ -237,9 +238,10 @@ class FakeSlack:
     def _m_users_info(self, args: dict[str, Any]) -> web.Response:
         user = str(args.get("user"))
         profile = {"display_name": self.display_names.get(user, ""), "real_name": ""}
-        return self._ok(
-            user={"id": user, "name": user.lower(), "team_id": self.team, "is_admin": user in self.admins, "is_owner": False, "profile": profile}
-        )
+        found = {"id": user, "name": user.lower(), "team_id": self.team, "is_admin": user in self.admins, "is_owner": False, "profile": profile}
+        if str(args.get("include_locale", "")).lower() in ("true", "1"):
+            found["locale"] = self.locales.get(user, "en-US")
+        return self._ok(user=found)
 
     def _m_files_info(self, args: dict[str, Any]) -> web.Response:
         found = self.files.get(str(args.get("file")))

@@ -19,7 +19,7 @@ from typing import Any, TypeVar, cast
 import discord
 
 from bot.core.daily import DailyPost
-from bot.core.i18n import N_, _, use_locale
+from bot.core.i18n import N_, _, current, use_locale
 from bot.core.race import ChannelPost
 from bot.core.replies import InputRequest, Message, Reply, Text, Tone
 from bot.scheduler import DeliveryFailed
@@ -45,7 +45,7 @@ def in_its_language(deliver: Delivery) -> Delivery:
 
     @functools.wraps(deliver)
     async def delivering(self: Any, reply: Reply, **kwargs: Any) -> None:
-        with use_locale(reply.locale):
+        with use_locale(reply.locale or current()):
             await deliver(self, reply, **kwargs)
 
     return cast(Delivery, delivering)

@@ -201,7 +201,7 @@ class Inbound:
             await responder.apologise()
             replied()
             return
-        with use_locale(reply.locale):
+        with use_locale(reply.locale or interaction.locale.value):
             await responder.show_page(item, page)
         replied()
 

@@ -209,6 +209,12 @@ class SlackApi:
                 return name.strip()[:80]
         return f"<@{user}>"
 
+    async def user_locale(self, user: str) -> str | None:
+        """The locale the person's Slack client uses (`es-ES`), from users.info (cached with it); None when unknown."""
+        info = await self._user_info(user)
+        locale = (info or {}).get("locale")
+        return locale if isinstance(locale, str) and locale else None
+
     async def _user_info(self, user: str) -> dict[str, Any] | None:
         """users.info of `user`, cached for a few minutes; None when Slack does not say."""
         cached = self._users.get(user)
@@ -216,7 +222,7 @@ class SlackApi:
         if cached is not None and now - cached[0] < ADMIN_CACHE_SECONDS:
             return cached[1]
         try:
-            data = await self.call("users.info", user=user)
+            data = await self.call("users.info", user=user, include_locale=True)
         except SlackCallFailed:
             return None
         info = data.get("user")

@@ -17,6 +17,7 @@ from slack_sdk.socket_mode.aiohttp import SocketModeClient
 from slack_sdk.socket_mode.request import SocketModeRequest
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.core import queries as q
 from bot.core.race import Outbox
 from bot.core.service import QuizService
 from bot.metrics import Metrics, Platforms, acked, receiving
@@ -116,6 +117,7 @@ async def slack_front_end(
     """
     async with aiohttp.ClientSession() as http:
         front = Inbound(service=service, api=SlackApi(make_client(token, api_url=api_url, session=http), http, token=token))
+        await service.ask(q.PlatformLocales("slack", lambda actor: front.api.user_locale(actor.user_id)))
         if outbox is not None:
             outbox.attach("slack", front.publish_race)
         # Bolt deep-copies its client into every lazy listener's request, so it gets one without a

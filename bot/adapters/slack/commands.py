@@ -15,6 +15,7 @@ from bot.core import commands
 from bot.core import queries as q
 from bot.core import requests as rq
 from bot.core.errors import NotAddressed, QuizError
+from bot.core.i18n import N_, _, current, use_locale
 from bot.core.importing import UPLOAD_SUFFIXES
 from bot.core.model import Actor, Where
 from bot.core.replies import Attachment, Tone, notice
@@ -30,7 +31,7 @@ from .origin import Origin, preformatted_code
 PACK_SUFFIXES = UPLOAD_SUFFIXES  # packs, and other tools' quiz files to convert
 _PACK_LOAD = re.compile(r"\bpack\s+load\b", re.I)
 _FORCE = re.compile(r"(?:^|\s)(?:--)?force\b", re.I)
-DM_HINT = (
+DM_HINT = N_(
     "I read a ```python block or a .py file as your answer to a code question. For everything else use "
     "`/quiz` (try `/quiz help`), or the buttons under a question."
 )
@@ -93,7 +94,8 @@ class Commands:
         if isinstance(request, rq.MyDataExport | rq.MyDataDelete):
             await self.my_data(origin, request)
             return
-        actor = await self.admin_actor(origin) if isinstance(request, ADMIN_REQUESTS) else origin.actor()
+        admin = isinstance(request, ADMIN_REQUESTS) or (isinstance(request, rq.Language) and request.server)
+        actor = await self.admin_actor(origin) if admin else origin.actor()
         route = ROUTES.get(type(request), TELL)
         if route == CURRENT:
             reply = await self.service.handle(actor, request)
@@ -101,7 +103,7 @@ class Commands:
             await self.courier.deliver(origin, reply, place, update_ts=item_ts)
         elif route == PUBLIC:
             if isinstance(request, rq.RaceStart) and origin.in_dm:
-                raise QuizError("Races run in a channel: start one in a workspace channel the bot is in.")
+                raise QuizError(_("Races run in a channel: start one in a workspace channel the bot is in."))
             await self.courier.announce(origin, await self.service.handle(actor, request))
         elif route == QUIZ:
             private = isinstance(request, rq.DailyReview)  # a personal review is private wherever it is asked for
@@ -126,16 +128,18 @@ class Commands:
         self.service.may_load_packs(actor)
         packs = [f for f in files if str(f.get("name", "")).lower().endswith(PACK_SUFFIXES)]
         if not packs:
-            raise QuizError("Attach the pack as a .yaml, .yml or .zip file, or a quiz file to convert (" + ", ".join(PACK_SUFFIXES[3:]) + ").")
+            raise QuizError(
+                _("Attach the pack as a .yaml, .yml or .zip file, or a quiz file to convert ({known}).").format(known=", ".join(PACK_SUFFIXES[3:]))
+            )
         for file in packs:
-            name = str(file.get("name", "the file"))
+            name = str(file.get("name", "") or _("the file"))
             try:
                 name, data = await self.api.download(file, limit=PACK_FILE_LIMIT)
                 reply = await self.service.handle(actor, rq.PackLoad(name, data, force))
             except QuizError as exc:
                 reply = error_reply(exc)
             except SlackCallFailed as exc:
-                reply = notice(f"I could not fetch `{name}` from Slack: {exc.error}.", tone=Tone.ERROR)
+                reply = notice(_("I could not fetch `{name}` from Slack: {error}.").format(name=name, error=exc.error), tone=Tone.ERROR)
             await self.courier.tell(origin, reply, persistent=True)
 
     async def my_data(self, origin: Origin, request: rq.MyDataExport | rq.MyDataDelete) -> None:
@@ -152,7 +156,8 @@ class Commands:
             for part in files:
                 await self.api.upload(channel, part.filename, part.data)
             sent = ", ".join(f"`{part.filename}`" for part in files)
-            reply = notice(f"{reply.messages[0].text()}\nThe file {sent} is in our direct messages.")
+            with use_locale(reply.locale or current()):
+                reply = notice(reply.messages[0].text() + "\n" + _("The file {name} is in our direct messages.").format(name=sent))
         await self.courier.tell(origin, reply)
 
     async def admin_actor(self, origin: Origin) -> Actor:
@@ -171,8 +176,8 @@ class Commands:
             return
         if "```" not in text and not any(str(f.get("name", "")).lower().endswith(".py") for f in files):
             if in_dm:
-                extra = " A pack file needs the words `pack load` in the same message." if files else ""
-                await self.courier.tell(origin, notice(DM_HINT + extra))
+                extra = " " + _("A pack file needs the words `pack load` in the same message.") if files else ""
+                await self.courier.tell(origin, notice(_(DM_HINT) + extra))
             return
         if not in_dm and not origin.thread_ts:
             return  # code in a channel, outside any thread: just conversation
@@ -211,4 +216,4 @@ class Commands:
         try:
             return data.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise QuizError(f"`{name}` is not UTF-8 text; send Python source.") from exc
+            raise QuizError(_("`{name}` is not UTF-8 text; send Python source.").format(name=name)) from exc

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from bot.core import queries as q
 from bot.core.daily import DailyPost
 from bot.core.errors import QuizError
+from bot.core.i18n import _, current, use_locale
 from bot.core.model import Anchor
 from bot.core.race import ChannelPost
 from bot.core.replies import Message, Reply, Tone, notice
@@ -29,6 +31,20 @@ log = logging.getLogger("quizbot.slack")
 QUIZ_MESSAGES = ("item", "summary")  # the quiz itself: posted where the quiz lives
 
 
+Delivery = TypeVar("Delivery", bound=Callable[..., Awaitable[None]])
+
+
+def in_its_language(deliver: Delivery) -> Delivery:
+    """Render a reply, and the front end's own words around it, in the language the core answered in."""
+
+    @functools.wraps(deliver)
+    async def delivering(self: Any, origin: Origin, reply: Reply, *args: Any, **kwargs: Any) -> None:
+        with use_locale(reply.locale or current()):
+            await deliver(self, origin, reply, *args, **kwargs)
+
+    return cast(Delivery, delivering)
+
+
 class Courier:
     """Post, update and open what the core replied, in the place each reply belongs."""
 
@@ -43,20 +59,29 @@ class Courier:
         """
         note = None
         if origin.channel and origin.channel[0] in "CG" and not private:
-            header = notice(f"🧠 <@{origin.user}> started a quiz. It runs in this thread.")
+            header = notice("🧠 " + _("{who} started a quiz. It runs in this thread.").format(who=f"<@{origin.user}>"))
             try:
                 ts = await self._api.post(Place(origin.channel), header.messages[0])
                 return Place(origin.channel, ts), None
             except SlackCallFailed as exc:
-                note = (
-                    f"I can't post in this channel ({exc.error}); invite me with `/invite` to quiz here. "
+                note = _(
+                    "I can't post in this channel ({error}); invite me with `/invite` to quiz here. "
                     "Your quiz is in our direct messages."
-                )
+                ).format(error=exc.error)
         dm = await self._api.open_dm(origin.user)
         if note is None and origin.channel != dm:
-            note = "Your review is private: it is in our direct messages." if private else "Your quiz is in our direct messages."
+            note = _("Your review is private: it is in our direct messages.") if private else _("Your quiz is in our direct messages.")
         return Place(dm), note
 
+    async def language(self, origin: Origin) -> str:
+        """The language of the person's private replies (their choice, their Slack client's, the workspace's)."""
+        try:
+            return await self._service.ask(q.LearnerLanguage(origin.actor()))
+        except Exception:  # a note in English is better than none
+            log.exception("could not tell which language %s reads", origin.user)
+            return "en"
+
+    @in_its_language
     async def deliver(self, origin: Origin, reply: Reply, place: Place | None, *, update_ts: str | None = None) -> None:
         """Show a quiz reply: open its form, update the message acted on, post the rest in order."""
         if reply.form is not None:
@@ -81,6 +106,7 @@ class Courier:
                 await self._service.ask(q.RememberQuiz(message.session_id, anchor, message.position))
         delivered()  # for the metrics: the request had an answer
 
+    @in_its_language
     async def announce(self, origin: Origin, reply: Reply) -> None:
         """Show a public reply (a race, a leaderboard) in the channel it was asked in; private ones only to the person."""
         channel = origin.channel
@@ -111,10 +137,11 @@ class Courier:
 
     async def open(self, origin: Origin, view: dict[str, Any]) -> None:
         if not origin.trigger_id:
-            raise QuizError("Press **Answer** under the question to open the form.")
+            raise QuizError(_("Press **Answer** under the question to open the form."))
         await self._api.open_view(origin.trigger_id, view)
         delivered()
 
+    @in_its_language
     async def tell(self, origin: Origin, reply: Reply, *, persistent: bool = False) -> None:
         """Send a reply only the person sees: the response_url, an ephemeral message, or the DM."""
         messages = reply.messages or ((reply.update,) if reply.update is not None else ())
@@ -165,7 +192,7 @@ class Jobs:
     async def idle(self) -> None:
         """Wait until no lazy listener is running (tests, and a clean shutdown)."""
         while True:
-            for _ in range(5):
+            for _turn in range(5):
                 await asyncio.sleep(0)
             pending = {t for t in self._inflight if not t.done() and t is not asyncio.current_task()}
             if not pending:
@@ -178,20 +205,23 @@ class Jobs:
         task = asyncio.current_task()
         if task is not None:
             self.track(task)
-        try:
-            async with self._lock(origin):
-                yield
-        except QuizError as exc:
-            await self._safe_tell(origin, error_reply(exc))
-        except SlackCallFailed as exc:
-            if exc.method == "download":
-                text = f"I could not fetch the file from Slack: {exc.error}."
-            else:
-                text = f"Slack refused my reply ({exc.error}); please try again."
-            await self._safe_tell(origin, notice(text, tone=Tone.ERROR))
-        except Exception:
-            log.exception("the Slack front end failed on a request from %s", origin.user)
-            await self._safe_tell(origin, notice("Something went wrong on my side; it was logged. Please try again.", tone=Tone.ERROR))
+        # The front end's own words (a usage note, a refusal before the core is asked) in the learner's language.
+        with use_locale(await self._courier.language(origin)):
+            try:
+                async with self._lock(origin):
+                    yield
+            except QuizError as exc:
+                await self._safe_tell(origin, error_reply(exc))
+            except SlackCallFailed as exc:
+                if exc.method == "download":
+                    text = _("I could not fetch the file from Slack: {error}.").format(error=exc.error)
+                else:
+                    text = _("Slack refused my reply ({error}); please try again.").format(error=exc.error)
+                await self._safe_tell(origin, notice(text, tone=Tone.ERROR))
+            except Exception:
+                log.exception("the Slack front end failed on a request from %s", origin.user)
+                text = _("Something went wrong on my side; it was logged. Please try again.")
+                await self._safe_tell(origin, notice(text, tone=Tone.ERROR))
         finished()  # the request's last reply is out, if it had one (bot.metrics: from its receipt)
 
     async def _safe_tell(self, origin: Origin, reply: Reply) -> None:

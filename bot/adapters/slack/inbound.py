@@ -23,6 +23,7 @@ from bot.core import actions as ax
 from bot.core import commands as cm
 from bot.core import queries as q
 from bot.core import requests as rq
+from bot.core.i18n import _, use_locale
 from bot.core.race import ChannelPost
 from bot.core.replies import Message, Reply, Text, notice
 from bot.core.service import QuizService
@@ -49,12 +50,6 @@ log = logging.getLogger("quizbot.slack")
 ACK_WITHIN_S = 2.0  # a quiz click is acknowledged once stored, or after this long at most (Slack allows 3 s)
 _PACK_LOAD = re.compile(r"\bpack\s+load\b", re.I)
 _FORCE = re.compile(r"(?:^|\s)(?:--)?force\b", re.I)
-
-DM_HINT = (
-    "I read a ```python block or a .py file as your answer to a code question. For everything else use "
-    "`/quiz` (try `/quiz help`), or the buttons under a question."
-)
-
 
 class Inbound:
     """The Slack listeners: commands, clicks, forms, messages and the Home tab."""
@@ -111,7 +106,8 @@ class Inbound:
         so a bot stopped or killed mid-grade tells the learner to send it again.
         """
         if not input_value(view, bk.ANSWER_BLOCK, bk.ANSWER_INPUT).strip():
-            await ack(response_action="errors", errors={bk.ANSWER_BLOCK: "Type your answer first."})
+            with use_locale(await self.courier.language(from_action(body))):
+                await ack(response_action="errors", errors={bk.ANSWER_BLOCK: _("Type your answer first.")})
             return
         slow = ax.is_slow(str(view.get("callback_id", "")))
         await self._ack_when_stored(ack, lambda stored: self.on_answer(body, view, stored=stored), at_once=slow)
@@ -138,37 +134,44 @@ class Inbound:
             await ack()
 
     async def ack_command(self, ack: Callable[..., Awaitable[Any]], body: dict[str, Any]) -> None:
+        with use_locale(await self.courier.language(from_command(body))):  # the note and help in the learner's language
+            await self._ack_command(ack, body)
+
+    async def _ack_command(self, ack: Callable[..., Awaitable[Any]], body: dict[str, Any]) -> None:
         command = parse(str(body.get("text", "")))
         if isinstance(command, cm.Usage):
             help_message = await self.service.ask(q.HelpText())
             usage = Message(
                 kind="help",
                 title=help_message.title,
-                parts=(Text(f"⚠️ {command.problem} Usage:"), *help_message.parts),
+                parts=(Text("⚠️ " + _("{problem} Usage:").format(problem=command.problem)), *help_message.parts),
             )
             await ack(**_ephemeral(usage))
         elif isinstance(command, rq.Help):
             await ack(**_ephemeral(await self.service.ask(q.HelpText())))
         elif isinstance(command, rq.RunCode) and command.text.strip():
-            await ack(text=rq.RUNNING, response_type="ephemeral")
+            await ack(text=_(rq.RUNNING), response_type="ephemeral")
         else:
             await ack()
 
-    async def ack_answer(self, ack: Callable[..., Awaitable[Any]], view: dict[str, Any]) -> None:
+    async def ack_answer(self, ack: Callable[..., Awaitable[Any]], body: dict[str, Any], view: dict[str, Any]) -> None:
         if not input_value(view, bk.ANSWER_BLOCK, bk.ANSWER_INPUT).strip():
-            await ack(response_action="errors", errors={bk.ANSWER_BLOCK: "Type your answer first."})
+            with use_locale(await self.courier.language(from_action(body))):
+                await ack(response_action="errors", errors={bk.ANSWER_BLOCK: _("Type your answer first.")})
         else:
             await ack()
 
-    async def ack_run(self, ack: Callable[..., Awaitable[Any]], view: dict[str, Any]) -> None:
+    async def ack_run(self, ack: Callable[..., Awaitable[Any]], body: dict[str, Any], view: dict[str, Any]) -> None:
         if not input_value(view, bk.CODE_BLOCK, bk.CODE_INPUT).strip():
-            await ack(response_action="errors", errors={bk.CODE_BLOCK: "Type some Python first."})
+            with use_locale(await self.courier.language(from_action(body))):
+                await ack(response_action="errors", errors={bk.CODE_BLOCK: _("Type some Python first.")})
         else:
             await ack()
 
-    async def ack_pack_load(self, ack: Callable[..., Awaitable[Any]], view: dict[str, Any]) -> None:
+    async def ack_pack_load(self, ack: Callable[..., Awaitable[Any]], body: dict[str, Any], view: dict[str, Any]) -> None:
         if not view_files(view, bk.PACK_BLOCK, bk.PACK_INPUT):
-            await ack(response_action="errors", errors={bk.PACK_BLOCK: "Choose a pack (.yaml, .zip) or a quiz file to convert."})
+            with use_locale(await self.courier.language(from_action(body))):
+                await ack(response_action="errors", errors={bk.PACK_BLOCK: _("Choose a pack (.yaml, .zip) or a quiz file to convert.")})
         else:
             await ack()
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from bot.core.i18n import _, number
 from bot.core.replies import spell_commands
 
 _FENCE_LINE = re.compile(r"^[ \t]*```")
@@ -131,8 +132,8 @@ def clip(text: str, size: int) -> str:
     return text if len(text) <= size else text[: size - 1] + "…"
 
 
-def cut_note(hidden: int, what: str = "characters") -> str:
-    return f"_… cut to fit Slack: {hidden:,} more {what} not shown._"
+def cut_note(hidden: int, what: str | None = None) -> str:
+    return "_… " + _("cut to fit Slack: {n} more {what} not shown.").format(n=number(hidden), what=what or _("characters")) + "_"
 
 
 def split_mrkdwn(text: str, size: int) -> list[str]:

@@ -11,6 +11,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from bot.core.i18n import _, ngettext, number, pgettext
 from bot.core.importing import UPLOAD_SUFFIXES
 from bot.core.model import PackInfo
 from bot.core.replies import (
@@ -24,7 +25,6 @@ from bot.core.replies import (
     Select,
     Text,
     Tone,
-    plural,
 )
 
 from .limits import (
@@ -144,7 +144,7 @@ def part_texts(part: Text | Code, *, prefix: str = "") -> list[str]:
     """Render a text or code part as mrkdwn pieces that each fit a section."""
     if isinstance(part, Text):
         return split_text(prefix + to_mrkdwn(part.markdown))
-    return split_text(code_block(part.code), what="characters of code")
+    return split_text(code_block(part.code), what=_("characters of code"))
 
 
 def part_blocks(part: object, files: Mapping[str, str] | None = None) -> list[Block]:
@@ -195,7 +195,7 @@ def control_blocks(rows: Sequence[Sequence[Control]]) -> list[Block]:
                 element, hidden = select(control)
                 elements.append(element)
                 if hidden:
-                    notes.append(cut_note(hidden, f"options of “{escape(to_plain(control.placeholder))}”"))
+                    notes.append(cut_note(hidden, _("options of “{menu}”").format(menu=escape(to_plain(control.placeholder)))))
         for i in range(0, len(elements), ELEMENTS_PER_ACTIONS):
             blocks.append({"type": "actions", "elements": elements[i : i + ELEMENTS_PER_ACTIONS]})
     blocks.extend(context(n) for n in notes)
@@ -275,7 +275,7 @@ def form_view(form: InputRequest, meta: str) -> Block:
         if len(form.initial) <= size:
             element["initial_value"] = form.initial
         else:
-            notes.append("The starter code is too long to fill in here; it is shown in the question.")
+            notes.append(_("The starter code is too long to fill in here; it is shown in the question."))
     if form.placeholder:
         element["placeholder"] = plain(form.placeholder, PLACEHOLDER_MAX)
     blocks: list[Block] = [
@@ -283,8 +283,10 @@ def form_view(form: InputRequest, meta: str) -> Block:
     ]
     if form.kind == "code":
         notes.append(
-            f"Up to {size:,} characters here. Longer code: send it as a ```python block or a .py file"
-            " in the quiz's direct message or thread."
+            _(
+                "Up to {n} characters here. Longer code: send it as a ```python block or a .py file"
+                " in the quiz's direct message or thread."
+            ).format(n=number(size))
         )
     blocks.extend(context(escape(n).replace("```", "`\u200b``")) for n in notes)
     return {
@@ -292,8 +294,8 @@ def form_view(form: InputRequest, meta: str) -> Block:
         "callback_id": form.action,
         "private_metadata": meta,
         "title": plain(to_plain(form.title), MODAL_TITLE_MAX),
-        "submit": plain("Submit", MODAL_TITLE_MAX),
-        "close": plain("Cancel", MODAL_TITLE_MAX),
+        "submit": plain(pgettext("button", "Submit"), MODAL_TITLE_MAX),
+        "close": plain(pgettext("button", "Cancel"), MODAL_TITLE_MAX),
         "blocks": blocks,
     }
 
@@ -305,12 +307,12 @@ def run_view(meta: str) -> Block:
         "type": "modal",
         "callback_id": RUN_CALLBACK,
         "private_metadata": meta,
-        "title": plain("Run Python", MODAL_TITLE_MAX),
-        "submit": plain("Run", MODAL_TITLE_MAX),
-        "close": plain("Cancel", MODAL_TITLE_MAX),
+        "title": plain(_("Run Python"), MODAL_TITLE_MAX),
+        "submit": plain(pgettext("button", "Run"), MODAL_TITLE_MAX),
+        "close": plain(pgettext("button", "Cancel"), MODAL_TITLE_MAX),
         "blocks": [
-            {"type": "input", "block_id": CODE_BLOCK, "label": plain("Code (PyTorch available)", LABEL_MAX), "element": element},
-            context("Runs in the sandbox: no network, limited time and memory."),
+            {"type": "input", "block_id": CODE_BLOCK, "label": plain(_("Code (PyTorch available)"), LABEL_MAX), "element": element},
+            context(_("Runs in the sandbox: no network, limited time and memory.")),
         ],
     }
 
@@ -321,32 +323,34 @@ def pack_load_view(meta: str) -> Block:
         "type": "modal",
         "callback_id": PACK_CALLBACK,
         "private_metadata": meta,
-        "title": plain("Load a pack", MODAL_TITLE_MAX),
-        "submit": plain("Load", MODAL_TITLE_MAX),
-        "close": plain("Cancel", MODAL_TITLE_MAX),
+        "title": plain(_("Load a pack"), MODAL_TITLE_MAX),
+        "submit": plain(pgettext("button", "Load"), MODAL_TITLE_MAX),
+        "close": plain(pgettext("button", "Cancel"), MODAL_TITLE_MAX),
         "blocks": [
             {
                 "type": "input",
                 "block_id": PACK_BLOCK,
-                "label": plain("Pack file (.yaml, .zip) or a quiz file to convert", LABEL_MAX),
+                "label": plain(_("Pack file (.yaml, .zip) or a quiz file to convert"), LABEL_MAX),
                 "element": {"type": "file_input", "action_id": PACK_INPUT, "filetypes": [suffix.lstrip(".") for suffix in UPLOAD_SUFFIXES], "max_files": 1},
             },
             {
                 "type": "input",
                 "block_id": FORCE_BLOCK,
                 "optional": True,
-                "label": plain("Version", LABEL_MAX),
+                "label": plain(_("Version"), LABEL_MAX),
                 "element": {
                     "type": "checkboxes",
                     "action_id": FORCE_INPUT,
                     "options": [
-                        {"text": plain("Replace even if the version is not higher", OPTION_TEXT_MAX), "value": "force"}
+                        {"text": plain(_("Replace even if the version is not higher"), OPTION_TEXT_MAX), "value": "force"}
                     ],
                 },
             },
             context(
-                "A pack that fails validation changes nothing; you get every problem as file:line:col. "
-                "Moodle XML, GIFT, CSV, Anki, Red trivia and Open Trivia DB files are converted and shown first."
+                _(
+                    "A pack that fails validation changes nothing; you get every problem as file:line:col. "
+                    "Moodle XML, GIFT, CSV, Anki, Red trivia and Open Trivia DB files are converted and shown first."
+                )
             ),
         ],
     }
@@ -360,24 +364,27 @@ def home_view(stats: Message | None, packs: Sequence[PackInfo], *, rank: int | N
     head: list[Block] = [{"type": "header", "text": plain("QuizBot", HEADER_MAX)}]
     body: list[Block] = []
     if rank is not None:
-        body.append(mrkdwn_section(f"🏆 You are *#{rank}* on this workspace's leaderboard this week. See it with `/quiz leaderboard`."))
+        body.append(
+            mrkdwn_section("🏆 " + _("You are *#{rank}* on this workspace's leaderboard this week. See it with `/quiz leaderboard`.").format(rank=rank))
+        )
     if stats is not None:
         body.extend(message_blocks(stats, limit=VIEW_BLOCKS_MAX // 2))
     body.append({"type": "divider"})
-    body.append({"type": "header", "text": plain("Start a quiz", HEADER_MAX)})
+    body.append({"type": "header", "text": plain(_("Start a quiz"), HEADER_MAX)})
     if packs:
         body.append(
             {
-                **mrkdwn_section("*Every enabled pack* — wrong and unseen questions first, then reviews."),
-                "accessory": {"type": "button", "action_id": HOME_START, "text": plain("Start", BUTTON_TEXT_MAX), "style": "primary"},
+                **mrkdwn_section(_("*Every enabled pack* — wrong and unseen questions first, then reviews.")),
+                "accessory": {"type": "button", "action_id": HOME_START, "text": plain(pgettext("button", "Start"), BUTTON_TEXT_MAX), "style": "primary"},
             }
         )
     else:
-        body.append(mrkdwn_section("No packs are enabled here yet. An admin can load one with `/quiz pack load`."))
+        body.append(mrkdwn_section(_("No packs are enabled here yet. An admin can load one with `/quiz pack load`.")))
     for info in packs:
-        topics = ", ".join(f"`{escape(t)}`" for t, _ in info.topics[:15]) or "—"
-        more = f" and {len(info.topics) - 15} more" if len(info.topics) > 15 else ""
-        text = f"*{escape(info.title)}* — `{escape(info.id)}` v{info.version} · {plural(info.questions, 'question')}\nTopics: {topics}{more}"
+        topics = ", ".join(f"`{escape(t)}`" for t, _title in info.topics[:15]) or "—"
+        more = " " + _("and {n} more").format(n=len(info.topics) - 15) if len(info.topics) > 15 else ""
+        questions = ngettext("{n} question", "{n} questions", info.questions).format(n=number(info.questions))
+        text = f"*{escape(info.title)}* — `{escape(info.id)}` v{info.version} · {questions}\n" + _("Topics: {topics}").format(topics=topics + more)
         body.append(
             {
                 **mrkdwn_section(clip(text, TEXT_MAX)),
@@ -385,9 +392,13 @@ def home_view(stats: Message | None, packs: Sequence[PackInfo], *, rank: int | N
                     "type": "button",
                     "action_id": f"{HOME_START}:{info.id}"[:255],
                     "value": info.id[:BUTTON_VALUE_MAX],
-                    "text": plain("Start", BUTTON_TEXT_MAX),
+                    "text": plain(pgettext("button", "Start"), BUTTON_TEXT_MAX),
                 },
             }
         )
-    tail = [context("Type `/quiz help` in any channel for every command. Code answers: a ```python block or a .py file.".replace("```", "`\u200b``"))]
+    tail = [
+        context(
+            _("Type `/quiz help` in any channel for every command. Code answers: a ```python block or a .py file.").replace("```", "`\u200b``")
+        )
+    ]
     return {"type": "home", "blocks": fit(head, body, tail, VIEW_BLOCKS_MAX)}
