@@ -20,14 +20,15 @@ from rich.console import Console
 from bot.core import Actor, QuizError, QuizService, Reply, commands, error_reply
 from bot.core import queries as q
 from bot.core import requests as rq
-from bot.core.replies import Attachment, Button, Message, Select, Tone, notice, plural
+from bot.core.i18n import N_, _, ngettext, number, use_locale
+from bot.core.replies import Attachment, Button, Message, Select, Tone, notice
 
 from .render import render_message
 
 ACTOR = Actor(platform="console", scope="local", user_id="you", name="you", is_admin=True)
 PROMPT = "quiz> "
 PICTURES = Path(tempfile.gettempdir()) / "quizbot-pictures"  # where `stats` and `leaderboard` save pictures
-TERMINAL_DAILY = (
+TERMINAL_DAILY = N_(
     "In the terminal, `review` starts today's review. Channel schedules and reminders are for Discord and Slack."
 )
 
@@ -62,7 +63,7 @@ class ConsoleFrontEnd:
         return line.rstrip("\n")
 
     async def read_code(self) -> str:
-        self.console.print("[dim]Paste your code; end with a line holding only ``` (or end of input).[/dim]")
+        self.console.print("[dim]" + _("Paste your code; end with a line holding only ``` (or end of input).") + "[/dim]")
         lines: list[str] = []
         while True:
             line = await self.read("... ")
@@ -80,7 +81,7 @@ class ConsoleFrontEnd:
                 if isinstance(part, Attachment):
                     target = self.files_dir / Path(part.filename).name
                     target.write_bytes(part.data)
-                    self.console.print(f"Wrote {target}", markup=False, highlight=False)
+                    self.console.print(_("Wrote {path}").format(path=target), markup=False, highlight=False)
 
     async def confirm(self, reply: Reply) -> bool:
         """A question with Confirm and Cancel buttons (deleting data): ask here; return whether it was asked."""
@@ -89,7 +90,7 @@ class ConsoleFrontEnd:
         no = next((c for c in controls if c.role == "cancel"), None)
         if yes is None or no is None:
             return False
-        answer = await self.read(f"{yes.label}? Type yes to go ahead (yes/no) > ")
+        answer = await self.read(_("{question}? Type yes to go ahead (yes/no) > ").format(question=yes.label))
         await self.call(rq.Act(yes.action if (answer or "").strip().lower() == "yes" else no.action))
         return True
 
@@ -135,14 +136,15 @@ class ConsoleFrontEnd:
     async def pick(self, request: rq.Start) -> rq.Start:
         packs = await self.service.ask(q.PackList(ACTOR.scope))
         for i, info in enumerate(packs, 1):
-            self.console.print(f"  {i}. {info.title} ({info.id}, {plural(info.questions, 'question')})", markup=False)
-        choice = await self.read("pack number (Enter: all) > ")
+            questions = ngettext("{n} question", "{n} questions", info.questions).format(n=number(info.questions))
+            self.console.print(f"  {i}. {info.title} ({info.id}, {questions})", markup=False)
+        choice = await self.read(_("pack number (Enter: all) > "))
         if choice and choice.isdigit() and 1 <= int(choice) <= len(packs):
             chosen = packs[int(choice) - 1]
             request = replace(request, pack=chosen.id)
-            for i, (_, title) in enumerate(chosen.topics, 1):
+            for i, (_id, title) in enumerate(chosen.topics, 1):
                 self.console.print(f"  {i}. {title}", markup=False)
-            topic = await self.read("topic number (Enter: all) > ")
+            topic = await self.read(_("topic number (Enter: all) > "))
             if topic and topic.isdigit() and 1 <= int(topic) <= len(chosen.topics):
                 request = replace(request, topic=chosen.topics[int(topic) - 1][0])
         return request
@@ -163,7 +165,7 @@ class ConsoleFrontEnd:
             letters = [w.strip().upper() for w in word.replace(",", " ").split() if w.strip()]
             values = [o.value for o in multi.options if o.label.split(".")[0].upper() in letters]
             if len(values) != len(letters) or not values:
-                self.console.print("Type the letters of every right choice, e.g. `A C`.", markup=False)
+                self.console.print(_("Type the letters of every right choice, e.g. `A C`."), markup=False)
                 return
             await self.call(rq.Act(multi.action, tuple(values)))
             await self.call(rq.Act(check.action))
@@ -173,7 +175,7 @@ class ConsoleFrontEnd:
             menu = menus["choice"]
             value = next((o.value for o in menu.options if o.label.split(".")[0].upper() == word.upper()), None)
             if value is None:
-                self.console.print("Type the letter of your choice.", markup=False)
+                self.console.print(_("Type the letter of your choice."), markup=False)
                 return
             await self.call(rq.Act(menu.action, (value,)))
         elif word.upper() in choices:
@@ -185,14 +187,14 @@ class ConsoleFrontEnd:
             else:
                 await self.call(rq.Submit(word))
         else:
-            self.console.print("Answer with one of the letters shown, or type `help`.", markup=False)
+            self.console.print(_("Answer with one of the letters shown, or type `help`."), markup=False)
 
     async def fill_blanks(self, selects: list[Select], check: Button) -> None:
         for select in selects:
             for i, option in enumerate(select.options, 1):
                 self.console.print(f"  {i}. {option.label}", markup=False)
             while True:
-                choice = await self.read(f"Blank {select.number} (1-{len(select.options)}) > ")
+                choice = await self.read(_("Blank {n} (1-{most}) > ").format(n=select.number, most=len(select.options)))
                 if choice is None:
                     return
                 if choice.isdigit() and 1 <= int(choice) <= len(select.options):
@@ -202,7 +204,7 @@ class ConsoleFrontEnd:
                 if match:
                     choice = str(match[0])
                     break
-                self.console.print("Pick a number from the menu.", markup=False)
+                self.console.print(_("Pick a number from the menu."), markup=False)
             value = select.options[int(choice) - 1].value
             try:
                 await self.service.handle(ACTOR, rq.Act(select.action, (value,)))
@@ -220,10 +222,13 @@ class ConsoleFrontEnd:
             await self.call(parsed)
 
     async def loop(self) -> int:
-        self.console.print("[bold]QuizBot[/bold] in the terminal. Type [bold]start[/bold] to begin, [bold]help[/bold] for commands.")
+        with use_locale(await self.language()):
+            self.console.print(
+                _("[bold]QuizBot[/bold] in the terminal. Type [bold]start[/bold] to begin, [bold]help[/bold] for commands.")
+            )
         try:
             reply = await self.service.handle(ACTOR, rq.Current())
-            self.console.print("[dim]Resuming your quiz.[/dim]")
+            self.console.print("[dim]" + _("Resuming your quiz.") + "[/dim]")
             self.show(reply)
         except QuizError:
             pass
@@ -231,46 +236,60 @@ class ConsoleFrontEnd:
             line = await self.read()
             if line is None:
                 break
-            words = line.split()
-            if not words:
-                if self.current is not None:
-                    await self.answer("")
-                continue
-            command, rest = words[0].lower().lstrip("/"), words[1:]
-            if command == "quiz" and rest:
-                command, rest = rest[0].lower(), rest[1:]
-            if command in ("quit", "exit"):
-                break
-            if command == "start":
-                await self.start(rest)
-            elif command == "run":
-                snippet = await self.read_code()
-                await self.call(rq.RunCode(snippet))
-            elif command == "answer" and self.current is not None:
-                await self.answer(" ".join(rest) or "code")
-            elif command in ("daily", "remind"):
-                # Here there is no channel to post in and no one to message: only the personal review.
-                if command == "daily" and not rest:
-                    await self.call(rq.DailyReview())
-                else:
-                    self.show(notice(TERMINAL_DAILY))
-            elif command in commands.SUBCOMMANDS:
-                parsed = commands.parse(" ".join([command, *rest]))
-                if isinstance(parsed, commands.Usage):
-                    self.show(notice(parsed.problem))
-                elif isinstance(parsed, commands.PackLoadAsked):
-                    self.show(notice("Load packs from the shell here: `quizbot pack import PATH`."))
-                else:
-                    await self.call(parsed)
-                if command == "help":
-                    self.console.print("[dim]Here: type the commands without /quiz; `quit` leaves.[/dim]")
-            elif command in commands.SOCIAL_SUBCOMMANDS:
-                await self.social(command, rest)
-            elif self.current is not None:
-                await self.answer(line)
-            else:
-                self.console.print("Unknown command. Type `help`.", markup=False)
+            with use_locale(await self.language()):
+                if not await self.one(line):
+                    break
         return 0
+
+    async def language(self) -> str:
+        """The language the terminal's learner reads (`language es` sets it)."""
+        try:
+            return await self.service.ask(q.LearnerLanguage(ACTOR))
+        except Exception:
+            return "en"
+
+    async def one(self, line: str) -> bool:
+        """Do what one typed line asks; False: leave."""
+        words = line.split()
+        if not words:
+            if self.current is not None:
+                await self.answer("")
+            return True
+        command, rest = words[0].lower().lstrip("/"), words[1:]
+        if command == "quiz" and rest:
+            command, rest = rest[0].lower(), rest[1:]
+        if command in ("quit", "exit"):
+            return False
+        if command == "start":
+            await self.start(rest)
+        elif command == "run":
+            snippet = await self.read_code()
+            await self.call(rq.RunCode(snippet))
+        elif command == "answer" and self.current is not None:
+            await self.answer(" ".join(rest) or "code")
+        elif command in ("daily", "remind"):
+            # Here there is no channel to post in and no one to message: only the personal review.
+            if command == "daily" and not rest:
+                await self.call(rq.DailyReview())
+            else:
+                self.show(notice(_(TERMINAL_DAILY)))
+        elif command in commands.SUBCOMMANDS:
+            parsed = commands.parse(" ".join([command, *rest]))
+            if isinstance(parsed, commands.Usage):
+                self.show(notice(parsed.problem))
+            elif isinstance(parsed, commands.PackLoadAsked):
+                self.show(notice(_("Load packs from the shell here: `quizbot pack import PATH`.")))
+            else:
+                await self.call(parsed)
+            if command == "help":
+                self.console.print("[dim]" + _("Here: type the commands without /quiz; `quit` leaves.") + "[/dim]")
+        elif command in commands.SOCIAL_SUBCOMMANDS:
+            await self.social(command, rest)
+        elif self.current is not None:
+            await self.answer(line)
+        else:
+            self.console.print(_("Unknown command. Type `help`."), markup=False)
+        return True
 
 
 async def run_console(

@@ -12,6 +12,7 @@ from rich.panel import Panel
 from rich.syntax import Syntax
 from rich.table import Table
 
+from bot.core.i18n import _
 from bot.core.replies import Button, Code, Fields, Image, Message, Select, Text, Tone, spell_commands
 
 COLOURS = {Tone.INFO: "blue", Tone.SUCCESS: "green", Tone.FAILURE: "red", Tone.WARNING: "yellow", Tone.ERROR: "red"}
@@ -32,8 +33,8 @@ def render_message(console: Console, message: Message, *, pictures: Path | None 
             body.append(table)
         elif isinstance(part, Image):
             saved = save_picture(part, pictures) if pictures is not None else None
-            where = f"saved to {saved}" if saved is not None else "not saved"
-            body.append(Markdown(f"_(picture: {part.alt or part.filename}; {where})_"))
+            where = _("saved to {path}").format(path=saved) if saved is not None else _("not saved")
+            body.append(Markdown("_" + _("(picture: {what}; {where})").format(what=part.alt or part.filename, where=where) + "_"))
     controls = _controls(message)
     if controls:
         body.append(Markdown(controls))
@@ -80,16 +81,16 @@ def _controls(message: Message) -> str:
     roles = {c.role for c in controls}
     letters = [c.label for c in controls if isinstance(c, Button) and c.role == "choice"]
     if letters:
-        hints.append("Type a letter: " + " ".join(letters))
+        hints.append(_("Type a letter:") + " " + " ".join(letters))
     if "multi" in roles:
-        hints.append("Type every right letter, e.g. `A C`")
+        hints.append(_("Type every right letter, e.g. `A C`"))
     elif "blank" in roles:
-        hints.append("Press Enter (or type anything) to fill the blanks from numbered menus")
+        hints.append(_("Press Enter (or type anything) to fill the blanks from numbered menus"))
     elif any(isinstance(c, Select) and c.role == "choice" for c in controls):
-        hints.append("Type the letter of your choice")
+        hints.append(_("Type the letter of your choice"))
     if "answer" in roles:
-        hints.append("Type your answer (for code: type \\`\\`\\` then paste, and end with \\`\\`\\`)")
+        hints.append(_("Type your answer (for code: type \\`\\`\\` then paste, and end with \\`\\`\\`)"))
     extras = [role for role in ("hint", "skip", "stop") if role in roles]
     if hints:
-        return "_" + " · ".join(hints) + (" · or " + ", ".join(extras) if extras else "") + "_"
+        return "_" + " · ".join(hints) + (" · " + _("or {commands}").format(commands=", ".join(extras)) if extras else "") + "_"
     return ""
