@@ -19,6 +19,8 @@ from functools import partial
 from typing import Any, Protocol
 from zoneinfo import ZoneInfo
 
+from bot.core import i18n
+from bot.core.admin import Admins
 from bot.core.daily.channel import TALLY_EVERY, DailyPost, Tally, first_right, tally
 from bot.core.daily.errors import NoSchedule, NotServed
 from bot.core.daily.learner import Learner
@@ -36,6 +38,9 @@ from bot.core.daily.rotation import pick_item
 from bot.core.daily.schedule import Schedule
 from bot.core.daily.timing import due_day, local_day, next_run
 from bot.core.errors import NotAllowed
+from bot.core.i18n import DEFAULT as DEFAULT_LANGUAGE
+from bot.core.i18n import use_locale
+from bot.core.locale import Locales
 from bot.core.model import Actor, new_session_id
 from bot.core.packs.models import AnyQuestion, Pack
 from bot.core.ports import Clock
@@ -121,6 +126,23 @@ class PlatformPosters:
 
 
 Sleep = Callable[[float], Awaitable[None]]
+ServerLanguage = Callable[[str, str], Awaitable[str]]  # (platform, scope) -> the language of its public posts
+LearnerLanguage = Callable[[str, str], Awaitable[str]]  # (platform, user id) -> the language of their DMs
+
+
+def stored_languages(packs: Any) -> tuple[ServerLanguage, LearnerLanguage]:
+    """Read the languages chosen with `/quiz language` where the repository keeps settings (else English)."""
+    if not hasattr(packs, "get_setting"):
+        async def english(_platform: str, _who: str) -> str:
+            return DEFAULT_LANGUAGE
+
+        return english, english
+    locales = Locales(packs, Admins())
+
+    async def learner(platform: str, user_id: str) -> str:
+        return await locales.learner(Actor(platform, "", user_id))
+
+    return locales.server, learner
 
 
 class Scheduler:
@@ -137,8 +159,13 @@ class Scheduler:
         max_sleep_s: float = MAX_SLEEP_S,
         platforms: Iterable[str] | None = None,
         on_lag: Callable[[float], None] | None = None,
+        languages: tuple[ServerLanguage, LearnerLanguage] | None = None,
     ) -> None:
-        """`platforms`: the front ends this process runs; it takes only their jobs (None: every platform)."""
+        """`platforms`: the front ends this process runs; it takes only their jobs (None: every platform).
+
+        `languages`: where the server's and a learner's language are read (default: the repository's settings).
+        """
+        self._server_language, self._learner_language = languages or stored_languages(packs)
         self._store = store
         self.platforms = frozenset(platforms) if platforms is not None else None
         self._packs = packs
@@ -282,7 +309,7 @@ class Scheduler:
     async def post_now(self, actor: Actor, *, channel_id: str) -> Reply:
         """Post today's question now, once (`/quiz daily now`); admins only."""
         if not (actor.is_admin or actor.key in self._admins):
-            raise NotAllowed("post the daily question", platform=actor.platform)
+            raise NotAllowed(i18n._("post the daily question"), platform=actor.platform)
         if not self.serves(actor.platform):
             raise NotServed(actor.platform)
         schedule = await self._store.get_schedule(actor.platform, channel_id)
@@ -292,11 +319,11 @@ class Scheduler:
         today = local_day(now, schedule.tz)
         outcome = await self._publish(replace(schedule, paused=False), today, now)
         if outcome == "taken":
-            return notice("Today's question was already posted in this channel.")
+            return notice(i18n._("Today's question was already posted in this channel."))
         if outcome != "posted":
-            return notice(f"The daily question could not be posted: {outcome}.", tone=Tone.WARNING)
+            return notice(i18n._("The daily question could not be posted: {why}.").format(why=outcome), tone=Tone.WARNING)
         self.wake()  # its tally and reveal are the loop's jobs from now on: look again, not in a minute
-        return notice("Today's question is posted.", tone=Tone.SUCCESS)
+        return notice(i18n._("Today's question is posted."), tone=Tone.SUCCESS)
 
     async def _publish(self, schedule: Schedule, day: date, now: datetime) -> str:
         """Post `day`'s question once; return "posted", "taken" or why it could not be posted."""
@@ -329,7 +356,9 @@ class Scheduler:
         if not await self._store.claim_post(schedule, post, cycle=cycle, next_at=next_at):
             return "taken"
         try:
-            ref = await self._poster.post_item(post, post_message(post, pack, question, Tally(0, 0)))
+            with use_locale(await self._server_language(post.platform, post.scope)):
+                message = post_message(post, pack, question, Tally(0, 0))
+            ref = await self._poster.post_item(post, message)
         except DeliveryFailed as exc:
             await self._store.mark_post(post.id, status="failed")
             await self._pause(schedule, f"the bot cannot post there ({exc.reason})")
@@ -345,9 +374,9 @@ class Scheduler:
             return  # paused already, and the admin was told then
         log.warning("Daily question for %s:%s paused: %s", schedule.platform, schedule.channel_id, reason)
         try:
-            await self._poster.send_dm(
-                schedule.platform, schedule.set_by, paused_message(replace(schedule, paused=True, pause_reason=reason))
-            )
+            with use_locale(await self._learner_language(schedule.platform, schedule.set_by)):
+                message = paused_message(replace(schedule, paused=True, pause_reason=reason))
+            await self._poster.send_dm(schedule.platform, schedule.set_by, message)
         except DeliveryFailed:
             log.warning("Could not tell the admin %s that a schedule paused", schedule.set_by)
 
@@ -365,9 +394,12 @@ class Scheduler:
         pack, question = found
         answers = await self._store.member_answers(post.id)
         counts = tally(answers)
+        with use_locale(await self._server_language(post.platform, post.scope)):
+            closed = closed_post_message(post, pack, question, counts)
+            revealed = reveal_message(post, question, counts, first_right(answers))
         try:
-            await self._poster.edit_post(post, closed_post_message(post, pack, question, counts))
-            await self._poster.post_reveal(post, reveal_message(post, question, counts, first_right(answers)))
+            await self._poster.edit_post(post, closed)
+            await self._poster.post_reveal(post, revealed)
         except DeliveryFailed as exc:
             log.warning("Could not reveal daily post %s: %s", post.id, exc.reason)
 
@@ -377,8 +409,10 @@ class Scheduler:
         if current is None or found is None:
             return
         pack, question = found
+        with use_locale(await self._server_language(current.platform, current.scope)):
+            message = post_message(current, pack, question, Tally(current.answered, current.right))
         try:
-            await self._poster.edit_post(current, post_message(current, pack, question, Tally(current.answered, current.right)))
+            await self._poster.edit_post(current, message)
         except DeliveryFailed as exc:
             log.warning("Could not update the tally of daily post %s: %s", post.id, exc.reason)
 
@@ -404,8 +438,10 @@ class Scheduler:
             return
         if due == 0:
             return
+        with use_locale(await self._learner_language(learner.platform, learner.user_id)):
+            message = reminder_message(due)
         try:
-            await self._poster.send_dm(learner.platform, learner.user_id, reminder_message(due))
+            await self._poster.send_dm(learner.platform, learner.user_id, message)
             delivered = True
         except DeliveryFailed as exc:
             log.info("Reminder to %s:%s not delivered: %s", learner.platform, learner.user_id, exc.reason)
