@@ -16,12 +16,11 @@ from bot.core.i18n import _, use_locale
 from bot.core.race import ChannelPost
 from bot.metrics import Metrics, interaction_callbacks
 
-from .api import SettingsStore, install_redaction, invite_url, sync_commands, use_api
+from .api import CatalogTranslator, SettingsStore, install_redaction, invite_url, sync_commands, use_api
 from .commands import build_quiz_group
 from .deliver import APOLOGY, DiscordPoster, post_race
 from .inbound import Inbound, time_events
 from .origin import PLATFORM, DailyControl, PageButton, QuizControl, RaceControl
-from .translate import CatalogTranslator
 
 if TYPE_CHECKING:
     from bot.app import App

@@ -22,9 +22,9 @@ from bot.core.race import (
     SECONDS_MIN,
 )
 
+from .api import L_
 from .inbound import Inbound
 from .origin import RUN_FORM_ID
-from .translate import L_
 
 Interaction = discord.Interaction[Any]
 
