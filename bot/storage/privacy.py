@@ -50,6 +50,11 @@ def _through(table: Table, parent: Table, key: str) -> Where:
     return where
 
 
+def _setting_of(platform: str, user: str) -> ColumnElement[bool]:
+    key = t.settings.c.key
+    return and_(key.startswith(f"{platform}:", autoescape=True), key.endswith(f":{user}", autoescape=True))
+
+
 TABLES: tuple[Covered, ...] = (
     Covered(
         t.sessions,
@@ -68,6 +73,8 @@ TABLES: tuple[Covered, ...] = (
     Covered(s.race_drafts, _through(s.race_drafts, s.races, "race_id")),
     Covered(s.leaderboard_privacy, _owned(s.leaderboard_privacy)),
     Covered(w.unfinished_work, _owned(w.unfinished_work)),
+    # Small values about one learner (their language): keyed `PLATFORM:<what>:USER_ID` (bot.storage.settings_store).
+    Covered(t.settings, _setting_of),
     Covered(
         d.daily_schedules,
         lambda platform, user: and_(d.daily_schedules.c.platform == platform, d.daily_schedules.c.set_by == user),

@@ -108,11 +108,11 @@ class Answer:
         return "\n".join(c for c in chunks if c)
 
     def item(self) -> dict[str, Any]:
-        """The stored message of the newest question (title "Question n of m") this answer sent."""
+        """The stored message of the newest question (title "Question n of m", in Spanish or German too) this answer sent."""
         items = [
             m
             for m in self.stored()
-            if any((e.get("title") or "").startswith("Question") for e in m["embeds"])
+            if any((e.get("title") or "").startswith(("Question", "Pregunta", "Frage")) for e in m["embeds"])
         ]
         assert items, f"no question in:\n{self.text()}"
         return items[-1]

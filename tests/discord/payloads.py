@@ -108,8 +108,13 @@ def interaction(
     channel: dict[str, Any] | None = None,
     message: dict[str, Any] | None = None,
     iid: str | None = None,
+    locale: str = "en-US",
+    guild_locale: str = "en-US",
 ) -> dict[str, Any]:
-    """An INTERACTION_CREATE payload: in the guild's study channel, or in the user's DM with the bot."""
+    """An INTERACTION_CREATE payload: in the guild's study channel, or in the user's DM with the bot.
+
+    `locale` is the language of the person's Discord client, `guild_locale` the server's preferred one.
+    """
     iid = iid or snowflake()
     payload: dict[str, Any] = {
         "id": iid,
@@ -118,7 +123,7 @@ def interaction(
         "data": data,
         "token": f"aW50ZXJhY3Rpb246{iid}:tokEnSeCrEt{iid[-6:]}",
         "version": 1,
-        "locale": "en-US",
+        "locale": locale,
         "entitlements": [],
         "attachment_size_limit": 26214400,
         "app_permissions": str(MEMBER_PERMISSIONS),
@@ -127,7 +132,7 @@ def interaction(
         chan = channel or text_channel()
         payload.update(
             guild_id=GUILD_ID,
-            guild_locale="en-US",
+            guild_locale=guild_locale,
             channel=chan,
             channel_id=chan["id"],
             context=0,

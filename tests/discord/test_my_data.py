@@ -92,3 +92,19 @@ async def test_delete_asks_first_keep_changes_nothing_and_the_log_has_no_content
     assert not any("demo" in line or "{" in line for line in lines)  # who and how many, never what
     current = await bot.command(p.ALICE, "current")
     assert "no quiz running" in current.text()
+
+
+async def test_the_chosen_language_is_exported_and_deleted_with_the_learners_data(bot: Harness) -> None:
+    chosen = await bot.command(p.ALICE, "language", [p.option("code", "es")])
+    assert "Tus respuestas ahora están en español." in chosen.text()
+    await bot.command(p.BOB, "language", [p.option("code", "de")])
+    answer = await my_data(bot, p.ALICE, "export")
+    assert "Todo lo que se guarda sobre ti: 1 fila en 1 tabla." in answer.text()
+    rows = exported(answer)["tables"]["settings"]
+    assert rows == [{"key": f"discord:language:{p.ALICE.id}", "value": "es"}]  # Bob's choice is not hers
+    ask = await my_data(bot, p.ALICE, "delete")
+    done = await bot.click(p.ALICE, ask.stored()[-1], "Borrar todo")
+    assert "Se borraron tus datos (1 fila)." in done.text()
+    after = await bot.command(p.ALICE, "current")
+    assert "You have no quiz running." in after.text()  # her client is English, and her choice is gone
+    assert "settings" in exported(await my_data(bot, p.BOB, "export"))["tables"]

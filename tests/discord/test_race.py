@@ -74,7 +74,8 @@ def embeds_text(bodies: list[dict[str, Any]]) -> str:
 
 
 def round_message(answer: Answer) -> dict[str, Any]:
-    rounds = [m for m in answer.stored() if any("Race · round" in (e.get("title") or "") for e in m["embeds"])]
+    titles = ("Race · round", "Carrera · ronda", "Wettrennen · Runde")
+    rounds = [m for m in answer.stored() if any((e.get("title") or "").startswith(titles) for e in m["embeds"])]
     assert rounds, answer.text()
     return rounds[-1]
 

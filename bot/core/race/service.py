@@ -15,11 +15,13 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 
+from bot.core.admin import Admins
 from bot.core.answer import Answers, graded
 from bot.core.dispatch import NOT_OURS
 from bot.core.errors import BadSubmission, QuizError, UnknownName, place_word
-from bot.core.i18n import _, public
+from bot.core.i18n import _, public, use_locales
 from bot.core.items import Changed, Context, Input, NotAnAnswer, kind_of
+from bot.core.locale import Locales
 from bot.core.model import Actor, Attempt, ItemState, new_session_id
 from bot.core.packs import DIFFICULTIES, AnyQuestion, Pack
 from bot.core.ports import Clock, Repository
@@ -56,6 +58,7 @@ class RaceService:
         answers: Answers | None = None,
     ) -> None:
         self._repo = repository
+        self._languages = Locales(repository, Admins(admins))  # the server's language, for posts no request causes
         self._answers = answers  # counts the round's attempts once stored
         self._store = store
         self._clock = clock
@@ -317,23 +320,27 @@ class RaceService:
         question = await self._question(race.items[closed])
         pack = await self._pack(race.items[closed].pack)
         assert pack is not None
-        messages: list[Message] = [view.reveal_message(race, closed, question)]
-        next_round: int | None = None
-        if race.running:
-            next_item = race.items[race.round]
-            next_pack = await self._pack(next_item.pack)
-            assert next_pack is not None
-            messages.append(view.round_message(race, race.round, next_pack, await self._question(next_item)))
-            next_round = race.round
-        else:
-            messages.append(view.final_message(race))
+        # Often no request is running here (time ran out): the posts are in the server's language all the same.
+        server = await self._languages.server(race.platform, race.scope)
+        with use_locales(server, server):
+            messages: list[Message] = [view.reveal_message(race, closed, question)]
+            next_round: int | None = None
+            if race.running:
+                next_item = race.items[race.round]
+                next_pack = await self._pack(next_item.pack)
+                assert next_pack is not None
+                messages.append(view.round_message(race, race.round, next_pack, await self._question(next_item)))
+                next_round = race.round
+            else:
+                messages.append(view.final_message(race))
+            closed_round = view.round_message(race, closed, pack, question, closed=True)
         post = ChannelPost(
             platform=race.platform,
             scope=race.scope,
             channel_id=race.channel_id,
             race_id=race.id,
             messages=tuple(messages),
-            closed_round=view.round_message(race, closed, pack, question, closed=True),
+            closed_round=closed_round,
             anchor=dict(race.anchor),
             next_round=next_round,
         )
