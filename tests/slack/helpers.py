@@ -20,7 +20,7 @@ KINDS = {
 
 def is_item(message: dict[str, Any]) -> bool:
     first = message["blocks"][0] if message["blocks"] else {}
-    return first.get("type") == "header" and first["text"]["text"].startswith("Question ")
+    return first.get("type") == "header" and first["text"]["text"].startswith(("Question ", "Frage ", "Pregunta "))
 
 
 def items(slack: Slack, channel: str) -> list[dict[str, Any]]:

@@ -50,7 +50,8 @@ class RaceSlack:
     def rounds(self) -> list[tuple[str, dict[str, Any]]]:
         """The race round messages in the channel, as (ts, message), in order."""
         return [
-            (ts, m) for (ch, ts), m in self.fake.messages.items() if ch == CHANNEL and "Race · round" in block_text(m["blocks"][:1])
+            (ts, m) for (ch, ts), m in self.fake.messages.items()
+            if ch == CHANNEL and any(t in block_text(m["blocks"][:1]) for t in ("Race · round", "Wettrennen · Runde"))
         ]
 
     def channel_text(self, since: int = 0) -> str:
