@@ -120,7 +120,7 @@ def ngettext(singular: str, plural: str, n: int) -> str:
 
 def pgettext(context: str, message: str) -> str:
     """Translate a short text whose meaning depends on `context` (a button's "Stop" is not a noun)."""
-    return translations(_current.get()).pgettext(context, message)
+    return str(translations(_current.get()).pgettext(context, message))
 
 
 def N_(message: str) -> str:

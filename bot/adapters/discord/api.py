@@ -140,7 +140,7 @@ async def sync_commands(
 # the catalog holds the template, Discord gets it filled in.
 
 
-def L_(message: str, **values: Any) -> app_commands.locale_str:  # noqa: N802 (a gettext-style marker)
+def L_(message: str, **values: Any) -> app_commands.locale_str:
     """A command text for the catalog (extracted like `_`), English filled in, translated at sync."""
     return app_commands.locale_str(message.format(**values), template=message, values=values)
 
