@@ -291,3 +291,43 @@ async def test_the_docs_examples_are_what_the_code_shows(repository: SqlReposito
     )
     assert not stale, f"the docs' examples {stale} differ from what the code shows; regenerate them: {REGENERATE}\n{diffs}"
     assert not unknown, f"docs/ has example blocks no test makes: {unknown}"
+
+
+async def spanish_examples(repository: SqlRepository, tmp_path: Path) -> dict[str, str]:
+    """The daily question's post and private answers on a server whose admins chose Spanish."""
+    clock = FakeClock(datetime(2026, 12, 3, 6, 0, tzinfo=UTC))
+    wired = await wire(repository, clock, LocalRunner(), tmp_path)
+    service, scheduler = wired.service, wired.scheduler
+    poster = Poster()
+    await wired.posters.add("discord", poster)
+    chosen = await service.handle(ADA, rq.Language("es", server=True))
+    await service.handle(ADA, rq.DailySet(time="09:00", timezone="Europe/Berlin", pack="study", reveal_after_hours="8"))
+    clock.current = datetime(2026, 12, 3, 8, 0, tzinfo=UTC)
+    await scheduler.tick()
+    [(_, _, post_message)] = poster.of("post")
+    right, wrong = button(post_message, "A"), button(post_message, "B")
+    spanish_ann, german_bo = replace(ANN, locale="es-ES"), replace(BO, locale="de")
+    answers = [
+        reply_screen(await service.handle(spanish_ann, rq.Act(right.action))),
+        reply_screen(await service.handle(german_bo, rq.Act(wrong.action))),
+    ]
+    return {
+        "es-daily-post": typed("/quiz language server es", reply_screen(chosen), "an admin") + "\n\n" + screen(post_message),
+        "es-daily-answers": f"Ann (Discord in Spanish) presses A:\n{answers[0]}\nBo (Discord in German) presses B:\n{answers[1]}",
+    }
+
+
+async def test_the_daily_examples_exist_in_spanish_too(repository: SqlRepository, tmp_path: Path) -> None:
+    made = await spanish_examples(repository, tmp_path)
+    page = DOCS / "learners" / "language.md"
+    text = page.read_text(encoding="utf-8")
+    if os.environ.get("QUIZBOT_WRITE_EXAMPLES") == "1":
+        here = blocks(text)
+        for name in sorted(here, key=lambda n: here[n].start(), reverse=True):
+            if name in made:
+                text = text[: here[name].start("body")] + made[name] + "\n" + text[here[name].end("body") :]
+        page.write_text(text, encoding="utf-8")
+    found = blocks(text)
+    assert sorted(found) == sorted(made), f"docs/learners/language.md needs the blocks {sorted(made)}"
+    stale = [name for name in made if found[name]["body"] != made[name] + "\n"]
+    assert not stale, f"the Spanish examples {stale} differ from what the code shows; regenerate them: {REGENERATE}"
