@@ -11,6 +11,7 @@ else the default the platform gave, such as Discord's preferred locale), else En
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any
@@ -29,7 +30,8 @@ log = logging.getLogger(__name__)
 
 UserLocale = Callable[[Actor], Awaitable[str | None]]
 AUTO = "auto"  # `/quiz language auto`: forget the choice, follow the platform again
-MAX_REMEMBERED = 10_000  # servers whose platform default this process remembers
+MAX_REMEMBERED = 10_000  # servers whose platform default (and language) this process remembers
+SERVER_SECONDS = 30.0  # a server's language is read again after this long (another process may have changed it)
 
 
 def learner_key(platform: str, user_id: str) -> str:
@@ -53,6 +55,8 @@ class Locales:
         self._admins = admins
         self._lookups: dict[str, UserLocale] = {}
         self._hints: dict[tuple[str, str], str] = {}  # server defaults already stored by this process
+        # The admins' choice and the stored platform default, as read at a time.
+        self._servers: dict[tuple[str, str], tuple[float, tuple[str | None, str | None]]] = {}
 
     def lookup(self, platform: str, user_locale: UserLocale) -> None:
         """Ask `user_locale` for a person's platform language when their actor carries none (Slack)."""
@@ -102,14 +106,27 @@ class Locales:
 
     async def server(self, platform: str, scope: str, hint: str | None = None) -> str:
         """The language of a server's public posts: the admins' choice, else the platform's default."""
-        chosen = supported(await self._repo.get_setting(server_key(platform, scope)))
+        chosen, stored_hint = await self._stored_for_server(platform, scope)
         if chosen:
             return chosen
         given = supported(hint)
         if given:
             await self._remember_hint(platform, scope, given)
             return given
-        return supported(await self._repo.get_setting(hint_key(platform, scope))) or DEFAULT
+        return stored_hint or DEFAULT
+
+    async def _stored_for_server(self, platform: str, scope: str) -> tuple[str | None, str | None]:
+        """The admins' choice and the platform's stored default, read at most every SERVER_SECONDS (asked on every request)."""
+        now = time.monotonic()
+        cached = self._servers.get((platform, scope))
+        if cached is not None and now - cached[0] < SERVER_SECONDS:
+            return cached[1]
+        chosen = supported(await self._repo.get_setting(server_key(platform, scope)))
+        stored_hint = None if chosen else supported(await self._repo.get_setting(hint_key(platform, scope)))
+        if len(self._servers) > MAX_REMEMBERED:
+            self._servers.clear()
+        self._servers[(platform, scope)] = (now, (chosen, stored_hint))
+        return chosen, stored_hint
 
     async def _remember_hint(self, platform: str, scope: str, code: str) -> None:
         """Keep the platform's default for posts no request causes (the daily question), once per change."""
@@ -117,6 +134,7 @@ class Locales:
             return
         if await self._repo.get_setting(hint_key(platform, scope)) != code:
             await self._repo.set_setting(hint_key(platform, scope), code)
+            self._servers.pop((platform, scope), None)
         if len(self._hints) > MAX_REMEMBERED:
             self._hints.clear()
         self._hints[(platform, scope)] = code
@@ -131,6 +149,7 @@ class Locales:
         if request.server:
             self._admins.require(actor, _("set the server's language"))
             await self._repo.set_setting(server_key(actor.platform, actor.scope), "" if code == AUTO else code)
+            self._servers.pop((actor.platform, actor.scope), None)
             chosen = await self.server(actor.platform, actor.scope, actor.server_locale)
             with use_locale(chosen):
                 return notice(

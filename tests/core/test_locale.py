@@ -1,0 +1,63 @@
+"""Who gets which language: the learner's choice, their app's, the server's, English; in that order."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from bot.core import queries as q
+from bot.core import requests as rq
+from bot.core.admin import Admins
+from bot.core.errors import NotAllowed, UnknownName
+from bot.core.locale import Locales, hint_key
+from bot.core.model import Actor
+from tests.memory_repo import MemoryRepository
+
+ANN = Actor("discord", "g1", "ann", "Ann", channel_id="c1")
+ADA = Actor("discord", "g1", "ada", "Ada", is_admin=True, channel_id="c1")
+
+
+async def test_the_order_choice_then_app_then_server_then_english() -> None:
+    repo = MemoryRepository()
+    locales = Locales(repo, Admins())
+    assert await locales.learner(ANN) == "en"
+    assert await locales.learner(replace(ANN, locale="ja")) == "en"  # a language the bot does not speak
+    assert await locales.learner(replace(ANN, server_locale="de")) == "de"  # the server's default
+    assert await repo.get_setting(hint_key("discord", "g1")) == "de"  # kept for posts no request causes
+    assert await locales.server("discord", "g1") == "de"
+    assert await locales.learner(replace(ANN, locale="es-ES", server_locale="de")) == "es"  # the app beats the server
+    await locales.on_language(ANN, rq.Language("de"))
+    assert await locales.learner(replace(ANN, locale="es-ES")) == "de"  # the choice beats the app
+    await locales.on_language(ANN, rq.Language("auto"))
+    assert await locales.learner(replace(ANN, locale="es-ES")) == "es"
+
+
+async def test_the_servers_language_is_the_admins_and_is_read_again_after_a_change() -> None:
+    repo = MemoryRepository()
+    locales = Locales(repo, Admins())
+    assert await locales.server("discord", "g1", "de") == "de"  # Discord's preferred locale
+    with pytest.raises(NotAllowed):
+        await locales.on_language(ANN, rq.Language("es", server=True))
+    said = await locales.on_language(ADA, rq.Language("es", server=True))
+    assert "ahora están en español" in said.messages[0].text()  # said in the language just chosen
+    assert await locales.server("discord", "g1", "de") == "es"  # the admins' choice beats the platform's
+    assert await locales.learner(ANN) == "es"
+    with pytest.raises(UnknownName, match="`en`, `es`, `de`, `auto`"):
+        await locales.on_language(ANN, rq.Language("xx"))
+
+
+async def test_a_platform_lookup_is_asked_only_when_the_actor_carries_no_language() -> None:
+    repo = MemoryRepository()
+    locales = Locales(repo, Admins())
+    asked: list[str] = []
+
+    async def slack_locale(actor: Actor) -> str | None:
+        asked.append(actor.user_id)
+        return "de-DE"
+
+    await locales._platform_locales(q.PlatformLocales("slack", slack_locale))
+    assert await locales.learner(Actor("slack", "T1", "U1")) == "de"
+    assert await locales.learner(Actor("discord", "g1", "ann")) == "en"  # another platform: not asked
+    assert await locales.learner(Actor("slack", "T1", "U2", locale="es")) == "es"
+    assert asked == ["U1"]
