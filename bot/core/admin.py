@@ -18,7 +18,7 @@ from .model import Actor, ImportReport
 from .packs import LoadedPack, load_bytes
 from .packs.proof import count_jobs, prove
 from .ports import CodeRunner
-from .replies import Button, Message, Reply, Text, Tone, notice
+from .replies import Button, Message, Reply, Text, Tone, notice, outcome
 
 log = logging.getLogger(__name__)
 
@@ -80,13 +80,16 @@ class PackAdmin:
         action = ax.parse(request.action, prefix=None)
         if action is None or action.session_id != ax.NO_SESSION or action.verb not in self.VERBS:
             raise Unclaimed()
+        # The prompt is edited into what was done, its buttons gone; a click on a stale copy is told why.
         if action.verb == ax.REMOVE_PACK:
-            return await self.remove(actor, action.argument, confirmed=True)
+            return outcome(await self.remove(actor, action.argument, confirmed=True))
         if action.verb == ax.LOAD_CONVERTED:
-            return await self.load_converted(actor, action.argument)
+            return outcome(await self.load_converted(actor, action.argument))
         if action.verb == ax.DROP_CONVERTED:
-            return await self.cancel_converted(actor, action.argument)
-        return notice(f"Nothing was changed: `{action.argument}` stays.")
+            return outcome(await self.cancel_converted(actor, action.argument))
+        self._admins.require(actor, "remove packs")
+        await self._still_there(action.argument)
+        return outcome(notice(f"Nothing was changed: `{action.argument}` stays."))
 
     async def load(
         self,
@@ -197,7 +200,10 @@ class PackAdmin:
     async def remove(self, actor: Actor, pack_id: str, *, confirmed: bool) -> Reply:
         """Remove a pack everywhere, after a confirmation; learners' history stays."""
         self._admins.require(actor, "remove packs")
-        await self._known(pack_id)
+        if confirmed:
+            await self._still_there(pack_id)
+        else:
+            await self._known(pack_id)
         if not confirmed:
             yes = Button(ax.admin(ax.REMOVE_PACK, pack_id, prefix=ax.PACK_PREFIX), f"Remove {pack_id}", "danger", role="confirm")
             no = Button(ax.admin(ax.CANCEL, pack_id, prefix=ax.PACK_PREFIX), "Keep it", role="cancel")
@@ -209,6 +215,11 @@ class PackAdmin:
             return Reply(messages=(message,))
         await self._catalogue.remove(pack_id)
         return notice(f"Pack `{pack_id}` was removed. Learners' history of it is kept.", tone=Tone.SUCCESS)
+
+    async def _still_there(self, pack_id: str) -> None:
+        """Refuse an answer to a removal prompt whose pack is gone (removed by that prompt or another)."""
+        if pack_id not in [p.id for p in await self._catalogue.listing()]:
+            raise QuizError(f"The pack `{pack_id}` is not loaded any more (it was removed already); nothing was changed.")
 
     async def _known(self, pack_id: str) -> None:
         names = [p.id for p in await self._catalogue.listing()]

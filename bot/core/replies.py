@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Literal
 
@@ -177,6 +177,18 @@ class Reply:
     private: bool = True
     aside: bool = False
     anchor: Anchor | None = None
+
+
+def outcome(reply: Reply) -> Reply:
+    """Make a reply's first message the new face of the message clicked (a confirmation), without controls.
+
+    A confirmation's buttons must not outlive the choice: front ends edit the clicked message into
+    `update` (Discord's update-message response, Slack's `replace_original` or `chat.update`).
+    """
+    if reply.update is not None or not reply.messages:
+        return reply
+    first, *rest = reply.messages
+    return replace(reply, update=replace(first, rows=()), messages=tuple(rest))
 
 
 def notice(markdown: str, *, tone: Tone = Tone.INFO, title: str | None = None) -> Reply:
