@@ -295,6 +295,7 @@ class Flow:
             key=key,
             work=work,
             final=final,
+            detail=graded.detail,
         )
         parts: list[Part] = [Text("✅ **Correct!**" if correct else "❌ **Not quite.**"), *graded.report]
         parts.extend(Text(f) for f in graded.feedback)

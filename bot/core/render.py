@@ -111,7 +111,8 @@ def help_message() -> Message:
         f"{cmd('packs')} — the packs and topics here\n"
         f"{cmd('my-data export')}, {cmd('my-data delete')} — what is kept about you\n"
         f"{cmd('pack load')}, {cmd('pack enable')}, {cmd('pack disable')}, {cmd('pack remove')}, "
-        f"{cmd('daily set')}, {cmd('daily show')}, {cmd('daily off')}, {cmd('daily now')} — admins only\n\n"
+        f"{cmd('daily set')}, {cmd('daily show')}, {cmd('daily off')}, {cmd('daily now')}, "
+        f"{cmd('report')} `[pack] [topic] [since]` — admins only\n\n"
         "While a code item is open, you can also send your code as a message: a code block that starts with "
         "`` ```python `` on its own line, then your code, then `` ``` `` on its own line; or attach a .py file."
     )
