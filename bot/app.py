@@ -17,6 +17,7 @@ from .core.daily import DailyService
 from .core.errors import PackInvalid, PackRefused
 from .core.packs import load_path
 from .core.race import Outbox, RaceService, SocialService
+from .core.report.service import Reports
 from .core.work import Unfinished
 from .metrics import (
     MeteredRunner,
@@ -32,6 +33,7 @@ from .settings import Settings, sandbox_overrides
 from .storage import SqlRepository, open_repository
 from .storage.daily import DailyRepository
 from .storage.privacy import PrivacyStore
+from .storage.reports import ReportStore
 from .storage.social import SocialStore
 
 log = logging.getLogger("quizbot")
@@ -182,6 +184,7 @@ async def build(
         personal_data=PrivacyStore(repository.engine),
         work=Unfinished(repository.work, clock),
         pending=repository.pending,
+        reports=Reports(ReportStore(repository.db)),
     )
     service.use(Timing(metrics))
     watch_active_quizzes(metrics, repository.engine, clock, timedelta(hours=settings.session_ttl_hours))

@@ -8,8 +8,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from rich.console import Console
+from rich.markdown import Markdown
 from rich.table import Table
 
+from .adapters.console.render import hard_breaks
 from .core.report import Filters, Report
 from .core.report.render import progress_csv, report_csv, summary_text
 from .core.report.service import Reports
@@ -73,7 +75,8 @@ async def report_command(args: argparse.Namespace, settings: Settings, *, out: C
             reports.min_learners = max(1, args.min_learners)
         filters = Filters(pack=pack.pack, topic=args.topic, since=args.since, scope=args.scope, first_only=not args.all_attempts)
         report = await reports.report(pack, filters, now=datetime.now(UTC))
-        out.print(summary_text(report), markup=False, soft_wrap=True)
+        # The summary is the chat's Markdown: rendered for the terminal (bold, code), not printed raw.
+        out.print(Markdown(hard_breaks(summary_text(report))))
         out.print(_table(report))
         for target, text in ((args.csv, report_csv(report)), (args.class_csv, progress_csv(report))):
             if target is not None:

@@ -164,6 +164,10 @@ def readiness_checks(app: App) -> dict[str, Any]:
     async def sandbox() -> str | None:
         if app.runner is None:
             return "no sandbox"
-        return None if await runner_ready(app.runner) else "starting"
+        if await runner_ready(app.runner):
+            return None
+        # The local pool says where it stands (starting, failed, stopped: never "starting" while stopping).
+        state = getattr(getattr(app.runner, "inner", app.runner), "state", None)
+        return state if isinstance(state, str) else "not ready"
 
     return {"database": database, "platforms": app.platforms.problem, "sandbox": sandbox}

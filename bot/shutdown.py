@@ -17,11 +17,13 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from bot.core.i18n import N_, _
+
 from .core.errors import QuizError
 
 log = logging.getLogger(__name__)
 
-RESTARTING = "The bot is restarting; please send that again in a minute."
+RESTARTING = N_("The bot is restarting; please send that again in a minute.")
 # Names discord.py gives the tasks that run an event, a command or a component callback.
 _PLATFORM_TASKS = ("discord.py: ", "CommandTree-invoker", "discord-ui-view-dispatch-")
 
@@ -43,7 +45,7 @@ class Drain:
     async def __call__(self, actor: Any, request: Any, next_: Callable[[], Awaitable[Any]]) -> Any:
         """Middleware: see every request in the core; refuse new ones once draining."""
         if self.draining:
-            raise Restarting(RESTARTING)
+            raise Restarting(_(RESTARTING))  # before the learner's language is known: the front end's guess (Discord: the client's)
         self.inflight += 1
         self._idle.clear()
         task = asyncio.current_task()

@@ -75,6 +75,9 @@ class MemoryRepository:
         stored = self.sessions.get(session_id)
         return stored.copy() if stored is not None else None
 
+    async def recent_session(self, session_id: str) -> Session | None:
+        return await self.get_session(session_id)
+
     def forget(self, session_id: str) -> None:
         return None
 

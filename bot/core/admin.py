@@ -20,7 +20,7 @@ from .model import Actor, ImportReport
 from .packs import LoadedPack, load_bytes
 from .packs.proof import count_jobs, prove
 from .ports import CodeRunner
-from .replies import Button, Message, Reply, Text, Tone, notice
+from .replies import Button, Message, Reply, Text, Tone, notice, outcome
 
 log = logging.getLogger(__name__)
 
@@ -82,13 +82,16 @@ class PackAdmin:
         action = ax.parse(request.action, prefix=None)
         if action is None or action.session_id != ax.NO_SESSION or action.verb not in self.VERBS:
             raise Unclaimed()
+        # The prompt is edited into what was done, its buttons gone; a click on a stale copy is told why.
         if action.verb == ax.REMOVE_PACK:
-            return await self.remove(actor, action.argument, confirmed=True)
+            return outcome(await self.remove(actor, action.argument, confirmed=True))
         if action.verb == ax.LOAD_CONVERTED:
-            return await self.load_converted(actor, action.argument)
+            return outcome(await self.load_converted(actor, action.argument))
         if action.verb == ax.DROP_CONVERTED:
-            return await self.cancel_converted(actor, action.argument)
-        return notice(_("Nothing was changed: `{pack}` stays.").format(pack=action.argument))
+            return outcome(await self.cancel_converted(actor, action.argument))
+        self._admins.require(actor, _("remove packs"))
+        await self._still_there(action.argument)
+        return outcome(notice(_("Nothing was changed: `{pack}` stays.").format(pack=action.argument)))
 
     async def load(
         self,
@@ -201,7 +204,10 @@ class PackAdmin:
     async def remove(self, actor: Actor, pack_id: str, *, confirmed: bool) -> Reply:
         """Remove a pack everywhere, after a confirmation; learners' history stays."""
         self._admins.require(actor, _("remove packs"))
-        await self._known(pack_id)
+        if confirmed:
+            await self._still_there(pack_id)
+        else:
+            await self._known(pack_id)
         if not confirmed:
             yes = Button(ax.admin(ax.REMOVE_PACK, pack_id, prefix=ax.PACK_PREFIX), pgettext("button", "Remove {pack}").format(pack=pack_id), "danger", role="confirm")
             no = Button(ax.admin(ax.CANCEL, pack_id, prefix=ax.PACK_PREFIX), pgettext("button", "Keep it"), role="cancel")
@@ -213,6 +219,13 @@ class PackAdmin:
             return Reply(messages=(message,))
         await self._catalogue.remove(pack_id)
         return notice(_("Pack `{pack}` was removed. Learners' history of it is kept.").format(pack=pack_id), tone=Tone.SUCCESS)
+
+    async def _still_there(self, pack_id: str) -> None:
+        """Refuse an answer to a removal prompt whose pack is gone (removed by that prompt or another)."""
+        if pack_id not in [p.id for p in await self._catalogue.listing()]:
+            raise QuizError(
+                _("The pack `{pack}` is not loaded any more (it was removed already); nothing was changed.").format(pack=pack_id)
+            )
 
     async def _known(self, pack_id: str) -> None:
         names = [p.id for p in await self._catalogue.listing()]

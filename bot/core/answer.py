@@ -54,11 +54,13 @@ def graded(
     key: str | None = None,
     work: str | None = None,
     final: bool = True,
+    detail: str | None = None,
 ) -> tuple[Attempt, Review | None]:
     """Return the attempt of one graded answer and, when it ends the item (`final`), the moved card.
 
     `points` are the question's points (a race passes its own, already scored); a wrong answer
-    scores none. `card` is the learner's card before this answer (None: never seen).
+    scores none. `card` is the learner's card before this answer (None: never seen). `detail` is what
+    the grade said, a line each (a code answer's failing tests), kept for the organiser's report.
     """
     attempt = Attempt(
         platform=platform,
@@ -75,6 +77,7 @@ def graded(
         key=key,
         work=work,
         mode=mode,
+        detail=detail[:MAX_ANSWER_CHARS] if detail else None,
     )
     if not final:
         return attempt, None

@@ -18,7 +18,7 @@ from .replies import cmd
 
 SUBCOMMANDS = (
     "start", "answer", "current", "hint", "skip", "stop", "run", "stats", "packs", "help", "pack", "daily", "review",
-    "remind", "my-data", "language",
+    "remind", "my-data", "report", "language",
 )
 MY_DATA_ACTIONS = ("export", "delete")
 SOCIAL_SUBCOMMANDS = ("race", "leaderboard", "privacy")
@@ -87,6 +87,8 @@ def parse(text: str, *, user_of: Callable[[str], str | None] = lambda word: None
         if len(words) > 1:
             return Usage(_("{packs} takes a language at most, as in {packs} `es`.").format(packs=cmd("packs")))
         return rq.Packs(language=words[0].removeprefix("language:") if words else None)
+    if name == "report":
+        return report(words)
     simple: dict[str, rq.Request] = {
         "answer": rq.OpenAnswer(),
         "current": rq.Current(),
@@ -137,6 +139,37 @@ def _my_data(words: tuple[str, ...], user_of: Callable[[str], str | None]) -> Pa
     if words[0].lower() == "export":
         return rq.MyDataExport(user_id=user)
     return rq.MyDataDelete(user_id=user)
+
+
+REPORT_KEYS = ("pack", "topic", "since")
+_SINCE_WORD = re.compile(r"^\d{4}[-/.]\S*$|^\d{1,4}d$", re.IGNORECASE)  # a day, or a number of days back
+
+
+def report(words: tuple[str, ...] | list[str]) -> rq.Report | Usage:
+    """Read `report [pack] [topic] [since]`: a word that looks like a day (or `30d`) is `since`; or name each."""
+    options: dict[str, str] = {}
+    positional: list[str] = []
+    for word in words:
+        key, sep, value = word.partition(":")
+        if sep and key.lower() in REPORT_KEYS:
+            if not value:
+                return Usage(_("`{key}:` needs a value, as in `since:2026-11-01`.").format(key=shown(key)))
+            options[key.lower()] = value
+        elif sep:
+            return Usage(
+                _("`{key}` is not an option of {report}; use `pack:`, `topic:` or `since:`.").format(key=shown(key), report=cmd("report"))
+            )
+        elif _SINCE_WORD.match(word) and "since" not in options:
+            options["since"] = word
+        else:
+            positional.append(word)
+    if len(positional) > 2:
+        return Usage(
+            _("{report} takes `[pack] [topic] [since]`, as in {report} `pytorch-basics since:2026-11-01`.").format(report=cmd("report"))
+        )
+    for key, value in zip(("pack", "topic"), positional, strict=False):
+        options.setdefault(key, value)
+    return rq.Report(pack=options.get("pack"), topic=options.get("topic"), since=options.get("since"))
 
 
 def start(words: tuple[str, ...] | list[str]) -> rq.Start | Usage:

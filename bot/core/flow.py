@@ -310,6 +310,7 @@ class Flow:
             key=key,
             work=work,
             final=final,
+            detail=graded.detail,
         )
         parts: list[Part] = [Text(_("✅ **Correct!**") if correct else _("❌ **Not quite.**")), *graded.report]
         parts.extend(Text(f) for f in graded.feedback)

@@ -53,6 +53,10 @@ class Gate:
     async def get(self, session_id: str) -> Session | None:
         return await self._repo.get_session(session_id)
 
+    async def recent(self, session_id: str) -> Session | None:
+        """A guess at the stored session, for a save that checks its version (see `Repository.recent_session`)."""
+        return await self._repo.recent_session(session_id)
+
     async def active(self, owner: Owner) -> Session | None:
         return await self._repo.active_session(owner)
 

@@ -272,6 +272,8 @@ class Attempt:
     work: str | None = None
     # How it was answered (quiz, daily post, race, daily review): the leaderboard weighs each its own way.
     mode: str = "quiz"
+    # What the grade said in a line each, for the organiser's report: a code answer's failing tests' sentences.
+    detail: str | None = None
 
 
 @dataclass(frozen=True)

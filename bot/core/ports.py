@@ -60,6 +60,13 @@ class Repository(Protocol):
         """Return the owner's active session as stored: the caller's own copy, as `get_session`."""
         ...
 
+    async def recent_session(self, session_id: str) -> Session | None:
+        """The session as this process last stored it (another may have saved since), else as stored.
+
+        Only for a save that is refused when the version moved on (see `Gate.save`), never to decide.
+        """
+        ...
+
     async def active_sessions_of(self, platform: str, user_id: str) -> list[Session]:
         """Every active quiz the learner owns, in any scope."""
         ...

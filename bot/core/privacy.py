@@ -20,7 +20,7 @@ from .dispatch import Dispatcher, Unclaimed
 from .errors import QuizError
 from .model import Actor
 from .ports import Clock, Conflict, Repository
-from .replies import Attachment, Button, Message, Reply, Text, Tone, cmd, notice
+from .replies import Attachment, Button, Message, Reply, Text, Tone, cmd, notice, outcome
 
 log = logging.getLogger("quizbot.privacy")
 
@@ -80,9 +80,10 @@ class MyData:
         action = ax.parse(request.action, prefix=None)
         if action is None or action.session_id != ax.NO_SESSION or action.verb not in (ax.DELETE_DATA, ax.KEEP_DATA):
             raise Unclaimed()
+        # The prompt is edited into what was done, its buttons gone (`outcome`).
         if action.verb == ax.DELETE_DATA:
-            return await self.delete(actor, action.argument, confirmed=True)
-        return await self.keep(actor, action.argument)
+            return outcome(await self.delete(actor, action.argument, confirmed=True))
+        return outcome(await self.keep(actor, action.argument))
 
     def _target(self, actor: Actor, user_id: str | None) -> str:
         if self.store is None:
@@ -140,6 +141,14 @@ class MyData:
         counts = await self.store.delete_user(actor.platform, target)
         rows = sum(counts.values())
         log.info("%s deleted the data of %s:%s (%d rows)", actor.key, actor.platform, target, rows)
+        if rows == 0:  # a second press of Delete (a stale copy of the prompt), or nothing ever kept
+            if own:
+                return notice(_("Nothing to delete: no QuizBot data about you is kept here (it was deleted already, or there was none)."))
+            return notice(
+                _("Nothing to delete: no QuizBot data about {who} is kept here (it was deleted already, or there was none).").format(
+                    who=name or _("this learner")
+                )
+            )
         if own:
             text = ngettext("Your data was deleted ({n} row).", "Your data was deleted ({n} rows).", rows)
         elif name:

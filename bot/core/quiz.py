@@ -213,10 +213,13 @@ class QuizDesk:
         remembers that one) and nothing is written. Should the saves keep losing, the anchor is left
         as it was, with a warning: the answers' saves always go first.
         """
-        for _try in range(SAVE_TRIES):
+        for attempt in range(SAVE_TRIES):
             async with self.gate.editing(query.session_id):
-                session = await self.gate.get(query.session_id)
+                # first as this process last stored it (usually the answer's own save), then as read
+                session = await (self.gate.recent if attempt == 0 else self.gate.get)(query.session_id)
                 if session is None or (query.position is not None and session.position != query.position):
+                    if attempt == 0:
+                        continue  # the guess may be behind what another process stored: read it
                     return
                 session.anchor = query.anchor
                 try:

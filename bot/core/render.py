@@ -129,11 +129,16 @@ def help_message() -> Message:
             _("{export}, {delete} — what is kept about you").format(export=cmd("my-data export"), delete=cmd("my-data delete")),
             _("{commands} — admins only").format(
                 commands=", ".join(
-                    cmd(name)
-                    for name in (
-                        "pack load", "pack enable", "pack disable", "pack remove",
-                        "daily set", "daily show", "daily off", "daily now",
-                    )
+                    [
+                        *(
+                            cmd(name)
+                            for name in (
+                                "pack load", "pack enable", "pack disable", "pack remove",
+                                "daily set", "daily show", "daily off", "daily now",
+                            )
+                        ),
+                        cmd("report") + " `[pack] [topic] [since]`",
+                    ]
                 )
             ),
         )

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Literal
 
@@ -180,6 +180,18 @@ class Reply:
     # The language the texts are in (set by the locale middleware; None: the one in use where it was made):
     # front ends add their own words (buttons, forms, notes) in it.
     locale: str | None = None
+
+
+def outcome(reply: Reply) -> Reply:
+    """Make a reply's first message the new face of the message clicked (a confirmation), without controls.
+
+    A confirmation's buttons must not outlive the choice: front ends edit the clicked message into
+    `update` (Discord's update-message response, Slack's `replace_original` or `chat.update`).
+    """
+    if reply.update is not None or not reply.messages:
+        return reply
+    first, *rest = reply.messages
+    return replace(reply, update=replace(first, rows=()), messages=tuple(rest))
 
 
 def notice(markdown: str, *, tone: Tone = Tone.INFO, title: str | None = None) -> Reply:

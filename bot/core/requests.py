@@ -246,10 +246,22 @@ class Language:
     server: bool = False
 
 
+@dataclass(frozen=True)
+class Report:
+    """`report [pack] [topic] [since]` (admins): the pack's item analysis and class progress here.
+
+    `since` is as typed (`2026-11-01`, or `7d` for the last seven days); the core reads it.
+    """
+
+    pack: str | None = None
+    topic: str | None = None
+    since: str | None = None
+
+
 Request = (
     Start | Act | Submit | OpenAnswer | Hint | Skip | Stop | Current | Stats | Packs | Help | RunCode | PackLoad
     | PackEnable | PackRemove | DailyReview | DailySet | DailyShow | DailyOff | DailyNow | DailySettings | Remind
-    | RemindOff | MyDataExport | MyDataDelete | Language
+    | RemindOff | MyDataExport | MyDataDelete | Language | Report
     | SocialRequest
 )
 

@@ -9,6 +9,7 @@ request by name. Where each rule lives:
 - `views.py`       stats and the pack list, the pack names front ends complete
 - `admin.py`       who is an admin; loading, enabling and removing packs (`pk:`)
 - `privacy.py`     my-data export and delete (`md:`)
+- `report/routes.py` an admin's item analysis and class progress (`report`)
 - `race/routes.py` races (`rc:`), leaderboards and the stats picture
 - `daily/routes.py` daily practice: its commands, its posts (`dp:`), its buttons (`dy:`)
 - `notices.py`     middleware: work a restart dropped, told before the next reply
@@ -42,6 +43,8 @@ from .race import RaceService, SocialService
 from .race import routes as race_routes
 from .refusals import error_reply as error_reply  # where front ends have always found it
 from .replies import Reply
+from .report.routes import ReportDesk
+from .report.service import Reports
 from .shorthands import Shorthands
 from .views import Views
 from .work import Unfinished
@@ -69,6 +72,7 @@ class QuizService(Shorthands):
         personal_data: PersonalData | None = None,
         work: Unfinished | None = None,
         pending: PendingStore | None = None,
+        reports: Reports | None = None,
     ) -> None:
         self._repo = repository
         self.work = work  # None: work in progress is not recorded (nothing tells of work a restart dropped)
@@ -88,6 +92,7 @@ class QuizService(Shorthands):
             pending=PendingPacks(pending, clock) if pending is not None else None,
         )
         self.my_data = MyData(repository=repository, clock=clock, admins=self.admins, store=personal_data)
+        self.reports = ReportDesk(catalogue=self.catalogue, admins=self.admins, clock=clock, reports=reports)
         self.daily: DailyDesk | None = None
         if daily is not None:
             self.daily = DailyDesk(
@@ -100,6 +105,7 @@ class QuizService(Shorthands):
         Views(repository=repository, catalogue=self.catalogue, clock=clock).register(self.dispatcher)
         self.pack_admin.register(self.dispatcher)
         self.my_data.register(self.dispatcher)
+        self.reports.register(self.dispatcher)
         race_routes.register(self.dispatcher, races, social)
         daily_routes.register(self.dispatcher, self.daily, self.quiz)
         if work is not None:

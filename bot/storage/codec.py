@@ -100,6 +100,7 @@ def attempt_row(attempt: Attempt) -> dict[str, Any]:
         "session_id": attempt.session_id,
         "key": attempt.key,
         "mode": attempt.mode,
+        "detail": attempt.detail,
     }
 
 

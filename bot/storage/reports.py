@@ -61,7 +61,7 @@ class ReportStore:
         # never by joining learners back to their answers (a join SQLite ran as a nested loop).
         chosen = self._chosen(filters).cte("chosen").prefix_with("MATERIALIZED")
         picked = (
-            select(a.c.id, a.c.platform, a.c.user_id, a.c.question_id, a.c.correct, a.c.answer)
+            select(a.c.id, a.c.platform, a.c.user_id, a.c.question_id, a.c.correct, a.c.answer, a.c.detail)
             .join(chosen, chosen.c.id == a.c.id)
             .cte("picked")
             .prefix_with("MATERIALIZED")
@@ -71,6 +71,7 @@ class ReportStore:
             picked.c.question_id,
             picked.c.correct,
             picked.c.answer,
+            picked.c.detail,
             picked.c.platform,
             picked.c.user_id,
             (
@@ -90,9 +91,10 @@ class ReportStore:
         lower = counted.c.place > counted.c.everyone - group
         # One pass gives both the items' counts and the answers given: one row per item, answer and
         # verdict. Answers are grouped as given except code (every submission differs): its rows
-        # carry no text.
+        # carry the grade's detail instead (the failing tests' sentences), grouped as stored.
         textless = list(filters.textless)
-        answer = case((counted.c.question_id.in_(textless), literal("")), else_=counted.c.answer) if textless else counted.c.answer
+        detail = func.coalesce(counted.c.detail, literal(""))
+        answer = case((counted.c.question_id.in_(textless), detail), else_=counted.c.answer) if textless else counted.c.answer
         grouped = select(
             counted.c.question_id,
             answer.label("answer"),

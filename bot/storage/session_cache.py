@@ -71,6 +71,9 @@ class CachedSessions:
         assert read is not None
         return session_from_row(read)  # still behind a save that was refused: the next save says so
 
+    async def recent(self, session_id: str) -> Session | None:
+        return await self.get(session_id)  # the cache is never behind this process's own saves
+
     async def active(self, owner: Owner) -> Session | None:
         key = (owner.platform, owner.scope, owner.kind, owner.id)
         known = self._active.get(key)

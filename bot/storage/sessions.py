@@ -13,6 +13,7 @@ the group is still kept or refused alone.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import and_, bindparam, delete, insert, select, tuple_, update
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
 ALREADY_ACTIVE = "another quiz is already active for this owner"
 WORK_TAKEN = "this answer's work was taken as abandoned (the learner was told to send it again)"
 Row = dict[str, Any]  # a session's columns, as stored
+RECENT = 2_000  # PostgreSQL: rows this process stored last, kept only as a first guess for `recent`
 
 
 class SessionStore:
@@ -48,11 +50,15 @@ class SessionStore:
         self._upsert_review = _review_upsert(sqlite_insert if db.sqlite else pg_insert)
         # SQLite: this process is the only writer, so it may remember whose practice day is stored.
         self._counted: Counted | None = {} if db.sqlite else None
+        # PostgreSQL: the rows this process stored last. Never an answer to `get` (another process may
+        # have written since); only the first guess of `recent`, whose save checks the version anyway.
+        self._recent: OrderedDict[str, Row] = OrderedDict()
 
     async def create(self, session: Session) -> Row:
         """Insert a new session and return its row; Conflict if its owner already has an active one."""
         op = SaveOp(session_row(session, session.version), -1, None, None, insert=True)
         await self._run(op)
+        self._remember_row(op.row)
         return op.row
 
     async def get(self, session_id: str) -> Session | None:
@@ -100,6 +106,23 @@ class SessionStore:
             ).first()
         return None if row is None else dict(row._mapping)
 
+    async def recent(self, session_id: str) -> Session | None:
+        """The session as this process last stored it, else as read: a guess for a save that checks its version.
+
+        A caller that changes a little (where an item was posted) saves straight away; if another
+        process wrote in between, the save is refused as any stale save is, and the caller reads again.
+        """
+        row = self._recent.get(session_id)
+        return session_from_row(row) if row is not None else await self.get(session_id)
+
+    def _remember_row(self, row: Row) -> None:
+        if self._writer is not None:
+            return  # SQLite: the cache in front of this store keeps rows already
+        self._recent[row["id"]] = row
+        self._recent.move_to_end(row["id"])
+        while len(self._recent) > RECENT:
+            self._recent.popitem(last=False)
+
     async def save(
         self, session: Session, attempt: Attempt | None = None, review: Review | None = None, *, parts: AnswerWrite | None = None
     ) -> Row:
@@ -116,7 +139,15 @@ class SessionStore:
             work=attempt.work if attempt is not None else None,
             parts=parts,
         )
-        await self._run(op)
+        try:
+            if self._writer is None and attempt is None and review is None and parts is None:
+                await self._save_alone(op)  # one conditional UPDATE: its own transaction, one round trip
+            else:
+                await self._run(op)
+        except Conflict:
+            self._recent.pop(session.id, None)
+            raise
+        self._remember_row(op.row)
         session.version += 1
         return op.row
 
@@ -144,6 +175,18 @@ class SessionStore:
             raise Conflict(ALREADY_ACTIVE if op.insert else "this action was already recorded") from exc
         except BatchMismatch as exc:
             raise (WorkTaken if str(exc) == WORK_TAKEN else Conflict)(str(exc)) from exc
+
+    async def _save_alone(self, op: SaveOp) -> None:
+        """PostgreSQL: a session saved with nothing else is one statement, run without BEGIN and COMMIT."""
+        params = {**{k: op.row[k] for k in SESSION_FIELDS}, "b_id": op.row["id"], "b_expected": op.expected_version}
+        try:
+            async with self._db.read() as c:  # autocommit: the statement is its own transaction
+                result = await c.execute(_UPDATE_IF_VERSION, params)
+        except IntegrityError as exc:  # made a quiz active while another is: the same refusal as `_run`'s
+            raise Conflict(ALREADY_ACTIVE) from exc
+        if result.rowcount != 1:
+            self._recent.pop(op.row["id"], None)
+            raise Conflict(f"session {op.row['id']} changed since it was read")
 
     # ------------------------------------------------------------- applying saves in a transaction
 

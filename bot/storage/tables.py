@@ -116,6 +116,8 @@ attempts = Table(
     Column("key", String(80)),
     # How it was answered: quiz, daily (the channel's daily post), race or review (the daily review).
     Column("mode", String(8), nullable=False, server_default="quiz"),
+    # What the grade said, a line each (a code answer's failing tests' sentences): the report counts them.
+    Column("detail", Text),
     Index("ix_attempts_key", "key", unique=True),
     Index("ix_attempts_user_question", "platform", "user_id", "pack_id", "question_id"),
     Index("ix_attempts_user_time", "platform", "user_id", "at"),

@@ -156,8 +156,13 @@ async def test_removing_a_pack_asks_first_and_keeps_history(core: QuizService, r
     assert "demo" in repo.packs
     confirm = by_role(asked.messages[0], "confirm")
     done = await core.handle(ADMIN, rq.Act(confirm.action))
-    assert "was removed" in done.messages[0].text() and "demo" not in repo.packs
+    assert done.update is not None and not done.messages  # the prompt itself becomes the outcome
+    assert "was removed" in done.update.text() and not done.update.rows and "demo" not in repo.packs
     assert len(repo.attempts) == 1  # what Ann answered stays
+    with pytest.raises(QuizError, match="removed already"):  # a stale copy of the prompt, pressed again
+        await core.handle(ADMIN, rq.Act(confirm.action))
+    with pytest.raises(QuizError, match="removed already"):
+        await core.handle(ADMIN, rq.Act(by_role(asked.messages[0], "cancel").action))
 
 
 async def test_admin_commands_in_a_dm_say_where_they_work(core: QuizService) -> None:

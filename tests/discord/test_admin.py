@@ -115,7 +115,7 @@ async def test_the_commands_are_registered_with_admin_and_autocomplete_options(b
     subs = {o["name"]: o for o in quiz["options"]}
     assert set(subs) == {
         "start", "answer", "current", "hint", "skip", "stop", "run", "stats", "packs", "help", "pack", "daily", "remind",
-        "my-data", "language",
+        "my-data", "report", "language",
     } | {"race", "leaderboard", "privacy"}  # the social side: see tests/discord/test_race.py
     daily = {o["name"]: o for o in subs["daily"]["options"]}
     assert [c["value"] for c in daily["action"]["choices"]] == ["set", "show", "off", "now", "settings"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 
 import pytest
@@ -30,7 +31,7 @@ async def test_a_converted_file_is_previewed_then_loaded_and_played(
     assert f"Converted {count} items" in text and f"({kinds})" in text
     assert "not converted" in text and "line " in text  # the first problems, with their lines
     assert pack_id not in await pack_ids(bot)  # nothing stored before the click
-    message = preview.stored()[-1]
+    message = copy.deepcopy(preview.stored()[-1])  # as it was shown: the click edits the stored one
     loaded = await bot.click(p.ADMIN, message, f"Load {pack_id}")
     assert f"Pack `{pack_id}` v1 added with {count} questions." in loaded.text()
     assert pack_id in await pack_ids(bot)
@@ -48,7 +49,7 @@ async def test_a_converted_file_is_previewed_then_loaded_and_played(
 async def test_cancel_stores_nothing_and_only_the_uploader_may_click(bot: Harness) -> None:
     name = SOURCES[1][0]
     preview = await load(bot, p.ADMIN, name, (FIXTURES / name).read_bytes())
-    message = preview.stored()[-1]
+    message = copy.deepcopy(preview.stored()[-1])  # as it was shown: the click edits the stored one
     stranger = await bot.click(p.BOB, message, "Load pytorch-gift")
     assert "Only admins may load packs." in stranger.text()
     cancelled = await bot.click(p.ADMIN, message, "Cancel")

@@ -77,7 +77,9 @@ async def test_readyz_is_503_until_the_sandbox_pool_has_started(repository: SqlR
     app = App(settings=Settings(database_url=db_url), repository=repository, service=None, runner=MeteredRunner(pool, metrics), metrics=metrics)  # type: ignore[arg-type]
     status, text = await fetch(health_app(metrics, readiness_checks(app)), "/readyz")
     assert status == 503 and json.loads(text)["checks"] == {"database": "ready", "platforms": "ready", "sandbox": "starting"}
-    await pool.close()
+    await pool.close()  # a shutdown: the pool is stopping, not starting
+    status, text = await fetch(health_app(metrics, readiness_checks(app)), "/readyz")
+    assert status == 503 and json.loads(text)["checks"]["sandbox"] == "stopped"
 
 
 def test_json_lines_logs_keep_secrets_out() -> None:

@@ -47,7 +47,9 @@ async def test_report_and_grades_on_the_command_line(tmp_path: Path) -> None:
     await repository.close()
     done = _cli(tmp_path, "report", "stats-class", "--csv", "items.csv", "--class-csv", "class.csv")
     assert done.returncode == 0, done.stderr
-    assert "`reversed`: negative discrimination" in done.stdout
+    assert "reversed: negative discrimination" in done.stdout
+    assert "Item analysis: Statistics class" in done.stdout
+    assert "**" not in done.stdout and "`" not in done.stdout  # Markdown rendered for the terminal, not printed raw
     items = list(csv.DictReader(io.StringIO((tmp_path / "items.csv").read_text())))
     assert {r["item"] for r in items} >= {"perfect", "reversed", "six"}
     assert len(list(csv.DictReader(io.StringIO((tmp_path / "class.csv").read_text())))) == 20

@@ -131,7 +131,7 @@ class Slack:
             "channel": {"id": channel, "name": "directmessage" if channel.startswith("D") else "general"},
             "message": message,
             "state": {"values": {}},
-            "response_url": self.fake.response_url(),
+            "response_url": self.fake.response_url((channel, ts)),
             "actions": [action],
         }
         if "thread_ts" in message:

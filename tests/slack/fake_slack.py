@@ -50,6 +50,7 @@ class FakeSlack:
         self.messages: dict[tuple[str, str], dict[str, Any]] = {}
         self.ephemerals: list[dict[str, Any]] = []
         self.responses: list[dict[str, Any]] = []
+        self._response_for: dict[str, tuple[str, str]] = {}  # a click's response_url -> the posted message clicked
         self.views: list[dict[str, Any]] = []
         self.homes: dict[str, dict[str, Any]] = {}
         self.files: dict[str, tuple[dict[str, Any], bytes]] = {}
@@ -91,8 +92,12 @@ class FakeSlack:
     def api_url(self) -> str:
         return f"{self.base}/api/"
 
-    def response_url(self) -> str:
-        return f"{self.base}/respond/{next(self._ids)}"
+    def response_url(self, message: tuple[str, str] | None = None) -> str:
+        """A new response_url; for a click on a posted `message` (channel, ts), replace_original edits it."""
+        n = str(next(self._ids))
+        if message is not None:
+            self._response_for[n] = message
+        return f"{self.base}/respond/{n}"
 
     # ----------------------------------------------------------------- scripting and queries
 
@@ -334,6 +339,7 @@ class FakeSlack:
         return web.Response(body=self.files[file_id][1], content_type="application/octet-stream")
 
     async def _respond(self, request: web.Request) -> web.Response:
+        """A response_url post; `replace_original` replaces the message clicked (Slack keeps no copy of an ephemeral one)."""
         body = await request.json()
         self.responses.append(body)
         self._changed.set()
@@ -341,6 +347,9 @@ class FakeSlack:
         if problems:
             self.errors.append(("response_url", problems))
             return web.Response(status=400, text="invalid_blocks")
+        target = self._response_for.get(request.match_info["n"])
+        if body.get("replace_original") and target in self.messages:
+            self.messages[target] = {**self.messages[target], "text": body.get("text", ""), "blocks": body.get("blocks") or []}
         return web.Response(text="ok")
 
     async def _socket_mode(self, request: web.Request) -> web.WebSocketResponse:

@@ -72,7 +72,8 @@ async def test_the_form_previews_a_converted_file_and_load_stores_it(
     assert f"Converted {count} items" in block_text(preview) and "line " in block_text(preview)
     assert pack_id not in await pack_ids(quiz_service)
     await click_response(slack, preview, f"Load {pack_id}")
-    assert f"Pack `{pack_id}` v1 added with {count} questions." in last_note(slack)
+    assert slack.fake.responses[-1]["replace_original"] is True  # the preview itself shows the outcome
+    assert f"Pack `{pack_id}` v1 added with {count} questions." in block_text(slack.fake.responses[-1]["blocks"])
     assert pack_id in await pack_ids(quiz_service)
     await play_through(slack, pack_id, count)
 
@@ -86,8 +87,9 @@ async def test_a_file_sent_to_the_dm_is_previewed_and_cancel_stores_nothing(
     preview = slack.fake.posts(dm(ADMIN))[-1]
     assert f"Converted {count} items" in block_text(preview["blocks"])
     await slack.click(dm(ADMIN), preview["ts"], label="Cancel", user=ADMIN)
-    assert "Nothing was loaded" in last_note(slack)
+    assert "Nothing was loaded" in block_text(slack.fake.message(dm(ADMIN), preview["ts"])["blocks"])
     assert pack_id not in await pack_ids(quiz_service)
+    slack.fake.messages[(dm(ADMIN), preview["ts"])] = preview  # a stale copy of the preview, still with its buttons
     await slack.click(dm(ADMIN), preview["ts"], label=f"Load {pack_id}", user=ADMIN)
     assert "expired or was already used" in last_note(slack)
     assert pack_id not in await pack_ids(quiz_service)  # a cancelled preview cannot be loaded afterwards
@@ -99,7 +101,7 @@ async def test_a_file_sent_to_the_dm_loads_on_click_and_plays(slack: Slack, quiz
     await slack.message("pack load", user=ADMIN, files=[file])
     preview = slack.fake.posts(dm(ADMIN))[-1]
     await slack.click(dm(ADMIN), preview["ts"], label=f"Load {pack_id}", user=ADMIN)
-    assert f"Pack `{pack_id}` v1 added with {count} questions." in last_note(slack)
+    assert f"Pack `{pack_id}` v1 added with {count} questions." in block_text(slack.fake.message(dm(ADMIN), preview["ts"])["blocks"])
     assert pack_id in await pack_ids(quiz_service)
     await play_through(slack, pack_id, count)
 

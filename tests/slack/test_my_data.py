@@ -57,10 +57,11 @@ async def test_delete_asks_then_removes_only_the_learners_data(slack: Slack) -> 
     channel = dm(LEARNER)
     slack.fake.messages[(channel, "1700000999.000001")] = {"type": "message", "blocks": ask, "ts": "1700000999.000001"}
     await slack.click(channel, "1700000999.000001", label="Keep it")
-    assert "Nothing was deleted" in block_text(slack.fake.ephemerals[-1]["blocks"])
+    assert "Nothing was deleted" in block_text(slack.fake.message(channel, "1700000999.000001")["blocks"])
     assert (await export(slack))["tables"]["sessions"]
+    slack.fake.messages[(channel, "1700000999.000001")]["blocks"] = ask  # a stale copy of the prompt
     await slack.click(channel, "1700000999.000001", action_id=element["action_id"])
-    assert "Your data was deleted" in block_text(slack.fake.ephemerals[-1]["blocks"])
+    assert "Your data was deleted" in block_text(slack.fake.message(channel, "1700000999.000001")["blocks"])
     assert (await export(slack))["tables"] == {}
     assert (await export(slack, user=STRANGER))["tables"]["sessions"]
 
@@ -78,7 +79,7 @@ async def test_an_admin_acts_for_someone_who_left_and_others_may_not(slack: Slac
     assert f"<@{STRANGER}>" in block_text(ask)
     slack.fake.messages[(dm(ADMIN), "1700000999.000002")] = {"type": "message", "blocks": ask, "ts": "1700000999.000002"}
     await slack.click(dm(ADMIN), "1700000999.000002", label="Delete everything", user=ADMIN)
-    assert "data was deleted" in block_text(slack.fake.ephemerals[-1]["blocks"])
+    assert "data was deleted" in block_text(slack.fake.message(dm(ADMIN), "1700000999.000002")["blocks"])
     assert (await export(slack, user=STRANGER))["tables"] == {}
 
 

@@ -138,3 +138,45 @@ async def test_unreachable_postgres_hides_the_password() -> None:
     with pytest.raises(StorageError) as caught:
         await open_repository(url)
     assert "s3cret-pass" not in str(caught.value) and "***" in str(caught.value)
+
+
+async def test_remembering_an_items_message_is_right_when_another_process_saved_in_between(pg_url: str) -> None:
+    """PostgreSQL: the anchor's save starts from what this process stored last, a guess checked by the version.
+
+    Another process (a second repository on the same database) moved the quiz on, then saved it again
+    at the same position: both guesses this process holds are behind, and the anchor is still stored,
+    on the row as the other process left it.
+    """
+    from bot.core import queries as q
+    from bot.core.model import Anchor
+
+    here, there = await open_repository(pg_url), await open_repository(pg_url)
+    try:
+        service = QuizService(repository=here, runner=None, clock=FakeClock())
+        await service.import_pack(load_path(DEMO_PACK).pack)
+        await service.start(ANN, pack="demo", count=3)
+        mine = await here.active_session(Owner.user(ANN))
+        assert mine is not None and mine.position == 0
+        await service.ask(q.RememberQuiz(mine.id, Anchor(channel="C1", message="m0"), 0))  # stored by this process
+
+        theirs = await there.get_session(mine.id)
+        assert theirs is not None
+        theirs.position = 1  # the learner's answer, stored by the other process
+        await there.save_session(theirs)
+        await service.ask(q.RememberQuiz(mine.id, Anchor(channel="C1", message="m1"), 1))
+        stored = await there.get_session(mine.id)
+        assert stored is not None and (stored.position, stored.anchor.message) == (1, "m1")
+
+        stored.status = "active"
+        stored.filters = {**stored.filters}  # a change at the same position (the version moves on)
+        await there.save_session(stored)
+        await service.ask(q.RememberQuiz(mine.id, Anchor(channel="C1", message="m1-again"), 1))
+        final = await there.get_session(mine.id)
+        assert final is not None and (final.position, final.anchor.message, final.version) == (1, "m1-again", stored.version + 1)
+
+        # an anchor for an item the quiz has moved past is not written, whatever this process guessed
+        await service.ask(q.RememberQuiz(mine.id, Anchor(channel="C1", message="m0-late"), 0))
+        assert (await there.get_session(mine.id)).anchor.message == "m1-again"  # type: ignore[union-attr]
+    finally:
+        await here.close()
+        await there.close()

@@ -1,8 +1,9 @@
 """A quiz in the terminal.
 
 Commands: start [pack] [topic:T] [difficulty:D] [count:N], hint, skip, stop, stats, packs, run,
-leaderboard [week|month|all] [pack], privacy leaderboard on|off, help, quit. Pictures (stats,
-leaderboard) are saved as PNG files and their paths printed. While a question is open: a letter (or several, for select-all), numbers for
+leaderboard [week|month|all] [pack], privacy leaderboard on|off, report [pack] [topic] [since], help,
+quit. Pictures (stats, leaderboard, the report's chart) are saved as PNG files and their paths printed;
+files (a data export, the report's CSV tables) are written to the working directory. While a question is open: a letter (or several, for select-all), numbers for
 blank menus, a typed answer, or code pasted and ended by a line holding only ``` or by end of input.
 """
 

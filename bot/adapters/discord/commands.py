@@ -175,6 +175,18 @@ def build_quiz_group(inbound: Inbound) -> app_commands.Group:
         target = (str(user.id), user.display_name) if user is not None else (None, None)
         await inbound.handle(interaction, rq.MyDataDelete(*target))
 
+    @quiz.command(name="report", description=L_("Item analysis and class progress of a pack in this server (admins)"))
+    @app_commands.describe(
+        pack=L_("Which pack (default: the one enabled here, when there is one)"),
+        topic=L_("Only this topic's items"),
+        since=L_("Only attempts from this day on: YYYY-MM-DD, or 30d for the last 30 days"),
+    )
+    @app_commands.autocomplete(pack=all_pack_names, topic=topic_names)
+    async def report(
+        interaction: Interaction, pack: str | None = None, topic: str | None = None, since: str | None = None
+    ) -> None:
+        await inbound.handle(interaction, rq.Report(pack=pack, topic=topic, since=since))
+
     add_social_commands(quiz, inbound, pack_names, topic_names)
     add_daily_commands(quiz, inbound, pack_names, topic_names)
     return quiz

@@ -271,8 +271,8 @@ class Responder:
             if isinstance(exc, discord.HTTPException) and not token_gone(exc):
                 raise
             log.info("could not update the clicked message (%s)", type(exc).__name__)
-            if message.tone != Tone.INFO:
-                await self._fallback(message, private=True)  # the feedback must reach the learner
+            if message.tone != Tone.INFO or message.kind != "item":
+                await self._fallback(message, private=True)  # feedback, or a confirmation's outcome, must reach them
             return
         if message.kind == "item" and message.session_id:
             self.refs.remember(message.session_id, ItemRef(interaction, None))

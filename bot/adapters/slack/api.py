@@ -157,14 +157,17 @@ class SlackApi:
             log.error("Slack file upload failed: %s", type(exc).__name__)
             raise SlackCallFailed("files.upload_v2", "upload_failed") from exc
 
-    async def respond(self, response_url: str, message: Message) -> None:
-        """Answer through a response_url: an ephemeral message to the person who acted."""
+    async def respond(self, response_url: str, message: Message, *, replace: bool = False) -> None:
+        """Answer through a response_url: an ephemeral message to the person who acted.
+
+        With `replace`, the message the action came from (ephemeral or not) is replaced instead.
+        """
         webhook = AsyncWebhookClient(response_url, session=self._http, retry_handlers=retry_handlers())
         try:
             response = await webhook.send_dict(
                 {
                     "response_type": "ephemeral",
-                    "replace_original": False,
+                    "replace_original": replace,
                     "text": fallback_text(message),
                     "blocks": await self.blocks(message),
                 }

@@ -15,10 +15,10 @@ from bot.core import commands
 from bot.core import queries as q
 from bot.core import requests as rq
 from bot.core.errors import NotAddressed, QuizError
-from bot.core.i18n import N_, _, current, use_locale
+from bot.core.i18n import N_, _, current, ngettext, use_locale
 from bot.core.importing import UPLOAD_SUFFIXES
 from bot.core.model import Actor, Where
-from bot.core.replies import Attachment, Tone, notice
+from bot.core.replies import Attachment, Reply, Text, Tone, notice
 from bot.core.service import QuizService, error_reply
 
 from . import render as bk
@@ -58,7 +58,7 @@ ROUTES: dict[type, str] = {
     rq.Leaderboard: PUBLIC,
     rq.Privacy: TELL,
 }
-ADMIN_REQUESTS = (rq.PackEnable, rq.PackRemove, rq.PackLoad, rq.DailySet, rq.DailyOff, rq.DailyNow)
+ADMIN_REQUESTS = (rq.PackEnable, rq.PackRemove, rq.PackLoad, rq.DailySet, rq.DailyOff, rq.DailyNow, rq.Report)
 
 # With "Escape channels, users, and links" on, Slack sends a mention as <@U123|name>.
 _MENTION = re.compile(r"^<@([A-Z0-9]+)(?:\|[^>]*)?>$")
@@ -93,6 +93,10 @@ class Commands:
             request = rq.Stats(request.user_id, await self.api.user_name(request.user_id or origin.user))
         if isinstance(request, rq.MyDataExport | rq.MyDataDelete):
             await self.my_data(origin, request)
+            return
+        if isinstance(request, rq.Report):  # the summary and chart privately; the CSV files in the admin's DM
+            reply = await self.service.handle(await self.admin_actor(origin), request)
+            await self.courier.tell(origin, await self.files_to_dm(origin, reply))
             return
         admin = isinstance(request, ADMIN_REQUESTS) or (isinstance(request, rq.Language) and request.server)
         actor = await self.admin_actor(origin) if admin else origin.actor()
@@ -149,16 +153,30 @@ class Commands:
             actor = await self.admin_actor(origin)
         else:
             actor = origin.actor()
-        reply = await self.service.handle(actor, request)
+        await self.courier.tell(origin, await self.files_to_dm(origin, await self.service.handle(actor, request)))
+
+    async def files_to_dm(self, origin: Origin, reply: Reply) -> Reply:
+        """Upload the reply's files to the person's DM (Slack has no private file); the messages say where they are.
+
+        A file shared in a channel is seen by everyone in it; a data export or a class's marks are not for them.
+        """
         files = [part for m in reply.messages for part in m.parts if isinstance(part, Attachment)]
-        if files:
-            channel = await self.api.open_dm(origin.user)
-            for part in files:
-                await self.api.upload(channel, part.filename, part.data)
-            sent = ", ".join(f"`{part.filename}`" for part in files)
-            with use_locale(reply.locale or current()):
-                reply = notice(reply.messages[0].text() + "\n" + _("The file {name} is in our direct messages.").format(name=sent))
-        await self.courier.tell(origin, reply)
+        if not files:
+            return reply
+        channel = await self.api.open_dm(origin.user)
+        for part in files:
+            await self.api.upload(channel, part.filename, part.data)
+        sent = ", ".join(f"`{part.filename}`" for part in files)
+        with use_locale(reply.locale or current()):
+            where = ngettext(
+                "The file {names} is in our direct messages.", "The files {names} are in our direct messages.", len(files)
+            ).format(names=sent)
+        messages = tuple(
+            replace(m, parts=(*(p for p in m.parts if not isinstance(p, Attachment)), Text(where)))
+            if any(isinstance(p, Attachment) for p in m.parts) else m
+            for m in reply.messages
+        )
+        return replace(reply, messages=messages)
 
     async def admin_actor(self, origin: Origin) -> Actor:
         actor = origin.actor()

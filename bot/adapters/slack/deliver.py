@@ -142,6 +142,39 @@ class Courier:
         delivered()
 
     @in_its_language
+    async def outcome(self, origin: Origin, reply: Reply) -> None:
+        """Edit the message a confirmation's button was on into the outcome (`reply.update`), buttons gone.
+
+        An ephemeral prompt (a command's answer) can only be replaced through the click's response_url;
+        a posted one (in the DM) is edited with chat.update. If neither works, the outcome is told anew.
+        """
+        if reply.update is None:
+            await self.tell(origin, reply)
+            return
+        edited = await self._edit_clicked(origin, reply.update)
+        rest = reply.messages if edited else (reply.update, *reply.messages)
+        if rest:
+            await self.tell(origin, Reply(messages=rest, private=reply.private))
+        else:
+            delivered()
+
+    async def _edit_clicked(self, origin: Origin, message: Message) -> bool:
+        routes: list[Callable[[], Awaitable[Any]]] = []
+        url = origin.response_url
+        if origin.channel and origin.message_ts and not origin.ephemeral:
+            channel, ts = origin.channel, origin.message_ts
+            routes.append(lambda: self._api.update(channel, ts, message))
+        if url:
+            routes.append(lambda: self._api.respond(url, message, replace=True))
+        for route in routes:
+            try:
+                await route()
+                return True
+            except SlackCallFailed:
+                continue
+        return False
+
+    @in_its_language
     async def tell(self, origin: Origin, reply: Reply, *, persistent: bool = False) -> None:
         """Send a reply only the person sees: the response_url, an ephemeral message, or the DM."""
         messages = reply.messages or ((reply.update,) if reply.update is not None else ())

@@ -213,7 +213,7 @@ class Inbound:
             elif parsed is not None and parsed.verb in (ax.RESTART, ax.CURRENT) and any(m.kind == "item" for m in reply.messages):
                 await self.commands.in_quiz_home(origin, reply, None if parsed.verb == ax.RESTART else anchor_of(reply.anchor)[0])
             elif parsed is not None and parsed.session_id == ax.NO_SESSION:
-                await self.courier.tell(origin, reply)
+                await self.courier.outcome(origin, reply)  # a confirmation: edited into what was done
             else:
                 place = Place(origin.channel, origin.thread_ts) if origin.channel else None
                 await self.courier.deliver(origin, reply, place, update_ts=origin.message_ts)

@@ -49,6 +49,7 @@ class Origin:
     response_url: str | None = None
     trigger_id: str | None = None
     via_command: bool = False
+    ephemeral: bool = False  # a click on a message only its reader sees (edited through its response_url)
 
     def actor(self, *, is_admin: bool = False) -> Actor:
         return Actor(
@@ -100,6 +101,7 @@ def from_action(body: dict[str, Any]) -> Origin:
         message_ts=container.get("message_ts") or message.get("ts") or None,
         response_url=body.get("response_url") or None,
         trigger_id=body.get("trigger_id") or None,
+        ephemeral=bool(container.get("is_ephemeral")),
     )
 
 

@@ -242,7 +242,7 @@ class DailyDesk:
             return Reply(messages=(Message(kind="feedback", parts=outcome.parts, tone=outcome.tone),), private=True)
 
         async def scored(answer: MemberAnswer) -> AnswerWrite:
-            return await self._scored(actor, post, question, outcome.answer, answer, work)
+            return await self._scored(actor, post, question, outcome.answer, answer, work, detail=outcome.detail)
 
         answered = await self.daily.answer_post(
             actor, post.id, correct=outcome.correct, detail=" ".join(outcome.feedback), key=key,
@@ -288,7 +288,8 @@ class DailyDesk:
             raise QuizError(_(LATE_GRADE)) from exc
 
     async def _scored(
-        self, actor: Actor, post: DailyPost, question: AnyQuestion, text: str, answer: MemberAnswer, work: str | None
+        self, actor: Actor, post: DailyPost, question: AnyQuestion, text: str, answer: MemberAnswer, work: str | None,
+        *, detail: str = "",
     ) -> AnswerWrite:
         """The scored answer's attempt, card and practice day, recorded with the post's tally (`bot.core.answer`)."""
         now = self._clock.now()
@@ -310,6 +311,7 @@ class DailyDesk:
             mode="daily",
             key=f"daily:{post.id}:{actor.user_id}",  # one scored answer per member and post, by the database
             work=work,
+            detail=detail,
         )
         return AnswerWrite(attempt=attempt, card=card, day=PracticeDay(actor.platform, actor.user_id, now, channel=1))
 

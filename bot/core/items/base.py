@@ -37,6 +37,7 @@ class Graded:
     answer: str
     feedback: tuple[str, ...] = ()
     report: tuple[Part, ...] = ()
+    detail: str = ""  # stored with the attempt for the item analysis (code: the failing tests' sentences)
 
 
 @dataclass(frozen=True)

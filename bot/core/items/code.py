@@ -15,7 +15,7 @@ from bot.core.replies import Button, Code, InputRequest, Text, Tone
 from . import codetext
 from .base import AddProblem, Context, Graded, Input, Make, NotAnAnswer, Outcome, ProofJob, View
 from .proving import why
-from .report import is_syntax_error, run_report
+from .report import failing_sentences, is_syntax_error, run_report
 
 FILE_FIELDS = ("test_file", "solution_file")
 
@@ -74,7 +74,7 @@ class CodeType:
             # Not an answer: the learner keeps the attempt (and gets no hint meant for a wrong answer).
             note = Text(_("_This did not count as an attempt: fix it and send it again._"))
             return NotAnAnswer(report + ((note,) if outcome.status != "rejected" else ()), Tone.WARNING)
-        return Graded(outcome.status == "passed", code, report=report)
+        return Graded(outcome.status == "passed", code, report=report, detail=failing_sentences(outcome))
 
     def reveal(self, question: AnyQuestion) -> str:
         return ""  # a model solution would give the exercise away; the explanation says what matters

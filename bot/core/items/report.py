@@ -66,6 +66,18 @@ def error_parts(outcome: RunOutcome, code: str | None) -> list[Part]:
     return parts
 
 
+def failing_sentences(outcome: RunOutcome) -> str:
+    """The failing tests' sentences, one a line, as stored for the item analysis; else what stopped the run."""
+    failing = [clip(" ".join(name.split()), 200) for name, ok, _ in outcome.tests if not ok]
+    if failing:
+        return "\n".join(failing[:MAX_TESTS_SHOWN])
+    if outcome.status == "passed":
+        return ""
+    if outcome.error_text:
+        return clip(outcome.error_text.splitlines()[0], 200)
+    return clip(outcome.message or outcome.status, 200)
+
+
 def run_report(outcome: RunOutcome, *, graded: bool, code: str | None = None) -> list[Part]:
     """Summarise a sandbox result for the learner."""
     if outcome.status == "rejected":

@@ -18,6 +18,7 @@ from .analysis import LOW_DISCRIMINATION, TOO_EASY, TOO_HARD
 from .model import ItemStats, Report
 
 MAX_FLAGGED_SHOWN = 10
+MAX_CODE_SHOWN = 5  # code exercises whose failing tests the summary names
 MAX_STALLED_SHOWN = 10
 _LOCK = threading.Lock()
 
@@ -78,6 +79,9 @@ def summary_text(report: Report, mention: Callable[[str, str], str] | None = Non
         lines.append("No judged item is flagged.")
     else:
         lines.append(f"No item has {report.min_learners} learners yet: nothing is judged.")
+    failing = _failing_tests(report)
+    if failing:
+        lines.append(failing)
     if report.progress:
         stalled = [p for p in report.progress if p.stalled]
         accuracy = [p.accuracy for p in report.progress if p.accuracy is not None]
@@ -97,6 +101,20 @@ def summary_text(report: Report, mention: Callable[[str, str], str] | None = Non
         "a wrong option picked more than the key; a distractor nobody picks."
     )
     return "\n\n".join(lines)
+
+
+def _failing_tests(report: Report) -> str:
+    """The code exercises' most common failing tests (their sentences, as the learners read them)."""
+    code = [i for i in report.items if i.kind == "code" and i.wrong_answers]
+    if not code:
+        return ""
+    rows = [
+        f"• `{i.question}`: " + ", ".join(f"“{_clip(text, 80)}” ({n})" for text, n in i.wrong_answers)
+        for i in sorted(code, key=lambda i: -sum(n for _, n in i.wrong_answers))[:MAX_CODE_SHOWN]
+    ]
+    if len(code) > MAX_CODE_SHOWN:
+        rows.append(f"… and {len(code) - MAX_CODE_SHOWN} more in the CSV.")
+    return "**Code exercises: the tests failed most** (first attempts, learners)\n" + "\n".join(rows)
 
 
 def report_csv(report: Report) -> str:
