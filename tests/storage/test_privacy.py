@@ -9,6 +9,7 @@ from typing import Any
 from sqlalchemy import Boolean, Date, Float, Integer, Table, Text, and_, delete, insert, select
 
 from bot.core import Actor, QuizService
+from bot.core import requests as rq
 from bot.core.packs import load_path
 from bot.storage import daily_tables as d
 from bot.storage import open_repository
@@ -71,6 +72,7 @@ async def seed(repo: Any) -> None:
 
 
 async def play(service: QuizService, actor: Actor) -> None:
+    await service.handle(actor, rq.Language("es"))  # a setting about the learner: their language
     await service.start(actor, pack="demo", question="q-short")
     await service.submit_text(actor, "6")  # an attempt and a review card
     await service.start(actor, pack="demo", count=3)  # and a quiz still running
@@ -81,7 +83,29 @@ async def play(service: QuizService, actor: Actor) -> None:
 
 def test_every_table_with_a_user_column_is_covered() -> None:
     with_users = {t.name for t in metadata.tables.values() if any(c.name in USER_COLUMNS for c in t.columns)}
-    assert with_users == {c.table.name for c in TABLES}
+    # `settings` has no user column: a value about one learner is keyed `PLATFORM:<what>:USER_ID` (their language).
+    assert with_users | {"settings"} == {c.table.name for c in TABLES}
+
+
+async def test_a_learners_settings_are_found_by_their_key_and_nobody_elses(any_url: str) -> None:
+    repo = await open_repository(any_url)
+    try:
+        store = PrivacyStore(repo.engine)
+        for key, value in (
+            ("discord:language:ann", "es"), ("discord:language:xann", "de"), ("slack:language:ann", "de"),
+            ("discord:commands:ann", "digest"), ("language-server:discord:ann", "de"), ("discord:language:a_n", "de"),
+        ):
+            await repo.set_setting(key, value)
+        exported = await store.export_user("discord", "ann")
+        # The bot's own values are keyed too (`discord:commands:<application id>`): a person never has that id.
+        assert sorted(r["key"] for r in exported["settings"]) == ["discord:commands:ann", "discord:language:ann"]
+        assert "settings" not in await store.export_user("discord", "a%n")  # no wildcard in a user id
+        await store.delete_user("discord", "ann")
+        assert await repo.get_setting("discord:language:ann") is None
+        assert await repo.get_setting("discord:language:xann") == "de" and await repo.get_setting("slack:language:ann") == "de"
+        assert await repo.get_setting("language-server:discord:ann") == "de" and await repo.get_setting("discord:language:a_n") == "de"
+    finally:
+        await repo.close()
 
 
 async def test_export_and_delete_touch_one_learner_on_one_platform(any_url: str) -> None:

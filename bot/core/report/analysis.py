@@ -22,6 +22,7 @@ from collections.abc import Iterable
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from bot.core.i18n import N_
 from bot.core.packs import Pack
 from bot.core.packs.models import AnyQuestion, BlanksQuestion, ChoiceQuestion
 from bot.core.progress import streak_on
@@ -34,12 +35,12 @@ TOO_HARD = 0.2
 LOW_DISCRIMINATION = 0.1
 TOP_WRONG = 3
 
-FLAG_EASY = "too easy"
-FLAG_HARD = "too hard"
-FLAG_NEGATIVE = "negative discrimination"
-FLAG_FLAT = "near-zero discrimination"
-FLAG_DEAD = "a distractor nobody picks"
-FLAG_RIVAL = "a wrong option picked more than the key"
+FLAG_EASY = N_("too easy")  # marked for the catalog: the summary shows each flag in the reader's language
+FLAG_HARD = N_("too hard")
+FLAG_NEGATIVE = N_("negative discrimination")
+FLAG_FLAT = N_("near-zero discrimination")
+FLAG_DEAD = N_("a distractor nobody picks")
+FLAG_RIVAL = N_("a wrong option picked more than the key")
 
 
 def analyse(

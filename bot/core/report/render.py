@@ -12,9 +12,12 @@ import io
 import threading
 from collections.abc import Callable
 
+from babel.numbers import format_decimal
+
+from bot.core.i18n import _, current, ngettext, number, percent
 from bot.core.pictures import WIDTH_IN, _clip, _png
 
-from .analysis import LOW_DISCRIMINATION, TOO_EASY, TOO_HARD
+from .analysis import FLAG_DEAD, FLAG_RIVAL, LOW_DISCRIMINATION, TOO_EASY, TOO_HARD
 from .model import ItemStats, Report
 
 MAX_FLAGGED_SHOWN = 10
@@ -29,56 +32,60 @@ CSV_COLUMNS = (
 
 
 def _pct(value: float | None) -> str:
-    return "–" if value is None else f"{round(100 * value)}%"
+    return "–" if value is None else percent(round(value, 2))
 
 
 def _num(value: float | None) -> str:
-    return "–" if value is None else f"{value:+.2f}"
+    return "–" if value is None else format_decimal(value, format="+0.00;-0.00", locale=current())
 
 
 def _why(item: ItemStats) -> str:
-    parts = list(item.flags)
+    parts = [_(flag) for flag in item.flags]
     rival = [text for text, n, key in item.options if not key and n and n == max((o[1] for o in item.options), default=0)]
-    if "a wrong option picked more than the key" in item.flags and rival:
-        parts[parts.index("a wrong option picked more than the key")] = f"most picked “{_clip(rival[0], 40)}”, a wrong option"
+    if FLAG_RIVAL in item.flags and rival:
+        parts[item.flags.index(FLAG_RIVAL)] = _("most picked “{option}”, a wrong option").format(option=_clip(rival[0], 40))
     dead = [text for text, n, key in item.options if not key and n == 0]
-    if "a distractor nobody picks" in item.flags and dead:
-        parts[parts.index("a distractor nobody picks")] = f"nobody picks “{_clip(dead[0], 40)}”"
+    if FLAG_DEAD in item.flags and dead:
+        parts[item.flags.index(FLAG_DEAD)] = _("nobody picks “{option}”").format(option=_clip(dead[0], 40))
     return "; ".join(parts)
 
 
 def summary_text(report: Report, mention: Callable[[str, str], str] | None = None) -> str:
     """The report as Markdown for a chat message: the items to rewrite first, then the class."""
     who = mention or (lambda platform, user: user)
-    head = [f"**Item analysis: {report.title}** (`{report.pack}`)"]
+    head = [_("**Item analysis: {title}** (`{pack}`)").format(title=report.title, pack=report.pack)]
     scope = []
     if report.filters.topic:
-        scope.append(f"topic `{report.filters.topic}`")
+        scope.append(_("topic `{topic}`").format(topic=report.filters.topic))
     if report.filters.since:
-        scope.append(f"since {report.filters.since:%Y-%m-%d}")
-    scope.append("first attempts" if report.filters.first_only else "every attempt")
+        scope.append(_("since {day}").format(day=f"{report.filters.since:%Y-%m-%d}"))
+    scope.append(_("first attempts") if report.filters.first_only else _("every attempt"))
     judged = [i for i in report.items if i.judged]
-    learners = f"{report.learners} learner{'s' if report.learners != 1 else ''}"
-    head.append(
-        f"{learners} · {len(judged)} of {len(report.items)} items judged (at least {report.min_learners} learners each) · "
-        + ", ".join(scope)
-    )
+    learners = ngettext("{n} learner", "{n} learners", report.learners).format(n=number(report.learners))
+    judged_text = ngettext(
+        "{judged} of {n} item judged (at least {least} learners each)", "{judged} of {n} items judged (at least {least} learners each)",
+        len(report.items),
+    ).format(judged=number(len(judged)), n=number(len(report.items)), least=report.min_learners)
+    head.append(f"{learners} · {judged_text} · " + ", ".join(scope))
     lines = ["\n".join(head)]
     flagged = report.flagged()
     if flagged:
         rows = [
-            f"• `{i.question}`: {_why(i)} (facility {_pct(i.facility)}, discrimination {_num(i.discrimination)}, "
-            f"{i.learners} learners)"
+            f"• `{i.question}`: {_why(i)} ("
+            + _("facility {facility}, discrimination {discrimination}, {n} learners").format(
+                facility=_pct(i.facility), discrimination=_num(i.discrimination), n=number(i.learners)
+            )
+            + ")"
             for i in flagged[:MAX_FLAGGED_SHOWN]
         ]
         more = len(flagged) - MAX_FLAGGED_SHOWN
         if more > 0:
-            rows.append(f"… and {more} more in the CSV.")
-        lines.append("**Items that need a look**\n" + "\n".join(rows))
+            rows.append("… " + _("and {n} more in the CSV.").format(n=number(more)))
+        lines.append(_("**Items that need a look**") + "\n" + "\n".join(rows))
     elif judged:
-        lines.append("No judged item is flagged.")
+        lines.append(_("No judged item is flagged."))
     else:
-        lines.append(f"No item has {report.min_learners} learners yet: nothing is judged.")
+        lines.append(_("No item has {n} learners yet: nothing is judged.").format(n=report.min_learners))
     failing = _failing_tests(report)
     if failing:
         lines.append(failing)
@@ -87,18 +94,24 @@ def summary_text(report: Report, mention: Callable[[str, str], str] | None = Non
         accuracy = [p.accuracy for p in report.progress if p.accuracy is not None]
         mean = sum(accuracy) / len(accuracy) if accuracy else None
         mastered = sum(p.mastered for p in report.progress)
+        count = len(report.progress)
         text = [
-            f"**Class progress**: {len(report.progress)} learner{'s' if len(report.progress) != 1 else ''}, "
-            f"mean accuracy {_pct(mean)}, {mastered} item{'s' if mastered != 1 else ''} mastered in all."
+            _("**Class progress**: {learners}, mean accuracy {accuracy}, {mastered} in all.").format(
+                learners=ngettext("{n} learner", "{n} learners", count).format(n=number(count)),
+                accuracy=_pct(mean),
+                mastered=ngettext("{n} item mastered", "{n} items mastered", mastered).format(n=number(mastered)),
+            )
         ]
         if stalled:
             names = ", ".join(who(p.platform, p.user_id) for p in stalled[:MAX_STALLED_SHOWN])
-            extra = f" and {len(stalled) - MAX_STALLED_SHOWN} more" if len(stalled) > MAX_STALLED_SHOWN else ""
-            text.append(f"Stalled (reviews due, no practice for a week): {names}{extra}.")
+            extra = " " + _("and {n} more").format(n=len(stalled) - MAX_STALLED_SHOWN) if len(stalled) > MAX_STALLED_SHOWN else ""
+            text.append(_("Stalled (reviews due, no practice for a week): {names}.").format(names=names + extra))
         lines.append("\n".join(text))
     lines.append(
-        f"Flags: facility over {TOO_EASY:.0%} or under {TOO_HARD:.0%}; discrimination under {LOW_DISCRIMINATION}; "
-        "a wrong option picked more than the key; a distractor nobody picks."
+        _(
+            "Flags: facility over {easy} or under {hard}; discrimination under {low}; "
+            "a wrong option picked more than the key; a distractor nobody picks."
+        ).format(easy=percent(TOO_EASY), hard=percent(TOO_HARD), low=LOW_DISCRIMINATION)
     )
     return "\n\n".join(lines)
 
@@ -110,11 +123,11 @@ def _failing_tests(report: Report) -> str:
         return ""
     rows = [
         f"• `{i.question}`: " + ", ".join(f"“{_clip(text, 80)}” ({n})" for text, n in i.wrong_answers)
-        for i in sorted(code, key=lambda i: -sum(n for _, n in i.wrong_answers))[:MAX_CODE_SHOWN]
+        for i in sorted(code, key=lambda i: -sum(n for _text, n in i.wrong_answers))[:MAX_CODE_SHOWN]
     ]
     if len(code) > MAX_CODE_SHOWN:
-        rows.append(f"… and {len(code) - MAX_CODE_SHOWN} more in the CSV.")
-    return "**Code exercises: the tests failed most** (first attempts, learners)\n" + "\n".join(rows)
+        rows.append("… " + _("and {n} more in the CSV.").format(n=number(len(code) - MAX_CODE_SHOWN)))
+    return _("**Code exercises: the tests failed most** (first attempts, learners)") + "\n" + "\n".join(rows)
 
 
 def report_csv(report: Report) -> str:
@@ -182,10 +195,12 @@ def chart_png(report: Report) -> bytes:
         axes.set_xlim(0, 1)
         axes.set_ylim(-1, 1)
         axes.axhline(0, color="#888888", linewidth=0.8)
-        axes.set_xlabel("facility (share right on the first attempt)")
-        axes.set_ylabel("discrimination (upper 27% − lower 27%)")
-        axes.set_title(_clip(f"{report.title}: {len(judged)} items judged, {len(report.flagged())} flagged", 80),
-                       fontsize=10, loc="left")
+        axes.set_xlabel(_("facility (share right on the first attempt)"))
+        axes.set_ylabel(_("discrimination (upper 27% − lower 27%)"))
+        title = _("{title}: {judged} items judged, {flagged} flagged").format(
+            title=report.title, judged=len(judged), flagged=len(report.flagged())
+        )
+        axes.set_title(_clip(title, 80), fontsize=10, loc="left")
         axes.grid(True, linewidth=0.3, alpha=0.6)
         return _png(figure)
 
@@ -194,7 +209,8 @@ def chart_alt(report: Report) -> str:
     flagged = report.flagged()
     names = ", ".join(i.question for i in flagged[:5])
     return (
-        f"Facility against discrimination for {sum(i.judged for i in report.items)} items of {report.title}; "
-        + (f"flagged: {names}" if flagged else "none flagged")
+        _("Facility against discrimination for {n} items of {title};").format(n=sum(i.judged for i in report.items), title=report.title)
+        + " "
+        + (_("flagged: {names}").format(names=names) if flagged else _("none flagged"))
         + ("…" if len(flagged) > 5 else "")
     )
