@@ -87,7 +87,8 @@ class Locales:
             except QuizError as exc:
                 exc.locale = learner
                 raise
-        return replace(reply, locale=learner)
+        # A reply posted for everyone (a race's start, the leaderboard) gets the front end's words in the server's language.
+        return replace(reply, locale=learner if reply.private else server)
 
     async def learner(self, actor: Actor, server: str | None = None) -> str:
         """The language of `actor`'s private replies."""

@@ -171,3 +171,19 @@ async def test_stats_and_leaderboard_save_their_pictures_and_say_where(tmp_path:
     assert await terminal.close() == 0
     saved = sorted((tmp_path / "quizbot-pictures").glob("*.png"))
     assert len(saved) == 2 and all(p.read_bytes().startswith(b"\x89PNG\r\n\x1a\n") for p in saved)
+
+
+async def test_the_terminal_speaks_the_chosen_language_and_keeps_it(tmp_path: Path) -> None:
+    terminal = await open_terminal(tmp_path)
+    chosen = await terminal.send("language de")
+    assert "Deine Antworten sind jetzt auf Deutsch." in chosen
+    screen = await terminal.send("start demo count:1 difficulty:easy")
+    assert "Frage 1 von 1" in screen and "Tippe " in screen and "Basics · leicht" in screen, screen
+    refused = await terminal.send("start demo count:abc")
+    assert "muss eine ganze Zahl sein" in refused
+    await terminal.send("quit")
+    assert await terminal.close() == 0
+    again = await open_terminal(tmp_path)  # the choice is stored: a new session speaks German at once
+    assert "QuizBot im Terminal" in again.transcript and "Dein Quiz geht weiter." in again.transcript
+    await again.send("quit")
+    assert await again.close() == 0

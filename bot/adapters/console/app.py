@@ -227,12 +227,12 @@ class ConsoleFrontEnd:
             self.console.print(
                 _("[bold]QuizBot[/bold] in the terminal. Type [bold]start[/bold] to begin, [bold]help[/bold] for commands.")
             )
-        try:
-            reply = await self.service.handle(ACTOR, rq.Current())
-            self.console.print("[dim]" + _("Resuming your quiz.") + "[/dim]")
-            self.show(reply)
-        except QuizError:
-            pass
+            try:
+                reply = await self.service.handle(ACTOR, rq.Current())
+                self.console.print("[dim]" + _("Resuming your quiz.") + "[/dim]")
+                self.show(reply)
+            except QuizError:
+                pass
         while not self.eof:
             line = await self.read()
             if line is None:
