@@ -130,6 +130,8 @@ def N_(message: str) -> str:
 
 def number(value: float, digits: int = 0) -> str:
     """A number as the current language writes it (1,234.5 / 1.234,5)."""
+    if digits == 0 and isinstance(value, int) and 0 <= value < 1000:
+        return str(value)  # the same in every language the bot speaks, and asked on every reply: no Babel call
     fmt = "#,##0" + ("." + "0" * digits if digits else "")
     return format_decimal(value, format=fmt, locale=_current.get())
 

@@ -30,8 +30,10 @@ log = logging.getLogger(__name__)
 
 UserLocale = Callable[[Actor], Awaitable[str | None]]
 AUTO = "auto"  # `/quiz language auto`: forget the choice, follow the platform again
-MAX_REMEMBERED = 10_000  # servers whose platform default (and language) this process remembers
-SERVER_SECONDS = 30.0  # a server's language is read again after this long (another process may have changed it)
+MAX_REMEMBERED = 10_000  # learners and servers whose languages this process remembers
+# A learner's or a server's language is read again after this long: it is asked on every request, and
+# another process may have changed it (this process forgets its own entry when it changes one).
+SETTING_SECONDS = 30.0
 
 
 def learner_key(platform: str, user_id: str) -> str:
@@ -55,12 +57,17 @@ class Locales:
         self._admins = admins
         self._lookups: dict[str, UserLocale] = {}
         self._hints: dict[tuple[str, str], str] = {}  # server defaults already stored by this process
+        self._learners: dict[tuple[str, str], tuple[float, str | None]] = {}  # the learner's choice, as read at a time
         # The admins' choice and the stored platform default, as read at a time.
         self._servers: dict[tuple[str, str], tuple[float, tuple[str | None, str | None]]] = {}
 
     def lookup(self, platform: str, user_locale: UserLocale) -> None:
         """Ask `user_locale` for a person's platform language when their actor carries none (Slack)."""
         self._lookups[platform] = user_locale
+
+    def forget(self, platform: str, user_id: str) -> None:
+        """Forget what this process remembers of a learner's choice (their data was deleted)."""
+        self._learners.pop((platform, user_id), None)
 
     def register(self, dispatcher: Dispatcher) -> None:
         dispatcher.request(rq.Language, self.on_language)
@@ -92,7 +99,7 @@ class Locales:
 
     async def learner(self, actor: Actor, server: str | None = None) -> str:
         """The language of `actor`'s private replies."""
-        chosen = supported(await self._repo.get_setting(learner_key(actor.platform, actor.user_id)))
+        chosen = await self._chosen_by(actor.platform, actor.user_id)
         if chosen:
             return chosen
         platform = supported(actor.locale)
@@ -116,11 +123,23 @@ class Locales:
             return given
         return stored_hint or DEFAULT
 
+    async def _chosen_by(self, platform: str, user_id: str) -> str | None:
+        """The learner's own choice, read at most every SETTING_SECONDS: it is asked on every request."""
+        now = time.monotonic()
+        cached = self._learners.get((platform, user_id))
+        if cached is not None and now - cached[0] < SETTING_SECONDS:
+            return cached[1]
+        chosen = supported(await self._repo.get_setting(learner_key(platform, user_id)))
+        if len(self._learners) > MAX_REMEMBERED:
+            self._learners.clear()
+        self._learners[(platform, user_id)] = (now, chosen)
+        return chosen
+
     async def _stored_for_server(self, platform: str, scope: str) -> tuple[str | None, str | None]:
-        """The admins' choice and the platform's stored default, read at most every SERVER_SECONDS (asked on every request)."""
+        """The admins' choice and the platform's stored default, read at most every SETTING_SECONDS."""
         now = time.monotonic()
         cached = self._servers.get((platform, scope))
-        if cached is not None and now - cached[0] < SERVER_SECONDS:
+        if cached is not None and now - cached[0] < SETTING_SECONDS:
             return cached[1]
         chosen = supported(await self._repo.get_setting(server_key(platform, scope)))
         stored_hint = None if chosen else supported(await self._repo.get_setting(hint_key(platform, scope)))
@@ -160,6 +179,7 @@ class Locales:
                     tone=Tone.SUCCESS,
                 )
         await self._repo.set_setting(learner_key(actor.platform, actor.user_id), "" if code == AUTO else code)
+        self._learners.pop((actor.platform, actor.user_id), None)
         chosen = await self.learner(actor)
         with use_locale(chosen):
             if code == AUTO:

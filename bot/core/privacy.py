@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from bot.core.i18n import _, ngettext, number, pgettext
@@ -62,6 +63,8 @@ class MyData:
         self._clock = clock
         self._admins = admins
         self.store = store  # set by whoever opens the database (bot/app.py)
+        # Told (platform, user id) once a learner's data is deleted: what a feature keeps in memory goes too.
+        self.forgetting: list[Callable[[str, str], None]] = []
 
     def register(self, dispatcher: Dispatcher) -> None:
         """`my-data export|delete`, and the delete confirmation's buttons (`md:`; before, `qz:-:`)."""
@@ -139,6 +142,8 @@ class MyData:
             with contextlib.suppress(Conflict):  # changed meanwhile: the delete below removes it all the same
                 await self._repo.save_session(session)
         counts = await self.store.delete_user(actor.platform, target)
+        for forget in self.forgetting:
+            forget(actor.platform, target)
         rows = sum(counts.values())
         log.info("%s deleted the data of %s:%s (%d rows)", actor.key, actor.platform, target, rows)
         if rows == 0:  # a second press of Delete (a stale copy of the prompt), or nothing ever kept

@@ -112,6 +112,7 @@ class QuizService(Shorthands):
             self.use(UnfinishedNotices(work))
         self.locales = Locales(repository, self.admins)  # outside the notices: they too are in the learner's language
         self.locales.register(self.dispatcher)
+        self.my_data.forgetting.append(self.locales.forget)
 
     def use(self, middleware: Middleware) -> None:
         """Run `middleware` around every request, outside those added before (metrics timing, a shutdown's drain)."""
