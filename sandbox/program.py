@@ -65,8 +65,8 @@ class Program:
         source = self._source if not after else self._source.rstrip("\n") + "\n" + after
         fds: list[int] = []
         try:
-            for name in ("stdin", "stdout", "stderr"):
-                fds.append(os.memfd_create(name))
+            for stream in ("stdin", "stdout", "stderr"):
+                fds.append(os.memfd_create(stream))
             _write_all(fds[0], stdin.encode("utf-8", "surrogateescape"))
             os.lseek(fds[0], 0, os.SEEK_SET)
             _flush_std()
@@ -116,9 +116,14 @@ def _child(fds: list[int], source: str, path: str, echo: bool) -> int:
         os.dup2(fd, target)
     soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
     os.closerange(3, soft if 0 < soft < (1 << 20) else 65536)  # the bridge's pipes among them
-    sys.stdin = sys.__stdin__ = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115
-    sys.stdout = sys.__stdout__ = open(1, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
-    sys.stderr = sys.__stderr__ = open(2, "w", encoding="utf-8", errors="backslashreplace", closefd=False)  # noqa: SIM115
+    streams = {
+        "stdin": open(0, encoding="utf-8", closefd=False),  # noqa: SIM115
+        "stdout": open(1, "w", encoding="utf-8", closefd=False),  # noqa: SIM115
+        "stderr": open(2, "w", encoding="utf-8", errors="backslashreplace", closefd=False),  # noqa: SIM115
+    }
+    for name, stream in streams.items():  # sys.__stdout__ too: a script may write there
+        setattr(sys, name, stream)
+        setattr(sys, f"__{name}__", stream)
     module = types.ModuleType("__main__")
     module.__file__ = path
     module.__builtins__ = builtins  # type: ignore[attr-defined]

@@ -19,7 +19,7 @@ from .packs import LoadedPack, load_bytes
 from .packs.proof import Proof, count_jobs, passing_part, proof_of
 from .packs.proofcache import ProofCache
 from .ports import CodeRunner
-from .replies import Button, Message, Reply, Text, Tone, notice
+from .replies import Button, Message, Reply, Text, Tone, notice, plural
 
 log = logging.getLogger(__name__)
 
@@ -258,13 +258,13 @@ MAX_LISTED = 10  # failing questions named in a chat message; the rest are count
 
 def failing_text(found: Proof, data: bytes, total: int) -> str:
     """Say which questions failed their proof and why, at the uploaded file's lines."""
-    head = f"**{len(found.failing)} of {total} questions fail their proof:**"
+    head = f"**{len(found.failing)} of {total} questions failed the proof:**"
     return head + "\n" + _listed(found.failing, data)
 
 
 def left_out_text(failing: dict[str, tuple[Problem, ...]], data: bytes, loaded: int) -> str:
     """Say which questions were left out of a partial load, and why."""
-    return f"Loaded the {loaded} that pass; left out {len(failing)} that fail their proof:\n" + _listed(failing, data)
+    return f"Loaded the {loaded} that pass; left out {plural(len(failing), 'question')} that failed the proof:\n" + _listed(failing, data)
 
 
 def _listed(failing: dict[str, tuple[Problem, ...]], data: bytes) -> str:

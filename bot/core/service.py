@@ -88,7 +88,7 @@ class QuizService(Shorthands):
         self.pack_admin = PackAdmin(
             catalogue=self.catalogue, admins=self.admins, runner=runner,
             pending=PendingPacks(pending, clock) if pending is not None else None,
-            proofs=ProofCache(repository),
+            proofs=ProofCache(repository, clock),
         )
         self.my_data = MyData(repository=repository, clock=clock, admins=self.admins, store=personal_data)
         self.daily: DailyDesk | None = None

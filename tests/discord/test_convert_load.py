@@ -118,7 +118,7 @@ async def test_a_converted_wrong_key_is_listed_in_the_preview_and_the_rest_can_b
     line = text[: text.index("<question type=\"coderunner\">\n    <name>\n      <text>Squares")].count("\n") + 1
     preview = await load(bot, p.ADMIN, name, text.replace(right, wrong).encode())
     shown = preview.text()
-    assert "1 of 8 questions fail their proof" in shown
+    assert "1 of 8 questions failed the proof" in shown
     assert f"{name}:{line}: question `squares-of-a-tensor`:" in shown
     assert ".zip/" not in shown and "pack.yaml" not in shown
     message = preview.stored()[-1]
@@ -130,7 +130,7 @@ async def test_a_converted_wrong_key_is_listed_in_the_preview_and_the_rest_can_b
     loaded = await bot.click(p.ADMIN, message, "Load the 7 that pass")
     reply = loaded.text()
     assert "Pack `moodle-pytorch-basics` v1 added with 7 questions." in reply
-    assert "left out 1 that fail their proof" in reply and f"{name}:{line}: question `squares-of-a-tensor`:" in reply
+    assert "left out 1 question that failed the proof" in reply and f"{name}:{line}: question `squares-of-a-tensor`:" in reply
     assert len(runner.requests) == runs  # the preview's proof was kept: nothing ran twice
     pack = await bot.service.catalogue.pack("moodle-pytorch-basics")
     assert pack is not None and "squares-of-a-tensor" not in [q.id for q in pack.questions]
@@ -140,7 +140,7 @@ async def test_a_converted_wrong_key_is_listed_in_the_preview_and_the_rest_can_b
 async def test_a_passing_upload_is_proven_once_at_the_preview(bot: Harness, runner: LocalRunner) -> None:
     name = SOURCES[0][0]
     preview = await load(bot, p.ADMIN, name, (FIXTURES / name).read_bytes())
-    assert "fail their proof" not in preview.text()
+    assert "failed the proof" not in preview.text()
     runs = len(runner.requests)
     assert runs > 0  # the code item's solution and starter ran for the preview
     loaded = await bot.click(p.ADMIN, preview.stored()[-1], "Load moodle-pytorch-basics")
