@@ -189,7 +189,7 @@ def _print_problems(problems: Sequence[Problem], paths: Sequence[Path] = ()) -> 
 
 
 async def _pack(args: argparse.Namespace, settings: Settings) -> int:
-    from .app import pack_dirs
+    from .shipped import pack_dirs
     from .core.packs import dump_pack, load_path
 
     if args.pack_command == "convert":
