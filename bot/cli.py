@@ -189,8 +189,8 @@ def _print_problems(problems: Sequence[Problem], paths: Sequence[Path] = ()) -> 
 
 
 async def _pack(args: argparse.Namespace, settings: Settings) -> int:
-    from .shipped import pack_dirs
     from .core.packs import dump_pack, load_path
+    from .shipped import pack_dirs
 
     if args.pack_command == "convert":
         return await asyncio.to_thread(_convert, args)
