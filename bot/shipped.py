@@ -155,7 +155,11 @@ async def _sandbox_answers(runner: CodeRunner | None) -> bool:
     """Run one trivial job: a sandbox that is missing or turns it away cannot prove packs now."""
     if runner is None:
         return False
-    outcome = await runner.run(RunRequest("pass\n"))
+    try:
+        outcome = await runner.run(RunRequest("pass\n"))
+    except Exception:  # a pool that cannot start here: the bot still starts, packs unproven
+        log.exception("the sandbox could not run a trivial job")
+        return False
     if outcome.status != "passed":
         log.warning("the sandbox did not run a trivial job (%s: %s)", outcome.status, outcome.message)
         return False
