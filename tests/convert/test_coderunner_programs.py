@@ -59,7 +59,7 @@ async def test_a_wrong_sum_fails_its_cases_with_the_values(programs: Conversion)
     assert outcome.status == "failed"
     assert messages(outcome) == [
         "test case 1: expected '5', got '-1'",
-        "test case 2: expected '6', got '14'",
+        "hidden test case 2: the output differs from the expected one",  # HIDE_IF_FAIL: hidden when it fails
         "hidden test case 3: the output differs from the expected one",
     ]
 

@@ -269,7 +269,8 @@ def _coderunner(node: Node, sink: Sink) -> Draft:
             code=raw.get("testcode/text"),
             stdin=raw.get("stdin/text"),
             expected=raw.get("expected/text"),
-            shown=raw.get("display/text", "SHOW").strip().upper() != "HIDE",
+            # HIDE_IF_FAIL: a learner who fails it never sees it, so the failure must not show its values.
+            shown=raw.get("display/text", "SHOW").strip().upper() not in ("HIDE", "HIDE_IF_FAIL"),
         )
         cases.append(case)
         if raw.attrs.get("useasexample") == "1":
