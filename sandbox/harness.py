@@ -25,7 +25,7 @@ import types
 import unittest
 from typing import Any
 
-from . import _peer
+from . import _peer, program
 from ._messages import ResultOp
 
 WORKDIR = "/sandbox"
@@ -530,12 +530,15 @@ def _graded(
     code: str, test_source: str, user_path: str, test_path: str, channel: _Channel, peer: _peer.Peer
 ) -> int:
     """Grade in this process (the grader); the learner's code runs only in the learner process."""
-    loader = _UserLoader(peer, code, user_path)
+    # A program test (CodeRunner-style, see sandbox/program.py): the learner process loads a stand-in
+    # that runs the learner's file as __main__ once per case, on the test's request, never on import.
+    loaded_code = program.learner_stub(code, user_path) if program.is_program_test(test_source) else code
+    loader = _UserLoader(peer, loaded_code, user_path)
     sys.meta_path.insert(0, _UserFinder(loader))
     sys.modules.pop(USER_MODULE, None)
     unittest.TestCase._formatMessage = _note_custom_message  # type: ignore[method-assign,assignment]
     reply: _peer.Reply
-    load: _peer.Request = {"op": "load", "code": code}
+    load: _peer.Request = {"op": "load", "code": loaded_code}
     shared = shared_classes(test_source)
     if shared is not None:
         load["classes"] = shared

@@ -37,6 +37,7 @@ from .gate import Gate
 from .importing import PendingPacks, PendingStore
 from .model import Actor
 from .notices import UnfinishedNotices
+from .packs.proofcache import ProofCache
 from .ports import Clock, CodeRunner, Repository
 from .privacy import MyData, PersonalData
 from .queries import Query
@@ -91,6 +92,7 @@ class QuizService(Shorthands):
         self.pack_admin = PackAdmin(
             catalogue=self.catalogue, admins=self.admins, runner=runner,
             pending=PendingPacks(pending, clock) if pending is not None else None,
+            proofs=ProofCache(repository, clock),
         )
         self.my_data = MyData(repository=repository, clock=clock, admins=self.admins, store=personal_data)
         self.reports = ReportDesk(catalogue=self.catalogue, admins=self.admins, clock=clock, reports=reports)
