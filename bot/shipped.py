@@ -108,6 +108,8 @@ async def load_shipped_packs(
             continue
         if sandbox is None:
             sandbox = await _sandbox_answers(runner)
+            if sandbox:  # the operator would otherwise see nothing for a minute or so
+                log.warning("proving new pack versions in the sandbox before serving (once: later starts skip unchanged packs)")
         if sandbox:
             kept = await _prove(service, loaded, report)
             if kept is None:
