@@ -220,6 +220,7 @@ class Flow:
             text = question.hint or "This question has no hint."
             return Reply(messages=(Message(kind="notice", title="Hint", parts=(Text(f"💡 {text}"),)),))
         if verb == ax.SKIP:
+            item.key = key or item.key  # a repeat of this click is then known (`Session.graded_by`)
             return await self._advance(session, item, pack, question, skipped=True)
         if verb == ax.STOP:
             session.status = "stopped"

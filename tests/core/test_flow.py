@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from bot.core import Actor, BadSubmission, NoActiveQuiz, NotAllowed, QuizError, QuizService, StaleAction
+from bot.core import Actor, BadSubmission, NoActiveQuiz, NotAllowed, QuizError, QuizService
 from bot.core import requests as rq
 from bot.core.packs import load_path
 from bot.core.ports import RunOutcome, RunRequest
