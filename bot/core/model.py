@@ -249,9 +249,11 @@ class Session:
             return None
         return self.items[self.position]
 
-    def graded_by(self, key: str | None) -> bool:
-        """Say whether the delivery `key` graded one of the items already (the platform sent it twice)."""
-        return key is not None and any(item.key == key for item in self.items)
+    def graded_by(self, key: str | None) -> int | None:
+        """The position of the item the delivery `key` graded already (the platform sent it twice), else None."""
+        if key is None:
+            return None
+        return next((n for n, item in enumerate(self.items) if item.key == key), None)
 
 
 @dataclass(frozen=True)

@@ -141,8 +141,11 @@ class QuizDesk:
                 anchor = session.anchor
                 if parsed.verb == ax.CURRENT:
                     return replace(await self.flow.current(session), anchor=anchor)
-                if session.graded_by(request.key):  # the same click again: its one grade was shown once
-                    return Reply(anchor=anchor)
+                repeated = session.graded_by(request.key)
+                if repeated is not None:  # the same click again: its one grade, in place, and nothing new
+                    if not session.items[repeated].done:
+                        return Reply(anchor=anchor)
+                    return replace(await self.answered(session, repeated, then=False), anchor=anchor)
                 if 0 <= parsed.position < session.position and session.status in ("active", "finished"):
                     return replace(await self.answered(session, parsed.position), anchor=anchor)
                 self.gate.require_active(session)
@@ -170,7 +173,7 @@ class QuizDesk:
         async def change() -> Reply:
             async with self.gate.editing(found.id):
                 session = await self.gate.load(actor, found.id)
-                if session.graded_by(request.key):  # the same message again (a retry): shown once already
+                if session.graded_by(request.key) is not None:  # the same message again (a retry): nothing new
                     return Reply(anchor=session.anchor)
                 self.gate.require_active(session)
                 item = session.current
@@ -202,13 +205,15 @@ class QuizDesk:
             reply = await hook(actor, session, item, reply)
         return reply
 
-    async def answered(self, session: Session, index: int) -> Reply:
-        """Item `index` as its answer left it, then what comes next (the current item, or the summary).
+    async def answered(self, session: Session, index: int, *, then: bool = True) -> Reply:
+        """Item `index` as its answer left it (the update of its message), then what comes next (the current item, or the summary).
 
         A click on an item already answered is one whose reply never showed (the process stopped
         after storing the answer, before answering Slack or Discord; the message kept its
         buttons), or a second click made before the first one's reply: it gets what the answer
-        showed, instead of a bare "already answered" that leaves the learner with nothing.
+        showed, instead of a bare "already answered" that leaves the learner with nothing. The
+        same delivery again (`then=False`) only puts the grade in place: shown already, it reads
+        the same; lost with a killed process, it is shown now, and `/quiz current` the next item.
         """
         item = session.items[index]
         pack, question = await self.flow.question(item)
@@ -218,11 +223,14 @@ class QuizDesk:
             verdict = Text("✅ **Correct!**" if item.correct else "❌ **Not quite.**")
             parts, tone = [verdict, *render.closing(question, correct=item.correct)], Tone.SUCCESS if item.correct else Tone.FAILURE
         update = render.item_message(session, index, pack, question, final=True, feedback=tuple(parts), tone=tone)
+        private = session.owner.kind == "user"
+        if not then:
+            return Reply(update=update, private=private)
         if session.status == "finished":
             after = await self.flow.summary(session, stopped=False)
         else:
             after = (await self.flow.current(session)).messages[0]
-        return Reply(messages=(after,), update=update, private=session.owner.kind == "user")
+        return Reply(messages=(after,), update=update, private=private)
 
     def _on_current(self, verb: str) -> Handler:
         async def handle(actor: Actor, request: Any) -> Reply:
