@@ -197,13 +197,7 @@ class Flow:
         return kind_of(question).text_verb(question, text, code_only=code_only)
 
     async def on_item(
-        self,
-        actor: Actor,
-        session: Session,
-        action: ax.Action,
-        values: list[str],
-        key: str | None,
-        progress: Progress | None = None,
+        self, actor: Actor, session: Session, action: ax.Action, values: list[str], key: str | None, progress: Progress | None = None
     ) -> Reply:
         """Apply one action to the session's current item (the session's lock is held)."""
         item = session.current
@@ -242,10 +236,9 @@ class Flow:
     ) -> AsyncIterator[str | None]:
         """Record that the learner waits for the sandbox to grade (code items); yield the row's id, else None.
 
-        `progress` is told `RUNNING` only once the row is stored: the front end acknowledges the
-        answer then ("Running your code", Slack's 200), so a process killed after it leaves a row
-        that tells the learner (nothing is acknowledged that could be lost without a word). The row
-        stays if the block is cancelled (a shutdown gave up on it): see `bot.core.work`.
+        `progress` is told `RUNNING` once the row is stored, and front ends acknowledge the answer
+        then: a process killed after that leaves a row that tells the learner. The row stays if the
+        block is cancelled (a shutdown gave up on it): see `bot.core.work`.
         """
         kind = kind_of(question)
         if self._work is None or not kind.sandboxed or self._runner is None:
@@ -300,8 +293,7 @@ class Flow:
         item.key = key or item.key  # a repeat of this delivery is then known (`Session.graded_by`)
         final = correct or item.attempts >= question.max_attempts()
         review_item = self.review_parts is not None and bool(session.filters.get("daily"))
-        # Graded in the sandbox: every process's row for this item ends with it (a retry of the
-        # delivery that another process was grading when it was killed is graded here).
+        # graded in the sandbox: every process's row for the item ends with it (`AnswerWrite.settles`)
         settles = f"{session.id}:{session.position}" if self._work is not None and kind_of(question).sandboxed else None
         attempt, card = answer.graded(
             platform=session.owner.platform,
