@@ -116,7 +116,10 @@ class Inbound:
                     await responder.defer(working=working, progress=working is not None)
                     request = await request(actor)
                 note = rq.working_note(request)
-                if note is not None:
+                if isinstance(request, rq.Act) and note is not None:
+                    # code in a form: "Running your code" only once its grading is recorded (`Flow.waiting`)
+                    request = replace(request, progress=lambda text: responder.defer(working=text))
+                elif note is not None:
                     await responder.defer(working=note, progress=isinstance(request, rq.PackLoad))
                 if isinstance(request, rq.PackLoad) and request.progress is None:
                     request = replace(request, progress=responder.progress)
