@@ -9,7 +9,7 @@ Three conversations, all framed by ``_wire`` (a length, then JSON) except the re
 - supervisor -> template: :class:`WorkerReady`, then one :class:`Report`;
 - grader -> supervisor (the results channel): :class:`ResultMessage` lines carrying the nonce.
 
-The grader and the learner process talk with ``_peer``'s ``Request``/``Reply``.
+The grader and the learner process talk with ``bridge``'s ``Request``/``Reply``.
 
 :class:`JobLimits` is what one job runs under, built by the bot side and handed, typed, to the
 supervisor and the job processes (over the wire as its dict form).

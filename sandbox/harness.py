@@ -3,7 +3,7 @@
 A plain run executes ``user_code.py`` as ``__main__`` in the job process. A graded run has two
 processes: the learner process (:func:`serve_learner`) runs the learner's file as the module
 ``user_code`` and answers requests; the grader process (:func:`run_job`) loads the test module,
-where ``user_code`` is a stand-in that asks the learner process (see ``_peer``), and runs each
+where ``user_code`` is a stand-in that asks the learner process (see ``bridge``), and runs each
 test with unittest. Only the grader holds the results descriptor: every message goes there as one
 JSON line carrying the job's nonce; stdout and stderr are only output.
 """
@@ -25,7 +25,7 @@ import types
 import unittest
 from typing import Any
 
-from . import _peer
+from . import bridge
 from ._messages import ResultOp
 
 WORKDIR = "/sandbox"
@@ -163,7 +163,7 @@ def run_job(job: dict[str, Any], result_fd: int, learner: tuple[int, int] | None
     try:
         if test is None:
             if learner is not None:
-                _peer.close_quietly(*learner)  # the learner process is not needed: it ends
+                bridge.close_quietly(*learner)  # the learner process is not needed: it ends
             sys.path.insert(0, workdir)
             sys.argv = [user_path]
             importlib.invalidate_caches()
@@ -172,7 +172,7 @@ def run_job(job: dict[str, Any], result_fd: int, learner: tuple[int, int] | None
             raise RuntimeError("a graded job needs a learner process")
         # The grader imports nothing from the work dir (the learner could write there).
         sys.path[:] = [p for p in sys.path if p and not p.startswith((workdir, "/tmp"))]  # noqa: S108
-        peer = _peer.Peer(learner[1], learner[0], learner=False, user_path=user_path)
+        peer = bridge.Peer(learner[1], learner[0], learner=False, user_path=user_path)
         return _graded(code, test, user_path, test_path, channel, peer)
     finally:
         _flush()
@@ -308,7 +308,7 @@ class _Recorder(unittest.TestResult):
         exc = err[1] if isinstance(err, tuple) and len(err) == 3 else None
         if _out_of_memory(exc):
             self.memory = True
-        if isinstance(exc, _peer.PeerGone):
+        if isinstance(exc, bridge.PeerGone):
             self.problems.append(str(exc))
         elif exc is None:
             self.problems.append("the test failed")
@@ -350,7 +350,7 @@ class _Recorder(unittest.TestResult):
 class _UserModule(types.ModuleType):
     """The grader's ``user_code``: every attribute read asks the learner process for a value."""
 
-    _sb_peer: _peer.Peer
+    _sb_peer: bridge.Peer
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__") and name.endswith("__") and name not in ("__all__", "__version__"):
@@ -365,7 +365,7 @@ class _UserModule(types.ModuleType):
 class _UserLoader(importlib.abc.Loader):
     """Import (and reload) ``user_code`` by running the learner's file in the learner process."""
 
-    def __init__(self, peer: _peer.Peer, code: str, user_path: str) -> None:
+    def __init__(self, peer: bridge.Peer, code: str, user_path: str) -> None:
         self.peer = peer
         self.code = code
         self.user_path = user_path
@@ -527,21 +527,21 @@ def _test_classes(tree: Any) -> set[str]:
 
 
 def _graded(
-    code: str, test_source: str, user_path: str, test_path: str, channel: _Channel, peer: _peer.Peer
+    code: str, test_source: str, user_path: str, test_path: str, channel: _Channel, peer: bridge.Peer
 ) -> int:
     """Grade in this process (the grader); the learner's code runs only in the learner process."""
     loader = _UserLoader(peer, code, user_path)
     sys.meta_path.insert(0, _UserFinder(loader))
     sys.modules.pop(USER_MODULE, None)
     unittest.TestCase._formatMessage = _note_custom_message  # type: ignore[method-assign,assignment]
-    reply: _peer.Reply
-    load: _peer.Request = {"op": "load", "code": code}
+    reply: bridge.Reply
+    load: bridge.Request = {"op": "load", "code": code}
     shared = shared_classes(test_source)
     if shared is not None:
         load["classes"] = shared
     try:
         reply = peer.request(load)
-    except _peer.PeerGone:
+    except bridge.PeerGone:
         # The learner's process ended or garbled the conversation while loading: the tests run,
         # and each fails on its first question to it.
         reply = {"op": "reply", "ok": True}
@@ -586,7 +586,7 @@ def _graded(
         original = getattr(test, "_testMethodName", "")
         try:
             _run_test(test, recorder)
-        except _peer.PeerGone as exc:
+        except bridge.PeerGone as exc:
             recorder.problems.append(str(exc))
         except BaseException as exc:  # e.g. SystemExit raised outside the test method
             recorder.problems.append(one_line(f"{type(exc).__name__}: {exc}"))
@@ -615,7 +615,7 @@ def serve_learner(read_fd: int, write_fd: int, workdir: str) -> int:
     sys.path.insert(0, workdir)
     sys.argv = [user_path]
     importlib.invalidate_caches()
-    peer = _peer.Peer(read_fd, write_fd, learner=True, user_path=user_path)
+    peer = bridge.Peer(read_fd, write_fd, learner=True, user_path=user_path)
 
     def report(exc: BaseException) -> None:
         _flush()

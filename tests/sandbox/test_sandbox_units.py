@@ -18,11 +18,11 @@ from sandbox import ErrorInfo, Result, SandboxConfig
 from sandbox._admission import Admission
 from sandbox._assemble import JobLimits, assemble
 from sandbox._cgroup import CgroupSet, parse_mountinfo
-from sandbox._peer import Decoder, Encoder, Peer, Proxy, Refused
 from sandbox._process import job_environment
 from sandbox._seccomp import build_filter, libseccomp_path
 from sandbox._supervisor import parse_result_line
 from sandbox._wire import FrameBuffer, encode
+from sandbox.bridge import Decoder, Encoder, Peer, Proxy, Refused
 
 LIMITS = JobLimits(wall_s=10, cpu_s=10, memory_mb=768, output_bytes=65536)
 
