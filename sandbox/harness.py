@@ -26,7 +26,7 @@ import unittest
 from typing import Any
 
 from . import bridge
-from ._messages import ResultOp
+from ._messages import ErrorReport, JobSpec, ResultOp
 
 WORKDIR = "/sandbox"
 USER_MODULE = "user_code"
@@ -65,7 +65,7 @@ def rehearse() -> None:
     Each job process is a fork of the template: the first write to any page copies it. Running a
     small exercise while the process waits for its job moves most of those copies off the clock.
     """
-    namespace: dict[str, Any] = {}
+    namespace: dict[str, object] = {}
     exec(compile(_REHEARSAL, "<rehearsal>", "exec", dont_inherit=True), namespace)  # noqa: S102
     json.dumps({"n": "0" * 32, "op": "test", "i": 0, "name": "x", "passed": True, "message": ""})
     traceback.extract_tb(None)
@@ -81,7 +81,7 @@ class _Channel:
         self._fd = fd
         self._nonce = nonce
 
-    def send(self, kind: ResultOp, **fields: Any) -> None:
+    def send(self, kind: ResultOp, **fields: object) -> None:
         line = json.dumps({"n": self._nonce, "op": kind, **fields}, ensure_ascii=True) + "\n"
         data = line.encode()
         try:
@@ -102,7 +102,7 @@ def _user_position(tb: types.TracebackType | None, user_path: str) -> tuple[int 
     return line, col
 
 
-def _describe(exc: BaseException, user_path: str, code: str = "") -> dict[str, Any]:
+def _describe(exc: BaseException, user_path: str, code: str = "") -> ErrorReport:
     """Return the learner-facing error fields of an exception, with the text of the learner's line."""
     if isinstance(exc, SyntaxError) and (exc.filename == user_path or exc.filename is None):
         line, col = exc.lineno, exc.offset
@@ -143,7 +143,7 @@ def _flush() -> None:
             stream.flush()
 
 
-def run_job(job: dict[str, Any], result_fd: int, learner: tuple[int, int] | None = None) -> int:
+def run_job(job: JobSpec, result_fd: int, learner: tuple[int, int] | None = None) -> int:
     """Run one job in the current (isolated) process; return the exit status.
 
     A plain run executes the code here. A graded run needs ``learner``, the descriptors to and
@@ -393,7 +393,7 @@ class _UserFinder(importlib.abc.MetaPathFinder):
         return importlib.machinery.ModuleSpec(USER_MODULE, self.loader, origin=self.loader.user_path)
 
 
-def _error_fields(fields: Any, code: str) -> dict[str, Any]:
+def _error_fields(fields: object, code: str) -> ErrorReport:
     """Return the learner-facing error of a failed load, with the offending line's text."""
     info = fields if isinstance(fields, dict) else {}
     line = info.get("line") if type(info.get("line")) is int else None
@@ -576,7 +576,7 @@ def _graded(
         info = _describe(exc, user_path)
         if info["line"] is None:
             info = {"type": type(exc).__name__, "message": _clip(f"the test file failed to load: {exc}"),
-                    "line": None, "col": None}  # fmt: skip
+                    "line": None, "col": None, "source": None}  # fmt: skip
         channel.send("error", where="test", **info)
         channel.send("done", exit=1)
         return 0

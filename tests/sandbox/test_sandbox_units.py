@@ -16,7 +16,7 @@ from pydantic import ValidationError
 
 from sandbox import ErrorInfo, Result, SandboxConfig
 from sandbox._admission import Admission
-from sandbox._assemble import JobLimits, assemble
+from sandbox._assemble import JobLimits, assemble, read_report
 from sandbox._cgroup import CgroupSet, parse_mountinfo
 from sandbox._process import job_environment
 from sandbox._seccomp import build_filter, libseccomp_path
@@ -255,6 +255,33 @@ def test_unparsable_results_lines_are_refused_without_raising() -> None:
     msg, problem = parse_result_line(json.dumps({"n": nonce, "op": "done", "exit": 0}).encode(), nonce)
     assert msg == {"n": nonce, "op": "done", "exit": 0} and problem is None
     assert parse_result_line(json.dumps({"n": "b" * 32, "op": "done"}).encode(), nonce)[0] is None
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [{"i": "0"}, {"i": True}, {"passed": 1}, {"name": 5}, {"line": "3"}, {"tests": ["a", 1]}, {"exit": 0.5}],
+)
+def test_a_results_line_with_a_field_of_another_type_is_refused(fields: dict[str, object]) -> None:
+    nonce = "a" * 32
+    line = json.dumps({"n": nonce, "op": "test", "i": 0, "name": "x", "passed": True, **fields}).encode()
+    assert parse_result_line(line, nonce) == (None, "unexpected data on the results channel")
+
+
+def test_a_results_line_keeps_only_the_fields_of_its_shape() -> None:
+    nonce = "a" * 32
+    line = json.dumps({"n": nonce, "op": "test", "i": 2, "name": "x", "passed": False, "junk": [1]}).encode()
+    assert parse_result_line(line, nonce) == (
+        {"n": nonce, "op": "test", "i": 2, "name": "x", "passed": False},
+        None,
+    )
+
+
+def test_a_malformed_report_is_a_crashed_job_not_an_exception() -> None:
+    for data in (None, {"messages": "all passed"}, {"wall_ns": "soon"}, [1, 2]):
+        r = assemble(read_report(data), graded=True, limits=LIMITS, layers=())
+        assert r.status == "crashed" and not r.tests, data
+    r = assemble(read_report({"messages": [], "wall_ns": 2_000_000}), graded=True, limits=LIMITS, layers=())
+    assert r.status == "failed" and r.wall_ms == 2
 
 
 def test_the_grader_takes_back_by_name_only_functions_it_sent() -> None:
