@@ -127,6 +127,8 @@ class JobSpec(TypedDict):
     test: str | None
     nonce: str
     workdir: str
+    wall_s: float  # the job's wall limit
+    ends: float  # when it is reached (time.monotonic()): the grader stops waiting for the learner before
 
 
 class WorkerReady(TypedDict):

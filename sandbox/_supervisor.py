@@ -469,7 +469,14 @@ def _serve(p: SupervisorParams, workdir: str) -> None:
     nonce = os.urandom(16).hex()
     limits = JobLimits.from_wire(job["limits"]) if isinstance(job.get("limits"), dict) else p.limits
     wall_s = limits.wall_s
-    job_for_k: JobSpec = {"code": job["code"], "test": job.get("test"), "nonce": nonce, "workdir": workdir}
+    job_for_k: JobSpec = {
+        "code": job["code"],
+        "test": job.get("test"),
+        "nonce": nonce,
+        "workdir": workdir,
+        "wall_s": wall_s,
+        "ends": time.monotonic() + wall_s,  # the watch below starts its clock after this
+    }
     watch = _Watch(pid, pidfd, {"out": out_r, "err": err_r, "res": res_r}, limits, nonce)
     with contextlib.suppress(OSError):
         _wire.send(job_w, job_for_k)

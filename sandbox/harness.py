@@ -173,6 +173,12 @@ def run_job(job: JobSpec, result_fd: int, learner: tuple[int, int] | None = None
         # The grader imports nothing from the work dir (the learner could write there).
         sys.path[:] = [p for p in sys.path if p and not p.startswith((workdir, "/tmp"))]  # noqa: S108
         peer = bridge.Peer(learner[1], learner[0], learner=False, user_path=user_path)
+        wall_s, ends = job.get("wall_s"), job.get("ends")
+        if isinstance(wall_s, (int, float)) and isinstance(ends, (int, float)) and wall_s > 0:
+            # The grader stops waiting for the learner a little before the job's wall limit, so a
+            # submission that runs long fails its tests (with this message) instead of timing out.
+            peer.deadline = ends - min(1.0, max(0.3, 0.1 * wall_s))
+            peer.overdue_text = f"{bridge.OVERDUE} ({wall_s:g} s)"
         return _graded(code, test, user_path, test_path, channel, peer)
     finally:
         _flush()

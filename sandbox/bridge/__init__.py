@@ -35,6 +35,7 @@ from .proxy import CallableProxy, Proxy
 from .rpc import Peer
 from .shapes import (
     CONTROL_FLOW,
+    OVERDUE,
     TOO_LARGE,
     PeerGone,
     Refused,
@@ -47,6 +48,7 @@ from .shapes import (
 
 __all__ = [
     "CONTROL_FLOW",
+    "OVERDUE",
     "TOO_LARGE",
     "CallableProxy",
     "Decoder",

@@ -22,6 +22,7 @@ from .shapes import (
     MAX_FRAME,
     MAX_ITEMS,
     MAX_REPLY_FRAME,
+    OVERDUE,
     TOO_LARGE,
     ErrorFields,
     PeerGone,
@@ -56,6 +57,10 @@ class Peer:
         self._test_source: str | None = None
         self._test_module: types.ModuleType | None = None
         self.dtypes: dict[str, Any] | None = None  # the wire's dtypes by name (see ``tensors``)
+        # The grader waits for the learner's replies until ``deadline`` (time.monotonic()) at most,
+        # so it can still report before the job's wall limit, whatever the learner's code does.
+        self.deadline: float | None = None
+        self.overdue_text = OVERDUE
 
     # --- transport -------------------------------------------------------------------------------
     def _send(self, msg: Request | Reply) -> None:
@@ -71,7 +76,12 @@ class Peer:
         try:
             if self.learner:
                 return _wire.recv(self.read_fd, MAX_FRAME)
-            return _wire.recv_counted(self.read_fd, MAX_REPLY_FRAME, MAX_CONTAINERS)
+            return _wire.recv_counted(self.read_fd, MAX_REPLY_FRAME, MAX_CONTAINERS, self.deadline)
+        except _wire.Overdue:
+            self.gone = True
+            self._ended = False
+            self._gone_text = self.overdue_text
+            raise PeerGone(ended=False, text=self.overdue_text) from None
         except _wire.OverBudget:
             self.gone = True
             self._ended = False

@@ -15,6 +15,7 @@ MAX_CONTAINERS = 400_000  # arrays and objects in one frame, counted before it i
 MAX_COLLISIONS = 32  # set items or dict keys of one hash value
 MAX_DECODE_S = 0.5  # CPU seconds the grader spends building one frame's values
 TOO_LARGE = "your function returned something too large to check"
+OVERDUE = "your code did not finish within the time limit"
 # Exceptions that steer the caller's control flow: from learner code they arrive as a RuntimeError.
 CONTROL_FLOW = ("StopIteration", "StopAsyncIteration", "GeneratorExit", "KeyboardInterrupt", "SystemExit")
 MAX_TEXT = 4000

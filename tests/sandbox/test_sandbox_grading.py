@@ -370,3 +370,33 @@ def test_meta_tensors_and_version_counters_cross_the_bridge(clean_pool: Pool) ->
     rebound = clean_pool.run(BRIDGE_REBIND, test=BRIDGE_TEST)  # a new tensor each time: no in-place updates
     failed = [t for t in rebound.tests if not t.passed]
     assert rebound.status == "failed" and len(failed) == 1 and "version" in failed[0].name
+
+
+def test_a_submission_that_runs_past_the_wall_limit_fails_its_tests(clean_pool: Pool) -> None:
+    """The grader stops waiting for the learner before the wall limit, so the verdict never depends
+    on how loaded the machine is: the tests fail, each saying why, instead of the job timing out."""
+    r = clean_pool.run("import time\ntime.sleep(60)\n", test=SLOW_TEST)
+    assert r.status == "failed", (r.status, r.message, r.tests)
+    assert r.tests and all(not t.passed for t in r.tests)
+    assert all("did not finish within the time limit (2 s)" in t.message for t in r.tests), r.tests
+    looping = clean_pool.run(SEED_SOLUTION + "\ndef spin():\n    while True:\n        pass\n", test=SLOW_TEST)
+    assert looping.status == "failed", (looping.status, looping.message, looping.tests)
+    by_name = {t.name: t for t in looping.tests}
+    assert by_name["test_quick"].passed
+    assert "did not finish within the time limit" in by_name["test_spins"].message
+
+
+SLOW_TEST = textwrap.dedent(
+    """
+    import unittest
+
+    class T(unittest.TestCase):
+        def test_quick(self):
+            import user_code
+            self.assertEqual(tuple(user_code.W.shape), (1, 3))
+
+        def test_spins(self):
+            import user_code
+            user_code.spin()
+    """
+)
