@@ -24,12 +24,26 @@ _FUNCTION_TYPES = (
 )  # fmt: skip
 
 
+def _snapshot_types(torch: Any) -> tuple[type, ...]:
+    """Return the exact types a snapshot of the learner's module may hold (plain data only)."""
+    plain: tuple[type, ...] = (complex, bytes, bytearray, tuple, list, dict, set, frozenset, slice, range)
+    plain += (collections.OrderedDict, collections.defaultdict, type(Ellipsis))
+    if torch is not None:
+        plain += (torch.Tensor, torch.nn.Parameter, torch.Size, torch.dtype, torch.device)
+    return plain
+
+
 class Encoder:
     """Turn a value into JSON-able data, exporting handles for what cannot travel as data."""
 
-    def __init__(self, peer: Peer, *, incoming: list[Any] | None = None, strict: bool = False) -> None:
+    def __init__(
+        self, peer: Peer, *, incoming: list[Any] | None = None, strict: bool = False, room: int | None = None
+    ) -> None:
         self.peer = peer
         self.strict = strict
+        # With ``room`` (a snapshot of the module's data): strict, no tensor with a history, and at
+        # most ``room`` tensor bytes and string characters.
+        self.room = room
         self.memo: dict[int, int] = {}
         self.objects: list[Any] = []
         self.incoming = {id(o): i for i, o in enumerate(incoming or [])}
@@ -47,6 +61,8 @@ class Encoder:
         if tp in _ATOMS:
             if tp is str and len(value) > MAX_FRAME // 4:
                 raise Refused("a string is too long")
+            if tp is str and self.room is not None:
+                self.take_room(len(value))
             return value
         if isinstance(value, bool):
             return bool(value)
@@ -64,6 +80,13 @@ class Encoder:
         if isinstance(value, Proxy) and value._sb_peer is self.peer:
             return {"$": "y", "h": value._sb_handle}  # "yours": the other side's own object
         return self._compound(value, depth)
+
+    def take_room(self, size: int) -> None:
+        """Count ``size`` against a snapshot's room (see ``room``)."""
+        if self.room is not None:
+            self.room -= size
+            if self.room < 0:
+                raise Refused("too large to send ahead")
 
     def _may_name(self, value: Any, name: str) -> bool:
         """Return True when a function or module may be sent by name rather than as a handle.
@@ -87,6 +110,8 @@ class Encoder:
     def _compound(self, value: Any, depth: int) -> Any:
         tp = type(value)
         torch = sys.modules.get("torch")
+        if self.room is not None and tp not in _snapshot_types(torch):
+            raise Refused("sent when asked for")  # a snapshot never looks into the learner's objects
         if is_tensor(value):
             return encode_tensor(self, value, depth)
         if tp is complex:

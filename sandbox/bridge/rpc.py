@@ -61,6 +61,7 @@ class Peer:
         # so it can still report before the job's wall limit, whatever the learner's code does.
         self.deadline: float | None = None
         self.overdue_text = OVERDUE
+        self.prefetched: dict[str, Any] = {}  # the learner module's data sent ahead (grader side)
 
     # --- transport -------------------------------------------------------------------------------
     def _send(self, msg: Request | Reply) -> None:
@@ -94,6 +95,8 @@ class Peer:
 
     def request(self, msg: Request) -> Reply:
         """Send a request; serve the other side's requests until its reply arrives."""
+        if not (msg.get("op") == "get" and msg.get("h") == 0):
+            self.prefetched.clear()  # a request that runs the learner's code may change its module
         msg["state"] = self.shared.outgoing()
         grad = self.shared.grad_mode()
         self._send(msg)
@@ -105,6 +108,8 @@ class Peer:
                     self.shared.incoming(reply.get("state"))
                 else:  # the grader's grad mode and random numbers stay its own
                     self.shared.restore(grad, reply.get("state"))
+                    if msg.get("op") == "load" and reply.get("ok"):
+                        self._keep_globals(reply.get("globals"))
                 return reply
             self._serve_one(cast(Request, frame))
 
@@ -211,8 +216,18 @@ class Peer:
         return self.finish(reply, enc.objects)
 
     def get_remote(self, h: int, name: str) -> Any:
-        """Read an attribute of a remote object."""
+        """Read an attribute of a remote object (of the learner's module: sent ahead when plain data)."""
+        if h == 0 and name in self.prefetched:
+            return self.finish({"op": "reply", "ok": True, "value": self.prefetched[name]}, [])
         return self.finish(self.request({"op": "get", "h": h, "name": name}), [])
+
+    def _keep_globals(self, entries: Any) -> None:
+        """Keep the module data a load's reply carried, until the next request (grader side)."""
+        if not isinstance(entries, list):
+            return
+        for entry in entries[:MAX_ITEMS]:
+            if isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], str):
+                self.prefetched[entry[0]] = entry[1]
 
     def load_remote(self, code: str) -> None:
         """Run the learner's file afresh in the learner process; its printed text is printed here."""

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from .decode import Decoder
 from .encode import Encoder
-from .shapes import Refused, Reply, Request, is_tensor
+from .shapes import SNAPSHOT_BYTES, SNAPSHOT_NODES, Refused, Reply, Request, is_tensor
 from .tensors import History
 
 if TYPE_CHECKING:
@@ -30,7 +30,7 @@ def handle(peer: Peer, req: Request) -> Reply:
         raise Refused("the grader only answers calls of what it passed")
     if op == "load":
         _load(peer, str(req.get("code", "")), bool(req.get("main")), req.get("classes"))
-        return {"op": "reply", "ok": True, "value": None}
+        return {"op": "reply", "ok": True, "value": None, "globals": snapshot(peer)}
     if op == "release":
         for h in req.get("args") or []:
             peer.release(h)
@@ -143,3 +143,37 @@ _OPERATIONS: dict[str, Callable[..., Any]] = {
         "__str__", "__eq__", "__format__", "__float__", "__int__", "__index__", "__setattr__",
     )
 }  # fmt: skip
+
+
+_ASKED = object()
+
+
+def snapshot(peer: Peer) -> list[Any]:
+    """Return ``[name, value]`` for the loaded module's globals that are small plain data (learner side).
+
+    The grader reads these without asking (``user_code.W``), decoding each read afresh as it would
+    a reply, until it next asks the learner's process anything but another module attribute;
+    anything else (a function, a tensor with a history, a large value) is asked for when read. A
+    module whose attribute reads run code (a module ``__getattr__``) sends nothing ahead.
+    """
+    module = peer.module
+    if module is None or type(module) is not types.ModuleType or "__getattr__" in vars(module):
+        return []  # reading an attribute may run the learner's code: each read is asked for
+    out: list[Any] = []
+    nodes, room = 0, SNAPSHOT_BYTES
+    for name, value in list(vars(module).items()):
+        if name.startswith("__") or isinstance(value, (types.ModuleType, types.FunctionType, type)):
+            continue
+        enc = Encoder(peer, strict=True, room=room)
+        try:
+            data = enc.encode(value)
+        except BaseException:  # not plain data: asked for when read
+            data = _ASKED
+        if data is _ASKED:
+            continue
+        nodes += enc.nodes
+        if nodes > SNAPSHOT_NODES:
+            break
+        room = enc.room if enc.room is not None else 0
+        out.append([name, data])
+    return out

@@ -19,6 +19,9 @@ OVERDUE = "your code did not finish within the time limit"
 # Exceptions that steer the caller's control flow: from learner code they arrive as a RuntimeError.
 CONTROL_FLOW = ("StopIteration", "StopAsyncIteration", "GeneratorExit", "KeyboardInterrupt", "SystemExit")
 MAX_TEXT = 4000
+# The learner's module data sent with a load's reply, so reading ``user_code.W`` needs no round trip.
+SNAPSHOT_NODES = 20_000  # values, all globals together
+SNAPSHOT_BYTES = 256 * 1024  # tensor bytes and string characters, all globals together
 MAX_ITEMS = 100_000
 PLAIN_FACTORIES: dict[str, type] = {"list": list, "dict": dict, "set": set, "int": int, "float": float}
 
@@ -104,6 +107,7 @@ class Reply(TypedDict, total=False):
     exc: ErrorFields
     out: str
     state: SyncState
+    globals: list[Any]  # a load's: [name, value] for the module's globals that are small plain data
 
 
 # --- helpers ---------------------------------------------------------------------------------------

@@ -46,6 +46,10 @@ def encode_tensor(enc: Encoder, value: Any, depth: int) -> Any:
     i = enc._remember(value)
     with torch._C.DisableTorchFunctionSubclass(), torch.no_grad():
         plain = torch.Tensor.detach(value)
+        if enc.room is not None:  # a snapshot holds no tensor with a history, nor a large one
+            if _TENSOR.grad_fn.__get__(value) is not None:
+                raise Refused("a tensor with a history is sent when asked for")
+            enc.take_room(plain.numel() * plain.element_size())
         view = _view_of_incoming(enc, plain)
         if view is not None and not _TENSOR.requires_grad.__get__(value):
             return {"$": "view", "i": i, **view}

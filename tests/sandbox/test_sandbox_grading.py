@@ -400,3 +400,46 @@ SLOW_TEST = textwrap.dedent(
             user_code.spin()
     """
 )
+
+
+SENT_AHEAD_TEST = textwrap.dedent(
+    """
+    import unittest
+    import torch
+    import user_code
+
+    class T(unittest.TestCase):
+        def test_module_data_reads_as_in_one_process(self):
+            w = user_code.W
+            with torch.no_grad():
+                w.zero_()  # a read is a copy: the learner's W, and the next read, keep their values
+            self.assertEqual(float(user_code.W.sum()), 6.0)
+            self.assertIsNot(user_code.W, user_code.W)
+            self.assertEqual((user_code.count, user_code.names), (0, ["a"]))
+            user_code.bump()  # runs the learner's code: what it changed reads changed
+            self.assertEqual((user_code.count, user_code.names), (1, ["a", "b"]))
+            self.assertEqual(float(user_code.W.sum()), 12.0)
+            self.assertIsNotNone(user_code.loss.grad_fn)  # a tensor with a history keeps it
+    """
+)
+SENT_AHEAD_CODE = """
+import torch
+W = torch.full((2, 3), 1.0, requires_grad=True)
+loss = (W * 2).sum()
+count = 0
+names = ["a"]
+
+def bump():
+    global count
+    count += 1
+    names.append("b")
+    with torch.no_grad():
+        W.mul_(2)
+"""
+
+
+def test_the_learners_module_data_reads_as_in_one_process(clean_pool: Pool) -> None:
+    r = clean_pool.run(SENT_AHEAD_CODE, test=SENT_AHEAD_TEST)
+    assert r.status == "passed", r.tests
+    dynamic = SENT_AHEAD_CODE + "\ndef __getattr__(name):\n    raise AttributeError(name)\n"
+    assert clean_pool.run(dynamic, test=SENT_AHEAD_TEST).status == "passed"
