@@ -177,16 +177,6 @@ class Done(TypedDict):
     report: Report
 
 
-class ErrorReport(TypedDict):
-    """The learner-facing fields of an error, as the grader sends them (``op`` "error")."""
-
-    type: str
-    message: str
-    line: int | None
-    col: int | None
-    source: str | None
-
-
 ResultOp = Literal["plan", "test", "error", "memory", "exit", "done", "tamper"]
 
 

@@ -26,7 +26,8 @@ import unittest
 from typing import Any
 
 from . import bridge
-from ._messages import ErrorReport, JobSpec, ResultOp
+from ._messages import JobSpec, ResultOp
+from .result import ErrorDict
 
 WORKDIR = "/sandbox"
 USER_MODULE = "user_code"
@@ -102,7 +103,7 @@ def _user_position(tb: types.TracebackType | None, user_path: str) -> tuple[int 
     return line, col
 
 
-def _describe(exc: BaseException, user_path: str, code: str = "") -> ErrorReport:
+def _describe(exc: BaseException, user_path: str, code: str = "") -> ErrorDict:
     """Return the learner-facing error fields of an exception, with the text of the learner's line."""
     if isinstance(exc, SyntaxError) and (exc.filename == user_path or exc.filename is None):
         line, col = exc.lineno, exc.offset
@@ -399,7 +400,7 @@ class _UserFinder(importlib.abc.MetaPathFinder):
         return importlib.machinery.ModuleSpec(USER_MODULE, self.loader, origin=self.loader.user_path)
 
 
-def _error_fields(fields: object, code: str) -> ErrorReport:
+def _error_fields(fields: object, code: str) -> ErrorDict:
     """Return the learner-facing error of a failed load, with the offending line's text."""
     info = fields if isinstance(fields, dict) else {}
     line = info.get("line") if type(info.get("line")) is int else None
