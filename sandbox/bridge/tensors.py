@@ -96,9 +96,10 @@ def encode_tensor(enc: Encoder, value: Any, depth: int) -> Any:
     if version:
         out["ver"] = version  # tests read it to see in-place updates; data like any other
     if enc.peer.learner and requires_grad and _TENSOR.grad_fn.__get__(value) is not None and not enc.strict:
-        inputs = [o for o in enc._incoming_objects if is_tensor(o)]
-        record = History(value, inputs)
-        out["gf"] = {"h": enc.peer.export(record), "in": [enc.incoming[id(o)] for o in inputs]}
+        # By position among what the call received (a write-back's own tensor is out of ``incoming``).
+        inputs = [(n, o) for n, o in enumerate(enc._incoming_objects) if is_tensor(o)]
+        record = History(value, [o for _, o in inputs])
+        out["gf"] = {"h": enc.peer.export(record), "in": [n for n, _ in inputs]}
     hooks = getattr(value, "_backward_hooks", None) if not enc.peer.learner else None
     if isinstance(hooks, dict) and hooks and not enc.strict:
         out["hk"] = [enc.encode(h, depth + 1) for h in hooks.values()]

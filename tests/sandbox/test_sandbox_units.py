@@ -212,6 +212,23 @@ def test_a_tensor_subclass_arrives_as_a_plain_tensor_with_its_real_data() -> Non
     assert got["n"] == 3
 
 
+@pytest.mark.filterwarnings("ignore:Using backward\\(\\) with create_graph=True:UserWarning")
+def test_a_gradient_with_a_history_written_back_names_the_callers_tensors() -> None:
+    """``backward(create_graph=True)`` on the caller's model: each parameter's new ``grad`` has a
+    history, sent back while that parameter's own state is being written back."""
+    grader, learner = _peer_pair()
+    model = torch.nn.Linear(2, 1)
+    sent = json.loads(json.dumps(Encoder(grader).encode((model, torch.ones(1, 2)))))
+    dec = Decoder(learner)
+    theirs, x = dec.decode(sent)
+    theirs(x).pow(2).sum().backward(create_graph=True)
+    enc = Encoder(learner, incoming=dec.objects)
+    back = json.loads(json.dumps(enc.write_back()))
+    weight = dec.objects.index(theirs.weight)
+    entry = next(state for i, state in back if i == weight)
+    assert entry["g"]["gf"]["in"] == [i for i, o in enumerate(dec.objects) if isinstance(o, torch.Tensor)]
+
+
 def test_an_object_with_its_own_equality_never_equals_a_plain_value() -> None:
     grader, learner = _peer_pair()
 
