@@ -33,6 +33,7 @@ from bot.storage.reports import ReportStore
 
 PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/test"
 ITEMS = 40
+QUIZ = 10  # items a quiz asks
 NOW = datetime(2026, 12, 4, tzinfo=UTC)
 
 
@@ -45,32 +46,42 @@ def pack_bytes() -> bytes:
     return yaml.safe_dump({"pack": "big-class", "title": "Big class", "version": 1, "questions": questions}).encode()
 
 
-def rows(learners: int, attempts: int, seed: int = 7) -> list[dict[str, object]]:
+def rows(learners: int, attempts: int, seed: int = 7) -> tuple[list[dict[str, object]], list[dict[str, object]]]:
+    """The class's quizzes (sessions of `QUIZ` items) and attempts."""
     rng = random.Random(seed)
     per = max(1, attempts // learners)
     difficulty = [rng.gauss(0, 1) for _ in range(ITEMS)]
     out: list[dict[str, object]] = []
+    quizzes: list[dict[str, object]] = []
     for u in range(learners):
         ability = rng.gauss(0, 1)
         at = NOW - timedelta(days=rng.randint(0, 30))
+        sid = ""
         for k in range(per):
+            if k % QUIZ == 0:
+                sid = f"s{u}-{k // QUIZ}"
+                quizzes.append({"id": sid, "platform": "discord", "scope": "g", "owner_kind": "user", "owner_id": f"u{u}",
+                                "status": "done", "position": QUIZ, "data": "{}", "created_at": at, "updated_at": at,
+                                "version": 1})
+            at += timedelta(seconds=rng.randint(4, 60))
             j = k % ITEMS
             right = rng.random() < 1 / (1 + math.exp(difficulty[j] - ability))
             answer = "A. Key" if right else rng.choice(["B. B", "C. C", "D. D"])
             out.append({"platform": "discord", "scope": "g", "user_id": f"u{u}", "pack_id": "big-class",
                         "question_id": f"q{j:02d}", "topic": None, "answer": answer, "correct": right,
-                        "points": int(right), "at": at + timedelta(seconds=20 * k), "session_id": None,
-                        "key": f"{u}-{k}"})
-    return out
+                        "points": int(right), "at": at, "session_id": sid, "key": f"{u}-{k}"})
+    return quizzes, out
 
 
-async def one(url: str, data: list[dict[str, object]], runs: int) -> None:
+async def one(url: str, quizzes: list[dict[str, object]], data: list[dict[str, object]], runs: int) -> None:
     repository = await open_repository(url, db_timeout=600)
     try:
         pack = load_bytes("big-class.yaml", pack_bytes()).pack
         await repository.import_pack(pack)
         started = time.perf_counter()
         async with repository.db.write() as c:
+            for i in range(0, len(quizzes), 20_000):
+                await c.execute(t.sessions.insert(), quizzes[i : i + 20_000])
             for i in range(0, len(data), 20_000):
                 await c.execute(t.attempts.insert(), data[i : i + 20_000])
         loaded = time.perf_counter() - started
@@ -100,17 +111,17 @@ async def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--db", nargs="+", default=["sqlite", "postgresql"], choices=["sqlite", "postgresql"])
     args = parser.parse_args()
-    data = rows(args.learners, args.attempts)
+    quizzes, data = rows(args.learners, args.attempts)
     for db in args.db:
         if db == "sqlite":
             with tempfile.TemporaryDirectory() as folder:
-                await one(f"sqlite+aiosqlite:///{folder}/report.db", data, args.runs)
+                await one(f"sqlite+aiosqlite:///{folder}/report.db", quizzes, data, args.runs)
         else:
             name = f"quizbot_bench_{uuid.uuid4().hex[:8]}"
             admin = await asyncpg.connect(PG_ADMIN)
             await admin.execute(f'CREATE DATABASE "{name}"')
             try:
-                await one(f"postgresql+asyncpg://postgres@127.0.0.1:5432/{name}", data, args.runs)
+                await one(f"postgresql+asyncpg://postgres@127.0.0.1:5432/{name}", quizzes, data, args.runs)
             finally:
                 await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
                 await admin.close()

@@ -1,0 +1,294 @@
+"""The one statement behind a report's counts: every pass over the attempts it needs, made once.
+
+A pack's attempts are read in two orders, each straight from an index that holds every column the
+pass needs (migration 0010), never sorted:
+
+- by learner, item and attempt (`ix_attempts_pack_learner`): each learner's first attempt at each
+  item, whether it was right, and the attempts up to the first right one;
+- by quiz and attempt (`ix_attempts_pack_session`): when each chosen attempt's item was shown (the
+  previous answer in the quiz, or the quiz's start).
+
+Everything after the first pass works on one row per learner and item (or per learner): the 27%
+groups are found among the learners, not among their answers. The statement returns a few hundred
+rows, one per item and answer, item and number of tries, item and seconds, tagged by `kind`.
+
+SQLite and PostgreSQL differ in what is cheap: SQLite keeps the first attempt of a group with one
+`min()` over the index and counts tries with an index lookup for the few learners wrong at first;
+PostgreSQL numbers the attempts with a window function that streams over the index and finds when
+an item was shown with another (a lookup per attempt costs it more than the pass).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import (
+    Float,
+    Integer,
+    String,
+    and_,
+    case,
+    cast,
+    func,
+    literal,
+    literal_column,
+    select,
+    union_all,
+)
+from sqlalchemy.sql import ColumnElement, Select
+from sqlalchemy.sql.selectable import CTE
+
+from bot.core.report.model import Filters
+
+from . import tables as t
+
+GROUP_PERCENT = 27  # the upper and lower groups of the discrimination index
+WORK_MEM = "64MB"  # PostgreSQL: memory for the report's hash joins and aggregates (one connection, one statement)
+
+# The rows' kinds: answers given (with the groups' counts), attempts to the first right one,
+# seconds to answer, and the number of learners.
+ANSWERS, TRIES, SECONDS, LEARNERS = "a", "t", "s", "e"
+
+
+def where(filters: Filters, table: Any = None) -> ColumnElement[bool]:
+    """The attempts a report reads (of `table`, an alias of attempts, or attempts itself)."""
+    a = (table if table is not None else t.attempts).c
+    conditions: list[ColumnElement[bool]] = [a.pack_id == filters.pack]
+    if filters.topic is not None:
+        conditions.append(a.topic == filters.topic)
+    if filters.since is not None:
+        conditions.append(a.at >= filters.since)
+    if filters.scope is not None:
+        conditions.append(a.scope == filters.scope)
+    if filters.platform is not None:
+        conditions.append(a.platform == filters.platform)
+    return and_(*conditions)
+
+
+def _int(value: Any) -> Any:
+    return cast(value, Integer)
+
+
+def _firsts_sqlite(filters: Filters) -> CTE:
+    """Each learner's first attempt at each item: (platform, user_id, question_id, id, correct, tries).
+
+    `min(id * 2 + correct)` keeps the first attempt's id and verdict in one number. The tries to
+    the first right attempt are 1 when the first was right, none when none was, and otherwise the
+    attempts up to the first right one, counted in the index.
+    """
+    a = t.attempts.c
+    first = func.min(a.id * 2 + _int(a.correct))
+    raw = (
+        select(a.platform, a.user_id, a.question_id, first.label("m"), func.min(case((a.correct, a.id))).label("right_id"))
+        .where(where(filters))
+        .group_by(a.platform, a.user_id, a.question_id)
+        .cte("first_raw")
+        .prefix_with("MATERIALIZED")
+    )
+    b = t.attempts.alias("b")
+    before = (
+        select(func.count())
+        .select_from(b)
+        .where(
+            where(filters, b),
+            b.c.platform == raw.c.platform,
+            b.c.user_id == raw.c.user_id,
+            b.c.question_id == raw.c.question_id,
+            b.c.id <= raw.c.right_id,
+        )
+        .scalar_subquery()
+    )
+    correct = raw.c.m % 2
+    tries = case((raw.c.right_id.is_(None), None), (correct == 1, 1), else_=before)
+    return (
+        select(
+            raw.c.platform,
+            raw.c.user_id,
+            raw.c.question_id,
+            (raw.c.m // 2).label("id"),
+            correct.label("correct"),
+            tries.label("tries"),
+        )
+        .cte("firsts")
+        .prefix_with("MATERIALIZED")
+    )
+
+
+def _firsts_postgresql(filters: Filters) -> CTE:
+    """Each learner's first attempt at each item, numbering the attempts in index order (no sort)."""
+    a = t.attempts.c
+    numbered = (
+        select(
+            a.platform,
+            a.user_id,
+            a.question_id,
+            a.id,
+            a.correct,
+            func.row_number().over(partition_by=(a.platform, a.user_id, a.question_id), order_by=a.id).label("n"),
+        )
+        .where(where(filters))
+        .subquery("numbered")
+    )
+    n = numbered.c
+    return (
+        select(
+            n.platform,
+            n.user_id,
+            n.question_id,
+            func.min(n.id).label("id"),
+            func.max(case((and_(n.n == 1, n.correct), 1), else_=0)).label("correct"),
+            func.min(case((n.correct, n.n))).label("tries"),
+        )
+        .group_by(n.platform, n.user_id, n.question_id)
+        .cte("firsts")
+        .prefix_with("MATERIALIZED")
+    )
+
+
+def _every(filters: Filters) -> CTE:
+    """Every attempt, for a report over all of them: (platform, user_id, question_id, id, correct)."""
+    a = t.attempts.c
+    return (
+        select(a.platform, a.user_id, a.question_id, a.id, _int(a.correct).label("correct"))
+        .where(where(filters))
+        .cte("every")
+        .prefix_with("MATERIALIZED")
+    )
+
+
+def _learner(table: Any) -> Any:
+    """One column naming a learner (platform names hold no colon), for a lookup both databases index."""
+    return table.c.platform + ":" + table.c.user_id
+
+
+def _groups(chosen: CTE) -> CTE:
+    """Each learner's group: 1 in `up` for the top 27% by share right, 1 in `low` for the bottom 27%.
+
+    Learners are placed by (share right descending, platform, user id), one place each; a group
+    holds 27% of them rounded down, at least one. `everyone` is the number of learners.
+    """
+    score = cast(func.sum(chosen.c.correct), Float) / func.count()
+    learners = (
+        select(chosen.c.platform, chosen.c.user_id, score.label("score"))
+        .group_by(chosen.c.platform, chosen.c.user_id)
+        .cte("learners")
+        .prefix_with("MATERIALIZED")
+    )
+    placed = select(
+        _learner(learners).label("learner"),
+        func.row_number().over(order_by=(learners.c.score.desc(), learners.c.platform, learners.c.user_id)).label("place"),
+        func.count().over().label("everyone"),
+    ).subquery("placed")
+    # 27%, rounded down: in whole numbers (PostgreSQL's CAST of 3.78 to an integer gives 4, SQLite's 3).
+    size = (placed.c.everyone * GROUP_PERCENT) // 100
+    group = case((size < 1, 1), else_=size)
+    return (
+        select(
+            placed.c.learner,
+            case((placed.c.place <= group, 1), else_=0).label("up"),
+            case((placed.c.place > placed.c.everyone - group, 1), else_=0).label("low"),
+            placed.c.everyone,
+        )
+        .cte("grouped")
+        .prefix_with("MATERIALIZED")
+    )
+
+
+def _in_group(chosen: CTE, grouped: CTE, flag: Any) -> Any:
+    """1 when the chosen row's learner is in the group `flag` names, else 0.
+
+    An IN over one column: both databases look it up in a hash or an index built once (a join
+    to the groups was planned by SQLite as a scan of them for every row, without statistics).
+    """
+    members = select(grouped.c.learner).where(flag == 1)
+    return case((_learner(chosen).in_(members), 1), else_=0)
+
+
+def _seconds_sqlite(chosen: CTE, pack: str) -> tuple[Any, Any]:
+    """(the chosen attempts joined to their quiz, the seconds to each): the previous answer is looked up."""
+    a, s, p = t.attempts.alias("timed"), t.sessions, t.attempts.alias("previous")
+    previous = (
+        select(p.c.at)
+        .where(p.c.pack_id == pack, p.c.session_id == a.c.session_id, p.c.id < a.c.id)
+        .order_by(p.c.id.desc())
+        .limit(1)
+        .scalar_subquery()
+    )
+    span = (func.julianday(a.c.at) - func.julianday(func.coalesce(previous, s.c.created_at))) * 86400.0
+    source = chosen.join(a, a.c.id == chosen.c.id).join(s, s.c.id == a.c.session_id)
+    return source, span
+
+
+def _seconds_postgresql(chosen: CTE, pack: str) -> tuple[Any, Any]:
+    """As `_seconds_sqlite`, with the previous answer from a window over the quiz order index."""
+    a, s = t.attempts.c, t.sessions
+    timed = (
+        select(a.id, a.session_id, a.at, func.lag(a.at).over(partition_by=a.session_id, order_by=a.id).label("previous"))
+        .where(a.pack_id == pack, a.session_id.is_not(None))
+        .subquery("timed")
+    )
+    span = func.extract("epoch", timed.c.at - func.coalesce(timed.c.previous, s.c.created_at))
+    source = chosen.join(timed, timed.c.id == chosen.c.id).join(s, s.c.id == timed.c.session_id)
+    return source, span
+
+
+def report_counts(filters: Filters, *, sqlite: bool) -> Select[Any]:
+    """One statement: rows of (kind, question_id, value, correct, n, up, low) for `Aggregates`."""
+    firsts = _firsts_sqlite(filters) if sqlite else _firsts_postgresql(filters)
+    chosen = firsts if filters.first_only else _every(filters)
+    grouped = _groups(chosen)
+    a = t.attempts.alias("given")
+    textless = list(filters.textless)
+    answer: Any = case((chosen.c.question_id.in_(textless), literal("")), else_=a.c.answer) if textless else a.c.answer
+    answers = (
+        select(
+            literal(ANSWERS).label("kind"),
+            chosen.c.question_id,
+            cast(answer, String).label("value"),
+            chosen.c.correct,
+            func.count().label("n"),
+            func.sum(_in_group(chosen, grouped, grouped.c.up)).label("up"),
+            func.sum(_in_group(chosen, grouped, grouped.c.low)).label("low"),
+        )
+        .select_from(chosen.join(a, a.c.id == chosen.c.id))
+        .group_by(chosen.c.question_id, answer, chosen.c.correct)
+    )
+    tries = (
+        select(
+            literal(TRIES).label("kind"),
+            firsts.c.question_id,
+            cast(firsts.c.tries, String).label("value"),
+            literal_column("NULL").label("correct"),
+            func.count().label("n"),
+            literal_column("NULL").label("up"),
+            literal_column("NULL").label("low"),
+        )
+        .where(firsts.c.tries.is_not(None))
+        .group_by(firsts.c.question_id, firsts.c.tries)
+    )
+    source, span = (_seconds_sqlite if sqlite else _seconds_postgresql)(chosen, filters.pack)
+    secs = cast(func.round(span), Integer)
+    timed = select(chosen.c.question_id, secs.label("secs")).select_from(source).cte("seconds").prefix_with("MATERIALIZED")
+    seconds = (
+        select(
+            literal(SECONDS).label("kind"),
+            timed.c.question_id,
+            cast(timed.c.secs, String).label("value"),
+            literal_column("NULL").label("correct"),
+            func.count().label("n"),
+            literal_column("NULL").label("up"),
+            literal_column("NULL").label("low"),
+        )
+        .where(timed.c.secs >= 0)
+        .group_by(timed.c.question_id, timed.c.secs)
+    )
+    everyone = select(
+        literal(LEARNERS).label("kind"),
+        literal_column("NULL").label("question_id"),
+        literal_column("NULL").label("value"),
+        literal_column("NULL").label("correct"),
+        func.coalesce(func.max(grouped.c.everyone), 0).label("n"),
+        literal_column("NULL").label("up"),
+        literal_column("NULL").label("low"),
+    )
+    return union_all(answers, tries, seconds, everyone)  # type: ignore[return-value]
