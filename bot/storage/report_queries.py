@@ -175,6 +175,8 @@ def _groups(chosen: CTE) -> CTE:
         .prefix_with("MATERIALIZED")
     )
     placed = select(
+        learners.c.platform,
+        learners.c.user_id,
         _learner(learners).label("learner"),
         func.row_number().over(order_by=(learners.c.score.desc(), learners.c.platform, learners.c.user_id)).label("place"),
         func.count().over().label("everyone"),
@@ -184,6 +186,8 @@ def _groups(chosen: CTE) -> CTE:
     group = case((size < 1, 1), else_=size)
     return (
         select(
+            placed.c.platform,
+            placed.c.user_id,
             placed.c.learner,
             case((placed.c.place <= group, 1), else_=0).label("up"),
             case((placed.c.place > placed.c.everyone - group, 1), else_=0).label("low"),
@@ -194,14 +198,21 @@ def _groups(chosen: CTE) -> CTE:
     )
 
 
-def _in_group(chosen: CTE, grouped: CTE, flag: Any) -> Any:
-    """1 when the chosen row's learner is in the group `flag` names, else 0.
+def _with_groups(chosen: CTE, grouped: CTE, *, sqlite: bool) -> tuple[Any, Any, Any]:
+    """(the chosen rows with their learners' groups, 1 when upper, 1 when lower).
 
-    An IN over one column: both databases look it up in a hash or an index built once (a join
-    to the groups was planned by SQLite as a scan of them for every row, without statistics).
+    PostgreSQL joins the groups (a hash join). SQLite, without statistics, planned that join as a
+    scan of the groups for every row: it is asked instead whether the learner is IN each group, a
+    lookup in an index it builds once.
     """
-    members = select(grouped.c.learner).where(flag == 1)
-    return case((_learner(chosen).in_(members), 1), else_=0)
+    if not sqlite:
+        joined = chosen.join(grouped, and_(grouped.c.platform == chosen.c.platform, grouped.c.user_id == chosen.c.user_id))
+        return joined, grouped.c.up, grouped.c.low
+
+    def member(flag: Any) -> Any:
+        return case((_learner(chosen).in_(select(grouped.c.learner).where(flag == 1)), 1), else_=0)
+
+    return chosen, member(grouped.c.up), member(grouped.c.low)
 
 
 def _seconds_sqlite(chosen: CTE, pack: str) -> tuple[Any, Any]:
@@ -237,6 +248,7 @@ def report_counts(filters: Filters, *, sqlite: bool) -> Select[Any]:
     firsts = _firsts_sqlite(filters) if sqlite else _firsts_postgresql(filters)
     chosen = firsts if filters.first_only else _every(filters)
     grouped = _groups(chosen)
+    source, up, low = _with_groups(chosen, grouped, sqlite=sqlite)
     a = t.attempts.alias("given")
     textless = list(filters.textless)
     answer: Any = case((chosen.c.question_id.in_(textless), literal("")), else_=a.c.answer) if textless else a.c.answer
@@ -247,10 +259,10 @@ def report_counts(filters: Filters, *, sqlite: bool) -> Select[Any]:
             cast(answer, String).label("value"),
             chosen.c.correct,
             func.count().label("n"),
-            func.sum(_in_group(chosen, grouped, grouped.c.up)).label("up"),
-            func.sum(_in_group(chosen, grouped, grouped.c.low)).label("low"),
+            func.sum(up).label("up"),
+            func.sum(low).label("low"),
         )
-        .select_from(chosen.join(a, a.c.id == chosen.c.id))
+        .select_from(source.join(a, a.c.id == chosen.c.id))
         .group_by(chosen.c.question_id, answer, chosen.c.correct)
     )
     tries = (
@@ -266,9 +278,9 @@ def report_counts(filters: Filters, *, sqlite: bool) -> Select[Any]:
         .where(firsts.c.tries.is_not(None))
         .group_by(firsts.c.question_id, firsts.c.tries)
     )
-    source, span = (_seconds_sqlite if sqlite else _seconds_postgresql)(chosen, filters.pack)
+    timing, span = (_seconds_sqlite if sqlite else _seconds_postgresql)(chosen, filters.pack)
     secs = cast(func.round(span), Integer)
-    timed = select(chosen.c.question_id, secs.label("secs")).select_from(source).cte("seconds").prefix_with("MATERIALIZED")
+    timed = select(chosen.c.question_id, secs.label("secs")).select_from(timing).cte("seconds").prefix_with("MATERIALIZED")
     seconds = (
         select(
             literal(SECONDS).label("kind"),
