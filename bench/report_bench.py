@@ -81,7 +81,7 @@ def rows(learners: int, attempts: int, seed: int = 7) -> tuple[list[dict[str, ob
 
 REPORT_INDEXES = {  # migration 0010; dropped while the previous code runs, as its schema had neither
     "ix_attempts_pack_learner": "attempts (pack_id, platform, user_id, question_id, id, correct, at)",
-    "ix_attempts_pack_session": "attempts (pack_id, session_id, id, at)",
+    "ix_attempts_pack_session": "attempts (pack_id, session_id, id, at, question_id)",
 }
 
 # Run in a child process over another checkout's `bot` package (its report code and its Database).

@@ -215,8 +215,8 @@ def _with_groups(chosen: CTE, grouped: CTE, *, sqlite: bool) -> tuple[Any, Any, 
     return chosen, member(grouped.c.up), member(grouped.c.low)
 
 
-def _seconds_sqlite(chosen: CTE, pack: str) -> tuple[Any, Any]:
-    """(the chosen attempts joined to their quiz, the seconds to each): the previous answer is looked up."""
+def _seconds_sqlite(chosen: CTE, pack: str) -> Select[Any]:
+    """(question_id, secs) of each chosen attempt in a quiz: its previous answer is looked up in the index."""
     a, s, p = t.attempts.alias("timed"), t.sessions, t.attempts.alias("previous")
     previous = (
         select(p.c.at)
@@ -226,21 +226,35 @@ def _seconds_sqlite(chosen: CTE, pack: str) -> tuple[Any, Any]:
         .scalar_subquery()
     )
     span = (func.julianday(a.c.at) - func.julianday(func.coalesce(previous, s.c.created_at))) * 86400.0
-    source = chosen.join(a, a.c.id == chosen.c.id).join(s, s.c.id == a.c.session_id)
-    return source, span
+    secs = cast(func.round(span), Integer).label("secs")
+    return select(chosen.c.question_id, secs).select_from(chosen.join(a, a.c.id == chosen.c.id).join(s, s.c.id == a.c.session_id))
 
 
-def _seconds_postgresql(chosen: CTE, pack: str) -> tuple[Any, Any]:
-    """As `_seconds_sqlite`, with the previous answer from a window over the quiz order index."""
+def _seconds_postgresql(chosen: CTE, pack: str) -> Select[Any]:
+    """As `_seconds_sqlite`, with the previous answer from a window over the quiz order index.
+
+    The window runs over every attempt in a quiz; the chosen ones are kept by id (a hash of the
+    chosen ids), and the index holds the item, so nothing is joined back to the attempts.
+    """
     a, s = t.attempts.c, t.sessions
     timed = (
-        select(a.id, a.session_id, a.at, func.lag(a.at).over(partition_by=a.session_id, order_by=a.id).label("previous"))
+        select(
+            a.id,
+            a.question_id,
+            a.session_id,
+            a.at,
+            func.lag(a.at).over(partition_by=a.session_id, order_by=a.id).label("previous"),
+        )
         .where(a.pack_id == pack, a.session_id.is_not(None))
         .subquery("timed")
     )
     span = func.extract("epoch", timed.c.at - func.coalesce(timed.c.previous, s.c.created_at))
-    source = chosen.join(timed, timed.c.id == chosen.c.id).join(s, s.c.id == timed.c.session_id)
-    return source, span
+    secs = cast(func.round(span), Integer).label("secs")
+    return (
+        select(timed.c.question_id, secs)
+        .select_from(timed.join(s, s.c.id == timed.c.session_id))
+        .where(timed.c.id.in_(select(chosen.c.id)))
+    )
 
 
 def report_counts(filters: Filters, *, sqlite: bool) -> Select[Any]:
@@ -278,9 +292,7 @@ def report_counts(filters: Filters, *, sqlite: bool) -> Select[Any]:
         .where(firsts.c.tries.is_not(None))
         .group_by(firsts.c.question_id, firsts.c.tries)
     )
-    timing, span = (_seconds_sqlite if sqlite else _seconds_postgresql)(chosen, filters.pack)
-    secs = cast(func.round(span), Integer)
-    timed = select(chosen.c.question_id, secs.label("secs")).select_from(timing).cte("seconds").prefix_with("MATERIALIZED")
+    timed = (_seconds_sqlite if sqlite else _seconds_postgresql)(chosen, filters.pack).cte("seconds").prefix_with("MATERIALIZED")
     seconds = (
         select(
             literal(SECONDS).label("kind"),

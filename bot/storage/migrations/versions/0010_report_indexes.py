@@ -22,7 +22,7 @@ def upgrade() -> None:
     op.create_index(
         "ix_attempts_pack_learner", "attempts", ["pack_id", "platform", "user_id", "question_id", "id", "correct", "at"]
     )
-    op.create_index("ix_attempts_pack_session", "attempts", ["pack_id", "session_id", "id", "at"])
+    op.create_index("ix_attempts_pack_session", "attempts", ["pack_id", "session_id", "id", "at", "question_id"])
 
 
 def downgrade() -> None:
