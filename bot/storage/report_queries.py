@@ -1,4 +1,4 @@
-"""The one statement behind a report's counts: every pass over the attempts it needs, made once.
+"""The statements behind a report's counts: every pass over the attempts they need, made once.
 
 A pack's attempts are read in two orders, each straight from an index that holds every column the
 pass needs (migration 0010), never sorted:
@@ -9,13 +9,16 @@ pass needs (migration 0010), never sorted:
   previous answer in the quiz, or the quiz's start).
 
 Everything after the first pass works on one row per learner and item (or per learner): the 27%
-groups are found among the learners, not among their answers. The statement returns a few hundred
-rows, one per item and answer, item and number of tries, item and seconds, tagged by `kind`.
+groups are found among the learners, not among their answers. A few hundred rows come back, one
+per item and answer, item and number of tries, item and seconds, tagged by `kind`.
 
 SQLite and PostgreSQL differ in what is cheap: SQLite keeps the first attempt of a group with one
-`min()` over the index and counts tries with an index lookup for the few learners wrong at first;
-PostgreSQL numbers the attempts with a window function that streams over the index and finds when
-an item was shown with another (a lookup per attempt costs it more than the pass).
+`min()` over the index, counts tries with an index lookup for the few learners wrong at first, and
+looks each chosen attempt's previous answer up in the quiz index, all in one statement.
+PostgreSQL numbers the attempts with a window function that streams over the index, and finds
+when an item was shown with another window over the quiz index, in a second statement run at the
+same time on another connection (`report_seconds`). Both were measured at full size with
+`bench/report_bench.py`; the other choices were slower there.
 """
 
 from __future__ import annotations
@@ -46,7 +49,8 @@ GROUP_PERCENT = 27  # the upper and lower groups of the discrimination index
 WORK_MEM = "64MB"  # PostgreSQL: memory for the report's hash joins and aggregates (one connection, one statement)
 
 # The rows' kinds: answers given (with the groups' counts), attempts to the first right one,
-# seconds to answer, and the number of learners.
+# seconds to answer (SQLite; PostgreSQL counts them in a statement of their own), and the number
+# of learners.
 ANSWERS, TRIES, SECONDS, LEARNERS = "a", "t", "s", "e"
 
 
@@ -260,7 +264,7 @@ def _seconds_postgresql(chosen: CTE, pack: str) -> Select[Any]:
 
 
 def report_counts(filters: Filters, *, sqlite: bool) -> Select[Any]:
-    """One statement: rows of (kind, question_id, value, correct, n, up, low) for `Aggregates`."""
+    """Rows of (kind, question_id, value, correct, n, up, low) for `Aggregates` (on PostgreSQL, but the seconds)."""
     firsts = _firsts_sqlite(filters) if sqlite else _firsts_postgresql(filters)
     chosen = firsts if filters.first_only else _every(filters)
     grouped = _groups(chosen)
@@ -294,7 +298,18 @@ def report_counts(filters: Filters, *, sqlite: bool) -> Select[Any]:
         .where(firsts.c.tries.is_not(None))
         .group_by(firsts.c.question_id, firsts.c.tries)
     )
-    timed = (_seconds_sqlite if sqlite else _seconds_postgresql)(chosen, filters.pack).cte("seconds").prefix_with("MATERIALIZED")
+    everyone = select(
+        literal(LEARNERS).label("kind"),
+        literal_column("NULL").label("question_id"),
+        literal_column("NULL").label("value"),
+        literal_column("NULL").label("correct"),
+        func.coalesce(func.max(grouped.c.everyone), 0).label("n"),
+        literal_column("NULL").label("up"),
+        literal_column("NULL").label("low"),
+    )
+    if not sqlite:
+        return union_all(answers, tries, everyone)  # type: ignore[return-value]
+    timed = _seconds_sqlite(chosen, filters.pack).cte("seconds").prefix_with("MATERIALIZED")
     seconds = (
         select(
             literal(SECONDS).label("kind"),
@@ -308,13 +323,30 @@ def report_counts(filters: Filters, *, sqlite: bool) -> Select[Any]:
         .where(timed.c.secs >= 0)
         .group_by(timed.c.question_id, timed.c.secs)
     )
-    everyone = select(
-        literal(LEARNERS).label("kind"),
-        literal_column("NULL").label("question_id"),
-        literal_column("NULL").label("value"),
-        literal_column("NULL").label("correct"),
-        func.coalesce(func.max(grouped.c.everyone), 0).label("n"),
-        literal_column("NULL").label("up"),
-        literal_column("NULL").label("low"),
-    )
     return union_all(answers, tries, seconds, everyone)  # type: ignore[return-value]
+
+
+def _chosen_ids(filters: Filters) -> CTE:
+    """(id, question_id) of the attempts a report reads: each learner's first at each item, or every one."""
+    a = t.attempts.c
+    if filters.first_only:
+        query = select(func.min(a.id).label("id"), a.question_id).group_by(a.platform, a.user_id, a.question_id)
+    else:
+        query = select(a.id, a.question_id)
+    return query.where(where(filters)).cte("chosen_ids").prefix_with("MATERIALIZED")
+
+
+def report_seconds(filters: Filters) -> Select[Any]:
+    """PostgreSQL's second statement, run beside `report_counts`: rows of (question_id, secs, n), secs >= 0.
+
+    It finds the chosen attempts again (one pass over the learner index, without the verdicts)
+    rather than wait for the first statement: the two run at once, on two connections and two
+    server processes. (On SQLite, two connections at once took more time than one statement.)
+    """
+    chosen = _chosen_ids(filters)
+    timed = _seconds_postgresql(chosen, filters.pack).subquery("seconds")
+    return (
+        select(timed.c.question_id, timed.c.secs, func.count().label("n"))
+        .where(timed.c.secs >= 0)
+        .group_by(timed.c.question_id, timed.c.secs)
+    )

@@ -1,12 +1,13 @@
 """The counts behind item analysis, class progress and the gradebook, computed in SQL.
 
 A report over 10,000 learners and a million attempts reads a few hundred rows: every count, the
-27% groups and the first attempts are made by the database (window functions, on SQLite and
-PostgreSQL alike). The statistics themselves are computed in `bot.core.report`.
+27% groups and the first attempts are made by the database, in statements built by
+`report_queries`. The statistics themselves are computed in `bot.core.report`.
 """
 
 from __future__ import annotations
 
+import asyncio
 from datetime import datetime
 from typing import Any
 
@@ -33,15 +34,18 @@ class ReportStore:
         self._db = db
 
     async def report_counts(self, filters: Filters, *, now: datetime) -> Aggregates:
-        """Every count of the item analysis, from one statement (see `report_queries`)."""
-        statement = q.report_counts(filters, sqlite=self._db.sqlite)
+        """Every count of the item analysis: one statement on SQLite, two at once on PostgreSQL (see `report_queries`)."""
+        counts = self._run(q.report_counts(filters, sqlite=self._db.sqlite))
+        timed: list[Any] = []
+        if self._db.sqlite:
+            rows = await counts
+        else:
+            rows, timed = await asyncio.gather(counts, self._run(q.report_seconds(filters)))
         totals: dict[str, list[int]] = {}
         answers: list[Counted] = []
         tries: list[Counted] = []
-        seconds: list[Counted] = []
+        seconds = [Counted(r.question_id, str(r.secs), int(r.n)) for r in timed]
         everyone = 0
-        async with self._db.read() as c:
-            rows = await self._run(c, statement)
         for r in rows:
             if r.kind == q.LEARNERS:
                 everyone = int(r.n or 0)
@@ -63,15 +67,19 @@ class ReportStore:
         items = tuple(ItemCounts(question, *counts) for question, counts in totals.items())
         return Aggregates(items, tuple(answers), tuple(tries), tuple(seconds), everyone)
 
-    async def _run(self, c: Any, statement: Any) -> list[Any]:
-        """Run the report's statement; PostgreSQL gets the memory to hash its passes (not spill them to disk)."""
-        if self._db.sqlite:
-            return list(await c.execute(statement))
-        await c.exec_driver_sql(f"SET work_mem = '{q.WORK_MEM}'")
-        try:
-            return list(await c.execute(statement))
-        finally:
-            await c.exec_driver_sql("RESET work_mem")
+    async def _run(self, statement: Any) -> list[Any]:
+        """Run one of the report's statements on a connection of its own.
+
+        PostgreSQL gets the memory to hash its passes rather than spill them to disk.
+        """
+        async with self._db.read() as c:
+            if self._db.sqlite:
+                return list(await c.execute(statement))
+            await c.exec_driver_sql(f"SET work_mem = '{q.WORK_MEM}'")
+            try:
+                return list(await c.execute(statement))
+            finally:
+                await c.exec_driver_sql("RESET work_mem")
 
     async def learner_rows(self, filters: Filters, *, now: datetime, mastered_days: float) -> list[LearnerRow]:
         a, r = t.attempts.c, t.reviews.c
