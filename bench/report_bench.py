@@ -1,11 +1,16 @@
 """Time a pack's item analysis on a large class: 10,000 learners and 1,000,000 attempts.
 
 Generates a class (each learner has an ability; each item a difficulty; a learner answers an item
-right with a logistic chance, retries some wrong ones), stores it in SQLite and/or PostgreSQL with
-fast bulk inserts, then times `Reports.report` (the counts in SQL plus the statistics) and the
-gradebook. Not a test: figures depend on the machine.
+right with a logistic chance, in quizzes of ten items taking 4 to 60 s each), stores it in SQLite
+and/or PostgreSQL with fast bulk inserts (PostgreSQL is then ANALYZEd, as autovacuum would have
+done on a table grown to this size), then times `Reports.report` (the counts in SQL plus the
+statistics; wall clock, and CPU of this process and of its PostgreSQL server processes) and the
+gradebook. With `--previous CHECKOUT` it first times another checkout's report on the same data,
+with this code's report indexes dropped meanwhile. Not a test: figures depend on the machine and
+on what else runs on it (the load average is printed with each figure).
 
     .venv/bin/python bench/report_bench.py [--learners 10000] [--attempts 1000000] [--db sqlite postgresql]
+        [--runs 3] [--previous /tmp/quizbot-before]
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ import math
 import os
 import random
 import statistics
+import sys
 import tempfile
 import time
 import uuid
@@ -33,6 +39,7 @@ from bot.storage.reports import ReportStore
 
 PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/test"
 ITEMS = 40
+QUIZ = 10  # items a quiz asks
 NOW = datetime(2026, 12, 4, tzinfo=UTC)
 
 
@@ -45,49 +52,154 @@ def pack_bytes() -> bytes:
     return yaml.safe_dump({"pack": "big-class", "title": "Big class", "version": 1, "questions": questions}).encode()
 
 
-def rows(learners: int, attempts: int, seed: int = 7) -> list[dict[str, object]]:
+def rows(learners: int, attempts: int, seed: int = 7) -> tuple[list[dict[str, object]], list[dict[str, object]]]:
+    """The class's quizzes (sessions of `QUIZ` items) and attempts."""
     rng = random.Random(seed)
     per = max(1, attempts // learners)
     difficulty = [rng.gauss(0, 1) for _ in range(ITEMS)]
     out: list[dict[str, object]] = []
+    quizzes: list[dict[str, object]] = []
     for u in range(learners):
         ability = rng.gauss(0, 1)
         at = NOW - timedelta(days=rng.randint(0, 30))
+        sid = ""
         for k in range(per):
+            if k % QUIZ == 0:
+                sid = f"s{u}-{k // QUIZ}"
+                quizzes.append({"id": sid, "platform": "discord", "scope": "g", "owner_kind": "user", "owner_id": f"u{u}",
+                                "status": "done", "position": QUIZ, "data": "{}", "created_at": at, "updated_at": at,
+                                "version": 1})
+            at += timedelta(seconds=rng.randint(4, 60))
             j = k % ITEMS
             right = rng.random() < 1 / (1 + math.exp(difficulty[j] - ability))
             answer = "A. Key" if right else rng.choice(["B. B", "C. C", "D. D"])
             out.append({"platform": "discord", "scope": "g", "user_id": f"u{u}", "pack_id": "big-class",
                         "question_id": f"q{j:02d}", "topic": None, "answer": answer, "correct": right,
-                        "points": int(right), "at": at + timedelta(seconds=20 * k), "session_id": None,
-                        "key": f"{u}-{k}"})
-    return out
+                        "points": int(right), "at": at, "session_id": sid, "key": f"{u}-{k}"})
+    return quizzes, out
 
 
-async def one(url: str, data: list[dict[str, object]], runs: int) -> None:
+REPORT_INDEXES = {  # migration 0010; dropped while the previous code runs, as its schema had neither
+    "ix_attempts_pack_learner": "attempts (pack_id, platform, user_id, question_id, id, correct, at)",
+    "ix_attempts_pack_session": "attempts (pack_id, session_id, id, at, question_id)",
+}
+
+# Run in a child process over another checkout's `bot` package (its report code and its Database).
+PREVIOUS = """
+import asyncio, statistics, sys, time
+from datetime import UTC, datetime
+from sqlalchemy.ext.asyncio import create_async_engine
+from bot.core.packs import load_bytes
+from bot.core.report import Filters
+from bot.core.report.service import Reports
+from bot.storage.base import Database
+from bot.storage.reports import ReportStore
+
+async def main(url, runs):
+    engine = create_async_engine(url)
+    pack = load_bytes("big-class.yaml", sys.stdin.buffer.read()).pack
+    reports = Reports(ReportStore(Database(engine)))
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        await reports.report(pack, Filters(pack="big-class"), now=datetime(2026, 12, 4, tzinfo=UTC))
+        times.append(time.perf_counter() - started)
+    await engine.dispose()
+    print(statistics.median(times), min(times), max(times))
+
+asyncio.run(main(sys.argv[1], int(sys.argv[2])))
+"""
+
+
+def _stats(times: list[float]) -> str:
+    return f"median {statistics.median(times):.2f} s (min {min(times):.2f}, max {max(times):.2f}, {len(times)} runs)"
+
+
+def _pg_cpu(database: str) -> float:
+    """CPU seconds used so far by this bench's PostgreSQL server processes (from /proc; 0 when not local)."""
+    total = 0.0
+    for pid in _pg_backends.get(database, []):
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, IndexError, ValueError):
+            pass
+    return total
+
+
+_pg_backends: dict[str, list[int]] = {}
+
+
+async def _previous(url: str, previous: str, runs: int) -> str:
+    """Time the previous code's report in a child process; the report indexes are dropped meanwhile."""
+    sqlite = url.startswith("sqlite")
     repository = await open_repository(url, db_timeout=600)
+    async with repository.db.write() as c:
+        for name in REPORT_INDEXES:
+            await c.exec_driver_sql(f"DROP INDEX {name}")
+    try:
+        child = await asyncio.create_subprocess_exec(
+            sys.executable, "-c", PREVIOUS, url, str(runs), cwd=previous,
+            env={**os.environ, "PYTHONPATH": previous}, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+        )
+        out, _ = await child.communicate(pack_bytes())
+        median, low, high = (float(x) for x in out.split())
+        return f"median {median:.2f} s (min {low:.2f}, max {high:.2f}, {runs} runs)"
+    finally:
+        async with repository.db.write() as c:
+            for name, columns in REPORT_INDEXES.items():
+                await c.exec_driver_sql(f"CREATE INDEX {name} ON {columns}")
+            if not sqlite:
+                await c.exec_driver_sql("ANALYZE attempts")
+        await repository.close()
+
+
+async def one(
+    url: str, quizzes: list[dict[str, object]], data: list[dict[str, object]], runs: int, previous: str | None
+) -> None:
+    repository = await open_repository(url, db_timeout=600)
+    name = url.split(":", 1)[0]
+    database = url.rsplit("/", 1)[1]
     try:
         pack = load_bytes("big-class.yaml", pack_bytes()).pack
         await repository.import_pack(pack)
         started = time.perf_counter()
         async with repository.db.write() as c:
+            for i in range(0, len(quizzes), 20_000):
+                await c.execute(t.sessions.insert(), quizzes[i : i + 20_000])
             for i in range(0, len(data), 20_000):
                 await c.execute(t.attempts.insert(), data[i : i + 20_000])
+        if not repository.db.sqlite:  # as autovacuum would have, on a table grown to this size
+            async with repository.db.write() as c:
+                await c.exec_driver_sql("ANALYZE")
         loaded = time.perf_counter() - started
+        print(f"{name}: {len(quizzes):,} quizzes, {len(data):,} attempts loaded in {loaded:.1f} s", flush=True)
+        before = ""
+        if previous is not None:
+            await repository.close()
+            before = await _previous(url, previous, runs)
+            print(f"  previous code ({previous}): report {before}; load average {os.getloadavg()[0]:.2f}", flush=True)
+            repository = await open_repository(url, db_timeout=600)
         reports = Reports(ReportStore(repository.db))
-        times, grades = [], []
+        times, cpu, grades = [], [], []
         for _ in range(runs):
-            started = time.perf_counter()
+            if not repository.db.sqlite:
+                async with repository.db.read() as c:
+                    rows = await c.exec_driver_sql(f"SELECT pid FROM pg_stat_activity WHERE datname = '{database}'")
+                    _pg_backends[database] = [int(r[0]) for r in rows]
+            started, used, server = time.perf_counter(), time.process_time(), _pg_cpu(database)
             report = await reports.report(pack, Filters(pack="big-class"), now=NOW)
             times.append(time.perf_counter() - started)
+            cpu.append(time.process_time() - used + _pg_cpu(database) - server)
             started = time.perf_counter()
             await reports.gradebook([pack], pack="big-class", scope=None, since=None)
             grades.append(time.perf_counter() - started)
-        name = url.split(":", 1)[0]
         print(
-            f"{name}: {report.learners} learners, {len(data):,} attempts (loaded in {loaded:.1f} s); "
-            f"report median {statistics.median(times):.2f} s (min {min(times):.2f}, max {max(times):.2f}, {runs} runs); "
-            f"gradebook median {statistics.median(grades):.2f} s; load average {os.getloadavg()[0]:.2f}"
+            f"  this code: {report.learners} learners; report {_stats(times)}, CPU median {statistics.median(cpu):.2f} s "
+            f"(this process{' and its PostgreSQL server processes' if not repository.db.sqlite else ''}); "
+            f"gradebook {_stats(grades)}; load average {os.getloadavg()[0]:.2f}",
+            flush=True,
         )
     finally:
         await repository.close()
@@ -99,18 +211,22 @@ async def main() -> None:
     parser.add_argument("--attempts", type=int, default=1_000_000)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--db", nargs="+", default=["sqlite", "postgresql"], choices=["sqlite", "postgresql"])
+    parser.add_argument(
+        "--previous", metavar="CHECKOUT",
+        help="also time the report of another checkout of QuizBot (a git worktree of an older commit) on the same data",
+    )
     args = parser.parse_args()
-    data = rows(args.learners, args.attempts)
+    quizzes, data = rows(args.learners, args.attempts)
     for db in args.db:
         if db == "sqlite":
             with tempfile.TemporaryDirectory() as folder:
-                await one(f"sqlite+aiosqlite:///{folder}/report.db", data, args.runs)
+                await one(f"sqlite+aiosqlite:///{folder}/report.db", quizzes, data, args.runs, args.previous)
         else:
             name = f"quizbot_bench_{uuid.uuid4().hex[:8]}"
             admin = await asyncpg.connect(PG_ADMIN)
             await admin.execute(f'CREATE DATABASE "{name}"')
             try:
-                await one(f"postgresql+asyncpg://postgres@127.0.0.1:5432/{name}", data, args.runs)
+                await one(f"postgresql+asyncpg://postgres@127.0.0.1:5432/{name}", quizzes, data, args.runs, args.previous)
             finally:
                 await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
                 await admin.close()

@@ -2,20 +2,15 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import timedelta
-from pathlib import Path
 
 from .core import CodeRunner, QuizService, SystemClock
-from .core import queries as q
 from .core.answer import Answers
 from .core.daily import DailyService
-from .core.errors import PackInvalid, PackRefused
-from .core.packs import load_path
 from .core.race import Outbox, RaceService, SocialService
 from .core.report.service import Reports
 from .core.work import Unfinished
@@ -30,6 +25,7 @@ from .metrics import (
 )
 from .scheduler import PlatformPosters, Scheduler
 from .settings import Settings, sandbox_overrides
+from .shipped import load_shipped_packs
 from .storage import SqlRepository, open_repository
 from .storage.daily import DailyRepository
 from .storage.privacy import PrivacyStore
@@ -98,36 +94,6 @@ def server_zone(daily_store: DailyRepository) -> Callable[[str, str], Awaitable[
     return zone
 
 
-def pack_dirs(folders: list[Path]) -> list[Path]:
-    found: list[Path] = []
-    for folder in folders:
-        if (folder / "pack.yaml").is_file():
-            found.append(folder)
-        elif folder.is_dir():
-            found.extend(sorted(p.parent for p in folder.glob("*/pack.yaml")))
-            found.extend(sorted(folder.glob("*.yaml")))
-    return found
-
-
-async def load_shipped_packs(service: QuizService, folders: list[Path]) -> None:
-    """Import packs from the configured folders when they are new or have a higher version."""
-    stored = {p.id: p.version for p in await service.ask(q.PackList(None))}
-    for path in pack_dirs(folders):
-        try:
-            loaded = await asyncio.to_thread(load_path, path)
-        except PackInvalid as exc:
-            log.error("pack %s is invalid and was not loaded:\n%s", path, exc)
-            continue
-        if stored.get(loaded.pack.pack, 0) >= loaded.pack.version:
-            continue
-        try:
-            report = await service.import_pack(loaded.pack)
-        except PackRefused as exc:
-            log.warning("%s", exc)
-            continue
-        log.info("%s", report.summary())
-
-
 @asynccontextmanager
 async def build(
     settings: Settings,
@@ -190,7 +156,7 @@ async def build(
     watch_active_quizzes(metrics, repository.engine, clock, timedelta(hours=settings.session_ttl_hours))
     try:
         if shipped_packs:
-            await load_shipped_packs(service, settings.packs)
+            await load_shipped_packs(service, settings.packs, store=repository, runner=runner)
         if live:
             resumed = await races.resume()
             if resumed:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
-import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 from rich.console import Console
@@ -16,11 +16,14 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from .core.errors import PackInvalid, PackRefused, Problem, QuizError, StorageError
+from .core.errors import PackInvalid, Problem, StorageError
 from .core.replies import plural
 from .logs import setup_logging
 from .loop import run as run_loop
 from .settings import Settings
+
+if TYPE_CHECKING:
+    from .core.packs import LoadedPack
 
 log = logging.getLogger("quizbot.cli")
 err = Console(stderr=True, highlight=False)
@@ -48,11 +51,18 @@ def _parser() -> argparse.ArgumentParser:
         help="count free points (the longest option is the key too often, a hint holds the solution) as problems",
     )
     imp = pack.add_parser(
-        "import", help="prove a pack in the sandbox (as validate --run does), then load it into the database"
+        "import",
+        help="prove a pack in the sandbox (as validate --run does), then load it into the database; "
+        "another tool's file (Moodle XML, GIFT, ...) is converted first, as pack convert does",
     )
-    imp.add_argument("paths", nargs="+", type=Path, metavar="PATH")
+    imp.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="pack folders, .yaml or .zip files, or files to convert")
     imp.add_argument("--force", action="store_true", help="replace even when the version is not higher")
     imp.add_argument("--unproven", action="store_true", help="store without running the keys (logged)")
+    imp.add_argument(
+        "--skip-failing",
+        action="store_true",
+        help="store the questions that pass their proof and list the others with the reason (default: all or nothing)",
+    )
     pack.add_parser("list", help="the packs in the database")
     export = pack.add_parser(
         "export", help="write a stored pack as one YAML file, or as GIFT, Moodle XML or CSV with --format"
@@ -172,38 +182,15 @@ def _progress() -> Progress:
 
 
 def _print_problems(problems: Sequence[Problem], paths: Sequence[Path] = ()) -> None:
-    for problem in _in_source(problems, paths):
+    from .pack_import import in_source_files
+
+    for problem in in_source_files(problems, paths):
         out.print(str(problem), markup=False, soft_wrap=True)
 
 
-def _in_source(problems: Sequence[Problem], paths: Sequence[Path]) -> list[Problem]:
-    """Point the problems of a converted pack (folder or .zip) at the file it was converted from."""
-    from .core.convert import ORIGIN_FILE, in_source, read_origin
-    from .core.convert.origin import MAX_ORIGIN_BYTES
-
-    located = list(problems)
-    for path in paths:
-        mine = [p for p in located if p.file == str(path) or p.file.startswith((f"{path}/", f"{path}{os.sep}"))]
-        if not mine:
-            continue
-        moved = mine
-        try:
-            if path.is_dir() and (path / ORIGIN_FILE).is_file() and (path / ORIGIN_FILE).stat().st_size <= MAX_ORIGIN_BYTES:
-                origin = read_origin((path / ORIGIN_FILE).read_bytes())
-                if origin is not None and (path / "pack.yaml").stat().st_size <= 8 * 1024 * 1024:
-                    moved = origin.relocate(mine, (path / "pack.yaml").read_bytes())
-            elif path.is_file() and path.suffix.lower() == ".zip" and path.stat().st_size <= 8 * 1024 * 1024:
-                moved = in_source(mine, path.read_bytes())
-        except OSError:
-            moved = mine
-        swap = dict(zip(map(id, mine), moved, strict=True))
-        located = [swap.get(id(p), p) for p in located]
-    return located
-
-
 async def _pack(args: argparse.Namespace, settings: Settings) -> int:
-    from .app import pack_dirs
-    from .core.packs import LoadedPack, dump_pack, load_path
+    from .core.packs import dump_pack, load_path
+    from .shipped import pack_dirs
 
     if args.pack_command == "convert":
         return await asyncio.to_thread(_convert, args)
@@ -240,6 +227,7 @@ async def _pack(args: argparse.Namespace, settings: Settings) -> int:
         return 0
 
     from .app import build
+    from .pack_import import import_one
 
     proving = args.pack_command == "import" and not args.unproven
     async with build(settings, sandbox=proving, shipped_packs=False) as app:
@@ -248,20 +236,7 @@ async def _pack(args: argparse.Namespace, settings: Settings) -> int:
             status = 0
             for path in args.paths:
                 for one in pack_dirs([path]) if path.is_dir() and not (path / "pack.yaml").exists() else [path]:
-                    try:
-                        loaded_pack = await asyncio.to_thread(load_path, one)
-                        if proving:
-                            await service.pack_admin.prove(loaded_pack)
-                        else:
-                            log.warning("pack %s stored unproven (--unproven)", loaded_pack.pack.pack)
-                        report = await service.import_pack(loaded_pack.pack, force=args.force)
-                        out.print(report.summary(), markup=False)
-                    except PackInvalid as exc:
-                        _print_problems(exc.problems, [one])
-                        status = 1
-                    except (PackRefused, QuizError) as exc:
-                        err.print(str(exc), markup=False)
-                        status = 1
+                    status = max(status, await import_one(service, one, force=args.force, proving=proving, skip=args.skip_failing))
             return status
         if args.pack_command == "list":
             table = Table("pack", "version", "questions", "title", "topics")

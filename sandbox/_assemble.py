@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import math
 import signal
-from typing import Any
+from typing import Protocol
 
-from ._messages import JobLimits
+from pydantic import TypeAdapter, ValidationError
+
+from ._messages import CgroupCounters, JobLimits, Report, ResultMessage
 from ._wire import unb64
-from .result import ErrorInfo, Result, Status, TestOutcome
+from .result import ErrorInfo, Result, ResultExtra, Status, TestOutcome
 
 MIB = 1024 * 1024
 LAYER_ORDER = (
@@ -42,7 +44,30 @@ def _signal_name(number: int) -> str:
         return f"signal {number}"
 
 
-def assemble(report: dict[str, Any], *, graded: bool, limits: JobLimits, layers: tuple[str, ...]) -> Result:
+_REPORT: TypeAdapter[Report] = TypeAdapter(Report)
+
+
+def read_report(data: object) -> Report:
+    """Return a template's report checked against :class:`Report` (a malformed one as a setup error)."""
+    if data is None:
+        return {"setup_error": "the sandbox sent no report"}
+    try:
+        return _REPORT.validate_python(data)
+    except ValidationError as exc:
+        return {"setup_error": f"a malformed report: {exc.error_count()} fields"}
+
+
+class _Make(Protocol):
+    def __call__(
+        self,
+        status: Status,
+        message: str,
+        error: ErrorInfo | None = None,
+        outcomes: tuple[TestOutcome, ...] = ...,
+    ) -> Result: ...
+
+
+def assemble(report: Report, *, graded: bool, limits: JobLimits, layers: tuple[str, ...]) -> Result:
     """Decide the status and the message of one job from what its supervisor saw."""
     if "setup_error" in report:
         return Result(
@@ -51,34 +76,43 @@ def assemble(report: dict[str, Any], *, graded: bool, limits: JobLimits, layers:
             message="The sandbox could not start this job; please try again.",
             extra={"detail": str(report["setup_error"])},
         )
-    messages: list[dict[str, Any]] = list(report.get("messages") or [])
-    kinds = {m.get("op") for m in messages}
-    cgroup = report.get("cgroup") or {}
+    messages: list[ResultMessage] = list(report.get("messages") or [])
+    kinds: set[str] = {m.get("op", "") for m in messages}
+    cgroup: CgroupCounters = report.get("cgroup") or {}
     peak = cgroup.get("peak_bytes") or int(report.get("maxrss_kb") or 0) * 1024
     cpu_ns = cgroup.get("cpu_ns")
     if cpu_ns is None:
         cpu_ns = int(report.get("cpu_ns") or 0)
     sig = report.get("signal")
     exit_code = report.get("exit_code")
-    base: dict[str, Any] = {
-        "stdout": _text(report.get("stdout")),
-        "stderr": _text(report.get("stderr")),
-        "truncated": bool(report.get("exceeded")),
-        "wall_ms": int(report.get("wall_ns", 0) // 1_000_000),
-        "cpu_ms": int(cpu_ns // 1_000_000),
-        "peak_memory_mb": math.ceil(peak / MIB) if peak else 0,
-        "isolation": order_layers([*layers, *(report.get("layers") or [])]),
-        "extra": {
-            "signal": sig,
-            "exit_code": exit_code,
-            "leftovers": report.get("leftovers", 0),
-            "timing": report.get("timing", {}),
-        },
+    extra: ResultExtra = {
+        "signal": sig,
+        "exit_code": exit_code,
+        "leftovers": report.get("leftovers", 0),
+        "timing": report.get("timing", {}),
     }
     tests = _tests(messages) if graded else ()
 
-    def result(status: Status, message: str, error: ErrorInfo | None = None, outcomes: Any = tests) -> Result:
-        return Result(status=status, tests=tuple(outcomes), error=error, message=message, **base)
+    def result(
+        status: Status,
+        message: str,
+        error: ErrorInfo | None = None,
+        outcomes: tuple[TestOutcome, ...] = tests,
+    ) -> Result:
+        return Result(
+            status=status,
+            tests=outcomes,
+            error=error,
+            message=message,
+            stdout=_text(report.get("stdout")),
+            stderr=_text(report.get("stderr")),
+            truncated=bool(report.get("exceeded")),
+            wall_ms=int(report.get("wall_ns", 0) // 1_000_000),
+            cpu_ms=int(cpu_ns // 1_000_000),
+            peak_memory_mb=math.ceil(peak / MIB) if peak else 0,
+            isolation=order_layers([*layers, *(report.get("layers") or [])]),
+            extra=extra,
+        )
 
     failed_tests = tuple(TestOutcome(t.name, False, t.message or "not run") for t in tests)
     if report.get("exceeded"):
@@ -89,7 +123,7 @@ def assemble(report: dict[str, Any], *, graded: bool, limits: JobLimits, layers:
         return result("timeout", f"Time limit: {_seconds(limits.wall_s)} of wall time", outcomes=failed_tests)
     if sig == signal.SIGXCPU or (sig == signal.SIGKILL and cpu_ns >= limits.cpu_s * 1e9 * 0.98):
         return result("timeout", f"Time limit: {_seconds(limits.cpu_s)} of CPU time", outcomes=failed_tests)
-    if int(cgroup.get("oom_kills") or 0) > 0 or "memory" in kinds:
+    if cgroup.get("oom_kills", 0) > 0 or "memory" in kinds:
         return result("memory", f"Memory limit: {limits.memory_mb} MB", outcomes=failed_tests)
     if sig is not None and "done" not in kinds:
         return result("crashed", f"The program crashed ({_signal_name(int(sig))}).", outcomes=failed_tests)
@@ -110,9 +144,9 @@ def assemble(report: dict[str, Any], *, graded: bool, limits: JobLimits, layers:
         info = ErrorInfo(
             type=str(err.get("type") or "Error"),
             message=str(err.get("message") or ""),
-            line=err.get("line") if isinstance(err.get("line"), int) else None,
-            col=err.get("col") if isinstance(err.get("col"), int) else None,
-            source=str(err["source"]) if isinstance(err.get("source"), str) and err.get("line") else None,
+            line=err.get("line"),
+            col=err.get("col"),
+            source=err.get("source") if err.get("line") else None,
         )
         if err.get("where") == "test":
             return result("error", f"The test file could not be loaded: {info.message}", info)
@@ -131,17 +165,16 @@ def assemble(report: dict[str, Any], *, graded: bool, limits: JobLimits, layers:
     return result("error", f"The program exited with status {exit_code}.", info)
 
 
-def _tests(messages: list[dict[str, Any]]) -> tuple[TestOutcome, ...]:
+def _tests(messages: list[ResultMessage]) -> tuple[TestOutcome, ...]:
     plan = next((m for m in messages if m.get("op") == "plan"), None)
     if plan is None:
         return ()
     ids = [str(t) for t in plan.get("tests") or []]
     reported: dict[int, TestOutcome] = {}
     for m in messages:
-        if m.get("op") == "test" and isinstance(m.get("i"), int) and m["i"] not in reported:
-            reported[m["i"]] = TestOutcome(
-                str(m.get("name", "")), m.get("passed") is True, str(m.get("message", ""))
-            )
+        i = m.get("i")
+        if m.get("op") == "test" and i is not None and i not in reported:
+            reported[i] = TestOutcome(m.get("name", ""), m.get("passed") is True, m.get("message", ""))
     out = []
     for i, test_id in enumerate(ids):
         if i in reported:
@@ -154,13 +187,13 @@ def _tests(messages: list[dict[str, Any]]) -> tuple[TestOutcome, ...]:
     return tuple(out)
 
 
-def _graded(messages: list[dict[str, Any]], result: Any, kinds: set[Any]) -> Result:
+def _graded(messages: list[ResultMessage], result: _Make, kinds: set[str]) -> Result:
     tests: tuple[TestOutcome, ...] = _tests(messages)
     if "plan" not in kinds:
-        return result("failed", "The program ended before the tests ran.")  # type: ignore[no-any-return]
+        return result("failed", "The program ended before the tests ran.")
     if not tests:
-        return result("failed", "The test file has no tests.")  # type: ignore[no-any-return]
+        return result("failed", "The test file has no tests.")
     failed = sum(1 for t in tests if not t.passed)
     if failed == 0 and "done" in kinds:
-        return result("passed", f"All {len(tests)} tests passed.")  # type: ignore[no-any-return]
-    return result("failed", f"{failed} of {len(tests)} tests failed.")  # type: ignore[no-any-return]
+        return result("passed", f"All {len(tests)} tests passed.")
+    return result("failed", f"{failed} of {len(tests)} tests failed.")

@@ -18,6 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ._messages import CgroupCounters
+
 log = logging.getLogger("sandbox.cgroup")
 
 _V1_NEEDED = ("memory", "pids")
@@ -441,7 +443,7 @@ class SlotCounters:
         m = re.search(r"^usage_usec (\d+)", text, re.M)
         return int(m.group(1)) * 1000 if m else 0
 
-    def after_job(self) -> dict[str, int | None]:
+    def after_job(self) -> CgroupCounters:
         """Return the job's peak memory (bytes), CPU (ns) and OOM kills since :meth:`before_job`."""
         peak: int | None = None
         if self._peak_fd is not None:

@@ -16,10 +16,10 @@ import resource
 import signal
 import sys
 from dataclasses import dataclass
-from typing import NoReturn
+from typing import NoReturn, cast
 
 from . import _landlock, _linux, _rootfs, _wire, harness
-from ._messages import JobLimits
+from ._messages import JobLimits, JobSpec
 
 SECUREBITS_LOCKED_NOROOT = 0x2F  # NOROOT, NO_SETUID_FIXUP and KEEP_CAPS_OFF, each locked
 INNER_UID = 1000
@@ -230,7 +230,7 @@ def main(p: JobParams) -> NoReturn:
             status = harness.serve_learner(p.from_peer_r, p.to_peer_w, p.workdir)
             os._exit(status)
         try:
-            job = _wire.recv(p.job_r)
+            job = cast(JobSpec, _wire.recv(p.job_r))
         except (EOFError, _wire.WireError):
             os._exit(0)
         os.close(p.job_r)

@@ -9,7 +9,7 @@ Three conversations, all framed by ``_wire`` (a length, then JSON) except the re
 - supervisor -> template: :class:`WorkerReady`, then one :class:`Report`;
 - grader -> supervisor (the results channel): :class:`ResultMessage` lines carrying the nonce.
 
-The grader and the learner process talk with ``_peer``'s ``Request``/``Reply``.
+The grader and the learner process talk with ``bridge``'s ``Request``/``Reply``.
 
 :class:`JobLimits` is what one job runs under, built by the bot side and handed, typed, to the
 supervisor and the job processes (over the wire as its dict form).
@@ -17,8 +17,25 @@ supervisor and the job processes (over the wire as its dict form).
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-from typing import Any, Literal, TypedDict
+from dataclasses import dataclass
+from typing import Literal
+
+# pydantic reads these shapes to check a report (``_assemble.read_report``): before Python 3.12 it
+# needs typing_extensions' TypedDict.
+from typing_extensions import TypedDict
+
+
+class LimitsWire(TypedDict):
+    """The JSON form of :class:`JobLimits`."""
+
+    wall_s: float
+    cpu_s: float
+    memory_mb: int
+    output_bytes: int
+    file_bytes: int
+    open_files: int
+    pids: int
+    data_bytes: int | None
 
 
 @dataclass(frozen=True)
@@ -38,12 +55,21 @@ class JobLimits:
     pids: int = 64
     data_bytes: int | None = None
 
-    def to_wire(self) -> dict[str, Any]:
+    def to_wire(self) -> LimitsWire:
         """Return the JSON form."""
-        return asdict(self)
+        return {
+            "wall_s": self.wall_s,
+            "cpu_s": self.cpu_s,
+            "memory_mb": self.memory_mb,
+            "output_bytes": self.output_bytes,
+            "file_bytes": self.file_bytes,
+            "open_files": self.open_files,
+            "pids": self.pids,
+            "data_bytes": self.data_bytes,
+        }
 
     @classmethod
-    def from_wire(cls, data: dict[str, Any]) -> JobLimits:
+    def from_wire(cls, data: LimitsWire) -> JobLimits:
         """Build from the JSON form (unknown keys are ignored)."""
         data_bytes = data.get("data_bytes")
         return cls(
@@ -66,7 +92,7 @@ class JobFrame(TypedDict):
     slot: int
     code: str
     test: str | None
-    limits: dict[str, Any]  # JobLimits.to_wire()
+    limits: LimitsWire
 
 
 class TemplateReady(TypedDict, total=False):
@@ -94,12 +120,15 @@ class Started(TypedDict):
     pid: int
 
 
-class Done(TypedDict):
-    """template -> bot: a job's report."""
+class JobSpec(TypedDict):
+    """supervisor -> job process: what to run, and the nonce its results lines carry."""
 
-    op: Literal["done"]
-    id: str
-    report: dict[str, Any]
+    code: str
+    test: str | None
+    nonce: str
+    workdir: str
+    wall_s: float  # the job's wall limit
+    ends: float  # when it is reached (time.monotonic()): the grader stops waiting for the learner before
 
 
 class WorkerReady(TypedDict):
@@ -124,10 +153,28 @@ class Report(TypedDict, total=False):
     signal: int | None
     cpu_ns: int | None
     maxrss_kb: int | None
-    messages: list[dict[str, Any]]
+    messages: list[ResultMessage]
     channel_error: str | None
     early: bool
-    timing: dict[str, float]
+    timing: dict[str, float | None]
+    leftovers: int  # added by the template: processes its sweep of the slot killed
+    cgroup: CgroupCounters  # added by the template: the slot's counters for this job
+
+
+class CgroupCounters(TypedDict, total=False):
+    """A slot's cgroup counters over one job (None, or missing, where the kernel offers no such counter)."""
+
+    peak_bytes: int | None
+    cpu_ns: int | None
+    oom_kills: int
+
+
+class Done(TypedDict):
+    """template -> bot: a job's report."""
+
+    op: Literal["done"]
+    id: str
+    report: Report
 
 
 ResultOp = Literal["plan", "test", "error", "memory", "exit", "done", "tamper"]

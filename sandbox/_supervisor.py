@@ -20,10 +20,10 @@ import signal
 import tempfile
 import time
 from dataclasses import dataclass
-from typing import Any, NoReturn
+from typing import NoReturn, cast
 
 from . import _job, _linux, _rootfs, _wire
-from ._messages import JobLimits, Report, WorkerReady
+from ._messages import JobFrame, JobLimits, JobSpec, Report, ResultMessage, WorkerReady
 
 RESULT_BUDGET = 1024 * 1024
 _KINDS = frozenset({"plan", "test", "error", "memory", "exit", "done", "tamper"})
@@ -31,11 +31,12 @@ _LINE_BUDGET = 256 * 1024
 _MAX_NESTING = 4
 
 
-def parse_result_line(raw: bytes, nonce: str) -> tuple[dict[str, Any] | None, str | None]:
+def parse_result_line(raw: bytes, nonce: str) -> tuple[ResultMessage | None, str | None]:
     """Parse one line of the results channel; return the message, or None and what was wrong.
 
     The channel is written by the job, so any input may arrive: an overlong line, nesting deep
-    enough to exhaust the parser, values of any type. Nothing here raises.
+    enough to exhaust the parser, values of any type. Nothing here raises. A message keeps only
+    the fields of :class:`ResultMessage`, each of its type.
     """
     if len(raw) > _LINE_BUDGET:
         return None, "an overlong line on the results channel"
@@ -47,7 +48,35 @@ def parse_result_line(raw: bytes, nonce: str) -> tuple[dict[str, Any] | None, st
         return None, "a message on the results channel was forged"
     if not all(_flat(value, 0) for value in msg.values()):
         return None, "unexpected data on the results channel"
-    return msg, None
+    typed = _typed(msg)
+    if typed is None:
+        return None, "unexpected data on the results channel"
+    return typed, None
+
+
+# Each field of a results message and the JSON types it may have (bool is no int here).
+_FIELDS: dict[str, tuple[type, ...]] = {
+    "n": (str,), "op": (str,), "i": (int,), "name": (str,), "passed": (bool,), "message": (str,),
+    "type": (str,), "line": (int, type(None)), "col": (int, type(None)), "source": (str, type(None)),
+    "where": (str,), "exit": (int,), "code": (int,), "text": (str,), "what": (str,),
+}  # fmt: skip
+
+
+def _typed(msg: dict[str, object]) -> ResultMessage | None:
+    """Return the message as a :class:`ResultMessage`, or None when a field has another type."""
+    out: dict[str, object] = {}
+    for key, value in msg.items():
+        if key == "tests":
+            if not isinstance(value, list) or not all(isinstance(t, str) for t in value):
+                return None
+        elif key in _FIELDS:
+            kinds = _FIELDS[key]
+            if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
+                return None
+        else:
+            continue  # a field no reader looks at
+        out[key] = value
+    return cast(ResultMessage, out)
 
 
 def _flat(value: object, depth: int) -> bool:
@@ -277,9 +306,9 @@ class _Watch:
                 if len(self.out) + len(self.err) + len(self.results) == before:
                     break
 
-    def messages(self) -> tuple[list[dict[str, Any]], str | None]:
+    def messages(self) -> tuple[list[ResultMessage], str | None]:
         """Return the valid results messages and a description of anything else on the channel."""
-        out: list[dict[str, Any]] = []
+        out: list[ResultMessage] = []
         problem = "the results channel overflowed" if self.results_overflow else None
         lines = bytes(self.results).split(b"\n")
         for raw in lines[:-1]:  # the last piece is empty or an unfinished line
@@ -415,7 +444,7 @@ def _serve(p: SupervisorParams, workdir: str) -> None:
     ready: WorkerReady = {"op": "ready", "layers": layers}
     _wire.send(p.rep_w, ready)
     try:
-        job = _wire.recv(p.ctl_r)
+        job = cast(JobFrame, _wire.recv(p.ctl_r))  # made by the bot, relayed by the template
     except EOFError:
         return
     if job.get("test") is None:
@@ -440,7 +469,14 @@ def _serve(p: SupervisorParams, workdir: str) -> None:
     nonce = os.urandom(16).hex()
     limits = JobLimits.from_wire(job["limits"]) if isinstance(job.get("limits"), dict) else p.limits
     wall_s = limits.wall_s
-    job_for_k = {"code": job["code"], "test": job.get("test"), "nonce": nonce, "workdir": workdir}
+    job_for_k: JobSpec = {
+        "code": job["code"],
+        "test": job.get("test"),
+        "nonce": nonce,
+        "workdir": workdir,
+        "wall_s": wall_s,
+        "ends": time.monotonic() + wall_s,  # the watch below starts its clock after this
+    }
     watch = _Watch(pid, pidfd, {"out": out_r, "err": err_r, "res": res_r}, limits, nonce)
     with contextlib.suppress(OSError):
         _wire.send(job_w, job_for_k)

@@ -28,10 +28,10 @@ import tempfile
 import time
 import traceback
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from . import _cgroup, _landlock, _linux, _rootfs, _seccomp, _supervisor, _wire, harness
-from ._messages import JobLimits
+from ._messages import JobLimits, Report
 
 
 def _log(text: str) -> None:
@@ -271,9 +271,9 @@ class Template:
             if frame.get("op") == "ready":
                 worker.ready_at = time.monotonic()
             elif worker.job is not None and not worker.replied:
-                self.answer(worker, frame)
+                self.answer(worker, cast(Report, frame))  # the supervisor's report (it checked each line)
 
-    def answer(self, worker: _Worker, report: dict[str, Any]) -> None:
+    def answer(self, worker: _Worker, report: Report) -> None:
         """Add the slot's counters to a job's report and send it to the bot."""
         job = worker.job
         assert job is not None

@@ -6,7 +6,9 @@ import asyncio
 import base64
 import json
 import os
+import select
 import struct
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -64,9 +66,23 @@ def send(fd: int, message: Mapping[str, Any]) -> None:
     write_all(fd, encode(message))
 
 
-def _read_exact(fd: int, n: int) -> bytes:
+class Overdue(Exception):
+    """Nothing (or only part of a frame) arrived by the reader's deadline."""
+
+
+def _wait_readable(fd: int, deadline: float) -> None:
+    remaining = deadline - time.monotonic()
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
+    if remaining <= 0 or not poller.poll(remaining * 1000):
+        raise Overdue
+
+
+def _read_exact(fd: int, n: int, deadline: float | None = None) -> bytes:
     chunks = []
     while n:
+        if deadline is not None:
+            _wait_readable(fd, deadline)
         chunk = os.read(fd, n)
         if not chunk:
             raise EOFError
@@ -83,16 +99,17 @@ def recv(fd: int, limit: int = MAX_FRAME) -> dict[str, Any]:
     return decode_body(_read_exact(fd, size))
 
 
-def recv_counted(fd: int, limit: int, containers: int) -> dict[str, Any]:
+def recv_counted(fd: int, limit: int, containers: int, deadline: float | None = None) -> dict[str, Any]:
     """Read one frame, refusing it unparsed when over ``limit`` bytes or ``containers`` arrays/objects.
 
     The count is one linear pass in C over the raw bytes (brackets inside strings count too, which
-    only errs on the side of refusing), so a frame is never parsed whole beyond its budget.
+    only errs on the side of refusing), so a frame is never parsed whole beyond its budget. With a
+    ``deadline`` (``time.monotonic()``), a frame not whole by then raises :class:`Overdue`.
     """
-    (size,) = _HEADER.unpack(_read_exact(fd, _HEADER.size))
+    (size,) = _HEADER.unpack(_read_exact(fd, _HEADER.size, deadline))
     if size > limit:
         raise OverBudget("frame too large")
-    body = _read_exact(fd, size)
+    body = _read_exact(fd, size, deadline)
     if body.count(b"[") + body.count(b"{") > containers:
         raise OverBudget("too many values")
     return decode_body(body)

@@ -3,7 +3,7 @@
 A plain run executes ``user_code.py`` as ``__main__`` in the job process. A graded run has two
 processes: the learner process (:func:`serve_learner`) runs the learner's file as the module
 ``user_code`` and answers requests; the grader process (:func:`run_job`) loads the test module,
-where ``user_code`` is a stand-in that asks the learner process (see ``_peer``), and runs each
+where ``user_code`` is a stand-in that asks the learner process (see ``bridge``), and runs each
 test with unittest. Only the grader holds the results descriptor: every message goes there as one
 JSON line carrying the job's nonce; stdout and stderr are only output.
 """
@@ -25,8 +25,9 @@ import types
 import unittest
 from typing import Any
 
-from . import _peer
-from ._messages import ResultOp
+from . import bridge, program
+from ._messages import JobSpec, ResultOp
+from .result import ErrorDict
 
 WORKDIR = "/sandbox"
 USER_MODULE = "user_code"
@@ -65,7 +66,7 @@ def rehearse() -> None:
     Each job process is a fork of the template: the first write to any page copies it. Running a
     small exercise while the process waits for its job moves most of those copies off the clock.
     """
-    namespace: dict[str, Any] = {}
+    namespace: dict[str, object] = {}
     exec(compile(_REHEARSAL, "<rehearsal>", "exec", dont_inherit=True), namespace)  # noqa: S102
     json.dumps({"n": "0" * 32, "op": "test", "i": 0, "name": "x", "passed": True, "message": ""})
     traceback.extract_tb(None)
@@ -81,7 +82,7 @@ class _Channel:
         self._fd = fd
         self._nonce = nonce
 
-    def send(self, kind: ResultOp, **fields: Any) -> None:
+    def send(self, kind: ResultOp, **fields: object) -> None:
         line = json.dumps({"n": self._nonce, "op": kind, **fields}, ensure_ascii=True) + "\n"
         data = line.encode()
         try:
@@ -102,7 +103,7 @@ def _user_position(tb: types.TracebackType | None, user_path: str) -> tuple[int 
     return line, col
 
 
-def _describe(exc: BaseException, user_path: str, code: str = "") -> dict[str, Any]:
+def _describe(exc: BaseException, user_path: str, code: str = "") -> ErrorDict:
     """Return the learner-facing error fields of an exception, with the text of the learner's line."""
     if isinstance(exc, SyntaxError) and (exc.filename == user_path or exc.filename is None):
         line, col = exc.lineno, exc.offset
@@ -143,7 +144,7 @@ def _flush() -> None:
             stream.flush()
 
 
-def run_job(job: dict[str, Any], result_fd: int, learner: tuple[int, int] | None = None) -> int:
+def run_job(job: JobSpec, result_fd: int, learner: tuple[int, int] | None = None) -> int:
     """Run one job in the current (isolated) process; return the exit status.
 
     A plain run executes the code here. A graded run needs ``learner``, the descriptors to and
@@ -163,7 +164,7 @@ def run_job(job: dict[str, Any], result_fd: int, learner: tuple[int, int] | None
     try:
         if test is None:
             if learner is not None:
-                _peer.close_quietly(*learner)  # the learner process is not needed: it ends
+                bridge.close_quietly(*learner)  # the learner process is not needed: it ends
             sys.path.insert(0, workdir)
             sys.argv = [user_path]
             importlib.invalidate_caches()
@@ -172,7 +173,13 @@ def run_job(job: dict[str, Any], result_fd: int, learner: tuple[int, int] | None
             raise RuntimeError("a graded job needs a learner process")
         # The grader imports nothing from the work dir (the learner could write there).
         sys.path[:] = [p for p in sys.path if p and not p.startswith((workdir, "/tmp"))]  # noqa: S108
-        peer = _peer.Peer(learner[1], learner[0], learner=False, user_path=user_path)
+        peer = bridge.Peer(learner[1], learner[0], learner=False, user_path=user_path)
+        wall_s, ends = job.get("wall_s"), job.get("ends")
+        if isinstance(wall_s, (int, float)) and isinstance(ends, (int, float)) and wall_s > 0:
+            # The grader stops waiting for the learner a little before the job's wall limit, so a
+            # submission that runs long fails its tests (with this message) instead of timing out.
+            peer.deadline = ends - min(1.0, max(0.3, 0.1 * wall_s))
+            peer.overdue_text = f"{bridge.OVERDUE} ({wall_s:g} s)"
         return _graded(code, test, user_path, test_path, channel, peer)
     finally:
         _flush()
@@ -308,7 +315,7 @@ class _Recorder(unittest.TestResult):
         exc = err[1] if isinstance(err, tuple) and len(err) == 3 else None
         if _out_of_memory(exc):
             self.memory = True
-        if isinstance(exc, _peer.PeerGone):
+        if isinstance(exc, bridge.PeerGone):
             self.problems.append(str(exc))
         elif exc is None:
             self.problems.append("the test failed")
@@ -350,7 +357,7 @@ class _Recorder(unittest.TestResult):
 class _UserModule(types.ModuleType):
     """The grader's ``user_code``: every attribute read asks the learner process for a value."""
 
-    _sb_peer: _peer.Peer
+    _sb_peer: bridge.Peer
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__") and name.endswith("__") and name not in ("__all__", "__version__"):
@@ -365,7 +372,7 @@ class _UserModule(types.ModuleType):
 class _UserLoader(importlib.abc.Loader):
     """Import (and reload) ``user_code`` by running the learner's file in the learner process."""
 
-    def __init__(self, peer: _peer.Peer, code: str, user_path: str) -> None:
+    def __init__(self, peer: bridge.Peer, code: str, user_path: str) -> None:
         self.peer = peer
         self.code = code
         self.user_path = user_path
@@ -393,7 +400,7 @@ class _UserFinder(importlib.abc.MetaPathFinder):
         return importlib.machinery.ModuleSpec(USER_MODULE, self.loader, origin=self.loader.user_path)
 
 
-def _error_fields(fields: Any, code: str) -> dict[str, Any]:
+def _error_fields(fields: object, code: str) -> ErrorDict:
     """Return the learner-facing error of a failed load, with the offending line's text."""
     info = fields if isinstance(fields, dict) else {}
     line = info.get("line") if type(info.get("line")) is int else None
@@ -527,21 +534,24 @@ def _test_classes(tree: Any) -> set[str]:
 
 
 def _graded(
-    code: str, test_source: str, user_path: str, test_path: str, channel: _Channel, peer: _peer.Peer
+    code: str, test_source: str, user_path: str, test_path: str, channel: _Channel, peer: bridge.Peer
 ) -> int:
     """Grade in this process (the grader); the learner's code runs only in the learner process."""
-    loader = _UserLoader(peer, code, user_path)
+    # A program test (CodeRunner-style, see sandbox/program.py): the learner process loads a stand-in
+    # that runs the learner's file as __main__ once per case, on the test's request, never on import.
+    loaded_code = program.learner_stub(code, user_path) if program.is_program_test(test_source) else code
+    loader = _UserLoader(peer, loaded_code, user_path)
     sys.meta_path.insert(0, _UserFinder(loader))
     sys.modules.pop(USER_MODULE, None)
     unittest.TestCase._formatMessage = _note_custom_message  # type: ignore[method-assign,assignment]
-    reply: _peer.Reply
-    load: _peer.Request = {"op": "load", "code": code}
+    reply: bridge.Reply
+    load: bridge.Request = {"op": "load", "code": loaded_code}
     shared = shared_classes(test_source)
     if shared is not None:
         load["classes"] = shared
     try:
         reply = peer.request(load)
-    except _peer.PeerGone:
+    except bridge.PeerGone:
         # The learner's process ended or garbled the conversation while loading: the tests run,
         # and each fails on its first question to it.
         reply = {"op": "reply", "ok": True}
@@ -576,7 +586,7 @@ def _graded(
         info = _describe(exc, user_path)
         if info["line"] is None:
             info = {"type": type(exc).__name__, "message": _clip(f"the test file failed to load: {exc}"),
-                    "line": None, "col": None}  # fmt: skip
+                    "line": None, "col": None, "source": None}  # fmt: skip
         channel.send("error", where="test", **info)
         channel.send("done", exit=1)
         return 0
@@ -586,7 +596,7 @@ def _graded(
         original = getattr(test, "_testMethodName", "")
         try:
             _run_test(test, recorder)
-        except _peer.PeerGone as exc:
+        except bridge.PeerGone as exc:
             recorder.problems.append(str(exc))
         except BaseException as exc:  # e.g. SystemExit raised outside the test method
             recorder.problems.append(one_line(f"{type(exc).__name__}: {exc}"))
@@ -615,7 +625,7 @@ def serve_learner(read_fd: int, write_fd: int, workdir: str) -> int:
     sys.path.insert(0, workdir)
     sys.argv = [user_path]
     importlib.invalidate_caches()
-    peer = _peer.Peer(read_fd, write_fd, learner=True, user_path=user_path)
+    peer = bridge.Peer(read_fd, write_fd, learner=True, user_path=user_path)
 
     def report(exc: BaseException) -> None:
         _flush()

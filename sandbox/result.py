@@ -3,10 +3,58 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal, get_args
+from typing import Literal, TypedDict, get_args
 
 Status = Literal["passed", "failed", "error", "timeout", "memory", "output_limit", "crashed", "rejected"]
 STATUSES: tuple[str, ...] = get_args(Status)
+
+
+class TestDict(TypedDict):
+    """The JSON form of a :class:`TestOutcome`."""
+
+    name: str
+    passed: bool
+    message: str
+
+
+class ErrorDict(TypedDict):
+    """The JSON form of an :class:`ErrorInfo`."""
+
+    type: str
+    message: str
+    line: int | None
+    col: int | None
+    source: str | None
+
+
+class ResultDict(TypedDict):
+    """The JSON form of a :class:`Result` (DESIGN.md's, plus ``error`` and ``message``)."""
+
+    status: Status
+    tests: list[TestDict]
+    stdout: str
+    stderr: str
+    truncated: bool
+    wall_ms: int
+    cpu_ms: int
+    peak_memory_mb: int
+    isolation: list[str]
+    error: ErrorDict | None
+    message: str
+
+
+class ResultExtra(TypedDict, total=False):
+    """What the sandbox noted about a job beyond its result, for operators and benchmarks."""
+
+    detail: str  # why the sandbox could not start the job
+    signal: int | None
+    exit_code: int | None
+    leftovers: int  # processes the slot's sweep killed after the job
+    timing: dict[str, float | None]  # monotonic stamps of the job's stages
+
+
+def _no_extra() -> ResultExtra:
+    return {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,7 +67,7 @@ class TestOutcome:
     passed: bool
     message: str = ""
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> TestDict:
         """Return the JSON form."""
         return {"name": self.name, "passed": self.passed, "message": self.message}
 
@@ -39,7 +87,7 @@ class ErrorInfo:
     col: int | None = None
     source: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> ErrorDict:
         """Return the JSON form."""
         return {
             "type": self.type,
@@ -78,14 +126,14 @@ class Result:
     isolation: tuple[str, ...] = ()
     error: ErrorInfo | None = None
     message: str = ""
-    extra: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    extra: ResultExtra = field(default_factory=_no_extra, compare=False, repr=False)
 
     @property
     def ok(self) -> bool:
         """Return True when the job passed."""
         return self.status == "passed"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> ResultDict:
         """Return DESIGN.md's result JSON plus the ``error`` and ``message`` keys."""
         return {
             "status": self.status,

@@ -381,7 +381,10 @@ class Sandbox:
                     status="crashed", message="The sandbox worker stopped answering; please try again."
                 )
             return _assemble.assemble(
-                done.get("report") or {}, graded=test is not None, limits=limits, layers=self._layers
+                _assemble.read_report(done.get("report")),
+                graded=test is not None,
+                limits=limits,
+                layers=self._layers,
             )
         except asyncio.CancelledError:
             if fut is not None and not fut.done():

@@ -16,6 +16,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from bot.core.ports import RunOutcome, RunRequest
+from sandbox.program import is_program_test, learner_stub
 
 HARNESS = r"""
 import json, sys, unittest
@@ -69,7 +70,11 @@ class LocalRunner:
         started = time.monotonic()
         with tempfile.TemporaryDirectory() as folder:
             work = Path(folder)
-            (work / "user_code.py").write_text(request.code)
+            code = request.code
+            if request.test is not None and is_program_test(request.test):
+                # As the sandbox does for `# sandbox: program` tests: `user_code` only runs the file on request.
+                code = learner_stub(code, str(work / "user_code.py"))
+            (work / "user_code.py").write_text(code)
             if request.test is not None:
                 (work / "test_module.py").write_text(request.test)
                 argv = [sys.executable, "-c", HARNESS]

@@ -115,14 +115,24 @@ class MemoryRepository:
         """The unit of work in memory: the session's save with its attempt and card (days are not kept)."""
         if unit.session is not None:
             await self.save_session(unit.session, unit.attempt, unit.card)
+            self._settle(unit)
             return
         if unit.attempt is not None:
             if unit.attempt.key is not None and any(a.key == unit.attempt.key for a in self.attempts):
                 raise Conflict(unit.attempt.key)
             self.attempts.append(unit.attempt)
+            self._settle(unit)
         if unit.card is not None:
             c = unit.card
             self.cards[(c.platform, c.user_id, c.pack, c.question)] = c
+
+    def _settle(self, unit: AnswerWrite) -> None:
+        """Every process's row for the item the stored answer ends goes with it (`AnswerWrite.settles`)."""
+        if unit.settles is None or unit.attempt is None:
+            return
+        a = unit.attempt
+        for work_id in [k for k, w in self.work.items() if (w.platform, w.user_id, w.item) == (a.platform, a.user_id, unit.settles)]:
+            del self.work[work_id]
 
     # ----------------------------------------------------------------- progress
 

@@ -33,13 +33,14 @@ REMOVE_PACK = "pr"  # an admin confirmed removing the pack named by the argument
 CANCEL = "n"  # an admin changed their mind
 LOAD_CONVERTED = "cl"  # an admin loads the converted pack kept under the argument's key
 DROP_CONVERTED = "cn"  # an admin discards it
+LOAD_PASSING = "cp"  # an admin loads the questions of the converted pack that passed their proof
 DELETE_DATA = "dx"  # confirmed: delete everything kept about the user named by the argument
 KEEP_DATA = "dk"  # not confirmed: nothing is deleted
 
 NO_SESSION = "-"  # the session part of an action that belongs to no quiz (admin confirmations)
 
 VERBS = {CHOOSE, MULTI, BLANK, CHECK, ANSWER, SHORT_FORM, CODE_FORM, HINT, SKIP, STOP, RESTART, CURRENT, REMOVE_PACK, CANCEL,
-         LOAD_CONVERTED, DROP_CONVERTED, DELETE_DATA, KEEP_DATA}
+         LOAD_CONVERTED, DROP_CONVERTED, LOAD_PASSING, DELETE_DATA, KEEP_DATA}
 
 
 @dataclass(frozen=True)

@@ -7,18 +7,19 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 
-from bot.core.i18n import _, number, pgettext
+from bot.core.i18n import _, ngettext, number, pgettext
 
 from . import actions as ax
 from . import requests as rq
 from .catalogue import Catalogue
 from .convert import convert_bytes, in_source, is_native_pack
 from .dispatch import NOT_OURS, Dispatcher, Unclaimed
-from .errors import NotAllowed, PackInvalid, QuizError, UnknownName, place_word
+from .errors import NotAllowed, PackInvalid, Problem, QuizError, UnknownName, place_word
 from .importing import UPLOAD_SUFFIXES, PendingPacks
 from .model import Actor, ImportReport
 from .packs import LoadedPack, load_bytes
-from .packs.proof import count_jobs, prove
+from .packs.proof import Proof, count_jobs, passing_part, proof_of
+from .packs.proofcache import ProofCache
 from .ports import CodeRunner
 from .replies import Button, Message, Reply, Text, Tone, notice, outcome
 
@@ -49,15 +50,22 @@ class Admins:
 class PackAdmin:
     """Load, enable, disable and remove packs; its confirmations carry `pk:` (before, `qz:-:`)."""
 
-    VERBS = frozenset({ax.REMOVE_PACK, ax.CANCEL, ax.LOAD_CONVERTED, ax.DROP_CONVERTED})
+    VERBS = frozenset({ax.REMOVE_PACK, ax.CANCEL, ax.LOAD_CONVERTED, ax.DROP_CONVERTED, ax.LOAD_PASSING})
 
     def __init__(
-        self, *, catalogue: Catalogue, admins: Admins, runner: CodeRunner | None, pending: PendingPacks | None = None
+        self,
+        *,
+        catalogue: Catalogue,
+        admins: Admins,
+        runner: CodeRunner | None,
+        pending: PendingPacks | None = None,
+        proofs: ProofCache | None = None,
     ) -> None:
         self._catalogue = catalogue
         self._admins = admins
         self._runner = runner
         self._pending = pending
+        self._proofs = proofs  # None: every proof runs (nothing remembers what was proven)
 
     def register(self, dispatcher: Dispatcher) -> None:
         dispatcher.request(rq.PackLoad, self.on_load)
@@ -85,8 +93,8 @@ class PackAdmin:
         # The prompt is edited into what was done, its buttons gone; a click on a stale copy is told why.
         if action.verb == ax.REMOVE_PACK:
             return outcome(await self.remove(actor, action.argument, confirmed=True))
-        if action.verb == ax.LOAD_CONVERTED:
-            return outcome(await self.load_converted(actor, action.argument))
+        if action.verb in (ax.LOAD_CONVERTED, ax.LOAD_PASSING):
+            return outcome(await self.load_converted(actor, action.argument, passing=action.verb == ax.LOAD_PASSING))
         if action.verb == ax.DROP_CONVERTED:
             return outcome(await self.cancel_converted(actor, action.argument))
         self._admins.require(actor, _("remove packs"))
@@ -102,30 +110,45 @@ class PackAdmin:
         force: bool = False,
         unproven: bool = False,
         progress: Progress | None = None,
+        skip_failing: bool = False,
     ) -> Reply:
         """Read, prove and store a pack; a pack that fails anything changes nothing.
 
         Another tool's file (Moodle XML, GIFT, ...) is converted and previewed first, with Load and Cancel.
+        `skip_failing` stores the questions that pass their proof and lists the others.
         """
         self._admins.require(actor, _("load packs"))
         if self._pending is not None and not is_native_pack(filename, data):
-            return await self._preview(actor, filename, data, force=force)
+            return await self._preview(actor, filename, data, force=force, progress=progress)
         if unproven and not self._admins.is_operator(actor):
             raise NotAllowed(_("load a pack without proving it (operators named in `QUIZBOT_ADMINS`)"), platform=actor.platform)
         loaded = await asyncio.to_thread(load_bytes, filename, data)
+        left_out: dict[str, tuple[Problem, ...]] = {}
         if unproven:
             log.warning("pack %s v%s stored unproven by %s", loaded.pack.pack, loaded.pack.version, actor.key)
         else:
-            await self.prove(loaded, progress)
+            found = await self.proof(loaded, progress)
+            if not found.ok and not skip_failing:
+                raise PackInvalid(list(found.problems))
+            loaded, left_out = passing_part(loaded, found), found.failing
         report = await self._catalogue.import_pack(loaded.pack, force=force)
-        parts = (Text(report_text(report)),)
+        text = report_text(report)
+        if left_out:
+            text += "\n" + left_out_text(left_out, data, len(loaded.pack.questions))
+        parts = (Text(text),)
         return Reply(messages=(Message(kind="admin", title=_("Pack loaded"), parts=parts, tone=Tone.SUCCESS),))
 
     async def prove(self, loaded: LoadedPack, progress: Progress | None = None) -> None:
         """Run every key in the sandbox (`pack validate --run`); raise PackInvalid with each problem."""
+        found = await self.proof(loaded, progress)
+        if not found.ok:
+            raise PackInvalid(list(found.problems))
+
+    async def proof(self, loaded: LoadedPack, progress: Progress | None = None) -> Proof:
+        """Run every key in the sandbox, or recall the proof of this very content; return what failed."""
         total = count_jobs(loaded)
         if total == 0:
-            return
+            return Proof()
         if self._runner is None:
             raise QuizError(_("This pack has keys to prove by running them, and the sandbox is not configured here."))
         done = 0
@@ -148,13 +171,15 @@ class PackAdmin:
 
         reporter = asyncio.create_task(report())
         try:
-            problems = await prove(loaded, self._runner, on_step=step)
+            if self._proofs is not None:
+                return await self._proofs.proof(loaded, self._runner, on_step=step)
+            return await proof_of(loaded, self._runner, on_step=step)
         finally:
             reporter.cancel()
-        if problems:
-            raise PackInvalid(problems)
 
-    async def _preview(self, actor: Actor, filename: str, data: bytes, *, force: bool) -> Reply:
+    async def _preview(
+        self, actor: Actor, filename: str, data: bytes, *, force: bool, progress: Progress | None = None
+    ) -> Reply:
         assert self._pending is not None
         if not filename.lower().endswith(UPLOAD_SUFFIXES):
             known = ", ".join(f"`{s}`" for s in UPLOAD_SUFFIXES)
@@ -165,21 +190,33 @@ class PackAdmin:
             message = Message(kind="admin", title=_("Nothing to load"), parts=(preview,), tone=Tone.WARNING)
             return Reply(messages=(message,))
         pack_id = str(conversion.pack["pack"])
-        key = await self._pending.put(actor, f"{pack_id}.zip", conversion.zip_bytes(), force=force)
+        zipped = conversion.zip_bytes()
+        found = None
+        if self._runner is not None:  # proven now, so failing questions show here (the Load finds the proof kept)
+            found = await self.proof(conversion.loaded, progress)
+        passing = len(found.passing(conversion.loaded)) if found is not None and not found.whole_pack else 0
+        if found is not None and not found.ok:
+            preview = Text(preview.markdown + "\n" + failing_text(found, zipped, len(conversion.loaded.pack.questions)))
+            if not passing:
+                message = Message(kind="admin", title=_("Nothing to load"), parts=(preview,), tone=Tone.WARNING)
+                return Reply(messages=(message,))
+        key = await self._pending.put(actor, f"{pack_id}.zip", zipped, force=force)
         yes = Button(ax.admin(ax.LOAD_CONVERTED, key, prefix=ax.PACK_PREFIX), pgettext("button", "Load {pack}").format(pack=pack_id), "primary", role="confirm")
+        if found is not None and not found.ok:
+            yes = Button(ax.admin(ax.LOAD_PASSING, key, prefix=ax.PACK_PREFIX), pgettext("button", "Load the {n} that pass").format(n=passing), "primary", role="confirm")
         no = Button(ax.admin(ax.DROP_CONVERTED, key, prefix=ax.PACK_PREFIX), pgettext("button", "Cancel"), role="cancel")
         note = Text(_("Nothing is stored until you press Load; this preview expires in an hour."))
         message = Message(kind="admin", title=_("Load this pack?"), parts=(preview, note), rows=((yes, no),))
         return Reply(messages=(message,))
 
-    async def load_converted(self, actor: Actor, key: str) -> Reply:
-        """Load the pack a preview showed, through the same checks as any pack file."""
+    async def load_converted(self, actor: Actor, key: str, *, passing: bool = False) -> Reply:
+        """Load the pack a preview showed, through the same checks as any pack file (`passing`: what passes)."""
         self._admins.require(actor, _("load packs"))
         if self._pending is None:
             raise QuizError(_(NOT_OURS))
         pending = await self._pending.get(actor, key)
         try:
-            reply = await self.load(actor, pending.filename, pending.data, force=pending.force)
+            reply = await self.load(actor, pending.filename, pending.data, force=pending.force, skip_failing=passing)
         except PackInvalid as exc:  # name the uploaded file's lines, not the .zip it was converted into
             raise PackInvalid(in_source(exc.problems, pending.data)) from None
         await self._pending.drop(key)
@@ -231,6 +268,34 @@ class PackAdmin:
         names = [p.id for p in await self._catalogue.listing()]
         if pack_id not in names:
             raise UnknownName("pack", pack_id, names)
+
+
+MAX_LISTED = 10  # failing questions named in a chat message; the rest are counted
+
+
+def failing_text(found: Proof, data: bytes, total: int) -> str:
+    """Say which questions failed their proof and why, at the uploaded file's lines."""
+    head = "**" + ngettext(
+        "{failed} of {n} question failed the proof:", "{failed} of {n} questions failed the proof:", total
+    ).format(failed=number(len(found.failing)), n=number(total)) + "**"
+    return head + "\n" + _listed(found.failing, data)
+
+
+def left_out_text(failing: dict[str, tuple[Problem, ...]], data: bytes, loaded: int) -> str:
+    """Say which questions were left out of a partial load, and why."""
+    left = ngettext("{n} question", "{n} questions", len(failing)).format(n=number(len(failing)))
+    text = _("Loaded the {loaded} that pass; left out {questions} that failed the proof:").format(loaded=number(loaded), questions=left)
+    return text + "\n" + _listed(failing, data)
+
+
+def _listed(failing: dict[str, tuple[Problem, ...]], data: bytes) -> str:
+    lines = []
+    for problems in list(failing.values())[:MAX_LISTED]:
+        first = in_source(list(problems[:1]), data)[0]
+        lines.append(f"- {first}" + (" (" + _("and {n} more").format(n=len(problems) - 1) + ")" if len(problems) > 1 else ""))
+    if len(failing) > MAX_LISTED:
+        lines.append("- ... " + _("and {n} more").format(n=len(failing) - MAX_LISTED))
+    return "\n".join(lines)
 
 
 def report_text(report: ImportReport) -> str:

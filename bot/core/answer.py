@@ -150,6 +150,9 @@ class AnswerWrite:
     tally: TallyRow | None = None
     leech: Leech | None = None
     session: Session | None = None  # saved on condition it still has its version; raised by one
+    # The item's unfinished-work key ("<session>:<position>"): the rows any process holds for it
+    # end with this answer (one killed while grading the same delivery must not say "send it again").
+    settles: str | None = None
 
 
 class AnswerLog(Protocol):

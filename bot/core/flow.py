@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Awaitable, Callable
-from contextlib import AbstractAsyncContextManager, nullcontext
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from dataclasses import replace
 from typing import Any
 
@@ -20,11 +20,12 @@ from .model import Actor, ItemState, Owner, Session, new_session_id
 from .packs import DIFFICULTIES, AnyQuestion, Pack
 from .ports import Clock, CodeRunner, Conflict, Repository, WorkTaken
 from .replies import Button, Message, Part, Reply, Text, Tone, cmd
-from .requests import DEFAULT_COUNT, MAX_COUNT, Start
+from .requests import DEFAULT_COUNT, MAX_COUNT, RUNNING, Start
 from .work import GRADE, Unfinished
 
 Answers = answer.Answers
 ReviewParts = Callable[[Session, ItemState, answer.AnswerWrite], Awaitable[answer.AnswerWrite]]
+Progress = Callable[[str], Awaitable[None]]  # told `RUNNING` once code's grading is recorded
 
 
 class Flow:
@@ -208,7 +209,9 @@ class Flow:
     def text_verb(self, question: AnyQuestion, text: str, *, code_only: bool) -> str:
         return kind_of(question).text_verb(question, text, code_only=code_only)
 
-    async def on_item(self, actor: Actor, session: Session, action: ax.Action, values: list[str], key: str | None) -> Reply:
+    async def on_item(
+        self, actor: Actor, session: Session, action: ax.Action, values: list[str], key: str | None, progress: Progress | None = None
+    ) -> Reply:
         """Apply one action to the session's current item (the session's lock is held)."""
         item = session.current
         assert item is not None
@@ -224,6 +227,7 @@ class Flow:
             text = question.hint or _("This question has no hint.")
             return Reply(messages=(Message(kind="notice", title=_("Hint"), parts=(Text(f"💡 {text}"),)),))
         if verb == ax.SKIP:
+            item.key = key or item.key  # a repeat of this click is then known (`Session.graded_by`)
             return await self._advance(session, item, pack, question, skipped=True)
         if verb == ax.STOP:
             session.status = "stopped"
@@ -238,19 +242,30 @@ class Flow:
                 )
             return Reply(form=form)
         given = Input(verb, action.argument, tuple(values))
-        async with self.waiting(actor, question, f"{session.id}:{session.position}") as work:
+        async with self.waiting(actor, question, f"{session.id}:{session.position}", progress) as work:
             return await self._answer(actor, session, item, pack, question, given, key, work)
 
-    def waiting(self, actor: Actor, question: AnyQuestion, item_key: str) -> AbstractAsyncContextManager[str | None]:
+    @asynccontextmanager
+    async def waiting(
+        self, actor: Actor, question: AnyQuestion, item_key: str, progress: Progress | None = None
+    ) -> AsyncIterator[str | None]:
         """Record that the learner waits for the sandbox to grade (code items); yield the row's id, else None.
 
-        The row stays if the block is cancelled (a shutdown gave up on it): see `bot.core.work`.
+        `progress` is told `RUNNING` once the row is stored, and front ends acknowledge the answer
+        then: a process killed after that leaves a row that tells the learner. The row stays if the
+        block is cancelled (a shutdown gave up on it): see `bot.core.work`.
         """
         kind = kind_of(question)
         if self._work is None or not kind.sandboxed or self._runner is None:
-            return nullcontext(None)
+            if progress is not None and kind.sandboxed:
+                await progress(_(RUNNING))
+            yield None
+            return
         limit = kind.graded_run(question, "").time_s
-        return self._work.running(actor, item=item_key, kind=GRADE, title=render.short_title(question), limit_s=limit)
+        async with self._work.running(actor, item=item_key, kind=GRADE, title=render.short_title(question), limit_s=limit) as work:
+            if progress is not None:
+                await progress(_(RUNNING))
+            yield work
 
     async def _answer(
         self,
@@ -290,8 +305,11 @@ class Flow:
         now = self._clock.now()
         correct = graded.correct
         item.attempts += 1
+        item.key = key or item.key  # a repeat of this delivery is then known (`Session.graded_by`)
         final = correct or item.attempts >= question.max_attempts()
         review_item = self.review_parts is not None and bool(session.filters.get("daily"))
+        # graded in the sandbox: every process's row for the item ends with it (`AnswerWrite.settles`)
+        settles = f"{session.id}:{session.position}" if self._work is not None and kind_of(question).sandboxed else None
         attempt, card = answer.graded(
             platform=session.owner.platform,
             scope=session.owner.scope,
@@ -322,17 +340,14 @@ class Flow:
             parts.append(Text(hint + ngettext("{n} attempt left.", "{n} attempts left.", left).format(n=number(left))))
             session.updated_at = now
             day = answer.PracticeDay(attempt.platform, attempt.user_id, now)  # any graded answer counts the day
-            await self.record(answer.AnswerWrite(session=session, attempt=attempt, day=day))
+            await self.record(answer.AnswerWrite(session=session, attempt=attempt, day=day, settles=settles))
             update = render.item_message(session, session.position, pack, question, feedback=parts, tone=tone)
             return Reply(update=update, private=session.owner.kind == "user")
-        reveal = kind_of(question).reveal(question)
-        if not correct and reveal:
-            parts.append(Text(reveal))
-        if question.explanation:
-            parts.append(Text(f"📘 {question.explanation}"))
+        parts.extend(render.closing(question, correct=correct))
         item.done, item.correct = True, correct
         item.points = question.points if correct else 0
-        unit = answer.AnswerWrite(attempt=attempt, card=card, day=answer.PracticeDay(attempt.platform, attempt.user_id, now))
+        day = answer.PracticeDay(attempt.platform, attempt.user_id, now)
+        unit = answer.AnswerWrite(attempt=attempt, card=card, day=day, settles=settles)
         if review_item and self.review_parts is not None:
             unit = await self.review_parts(session, item, unit)
         return await self._advance(session, item, pack, question, unit=unit, feedback=tuple(parts), tone=tone)
@@ -363,11 +378,7 @@ class Flow:
             item.done, item.skipped = True, True
             parts: list[Part] = [Text(_("⏭️ Skipped."))]
             if question is not None:
-                reveal = kind_of(question).reveal(question)
-                if reveal:
-                    parts.append(Text(reveal))
-                if question.explanation:
-                    parts.append(Text(f"📘 {question.explanation}"))
+                parts.extend(render.closing(question, correct=False))
             feedback = tuple(parts)
         session.position += 1
         session.updated_at = self._clock.now()

@@ -65,6 +65,7 @@ class ItemState:
     picked: list[int] = field(default_factory=list)  # choice: the shown indices the learner selected
     selections: dict[int, int] = field(default_factory=dict)  # blanks: blank number -> option index
     card: str | None = None  # the learner's FSRS card for this question, as it was at the start
+    key: str | None = None  # the platform's delivery of the item's last graded answer (a repeat of it is known)
 
     def to_json(self) -> dict[str, Any]:
         """Return the item as stored: readable keys, and only the fields that differ from a new item."""
@@ -89,6 +90,8 @@ class ItemState:
             data["picked"] = self.picked
         if self.card is not None:
             data["card"] = self.card
+        if self.key is not None:
+            data["key"] = self.key
         return data
 
     def copy(self) -> ItemState:
@@ -136,6 +139,7 @@ ITEM_DEFAULTS: dict[str, Any] = {
     "picked": (),
     "selections": None,
     "card": None,
+    "key": None,
 }
 
 # The one-letter keys items were stored with before migration 0002, and their readable names.
@@ -248,6 +252,12 @@ class Session:
         if self.status != "active" or self.position >= len(self.items):
             return None
         return self.items[self.position]
+
+    def graded_by(self, key: str | None) -> int | None:
+        """The position of the item the delivery `key` graded already (the platform sent it twice), else None."""
+        if key is None:
+            return None
+        return next((n for n, item in enumerate(self.items) if item.key == key), None)
 
 
 @dataclass(frozen=True)

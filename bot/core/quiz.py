@@ -21,7 +21,7 @@ from . import render
 from . import requests as rq
 from .dispatch import Dispatcher, Handler, Unclaimed
 from .errors import NotAddressed, QuizError, SaveConflict, StaleAction
-from .flow import Flow, resume_button
+from .flow import Flow, Progress, resume_button
 from .gate import Gate, Missing
 from .items import codetext
 from .items.report import run_report
@@ -37,6 +37,21 @@ SAVE_TRIES = 3  # a change whose save lost to another write is read and made aga
 
 # A daily review counts each graded item: (actor, session, the item before, the reply) -> the reply.
 AfterItem = Callable[[Actor, Session, ItemState | None, Reply], Awaitable[Reply]]
+
+
+def once(progress: Progress | None) -> Progress | None:
+    """Tell `progress` its first note only (a change made again after a lost save runs the code again)."""
+    if progress is None:
+        return None
+    told = False
+
+    async def tell(note: str) -> None:
+        nonlocal told
+        if not told:
+            told = True
+            await progress(note)
+
+    return tell
 
 
 async def retried(change: Callable[[], Awaitable[T]]) -> T:
@@ -114,6 +129,7 @@ class QuizDesk:
         parsed = ax.parse(request.action)
         if parsed is None or parsed.session_id == ax.NO_SESSION:
             raise Unclaimed()
+        progress = once(request.progress)
 
         async def change() -> Reply:
             async with self.gate.editing(parsed.session_id):
@@ -126,10 +142,18 @@ class QuizDesk:
                 anchor = session.anchor
                 if parsed.verb == ax.CURRENT:
                     return replace(await self.flow.current(session), anchor=anchor)
+                repeated = session.graded_by(request.key)
+                if repeated is not None:  # the same click again: its one grade, in place, and nothing new
+                    if not session.items[repeated].done:
+                        return Reply(anchor=anchor)
+                    return replace(await self.answered(session, repeated, then=False), anchor=anchor)
+                if 0 <= parsed.position < session.position and session.status in ("active", "finished"):
+                    return replace(await self.answered(session, parsed.position), anchor=anchor)
                 self.gate.require_active(session)
                 if parsed.position != session.position:
                     raise StaleAction()
-                return replace(await self.on_item(actor, session, parsed, list(request.values), request.key), anchor=anchor)
+                values = list(request.values)
+                return replace(await self.on_item(actor, session, parsed, values, request.key, progress), anchor=anchor)
 
         return await retried(change)
 
@@ -145,19 +169,20 @@ class QuizDesk:
             found = await self.gate.for_code(actor)
         else:
             found = await self.gate.find(actor)
-        if request.progress is not None and request.code_only:
-            await request.progress(_(rq.RUNNING))
+        progress = once(request.progress) if request.code_only else None
 
         async def change() -> Reply:
             async with self.gate.editing(found.id):
                 session = await self.gate.load(actor, found.id)
+                if session.graded_by(request.key) is not None:  # the same message again (a retry): nothing new
+                    return Reply(anchor=session.anchor)
                 self.gate.require_active(session)
                 item = session.current
                 assert item is not None
                 _, question = await self.flow.question(item)
                 verb = self.flow.text_verb(question, request.text, code_only=request.code_only)
                 action = ax.Action(session.id, session.position, verb)
-                reply = await self.on_item(actor, session, action, [request.text], request.key)
+                reply = await self.on_item(actor, session, action, [request.text], request.key, progress)
                 return replace(reply, anchor=session.anchor)
 
         return await retried(change)
@@ -171,13 +196,42 @@ class QuizDesk:
             return active
         raise Unclaimed(NotAddressed())  # maybe another feature's (a daily post's thread), else just talk
 
-    async def on_item(self, actor: Actor, session: Session, action: ax.Action, values: list[str], key: str | None) -> Reply:
+    async def on_item(
+        self, actor: Actor, session: Session, action: ax.Action, values: list[str], key: str | None, progress: Progress | None = None
+    ) -> Reply:
         """Apply an input to the current item; the `after_item` hooks see the graded item."""
         item = session.current
-        reply = await self.flow.on_item(actor, session, action, values, key)
+        reply = await self.flow.on_item(actor, session, action, values, key, progress)
         for hook in self.after_item:
             reply = await hook(actor, session, item, reply)
         return reply
+
+    async def answered(self, session: Session, index: int, *, then: bool = True) -> Reply:
+        """Item `index` as its answer left it (the update of its message), then what comes next (the current item, or the summary).
+
+        A click on an item already answered is one whose reply never showed (the process stopped
+        after storing the answer, before answering Slack or Discord; the message kept its
+        buttons), or a second click made before the first one's reply: it gets what the answer
+        showed, instead of a bare "already answered" that leaves the learner with nothing. The
+        same delivery again (`then=False`) only puts the grade in place: shown already, it reads
+        the same; lost with a killed process, it is shown now, and `/quiz current` the next item.
+        """
+        item = session.items[index]
+        pack, question = await self.flow.question(item)
+        if item.skipped:
+            parts, tone = [Text(_("⏭️ Skipped.")), *render.closing(question, correct=False)], Tone.INFO
+        else:
+            verdict = Text(_("✅ **Correct!**") if item.correct else _("❌ **Not quite.**"))
+            parts, tone = [verdict, *render.closing(question, correct=item.correct)], Tone.SUCCESS if item.correct else Tone.FAILURE
+        update = render.item_message(session, index, pack, question, final=True, feedback=tuple(parts), tone=tone)
+        private = session.owner.kind == "user"
+        if not then:
+            return Reply(update=update, private=private)
+        if session.status == "finished":
+            after = await self.flow.summary(session, stopped=False)
+        else:
+            after = (await self.flow.current(session)).messages[0]
+        return Reply(messages=(after,), update=update, private=private)
 
     def _on_current(self, verb: str) -> Handler:
         async def handle(actor: Actor, request: Any) -> Reply:

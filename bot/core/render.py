@@ -28,6 +28,17 @@ def attempts_left(question: AnyQuestion, item: ItemState) -> int:
     return max(question.max_attempts() - item.attempts, 0)
 
 
+def closing(question: AnyQuestion, *, correct: bool) -> list[Part]:
+    """What an item shows once it is over: the right answer (unless it was found), and the explanation."""
+    parts: list[Part] = []
+    reveal = kind_of(question).reveal(question)
+    if not correct and reveal:
+        parts.append(Text(reveal))
+    if question.explanation:
+        parts.append(Text(f"📘 {question.explanation}"))
+    return parts
+
+
 def item_message(
     session: Session,
     index: int,

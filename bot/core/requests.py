@@ -36,6 +36,8 @@ class Act:
     action: str
     values: tuple[str, ...] = ()
     key: str | None = None  # the platform's id for this interaction: a click delivered twice counts once
+    # told `RUNNING` once a code answer is on its way to the sandbox, its grading recorded (see `Submit`)
+    progress: Callable[[str], Awaitable[None]] | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -46,7 +48,9 @@ class Submit:
     learner's quiz; in a quiz's thread, that quiz; under a channel's daily post (its thread, a
     reply), that day's question, as its form would. Anything else is not addressed to the bot
     (`NotAddressed`). `session_id` names the quiz directly instead (the terminal, tests). `progress`
-    is told `RUNNING` once code is on its way to the sandbox (not for a refusal).
+    is told `RUNNING` once code is on its way to the sandbox (not for a refusal), and only once its
+    grading is recorded as unfinished work: a front end may acknowledge the message then, since a
+    process killed from that moment on leaves a row that tells the learner (`bot.core.work`).
     """
 
     text: str

@@ -35,6 +35,7 @@ from .importing import PendingPacks, PendingStore
 from .locale import Locales
 from .model import Actor
 from .notices import UnfinishedNotices
+from .packs.proofcache import ProofCache
 from .ports import Clock, CodeRunner, Repository
 from .privacy import MyData, PersonalData
 from .queries import Query
@@ -90,6 +91,7 @@ class QuizService(Shorthands):
         self.pack_admin = PackAdmin(
             catalogue=self.catalogue, admins=self.admins, runner=runner,
             pending=PendingPacks(pending, clock) if pending is not None else None,
+            proofs=ProofCache(repository, clock),
         )
         self.my_data = MyData(repository=repository, clock=clock, admins=self.admins, store=personal_data)
         self.reports = ReportDesk(catalogue=self.catalogue, admins=self.admins, clock=clock, reports=reports)

@@ -17,7 +17,7 @@ from __future__ import annotations
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import delete, insert
+from sqlalchemy import and_, delete, insert, tuple_
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -79,6 +79,24 @@ async def write_parts(c: AsyncConnection, unit: AnswerWrite, counted: Counted | 
         )
 
 
+async def settle_items(c: AsyncConnection, units: list[AnswerWrite]) -> None:
+    """Remove every process's unfinished-work rows for the items these stored answers end (`AnswerWrite.settles`).
+
+    Runs after each unit's own row was settled: a row left by a process killed while grading the
+    same delivery (a retry reached this one) must not tell the learner to send an answer again
+    that is stored.
+    """
+    items = [(u.attempt.platform, u.attempt.user_id, u.settles) for u in units if u.settles is not None and u.attempt is not None]
+    if not items:
+        return
+    w = unfinished_work.c
+    if len(items) == 1:
+        platform, user_id, item = items[0]
+        await c.execute(delete(unfinished_work).where(and_(w.platform == platform, w.user_id == user_id, w.item == item)))
+    else:
+        await c.execute(delete(unfinished_work).where(tuple_(w.platform, w.user_id, w.item).in_(items)))
+
+
 async def write_alone(db: Database, unit: AnswerWrite, upsert_review: Any, counted: Counted | None = None) -> None:
     """Write a unit without a session (a daily post's answer) in one transaction, or raise Conflict."""
     try:
@@ -97,6 +115,7 @@ async def write_alone(db: Database, unit: AnswerWrite, upsert_review: Any, count
                     raise _Refused(WorkTaken(WORK_TAKEN))
             if attempt is not None:
                 await c.execute(insert(t.attempts), [attempt_row(attempt)])
+                await settle_items(c, [unit])
             if unit.card is not None:
                 await c.execute(upsert_review, [review_row(unit.card)])
             await write_parts(c, unit, counted)

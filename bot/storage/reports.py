@@ -1,27 +1,26 @@
 """The counts behind item analysis, class progress and the gradebook, computed in SQL.
 
 A report over 10,000 learners and a million attempts reads a few hundred rows: every count, the
-27% groups and the first attempts are made by the database (window functions, on SQLite and
-PostgreSQL alike). The statistics themselves are computed in `bot.core.report`.
+27% groups and the first attempts are made by the database, in statements built by
+`report_queries`. The statistics themselves are computed in `bot.core.report`.
 """
 
 from __future__ import annotations
 
+import asyncio
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Float, Integer, and_, case, cast, func, literal, select
+from sqlalchemy import Float, Integer, case, cast, func, select
 from sqlalchemy.dialects.postgresql import JSONB
-from sqlalchemy.sql import ColumnElement, Select
 
 from bot.core.model import Streak
 from bot.core.report.model import Aggregates, Counted, Filters, ItemCounts, LearnerRow
 
 from . import daily_tables as d
+from . import report_queries as q
 from . import tables as t
 from .base import Database
-
-GROUP_SHARE = 0.27  # the upper and lower groups of the discrimination index
 
 
 def _int(value: Any) -> Any:
@@ -34,83 +33,28 @@ class ReportStore:
     def __init__(self, db: Database) -> None:
         self._db = db
 
-    def _where(self, filters: Filters) -> ColumnElement[bool]:
-        a = t.attempts.c
-        conditions: list[ColumnElement[bool]] = [a.pack_id == filters.pack]
-        if filters.topic is not None:
-            conditions.append(a.topic == filters.topic)
-        if filters.since is not None:
-            conditions.append(a.at >= filters.since)
-        if filters.scope is not None:
-            conditions.append(a.scope == filters.scope)
-        if filters.platform is not None:
-            conditions.append(a.platform == filters.platform)
-        return and_(*conditions)
-
-    def _chosen(self, filters: Filters) -> Select[Any]:
-        """The attempts a report reads: each learner's first at each item, or every one."""
-        a = t.attempts.c
-        if not filters.first_only:
-            return select(a.id).where(self._where(filters))
-        return select(func.min(a.id).label("id")).where(self._where(filters)).group_by(a.platform, a.user_id, a.question_id)
-
     async def report_counts(self, filters: Filters, *, now: datetime) -> Aggregates:
-        a = t.attempts
-        # Each step is computed once and kept (MATERIALIZED): SQLite would otherwise evaluate a CTE
-        # again wherever it is used. The groups are found with window functions over the chosen rows,
-        # never by joining learners back to their answers (a join SQLite ran as a nested loop).
-        chosen = self._chosen(filters).cte("chosen").prefix_with("MATERIALIZED")
-        picked = (
-            select(a.c.id, a.c.platform, a.c.user_id, a.c.question_id, a.c.correct, a.c.answer, a.c.detail)
-            .join(chosen, chosen.c.id == a.c.id)
-            .cte("picked")
-            .prefix_with("MATERIALIZED")
-        )
-        learner = (picked.c.platform, picked.c.user_id)
-        scored = select(
-            picked.c.question_id,
-            picked.c.correct,
-            picked.c.answer,
-            picked.c.detail,
-            picked.c.platform,
-            picked.c.user_id,
-            (
-                cast(func.sum(_int(picked.c.correct)).over(partition_by=learner), Float)
-                / func.count().over(partition_by=learner)
-            ).label("score"),
-        ).subquery("scored")
-        # Each learner's place: (score, platform, user) is one per learner, so the dense rank counts learners.
-        placed = select(
-            scored,
-            func.dense_rank().over(order_by=(scored.c.score.desc(), scored.c.platform, scored.c.user_id)).label("place"),
-        ).subquery("placed")
-        counted = select(placed, func.max(placed.c.place).over().label("everyone")).subquery("counted")
-        size = cast(counted.c.everyone * GROUP_SHARE, Integer)  # 27%, rounded down
-        group = case((size < 1, 1), else_=size)
-        upper = counted.c.place <= group
-        lower = counted.c.place > counted.c.everyone - group
-        # One pass gives both the items' counts and the answers given: one row per item, answer and
-        # verdict. Answers are grouped as given except code (every submission differs): its rows
-        # carry the grade's detail instead (the failing tests' sentences), grouped as stored.
-        textless = list(filters.textless)
-        detail = func.coalesce(counted.c.detail, literal(""))
-        answer = case((counted.c.question_id.in_(textless), detail), else_=counted.c.answer) if textless else counted.c.answer
-        grouped = select(
-            counted.c.question_id,
-            answer.label("answer"),
-            counted.c.correct,
-            func.count().label("n"),
-            func.sum(case((upper, 1), else_=0)).label("upper"),
-            func.sum(case((lower, 1), else_=0)).label("lower"),
-            func.max(counted.c.everyone).label("everyone"),
-        ).group_by(counted.c.question_id, answer, counted.c.correct)
+        """Every count of the item analysis: one statement on SQLite, two at once on PostgreSQL (see `report_queries`)."""
+        counts = self._run(q.report_counts(filters, sqlite=self._db.sqlite))
+        timed: list[Any] = []
+        if self._db.sqlite:
+            rows = await counts
+        else:
+            rows, timed = await asyncio.gather(counts, self._run(q.report_seconds(filters)))
         totals: dict[str, list[int]] = {}
-        answer_rows: list[Counted] = []
+        answers: list[Counted] = []
+        tries: list[Counted] = []
+        seconds = [Counted(r.question_id, str(r.secs), int(r.n)) for r in timed]
         everyone = 0
-        async with self._db.read() as c:
-            for r in await c.execute(grouped):
-                n, up, low = int(r.n), int(r.upper or 0), int(r.lower or 0)
-                right = bool(r.correct)
+        for r in rows:
+            if r.kind == q.LEARNERS:
+                everyone = int(r.n or 0)
+            elif r.kind == q.TRIES:
+                tries.append(Counted(r.question_id, str(r.value), int(r.n)))
+            elif r.kind == q.SECONDS:
+                seconds.append(Counted(r.question_id, str(r.value), int(r.n)))
+            else:
+                n, up, low, right = int(r.n), int(r.up or 0), int(r.low or 0), bool(r.correct)
                 row = totals.setdefault(r.question_id, [0, 0, 0, 0, 0, 0])
                 row[0] += n
                 row[2] += up
@@ -119,67 +63,23 @@ class ReportStore:
                     row[1] += n
                     row[3] += up
                     row[5] += low
-                everyone = max(everyone, int(r.everyone or 0))
-                answer_rows.append(Counted(r.question_id, r.answer, n, right))
-            tries = [Counted(r.question_id, str(r.tries), r.n) for r in await c.execute(self._tries(filters))]
-            seconds = [Counted(r.question_id, str(r.secs), r.n) for r in await c.execute(self._seconds(filters))]
-        item_rows = [ItemCounts(q, *counts) for q, counts in totals.items()]
-        return Aggregates(tuple(item_rows), tuple(answer_rows), tuple(tries), tuple(seconds), int(everyone))
+                answers.append(Counted(r.question_id, r.value, n, right))
+        items = tuple(ItemCounts(question, *counts) for question, counts in totals.items())
+        return Aggregates(items, tuple(answers), tuple(tries), tuple(seconds), everyone)
 
-    def _tries(self, filters: Filters) -> Select[Any]:
-        """How many learners needed how many attempts to first get each item right.
+    async def _run(self, statement: Any) -> list[Any]:
+        """Run one of the report's statements on a connection of its own.
 
-        One pass: each attempt is numbered within its learner and item (a window function), and the
-        lowest number of a right one is that learner's count (no join of attempts back to themselves).
+        PostgreSQL gets the memory to hash its passes rather than spill them to disk.
         """
-        a = t.attempts.c
-        numbered = (
-            select(
-                a.platform,
-                a.user_id,
-                a.question_id,
-                a.correct,
-                func.row_number().over(partition_by=(a.platform, a.user_id, a.question_id), order_by=a.id).label("n"),
-            )
-            .where(self._where(filters))
-            .subquery("numbered")
-        )
-        per_learner = (
-            select(numbered.c.question_id, func.min(numbered.c.n).label("tries"))
-            .where(numbered.c.correct.is_(True))
-            .group_by(numbered.c.platform, numbered.c.user_id, numbered.c.question_id)
-            .subquery("per_learner")
-        )
-        return select(per_learner.c.question_id, per_learner.c.tries, func.count().label("n")).group_by(
-            per_learner.c.question_id, per_learner.c.tries
-        )
-
-    def _seconds(self, filters: Filters) -> Select[Any]:
-        """Whole seconds from an item being shown to its first answer, counted per item.
-
-        An item is shown when the previous answer of the same quiz was given (or the quiz began):
-        the time also holds reading the previous feedback, as it does for a learner.
-        """
-        a, s = t.attempts, t.sessions
-        previous = func.lag(a.c.at).over(partition_by=a.c.session_id, order_by=a.c.id)
-        timed = (
-            select(a.c.id, a.c.question_id, a.c.at, func.coalesce(previous, s.c.created_at).label("shown"))
-            .join(s, s.c.id == a.c.session_id)
-            .where(and_(t.attempts.c.pack_id == filters.pack, a.c.session_id.is_not(None)))
-            .cte("timed")
-        )
-        chosen = self._chosen(filters).cte("chosen_timed")
-        if self._db.sqlite:
-            span: Any = (func.julianday(timed.c.at) - func.julianday(timed.c.shown)) * 86400.0
-        else:
-            span = func.extract("epoch", timed.c.at - timed.c.shown)
-        secs = cast(func.round(span), Integer).label("secs")
-        inner = select(timed.c.question_id, secs).join(chosen, chosen.c.id == timed.c.id).subquery()
-        return (
-            select(inner.c.question_id, inner.c.secs, func.count().label("n"))
-            .where(inner.c.secs >= 0)
-            .group_by(inner.c.question_id, inner.c.secs)
-        )
+        async with self._db.read() as c:
+            if self._db.sqlite:
+                return list(await c.execute(statement))
+            await c.exec_driver_sql(f"SET work_mem = '{q.WORK_MEM}'")
+            try:
+                return list(await c.execute(statement))
+            finally:
+                await c.exec_driver_sql("RESET work_mem")
 
     async def learner_rows(self, filters: Filters, *, now: datetime, mastered_days: float) -> list[LearnerRow]:
         a, r = t.attempts.c, t.reviews.c
@@ -192,7 +92,7 @@ class ReportStore:
                 func.sum(_int(a.correct)).label("right"),
                 func.max(a.at).label("last"),
             )
-            .where(self._where(filters))
+            .where(q.where(filters))
             .group_by(a.platform, a.user_id)
         )
         if self._db.sqlite:

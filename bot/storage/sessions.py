@@ -26,7 +26,7 @@ from bot.core.model import Attempt, Owner, Review, Session
 from bot.core.ports import Conflict, WorkTaken
 
 from . import tables as t
-from .answers import Counted, write_alone, write_parts
+from .answers import Counted, settle_items, write_alone, write_parts
 from .base import Database
 from .codec import SESSION_FIELDS, attempt_row, review_row, session_from_row, session_row
 from .work_tables import unfinished_work
@@ -272,6 +272,7 @@ class SessionStore:
             settled = await c.execute(delete(unfinished_work).where(unfinished_work.c.id.in_(work)))
             if settled.rowcount != len(work):
                 raise BatchMismatch(WORK_TAKEN if len(work) == 1 else f"{settled.rowcount} of {len(work)} work rows settled")
+        await settle_items(c, [op.parts for op in good if op.parts is not None and op.parts.settles is not None])
         attempts = [op.attempt for op in good if op.attempt is not None]
         if attempts:
             await c.execute(insert(t.attempts), attempts)

@@ -121,6 +121,9 @@ attempts = Table(
     Index("ix_attempts_key", "key", unique=True),
     Index("ix_attempts_user_question", "platform", "user_id", "pack_id", "question_id"),
     Index("ix_attempts_user_time", "platform", "user_id", "at"),
+    # The organiser's report reads a pack's attempts from these alone (migration 0010).
+    Index("ix_attempts_pack_learner", "pack_id", "platform", "user_id", "question_id", "id", "correct", "at"),
+    Index("ix_attempts_pack_session", "pack_id", "session_id", "id", "at", "question_id"),
 )
 
 reviews = Table(

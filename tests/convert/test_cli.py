@@ -124,3 +124,31 @@ def test_a_converted_wrong_key_is_reported_at_its_line_in_the_xml(tmp_path: Path
         assert result.returncode == 1
         assert f"wrongkey.xml:{line}: question `squares-of-a-tensor`: " in result.stdout, result.stdout
         assert ".zip/" not in result.stdout and "pack.yaml" not in result.stdout
+
+
+def test_import_takes_a_moodle_xml_file_directly(tmp_path: Path) -> None:
+    imported = quizbot("pack", "import", str(MOODLE), cwd=tmp_path)
+    assert imported.returncode == 0, imported.stdout + imported.stderr
+    assert "Converted 8 items from Moodle XML" in imported.stderr  # the conversion's report, as `convert` gives it
+    assert "Pack `moodle-pytorch-basics` v1 added with 8 questions." in imported.stdout
+    assert "id: squares-of-a-tensor" in quizbot("pack", "export", "moodle-pytorch-basics", cwd=tmp_path).stdout
+
+
+def test_skip_failing_loads_what_passes_and_lists_the_rest_at_their_xml_line(tmp_path: Path) -> None:
+    text = MOODLE.read_text(encoding="utf-8")
+    source = tmp_path / "wrongkey.xml"
+    source.write_text(text.replace("return [i * i for i in range(n)]", "return [i * i for i in range(1, n + 1)]"), encoding="utf-8")
+    line = text[: text.index('<question type="coderunner">\n    <name>\n      <text>Squares')].count("\n") + 1
+
+    whole = quizbot("pack", "import", str(source), cwd=tmp_path)  # the default stays all or nothing
+    assert whole.returncode == 1
+    assert f"wrongkey.xml:{line}: question `squares-of-a-tensor`: " in whole.stdout
+    assert quizbot("pack", "export", "wrongkey", cwd=tmp_path).returncode == 1  # nothing stored
+
+    partial = quizbot("pack", "import", "--skip-failing", str(source), cwd=tmp_path)
+    assert partial.returncode == 0, partial.stdout + partial.stderr
+    assert "Left out 1 question that failed the proof (--skip-failing):" in partial.stderr
+    assert f"wrongkey.xml:{line}: question `squares-of-a-tensor`: the solution does not pass its test" in partial.stdout
+    assert "Pack `wrongkey` v1 added with 7 questions." in partial.stdout
+    exported = quizbot("pack", "export", "wrongkey", cwd=tmp_path).stdout
+    assert "squares-of-a-tensor" not in exported and "id: zero-the-gradients" in exported

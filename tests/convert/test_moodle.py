@@ -146,7 +146,7 @@ async def test_the_generated_unittest_passes_the_answer_and_fails_others(moodle:
     off_by_one = await runner.run(RunRequest("def squares(n):\n    return [i * i for i in range(1, n + 1)]\n", test=test))
     assert off_by_one.status == "failed"
     first, hidden = off_by_one.tests
-    assert first[1] is False and "printed '[1, 4, 9, 16]', expected '[0, 1, 4, 9]'" in first[2]
+    assert first[1] is False and first[2] == "test case 1: expected '[0, 1, 4, 9]', got '[1, 4, 9, 16]'"
     assert hidden[1] is False and "10 100" not in hidden[2] and "10 81" not in hidden[2]
     starter = await runner.run(RunRequest(item(moodle, "squares-of-a-tensor")["starter"], test=test))
     assert starter.status == "failed"

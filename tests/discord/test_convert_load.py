@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.fakes import LocalRunner
+
 from . import payloads as p
 from .conftest import Harness
 from .test_admin import load
@@ -107,15 +109,41 @@ async def test_feedback_written_for_the_right_choice_is_shown(bot: Harness) -> N
     assert "six zeros" not in text
 
 
-async def test_a_converted_wrong_key_names_the_uploaded_file_and_line(bot: Harness) -> None:
+async def test_a_converted_wrong_key_is_listed_in_the_preview_and_the_rest_can_be_loaded(
+    bot: Harness, runner: LocalRunner
+) -> None:
     name = SOURCES[0][0]
     text = (FIXTURES / name).read_text(encoding="utf-8")
     right = "    return [i * i for i in range(n)]\n</answer>"
     wrong = "    return [i * i for i in range(1, n + 1)]\n</answer>"
     line = text[: text.index("<question type=\"coderunner\">\n    <name>\n      <text>Squares")].count("\n") + 1
     preview = await load(bot, p.ADMIN, name, text.replace(right, wrong).encode())
-    refused = await bot.click(p.ADMIN, preview.stored()[-1], "Load moodle-pytorch-basics")
-    shown = refused.text() + " ".join(e.body["embeds"][0].get("description", "") for e in refused.edits() if e.body.get("embeds"))
+    shown = preview.text()
+    assert "1 of 8 questions failed the proof" in shown
     assert f"{name}:{line}: question `squares-of-a-tensor`:" in shown
     assert ".zip/" not in shown and "pack.yaml" not in shown
+    message = preview.stored()[-1]
+    labels = [c.get("label") for row in message["components"] for c in row["components"]]
+    assert labels == ["Load the 7 that pass", "Cancel"]  # the whole pack cannot be loaded: no such button
     assert "moodle-pytorch-basics" not in await pack_ids(bot)
+
+    runs = len(runner.requests)
+    loaded = await bot.click(p.ADMIN, message, "Load the 7 that pass")
+    reply = loaded.text()
+    assert "Pack `moodle-pytorch-basics` v1 added with 7 questions." in reply
+    assert "left out 1 question that failed the proof" in reply and f"{name}:{line}: question `squares-of-a-tensor`:" in reply
+    assert len(runner.requests) == runs  # the preview's proof was kept: nothing ran twice
+    pack = await bot.service.catalogue.pack("moodle-pytorch-basics")
+    assert pack is not None and "squares-of-a-tensor" not in [q.id for q in pack.questions]
+    assert len(pack.questions) == 7
+
+
+async def test_a_passing_upload_is_proven_once_at_the_preview(bot: Harness, runner: LocalRunner) -> None:
+    name = SOURCES[0][0]
+    preview = await load(bot, p.ADMIN, name, (FIXTURES / name).read_bytes())
+    assert "failed the proof" not in preview.text()
+    runs = len(runner.requests)
+    assert runs > 0  # the code item's solution and starter ran for the preview
+    loaded = await bot.click(p.ADMIN, preview.stored()[-1], "Load moodle-pytorch-basics")
+    assert "added with 8 questions" in loaded.text()
+    assert len(runner.requests) == runs

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import textwrap
 import threading
 import time
 from collections.abc import Coroutine
@@ -35,6 +36,37 @@ w = torch.ones(3, requires_grad=True)
 print("bystander ok", int(w.grad.sum().item()))
 """
 BYSTANDER_OUT = "bystander ok 42\n"
+
+# Trains a zeroed two-class linear model with the learner's ``train_epoch`` and checks it learnt:
+# the test that attacks on write-back (a learner's forward or hook on the grader's model) target.
+LEARNS_TEST = textwrap.dedent(
+    """
+    import unittest
+    import torch
+    from torch import nn
+
+    class TestLearns(unittest.TestCase):
+        def test_learns(self):
+            import user_code
+            x = torch.cat([torch.full((20, 2), 2.0), torch.full((20, 2), -2.0)])
+            y = torch.cat([torch.zeros(20, dtype=torch.long), torch.ones(20, dtype=torch.long)])
+            model = nn.Linear(2, 2)
+            nn.init.zeros_(model.weight)
+            nn.init.zeros_(model.bias)
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            for _ in range(3):
+                user_code.train_epoch(model, x, y, optimizer)
+            accuracy = (model(x).argmax(1) == y).float().mean().item()
+            self.assertGreaterEqual(accuracy, 0.95)
+    """
+)
+
+
+def not_passed(r: Result) -> None:
+    """Assert a hostile submission came back failed or error, with not every test passed."""
+    assert r.status in ("failed", "error"), (r.status, r.message, r.tests)
+    assert not (r.tests and all(t.passed for t in r.tests)), r.tests
+
 
 TEST_LIMITS = {"wall_s": 2.0, "cpu_s": 2.0, "memory_mb": 256, "workers": 2, "queue": 2}
 

@@ -12,56 +12,56 @@ from typing import Any
 import pytest
 import torch
 
-from sandbox import _peer
+from sandbox import bridge
 
 
 @pytest.fixture
-def grader() -> _peer.Peer:
-    return _peer.Peer(-1, -1, learner=False, user_path="/sandbox/user_code.py")
+def grader() -> bridge.Peer:
+    return bridge.Peer(-1, -1, learner=False, user_path="/sandbox/user_code.py")
 
 
-def decode(peer: _peer.Peer, data: Any, sent: list[Any] | None = None) -> Any:
-    return _peer.Decoder(peer, sent=sent).decode(data)
+def decode(peer: bridge.Peer, data: Any, sent: list[Any] | None = None) -> Any:
+    return bridge.Decoder(peer, sent=sent).decode(data)
 
 
-def test_a_symbolic_number_is_not_rebuilt(grader: _peer.Peer) -> None:
+def test_a_symbolic_number_is_not_rebuilt(grader: bridge.Peer) -> None:
     frame = {"$": "o", "i": 0, "c": "torch:SymInt", "v": [["node", {"$": "h", "h": 7, "k": "object"}]]}
-    with pytest.raises(_peer.Refused):
+    with pytest.raises(bridge.Refused):
         decode(grader, frame)
 
 
-def test_a_handle_claiming_a_data_class_is_a_plain_handle(grader: _peer.Peer) -> None:
+def test_a_handle_claiming_a_data_class_is_a_plain_handle(grader: bridge.Peer) -> None:
     for claimed in ("torch:Tensor", "builtins:float", "builtins:list", "test_code:Probe"):
         frame = {"$": "h", "h": 3, "k": "object", "c": {"$": "name", "v": claimed}}
         grader.proxies.clear()
         value = decode(grader, frame)
-        assert type(value) is _peer.Proxy and value.__class__ is _peer.Proxy, claimed
+        assert type(value) is bridge.Proxy and value.__class__ is bridge.Proxy, claimed
         assert not isinstance(value, (torch.Tensor, float, list))
 
 
-def test_a_handle_may_claim_a_behaviour_class(grader: _peer.Peer) -> None:
+def test_a_handle_may_claim_a_behaviour_class(grader: bridge.Peer) -> None:
     frame = {"$": "h", "h": 4, "k": "object", "c": {"$": "name", "v": "torch.nn.modules.module:Module"}}
     assert isinstance(decode(grader, frame), torch.nn.Module)
 
 
-def test_a_learner_class_never_derives_from_a_data_class(grader: _peer.Peer) -> None:
+def test_a_learner_class_never_derives_from_a_data_class(grader: bridge.Peer) -> None:
     frame = {"$": "h", "h": 5, "k": "class", "n": "Liar", "b": ["builtins:float", "builtins:int", "torch:Tensor"]}
     cls = decode(grader, frame)
     assert not issubclass(cls, (float, int, torch.Tensor))
 
 
-def test_functions_are_taken_by_name_only_when_the_grader_sent_them(grader: _peer.Peer) -> None:
+def test_functions_are_taken_by_name_only_when_the_grader_sent_them(grader: bridge.Peer) -> None:
     for name in ("builtins:exec", "torch:load", "torch.serialization:load"):
-        with pytest.raises(_peer.Refused):
+        with pytest.raises(bridge.Refused):
             decode(grader, {"$": "name", "v": name})
 
 
-def test_a_rebuilt_object_holds_no_learner_callable(grader: _peer.Peer) -> None:
+def test_a_rebuilt_object_holds_no_learner_callable(grader: bridge.Peer) -> None:
     frame = {
         "$": "o", "i": 0, "c": "torch.nn.modules.linear:Linear",
         "v": [["forward", {"$": "h", "h": 9, "k": "function", "n": "forward"}]],
     }  # fmt: skip
-    with pytest.raises(_peer.Refused):
+    with pytest.raises(bridge.Refused):
         decode(grader, frame)
 
 
@@ -70,7 +70,7 @@ def _tensor(values: list[float]) -> dict[str, Any]:
     return {"$": "t", "i": 0, "dt": "float32", "sh": [len(values)], "v": base64.b64encode(raw).decode()}
 
 
-def test_write_back_takes_tensor_values_but_no_function_or_new_attribute(grader: _peer.Peer) -> None:
+def test_write_back_takes_tensor_values_but_no_function_or_new_attribute(grader: bridge.Peer) -> None:
     model = torch.nn.Linear(2, 1)
     model.training = True
     weight = model.weight
@@ -84,21 +84,21 @@ def test_write_back_takes_tensor_values_but_no_function_or_new_attribute(grader:
         ]}],
         [1, {**_tensor([3.0, 4.0]), "sh": [1, 2]}],
     ]  # fmt: skip
-    _peer.Decoder(grader, sent=sent).apply_back(back)
+    bridge.Decoder(grader, sent=sent).apply_back(back)
     assert "forward" not in model.__dict__ and "extra" not in model.__dict__
     assert model.training is False
     assert model.weight is weight and model.weight.tolist() == [[3.0, 4.0]]
 
 
-def test_generator_state_is_not_written_back(grader: _peer.Peer) -> None:
+def test_generator_state_is_not_written_back(grader: bridge.Peer) -> None:
     gen = torch.Generator().manual_seed(0)
     before = gen.get_state().clone()
     state = torch.Generator().manual_seed(99).get_state().numpy().tobytes()
-    _peer.Decoder(grader, sent=[gen]).apply_back([[0, {"$": "gen", "v": base64.b64encode(state).decode()}]])
+    bridge.Decoder(grader, sent=[gen]).apply_back([[0, {"$": "gen", "v": base64.b64encode(state).decode()}]])
     assert torch.equal(gen.get_state(), before)
 
 
-def test_the_learners_random_state_is_not_adopted(grader: _peer.Peer) -> None:
+def test_the_learners_random_state_is_not_adopted(grader: bridge.Peer) -> None:
     torch.manual_seed(5)
     expected = torch.Generator().manual_seed(5)
     steered = base64.b64encode(torch.Generator().manual_seed(1234).get_state().numpy().tobytes()).decode()
@@ -107,23 +107,23 @@ def test_the_learners_random_state_is_not_adopted(grader: _peer.Peer) -> None:
     assert torch.equal(torch.randn(3), torch.randn(3, generator=expected))
 
 
-def test_colliding_keys_are_too_large_to_check(grader: _peer.Peer) -> None:
+def test_colliding_keys_are_too_large_to_check(grader: bridge.Peer) -> None:
     modulus = 2**61 - 1
     frame = {"$": "set", "i": 0, "v": [k * modulus for k in range(1, 200)]}
-    with pytest.raises(_peer.TooLarge):
+    with pytest.raises(bridge.TooLarge):
         decode(grader, frame)
 
 
-def test_deep_nesting_is_too_large_to_check(grader: _peer.Peer) -> None:
+def test_deep_nesting_is_too_large_to_check(grader: bridge.Peer) -> None:
     frame: Any = 1
     for _ in range(60):
         frame = {"$": "tuple", "v": [frame]}
-    with pytest.raises(_peer.TooLarge):
+    with pytest.raises(bridge.TooLarge):
         decode(grader, frame)
 
 
-@pytest.mark.parametrize("kind", [*_peer.CONTROL_FLOW, "ExceptionGroup"])
-def test_control_flow_from_the_learner_is_a_runtime_error(grader: _peer.Peer, kind: str) -> None:
+@pytest.mark.parametrize("kind", [*bridge.CONTROL_FLOW, "ExceptionGroup"])
+def test_control_flow_from_the_learner_is_a_runtime_error(grader: bridge.Peer, kind: str) -> None:
     bases = [kind, "BaseException"] if kind != "ExceptionGroup" else [kind, "BaseExceptionGroup", "Exception"]
     exc = grader.rebuild({"type": kind, "bases": bases, "message": "stop"})
     assert isinstance(exc, RuntimeError) and kind in str(exc)

@@ -11,14 +11,7 @@ import textwrap
 
 import pytest
 
-from sandbox import Result
-from tests.sandbox.sandbox_support import Pool
-
-
-def _not_passed(r: Result) -> None:
-    assert r.status in ("failed", "error"), (r.status, r.message, r.tests)
-    assert not (r.tests and all(t.passed for t in r.tests)), r.tests
-
+from tests.sandbox.sandbox_support import LEARNS_TEST, Pool, not_passed
 
 # Each test module defines a class it may hand the learner (so the learner's process gets the
 # module's shared classes), and a test whose expected value 4217 must stay hidden, whatever the
@@ -60,31 +53,9 @@ print("read:", answer)
 @pytest.mark.parametrize("shape", sorted(HIDDEN_TESTS))
 def test_a_test_class_is_never_shared_whatever_it_derives_from(clean_pool: Pool, shape: str) -> None:
     r = clean_pool.run(READ_THE_EXPECTED, test=HIDDEN_TESTS[shape])
-    _not_passed(r)
+    not_passed(r)
     assert "read: 0" in r.stdout, r.stdout
 
-
-LEARNS_TEST = textwrap.dedent(
-    """
-    import unittest
-    import torch
-    from torch import nn
-
-    class TestLearns(unittest.TestCase):
-        def test_learns(self):
-            import user_code
-            x = torch.cat([torch.full((20, 2), 2.0), torch.full((20, 2), -2.0)])
-            y = torch.cat([torch.zeros(20, dtype=torch.long), torch.ones(20, dtype=torch.long)])
-            model = nn.Linear(2, 2)
-            nn.init.zeros_(model.weight)
-            nn.init.zeros_(model.bias)
-            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-            for _ in range(3):
-                user_code.train_epoch(model, x, y, optimizer)
-            accuracy = (model(x).argmax(1) == y).float().mean().item()
-            self.assertGreaterEqual(accuracy, 0.95)
-    """
-)
 
 # No optimizer step: a forward hook of the learner's (an existing container attribute of the
 # module, written back) would replace the untrained model's output with a classification of its own.
@@ -102,7 +73,7 @@ def train_epoch(model, x, y, optimizer):
 
 def test_write_back_does_not_install_a_forward_hook(clean_pool: Pool) -> None:
     r = clean_pool.run(HOOKED_FORWARD, test=LEARNS_TEST)
-    _not_passed(r)
+    not_passed(r)
     # The hook never classifies on the grader's side: either the model is judged untrained, or the
     # learner function left in the model's hooks is refused as it comes back (an inert marker).
     message = r.tests[0].message

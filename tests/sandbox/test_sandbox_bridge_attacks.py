@@ -12,7 +12,7 @@ from __future__ import annotations
 import textwrap
 
 from sandbox import Result
-from tests.sandbox.sandbox_support import SEED_SOLUTION, SEED_TEST, Pool
+from tests.sandbox.sandbox_support import LEARNS_TEST, SEED_SOLUTION, SEED_TEST, Pool, not_passed
 
 # Helpers the attacks share: the learner process's end of the bridge, and raw frames written to it.
 _REACH = textwrap.dedent(
@@ -42,11 +42,6 @@ _REACH = textwrap.dedent(
 
 def _text(r: Result) -> str:
     return " ".join([r.message, r.stdout, r.stderr, *(f"{t.name} {t.message}" for t in r.tests)])
-
-
-def _not_passed(r: Result) -> None:
-    assert r.status in ("failed", "error"), (r.status, r.message, r.tests)
-    assert not (r.tests and all(t.passed for t in r.tests)), r.tests
 
 
 COUNT_TEST = textwrap.dedent(
@@ -91,7 +86,7 @@ def count_params(model):
 
 def test_symbolic_numbers_around_a_learner_object_do_not_compare_equal(clean_pool: Pool) -> None:
     r = clean_pool.run(SYMBOLIC, test=COUNT_TEST)
-    _not_passed(r)
+    not_passed(r)
 
 
 # The seed exercise, all right except a (2, 3) W whose handle claims to be a tensor of shape (1, 3).
@@ -120,7 +115,7 @@ _Encoder._handle = _claim
 
 def test_a_handle_claiming_a_tensor_is_not_a_tensor(clean_pool: Pool) -> None:
     r = clean_pool.run(CLAIMED_TENSOR, test=SEED_TEST)
-    _not_passed(r)
+    not_passed(r)
     assert "`W` must have shape (1, 3)." in {t.name for t in r.tests if not t.passed}
 
 
@@ -155,30 +150,8 @@ def softmax(x):
 
 def test_the_learners_random_state_does_not_flow_back(clean_pool: Pool) -> None:
     r = clean_pool.run(STEERED_RANDOM, test=SOFTMAX_TEST)
-    _not_passed(r)
+    not_passed(r)
 
-
-LEARNS_TEST = textwrap.dedent(
-    """
-    import unittest
-    import torch
-    from torch import nn
-
-    class TestLearns(unittest.TestCase):
-        def test_learns(self):
-            import user_code
-            x = torch.cat([torch.full((20, 2), 2.0), torch.full((20, 2), -2.0)])
-            y = torch.cat([torch.zeros(20, dtype=torch.long), torch.ones(20, dtype=torch.long)])
-            model = nn.Linear(2, 2)
-            nn.init.zeros_(model.weight)
-            nn.init.zeros_(model.bias)
-            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
-            for _ in range(3):
-                user_code.train_epoch(model, x, y, optimizer)
-            accuracy = (model(x).argmax(1) == y).float().mean().item()
-            self.assertGreaterEqual(accuracy, 0.95)
-    """
-)
 
 # No optimizer step: the model never learns, but a forward of its own classifies the points.
 INSTALLED_FORWARD = """
@@ -191,7 +164,7 @@ def train_epoch(model, x, y, optimizer):
 
 def test_write_back_does_not_install_learner_functions(clean_pool: Pool) -> None:
     r = clean_pool.run(INSTALLED_FORWARD, test=LEARNS_TEST)
-    _not_passed(r)
+    not_passed(r)
 
 
 STOP_TEST = textwrap.dedent(
@@ -221,7 +194,7 @@ def parse(text):
 
 def test_control_flow_exceptions_arrive_wrapped(clean_pool: Pool) -> None:
     r = clean_pool.run(CONTROL_FLOW, test=STOP_TEST)
-    _not_passed(r)
+    not_passed(r)
     by_name = {t.name: t for t in r.tests}
     assert not by_name["test_all_even"].passed
     assert "StopIteration" in by_name["test_all_even"].message
@@ -252,7 +225,7 @@ def answer():
 
 def test_a_huge_reply_frame_is_too_large_to_check(clean_pool: Pool) -> None:
     r = clean_pool.run(HUGE_FRAME, test=ANSWER_TEST)
-    _not_passed(r)
+    not_passed(r)
     assert "too large to check" in _text(r), (r.status, r.message, r.tests)
 
 
@@ -270,7 +243,7 @@ def answer():
 
 def test_a_slow_to_decode_reply_is_too_large_to_check(clean_pool: Pool) -> None:
     r = clean_pool.run(COLLIDING_SET, test=ANSWER_TEST)
-    _not_passed(r)
+    not_passed(r)
     assert "too large to check" in _text(r), (r.status, r.message, r.tests)
 
 
@@ -291,7 +264,7 @@ def test_the_grader_counts_in_the_jobs_cgroup(clean_pool: Pool) -> None:
         """
     )
     r = clean_pool.run(code, test=test)
-    _not_passed(r)
+    not_passed(r)
     assert r.peak_memory_mb >= 120, r.peak_memory_mb
 
 
@@ -350,5 +323,5 @@ answer = 0
 
 def test_the_learner_never_sees_the_test_source(clean_pool: Pool) -> None:
     r = clean_pool.run(LOOK_FOR_THE_TEST, test=MARKED_TEST)
-    _not_passed(r)
+    not_passed(r)
     assert "found: []" in r.stdout, r.stdout

@@ -370,3 +370,76 @@ def test_meta_tensors_and_version_counters_cross_the_bridge(clean_pool: Pool) ->
     rebound = clean_pool.run(BRIDGE_REBIND, test=BRIDGE_TEST)  # a new tensor each time: no in-place updates
     failed = [t for t in rebound.tests if not t.passed]
     assert rebound.status == "failed" and len(failed) == 1 and "version" in failed[0].name
+
+
+def test_a_submission_that_runs_past_the_wall_limit_fails_its_tests(clean_pool: Pool) -> None:
+    """The grader stops waiting for the learner before the wall limit, so the verdict never depends
+    on how loaded the machine is: the tests fail, each saying why, instead of the job timing out."""
+    r = clean_pool.run("import time\ntime.sleep(60)\n", test=SLOW_TEST)
+    assert r.status == "failed", (r.status, r.message, r.tests)
+    assert r.tests and all(not t.passed for t in r.tests)
+    assert all("did not finish within the time limit (2 s)" in t.message for t in r.tests), r.tests
+    looping = clean_pool.run(SEED_SOLUTION + "\ndef spin():\n    while True:\n        pass\n", test=SLOW_TEST)
+    assert looping.status == "failed", (looping.status, looping.message, looping.tests)
+    by_name = {t.name: t for t in looping.tests}
+    assert by_name["test_quick"].passed
+    assert "did not finish within the time limit" in by_name["test_spins"].message
+
+
+SLOW_TEST = textwrap.dedent(
+    """
+    import unittest
+
+    class T(unittest.TestCase):
+        def test_quick(self):
+            import user_code
+            self.assertEqual(tuple(user_code.W.shape), (1, 3))
+
+        def test_spins(self):
+            import user_code
+            user_code.spin()
+    """
+)
+
+
+SENT_AHEAD_TEST = textwrap.dedent(
+    """
+    import unittest
+    import torch
+    import user_code
+
+    class T(unittest.TestCase):
+        def test_module_data_reads_as_in_one_process(self):
+            w = user_code.W
+            with torch.no_grad():
+                w.zero_()  # a read is a copy: the learner's W, and the next read, keep their values
+            self.assertEqual(float(user_code.W.sum()), 6.0)
+            self.assertIsNot(user_code.W, user_code.W)
+            self.assertEqual((user_code.count, user_code.names), (0, ["a"]))
+            user_code.bump()  # runs the learner's code: what it changed reads changed
+            self.assertEqual((user_code.count, user_code.names), (1, ["a", "b"]))
+            self.assertEqual(float(user_code.W.sum()), 12.0)
+            self.assertIsNotNone(user_code.loss.grad_fn)  # a tensor with a history keeps it
+    """
+)
+SENT_AHEAD_CODE = """
+import torch
+W = torch.full((2, 3), 1.0, requires_grad=True)
+loss = (W * 2).sum()
+count = 0
+names = ["a"]
+
+def bump():
+    global count
+    count += 1
+    names.append("b")
+    with torch.no_grad():
+        W.mul_(2)
+"""
+
+
+def test_the_learners_module_data_reads_as_in_one_process(clean_pool: Pool) -> None:
+    r = clean_pool.run(SENT_AHEAD_CODE, test=SENT_AHEAD_TEST)
+    assert r.status == "passed", r.tests
+    dynamic = SENT_AHEAD_CODE + "\ndef __getattr__(name):\n    raise AttributeError(name)\n"
+    assert clean_pool.run(dynamic, test=SENT_AHEAD_TEST).status == "passed"

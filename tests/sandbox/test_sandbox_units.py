@@ -16,13 +16,13 @@ from pydantic import ValidationError
 
 from sandbox import ErrorInfo, Result, SandboxConfig
 from sandbox._admission import Admission
-from sandbox._assemble import JobLimits, assemble
+from sandbox._assemble import JobLimits, assemble, read_report
 from sandbox._cgroup import CgroupSet, parse_mountinfo
-from sandbox._peer import Decoder, Encoder, Peer, Proxy, Refused
 from sandbox._process import job_environment
 from sandbox._seccomp import build_filter, libseccomp_path
 from sandbox._supervisor import parse_result_line
 from sandbox._wire import FrameBuffer, encode
+from sandbox.bridge import Decoder, Encoder, Peer, Proxy, Refused
 
 LIMITS = JobLimits(wall_s=10, cpu_s=10, memory_mb=768, output_bytes=65536)
 
@@ -212,6 +212,23 @@ def test_a_tensor_subclass_arrives_as_a_plain_tensor_with_its_real_data() -> Non
     assert got["n"] == 3
 
 
+@pytest.mark.filterwarnings("ignore:Using backward\\(\\) with create_graph=True:UserWarning")
+def test_a_gradient_with_a_history_written_back_names_the_callers_tensors() -> None:
+    """``backward(create_graph=True)`` on the caller's model: each parameter's new ``grad`` has a
+    history, sent back while that parameter's own state is being written back."""
+    grader, learner = _peer_pair()
+    model = torch.nn.Linear(2, 1)
+    sent = json.loads(json.dumps(Encoder(grader).encode((model, torch.ones(1, 2)))))
+    dec = Decoder(learner)
+    theirs, x = dec.decode(sent)
+    theirs(x).pow(2).sum().backward(create_graph=True)
+    enc = Encoder(learner, incoming=dec.objects)
+    back = json.loads(json.dumps(enc.write_back()))
+    weight = dec.objects.index(theirs.weight)
+    entry = next(state for i, state in back if i == weight)
+    assert entry["g"]["gf"]["in"] == [i for i, o in enumerate(dec.objects) if isinstance(o, torch.Tensor)]
+
+
 def test_an_object_with_its_own_equality_never_equals_a_plain_value() -> None:
     grader, learner = _peer_pair()
 
@@ -255,6 +272,33 @@ def test_unparsable_results_lines_are_refused_without_raising() -> None:
     msg, problem = parse_result_line(json.dumps({"n": nonce, "op": "done", "exit": 0}).encode(), nonce)
     assert msg == {"n": nonce, "op": "done", "exit": 0} and problem is None
     assert parse_result_line(json.dumps({"n": "b" * 32, "op": "done"}).encode(), nonce)[0] is None
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [{"i": "0"}, {"i": True}, {"passed": 1}, {"name": 5}, {"line": "3"}, {"tests": ["a", 1]}, {"exit": 0.5}],
+)
+def test_a_results_line_with_a_field_of_another_type_is_refused(fields: dict[str, object]) -> None:
+    nonce = "a" * 32
+    line = json.dumps({"n": nonce, "op": "test", "i": 0, "name": "x", "passed": True, **fields}).encode()
+    assert parse_result_line(line, nonce) == (None, "unexpected data on the results channel")
+
+
+def test_a_results_line_keeps_only_the_fields_of_its_shape() -> None:
+    nonce = "a" * 32
+    line = json.dumps({"n": nonce, "op": "test", "i": 2, "name": "x", "passed": False, "junk": [1]}).encode()
+    assert parse_result_line(line, nonce) == (
+        {"n": nonce, "op": "test", "i": 2, "name": "x", "passed": False},
+        None,
+    )
+
+
+def test_a_malformed_report_is_a_crashed_job_not_an_exception() -> None:
+    for data in (None, {"messages": "all passed"}, {"wall_ns": "soon"}, [1, 2]):
+        r = assemble(read_report(data), graded=True, limits=LIMITS, layers=())
+        assert r.status == "crashed" and not r.tests, data
+    r = assemble(read_report({"messages": [], "wall_ns": 2_000_000}), graded=True, limits=LIMITS, layers=())
+    assert r.status == "failed" and r.wall_ms == 2
 
 
 def test_the_grader_takes_back_by_name_only_functions_it_sent() -> None:

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
+import sqlite3
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from bot.core import QuizService
 from bot.core.packs import load_path
 from bot.core.ports import RunOutcome, RunRequest
+from bot.core.work import Unfinished
 from tests.conftest import DEMO_PACK
 from tests.fakes import FakeClock, LocalRunner
 from tests.slack.conftest import LEARNER, Slack, block_text, dm, make_service
@@ -144,3 +148,35 @@ async def test_slow_work_runs_after_the_acknowledgement(
         gated.go.set()
         await slack.settle()
         assert not has_controls(slack.fake.message(dm(LEARNER), item["ts"]))
+
+
+async def test_the_code_form_is_acknowledged_only_once_its_grading_is_recorded(
+    open_slack: Callable[[QuizService], Any], repository: Any, runner: LocalRunner, clock: FakeClock, tmp_path: Path
+) -> None:
+    """While the unfinished-work row cannot be written (the test holds SQLite's write lock), the form stays open.
+
+    The modal closing (the 200) and "Running your code" are what a process killed next would
+    leave the learner with: they come once the row would tell of an answer lost with it.
+    """
+    service = QuizService(
+        repository=repository, runner=runner, clock=clock, rng=random.Random(7), work=Unfinished(repository.work, clock)
+    )
+    await service.import_pack(load_path(DEMO_PACK).pack)
+    async with open_slack(service) as slack:
+        item = await start_code_item(slack)
+        await slack.click(dm(LEARNER), item["ts"], label="Answer")
+        lock = sqlite3.connect(tmp_path / "quizbot.db", isolation_level=None)
+        lock.execute("BEGIN IMMEDIATE")
+        try:
+            submitted = asyncio.create_task(slack.submit(slack.last_view(), {"answer": SOLUTION}, settle=False))
+            done, _ = await asyncio.wait({submitted}, timeout=1.0)  # under the adapter's 2 s acknowledgement deadline
+            assert not done, "the form was acknowledged before its grading could be recorded"
+            assert not any("Running your code" in e["text"] for e in slack.fake.ephemerals)
+        finally:
+            lock.execute("ROLLBACK")
+            lock.close()
+        assert await submitted == (200, "")
+        await slack.settle()
+        assert any("Running your code" in e["text"] for e in slack.fake.ephemerals)
+        assert "Correct" in block_text(slack.fake.message(dm(LEARNER), item["ts"])["blocks"])
+        assert await repository.work.all() == []  # settled with the answer

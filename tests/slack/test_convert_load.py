@@ -141,3 +141,24 @@ async def test_feedback_written_for_the_right_choice_is_shown(slack: Slack, quiz
     assert shown.count("*Correct!*") == 2
     assert "Yes: two and two make four." in shown and "Yes: append adds an item." in shown
     assert "No: count again." not in shown and "No, they can." not in shown
+
+
+async def test_a_failing_item_is_listed_and_the_rest_load_with_one_click(slack: Slack, quiz_service: QuizService) -> None:
+    filename, pack_id, count = MOODLE
+    text = (FIXTURES / filename).read_text(encoding="utf-8")
+    broken = text.replace("    return [i * i for i in range(n)]\n</answer>", "    return [i * i for i in range(1, n + 1)]\n</answer>")
+    line = text[: text.index('<question type="coderunner">\n    <name>\n      <text>Squares')].count("\n") + 1
+    file = slack.fake.add_file(filename, broken.encode())
+    await slack.message("pack load", user=ADMIN, files=[file])
+    preview = slack.fake.posts(dm(ADMIN))[-1]
+    shown = block_text(preview["blocks"])
+    assert f"1 of {count} questions failed the proof" in shown
+    assert f"{filename}:{line}: question `squares-of-a-tensor`:" in shown
+    with pytest.raises(AssertionError):
+        find_element(preview["blocks"], label=f"Load {pack_id}")  # all-or-nothing stays impossible here
+    await slack.click(dm(ADMIN), preview["ts"], label=f"Load the {count - 1} that pass", user=ADMIN)
+    note = last_note(slack)
+    assert f"Pack `{pack_id}` v1 added with {count - 1} questions." in note
+    assert "left out 1 question that failed the proof" in note and "squares-of-a-tensor" in note
+    pack = await quiz_service.catalogue.pack(pack_id)
+    assert pack is not None and "squares-of-a-tensor" not in [q.id for q in pack.questions]

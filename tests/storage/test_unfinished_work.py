@@ -9,6 +9,7 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import func, select
 
+from bot.core.answer import AnswerWrite
 from bot.core.model import Attempt
 from bot.core.ports import Conflict
 from bot.core.work import Work
@@ -152,3 +153,41 @@ async def test_on_postgresql_rows_abandoned_elsewhere_are_seen_at_the_next_poll(
     finally:
         await here.close()
         await elsewhere.close()
+
+
+async def test_a_stored_answer_settles_every_processs_row_for_its_item(any_url: str) -> None:
+    """Another process was grading the same delivery when it was killed: its row must not outlive the stored answer."""
+    repo = await open_repository(any_url)
+    try:
+        await repo.create_session(clicks.new_session("s1", "ann", 3))
+        await repo.work.begin(work(1, item="s1:0", process="killed"))  # the killed process's row, still live
+        await repo.work.begin(work(2, item="s1:1", process="killed"))  # another item: kept
+        await repo.work.begin(work(3, item="s1:0", user="bob", process="killed"))  # another learner: kept
+        session = await repo.get_session("s1")
+        assert session is not None
+        answered = clicks.attempt(session, "k1")  # graded here untracked (the other process held the item's row)
+        unit = AnswerWrite(session=session, attempt=answered, card=clicks.card(session), settles="s1:0")
+        await repo.write_answer(unit)
+        assert sorted(w.id for w in await repo.work.all()) == ["w2", "w3"] and await _attempts(repo) == 1
+    finally:
+        await repo.close()
+
+
+async def test_answers_stored_together_settle_each_their_items_rows(any_url: str) -> None:
+    """On SQLite concurrent answers share one transaction (group commit): each settles its own item's rows."""
+    repo = await open_repository(any_url)
+    try:
+        sessions = []
+        for n in range(4):
+            await repo.create_session(clicks.new_session(f"s{n}", f"u{n}", 2))
+            await repo.work.begin(work(n, user=f"u{n}", item=f"s{n}:0", process="killed"))
+            await repo.work.begin(work(10 + n, user=f"u{n}", item=f"s{n}:1", process="killed"))
+            session = await repo.get_session(f"s{n}")
+            assert session is not None
+            sessions.append(session)
+        await asyncio.gather(
+            *(repo.write_answer(AnswerWrite(session=s, attempt=clicks.attempt(s, f"k{n}"), settles=f"s{n}:0")) for n, s in enumerate(sessions))
+        )
+        assert sorted(w.id for w in await repo.work.all()) == [f"w{10 + n}" for n in range(4)] and await _attempts(repo) == 4
+    finally:
+        await repo.close()

@@ -67,6 +67,9 @@ def time_events(parsers: dict[str, Callable[[Any], None]], metrics: Metrics | No
     parsers["MESSAGE_CREATE"] = timed(parsers["MESSAGE_CREATE"], lambda d: "message")
 
 
+Asked = rq.Request | Callable[[Actor], Awaitable[rq.Request]]  # a request, or one made once a download is done
+
+
 class Inbound:
     """The one place where Discord events become core requests, one at a time per learner."""
 
@@ -115,14 +118,7 @@ class Inbound:
         with use_locale(interaction.locale.value):
             await self._handle(interaction, request, clicked=clicked, working=working)
 
-    async def _handle(
-        self,
-        interaction: discord.Interaction[Any],
-        request: rq.Request | Callable[[Actor], Awaitable[rq.Request]],
-        *,
-        clicked: str | None,
-        working: str | None,
-    ) -> None:
+    async def _handle(self, interaction: discord.Interaction[Any], request: Asked, *, clicked: str | None, working: str | None) -> None:
         responder = Responder(interaction, self.refs)
         responder.public = isinstance(request, PUBLIC_REQUESTS)
         actor = self.actor(interaction)
@@ -132,7 +128,10 @@ class Inbound:
                     await responder.defer(working=_(working) if working else None, progress=working is not None)
                     request = await request(actor)
                 note = rq.working_note(request)
-                if note is not None:
+                if isinstance(request, rq.Act) and note is not None:
+                    # code in a form: "Running your code" only once its grading is recorded (`Flow.waiting`)
+                    request = replace(request, progress=lambda text: responder.defer(working=text))
+                elif note is not None:
                     await responder.defer(working=note, progress=isinstance(request, rq.PackLoad))
                 if isinstance(request, rq.PackLoad) and request.progress is None:
                     request = replace(request, progress=responder.progress)

@@ -7,6 +7,7 @@ fetched from Slack, the export sent as a file to the DM, a code message's `Where
 
 from __future__ import annotations
 
+import asyncio
 import re
 from dataclasses import replace
 from typing import Any
@@ -184,15 +185,23 @@ class Commands:
             return actor
         return origin.actor(is_admin=await self.api.is_workspace_admin(origin.user))
 
-    async def message(self, origin: Origin, event: dict[str, Any]) -> None:
-        """Code in the DM or a thread: the core decides what it answers from where it was sent."""
+    async def message(self, origin: Origin, event: dict[str, Any], accepted: asyncio.Event | None = None) -> None:
+        """Code in the DM or a thread: the core decides what it answers from where it was sent.
+
+        `accepted` is set once the message may be acknowledged: at once, unless it is code the core
+        takes as an answer, then once its grading is recorded (told with "Running your code").
+        """
         text = str(event.get("text") or "")
         files = [f for f in event.get("files") or [] if isinstance(f, dict)]
         in_dm = event.get("channel_type") == "im"
-        if in_dm and files and _PACK_LOAD.search(text):
+        code = "```" in text or any(str(f.get("name", "")).lower().endswith(".py") for f in files)
+        pack_load = in_dm and bool(files) and bool(_PACK_LOAD.search(text))
+        if accepted is not None and (pack_load or not (code and (in_dm or origin.thread_ts))):
+            accepted.set()
+        if pack_load:
             await self.load_packs(origin, files, force=bool(_FORCE.search(text)))
             return
-        if "```" not in text and not any(str(f.get("name", "")).lower().endswith(".py") for f in files):
+        if not code:
             if in_dm:
                 extra = " " + _("A pack file needs the words `pack load` in the same message.") if files else ""
                 await self.courier.tell(origin, notice(_(DM_HINT) + extra))
@@ -200,7 +209,9 @@ class Commands:
         if not in_dm and not origin.thread_ts:
             return  # code in a channel, outside any thread: just conversation
 
-        async def progress(note: str) -> None:
+        async def progress(note: str) -> None:  # the grading is recorded: Slack may have its 200
+            if accepted is not None:
+                accepted.set()
             await self.courier.tell(origin, notice(note))
 
         where = Where(channel=origin.channel, thread=origin.thread_ts, dm=in_dm)

@@ -23,7 +23,7 @@ from bot.scheduler import DeliveryFailed
 
 from . import render as bk
 from .api import Place, SlackApi, SlackCallFailed
-from .origin import Origin
+from .origin import Origin, from_action
 
 log = logging.getLogger("quizbot.slack")
 
@@ -80,6 +80,15 @@ class Courier:
         except Exception:  # a note in English is better than none
             log.exception("could not tell which language %s reads", origin.user)
             return "en"
+
+    async def refused(self, ack: Callable[..., Awaitable[Any]], body: dict[str, Any], block: str, message: str, *, ok: bool) -> bool:
+        """Acknowledge a form; unless `ok`, refuse it with `message` under `block`, in the person's language."""
+        if ok:
+            await ack()
+            return False
+        with use_locale(await self.language(from_action(body))):
+            await ack(response_action="errors", errors={block: _(message)})
+        return True
 
     @in_its_language
     async def deliver(self, origin: Origin, reply: Reply, place: Place | None, *, update_ts: str | None = None) -> None:

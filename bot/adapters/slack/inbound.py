@@ -1,12 +1,12 @@
 """Every Slack request becomes one core request; the reply goes out through `deliver`.
 
 Every listener acknowledges at once (Bolt's `ack`) and does its work in a lazy listener, so
-Slack has its answer within 3 seconds even while the sandbox runs; a click on a quiz message and a
-short answer typed in the answer form are acknowledged once the answer is stored
-(`answer_then_ack`, `answer_form_then_ack`), so that no acknowledged answer is lost with a process
-that dies (a code answer is acknowledged at once; its grading is recorded as unfinished work). No
-quiz rule lives here: what to ask, grade or refuse is the core's; this module only decides where
-things are shown.
+Slack has its answer within 3 seconds even while the sandbox runs. An answer is acknowledged only
+once it is safe, so that no acknowledged answer is lost with a process that dies: a click on a quiz
+message and a short answer typed in the answer form once the answer is stored (`answer_then_ack`,
+`answer_form_then_ack`); code, in the form or sent as a message (`message_then_ack`), once its
+grading is recorded as unfinished work, before "Running your code" shows. No quiz rule lives here:
+what to ask, grade or refuse is the core's; this module only decides where things are shown.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from bot.core import actions as ax
 from bot.core import commands as cm
 from bot.core import queries as q
 from bot.core import requests as rq
-from bot.core.i18n import _, use_locale
+from bot.core.i18n import N_, _, use_locale
 from bot.core.race import ChannelPost
 from bot.core.replies import Message, Reply, Text, notice
 from bot.core.service import QuizService
@@ -48,8 +48,8 @@ from .origin import (
 log = logging.getLogger("quizbot.slack")
 
 ACK_WITHIN_S = 2.0  # a quiz click is acknowledged once stored, or after this long at most (Slack allows 3 s)
-_PACK_LOAD = re.compile(r"\bpack\s+load\b", re.I)
-_FORCE = re.compile(r"(?:^|\s)(?:--)?force\b", re.I)
+CODE_ACK_WAIT_S = 30.0  # a code message's 200 waits for its grading row this long at most (Slack resends after 3 s)
+
 
 class Inbound:
     """The Slack listeners: commands, clicks, forms, messages and the Home tab."""
@@ -73,7 +73,8 @@ class Inbound:
         bolt.view_submission(re.compile(r"^rc:"))(ack=self.ack_answer, lazy=[self.on_race_answer])
         bolt.view_submission(bk.RUN_CALLBACK)(ack=self.ack_run, lazy=[self.on_run])
         bolt.view_submission(bk.PACK_CALLBACK)(ack=self.ack_pack_load, lazy=[self.on_pack_load])
-        bolt.event({"type": "message", "subtype": (None, "file_share", "thread_broadcast")})(ack=self.ack_only, lazy=[self.on_message])
+        messages: dict[str, Any] = {"type": "message", "subtype": (None, "file_share", "thread_broadcast")}
+        bolt.event(messages, middleware=[self.message_then_ack])(self.ack_only)  # the work starts in the middleware
         bolt.event("message")(self.ack_only)  # edits, joins, bot messages: nothing to do
         bolt.event("file_shared")(self.ack_only)  # the message event that comes with the file carries it
         bolt.event("app_home_opened")(ack=self.ack_only, lazy=[self.on_home_opened])
@@ -99,39 +100,46 @@ class Inbound:
         await self._ack_when_stored(ack, lambda stored: self.on_action(body, stored=stored))
 
     async def answer_form_then_ack(self, ack: Callable[..., Awaitable[Any]], body: dict[str, Any], view: dict[str, Any]) -> None:
-        """The answer form: a short answer is acknowledged once stored, like a click; code at once.
+        """The answer form: a short answer is acknowledged once stored, like a click; code once its grading is recorded.
 
-        A code answer is graded for longer than Slack waits, so it is acknowledged at once (the modal
-        closes) and "Running your code" follows; the grading it starts is recorded as unfinished work,
-        so a bot stopped or killed mid-grade tells the learner to send it again.
+        Code is graded for longer than Slack waits: the modal closes once the grading is recorded as
+        unfinished work (so a bot stopped or killed mid-grade tells the learner to send it again),
+        and "Running your code" follows.
         """
         if not input_value(view, bk.ANSWER_BLOCK, bk.ANSWER_INPUT).strip():
-            with use_locale(await self.courier.language(from_action(body))):
-                await ack(response_action="errors", errors={bk.ANSWER_BLOCK: _("Type your answer first.")})
+            await self.courier.refused(ack, body, bk.ANSWER_BLOCK, N_("Type your answer first."), ok=False)
             return
-        slow = ax.is_slow(str(view.get("callback_id", "")))
-        await self._ack_when_stored(ack, lambda stored: self.on_answer(body, view, stored=stored), at_once=slow)
+        await self._ack_when_stored(ack, lambda stored: self.on_answer(body, view, stored=stored))
 
-    async def _ack_when_stored(
-        self,
-        ack: Callable[..., Awaitable[Any]],
-        run: Callable[[asyncio.Event], Coroutine[Any, Any, None]],
-        *,
-        at_once: bool = False,
-    ) -> None:
-        """Start `run` (which sets the event once the core answered); ack then, or after ACK_WITHIN_S."""
+    async def message_then_ack(self, body: dict[str, Any], next: Callable[[], Awaitable[None]]) -> None:
+        """A message event: handled here, and passed on to the listener (which acknowledges) once safe.
+
+        Code for a quiz or a daily post is acknowledged only once its grading is recorded as
+        unfinished work; anything else at once. Slack sends again an event it got no 200 for
+        within 3 seconds, so a process killed at any moment loses no code message without a word:
+        either its row tells the learner after the restart, or Slack sends the message again
+        (graded once: the attempt's key).
+        """
+        await self._when_stored(lambda accepted: self.on_message(body, accepted=accepted), CODE_ACK_WAIT_S)
+        await next()
+
+    async def _ack_when_stored(self, ack: Callable[..., Awaitable[Any]], run: Callable[[asyncio.Event], Coroutine[Any, Any, None]]) -> None:
+        """Start `run` (which sets the event once what it changed is safe); ack then, or after ACK_WITHIN_S."""
+        try:
+            await self._when_stored(run, ACK_WITHIN_S)
+        finally:
+            await ack()
+
+    async def _when_stored(self, run: Callable[[asyncio.Event], Coroutine[Any, Any, None]], within: float) -> None:
+        """Start `run` as a job; return once it set its event or ended, or after `within` seconds."""
         stored = asyncio.Event()
         work = asyncio.create_task(run(stored), name="quizbot-slack-answer")
         self.jobs.track(work)
-        if at_once:
-            await ack()
-            return
         waiting = asyncio.create_task(stored.wait())
         try:
-            await asyncio.wait({work, waiting}, timeout=ACK_WITHIN_S, return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait({work, waiting}, timeout=within, return_when=asyncio.FIRST_COMPLETED)
         finally:
             waiting.cancel()
-            await ack()
 
     async def ack_command(self, ack: Callable[..., Awaitable[Any]], body: dict[str, Any]) -> None:
         with use_locale(await self.courier.language(from_command(body))):  # the note and help in the learner's language
@@ -155,25 +163,14 @@ class Inbound:
             await ack()
 
     async def ack_answer(self, ack: Callable[..., Awaitable[Any]], body: dict[str, Any], view: dict[str, Any]) -> None:
-        if not input_value(view, bk.ANSWER_BLOCK, bk.ANSWER_INPUT).strip():
-            with use_locale(await self.courier.language(from_action(body))):
-                await ack(response_action="errors", errors={bk.ANSWER_BLOCK: _("Type your answer first.")})
-        else:
-            await ack()
+        await self.courier.refused(ack, body, bk.ANSWER_BLOCK, N_("Type your answer first."), ok=bool(input_value(view, bk.ANSWER_BLOCK, bk.ANSWER_INPUT).strip()))
 
     async def ack_run(self, ack: Callable[..., Awaitable[Any]], body: dict[str, Any], view: dict[str, Any]) -> None:
-        if not input_value(view, bk.CODE_BLOCK, bk.CODE_INPUT).strip():
-            with use_locale(await self.courier.language(from_action(body))):
-                await ack(response_action="errors", errors={bk.CODE_BLOCK: _("Type some Python first.")})
-        else:
-            await ack()
+        await self.courier.refused(ack, body, bk.CODE_BLOCK, N_("Type some Python first."), ok=bool(input_value(view, bk.CODE_BLOCK, bk.CODE_INPUT).strip()))
 
     async def ack_pack_load(self, ack: Callable[..., Awaitable[Any]], body: dict[str, Any], view: dict[str, Any]) -> None:
-        if not view_files(view, bk.PACK_BLOCK, bk.PACK_INPUT):
-            with use_locale(await self.courier.language(from_action(body))):
-                await ack(response_action="errors", errors={bk.PACK_BLOCK: _("Choose a pack (.yaml, .zip) or a quiz file to convert.")})
-        else:
-            await ack()
+        ok = bool(view_files(view, bk.PACK_BLOCK, bk.PACK_INPUT))
+        await self.courier.refused(ack, body, bk.PACK_BLOCK, N_("Choose a pack (.yaml, .zip) or a quiz file to convert."), ok=ok)
 
     # ----------------------------------------------------------------- lazy listeners
 
@@ -281,11 +278,16 @@ class Inbound:
         if not value.strip():
             return  # refused in the acknowledgement
         origin = from_view(body, bk.read_metadata(view.get("private_metadata")))
+
+        async def running(note: str) -> None:  # code: its grading is recorded, the form may close
+            if stored is not None:
+                stored.set()
+            await self.courier.tell(origin, notice(note))
+
         async with self.jobs.run(origin):
             action = str(view.get("callback_id", ""))
-            if ax.is_slow(action):
-                await self.courier.tell(origin, notice(rq.RUNNING))
-            reply = await self.service.handle(origin.actor(), rq.Act(action, (value,), key=str(view.get("id") or "") or None))
+            key = str(view.get("id") or "") or None
+            reply = await self.service.handle(origin.actor(), rq.Act(action, (value,), key=key, progress=running))
             if stored is not None:
                 stored.set()
             if reply.aside:
@@ -311,14 +313,17 @@ class Inbound:
         async with self.jobs.run(origin):
             await self.commands.load_packs(origin, files, force=force)
 
-    async def on_message(self, body: dict[str, Any]) -> None:
-        """A message in the bot's DM or in a quiz thread: code answers and pack uploads."""
+    async def on_message(self, body: dict[str, Any], *, accepted: asyncio.Event | None = None) -> None:
+        """A message in the bot's DM or in a quiz thread: code answers and pack uploads.
+
+        `accepted` is set once the message may be acknowledged (see `message_then_ack`).
+        """
         event = body.get("event") or {}
         if event.get("bot_id") or not isinstance(event.get("user"), str):
             return
         origin = from_event(body)
         async with self.jobs.run(origin):
-            await self.commands.message(origin, event)
+            await self.commands.message(origin, event, accepted)
 
     async def on_home_opened(self, body: dict[str, Any]) -> None:
         event = body.get("event") or {}
@@ -334,7 +339,6 @@ class Inbound:
             await self.api.publish_home(origin.user, bk.home_view(shown, packs, rank=rank))
             delivered()
 
-    # ----------------------------------------------------------------- flows
 
 def _ephemeral(message: Message) -> dict[str, Any]:
     return {"text": bk.fallback_text(message), "blocks": bk.message_blocks(message), "response_type": "ephemeral"}

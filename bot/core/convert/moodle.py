@@ -30,6 +30,9 @@ _DEFAULT_COMBINED = {
     "Your answer is incorrect.",
 }
 _PYTHON_RUNNERS = {"python3", "python3_w_input"}
+_GRADERS = {"EqualityGrader", "NearEqualityGrader"}
+_DEF_INPUT = re.compile(r"def\s+input\s*\(")
+_PRINT = re.compile(r"\bprint\s*\(")
 _NO_COUNTERPART = "Moodle's `{kind}` question type has no QuizBot counterpart"
 
 
@@ -266,7 +269,8 @@ def _coderunner(node: Node, sink: Sink) -> Draft:
             code=raw.get("testcode/text"),
             stdin=raw.get("stdin/text"),
             expected=raw.get("expected/text"),
-            shown=raw.get("display/text", "SHOW").strip().upper() != "HIDE",
+            # HIDE_IF_FAIL: a learner who fails it never sees it, so the failure must not show its values.
+            shown=raw.get("display/text", "SHOW").strip().upper() not in ("HIDE", "HIDE_IF_FAIL"),
         )
         cases.append(case)
         if raw.attrs.get("useasexample") == "1":
@@ -276,8 +280,16 @@ def _coderunner(node: Node, sink: Sink) -> Draft:
     shown_examples = examples(example_cases)
     if shown_examples:
         prompt = f"{prompt}\n\n{shown_examples}"
-    if node.get("template").strip():
-        sink.assume("customised CodeRunner templates are not carried; each case runs the answer, then its test code", node.line)
+    grader = node.get("grader").strip() or "EqualityGrader"
+    if grader not in _GRADERS:
+        raise Unmappable(f"CodeRunner grader `{grader}`: only exact and nearly exact output matches are reproduced")
+    echo = runner == "python3_w_input"
+    template = node.get("template").strip()
+    if template:
+        if not _echoes_input(template):
+            raise Unmappable("a customised CodeRunner template (a test harness of its own) is not reproduced")
+        echo = True
+        sink.assume("the customised template's echoing `input()` is reproduced; the rest of it is not carried", node.line)
     limits: dict[str, float | int] = {}
     try:
         seconds = float(node.get("cputimelimitsecs").strip() or "0")
@@ -294,7 +306,22 @@ def _coderunner(node: Node, sink: Sink) -> Draft:
         starter=node.get("answerpreload"),
         limits=limits or None,
     )
-    return Draft(node.line, "coderunner", None, fields, test=unittest_module(node.get("name/text").strip(), cases))
+    test = unittest_module(node.get("name/text").strip(), cases, nearly=grader == "NearEqualityGrader", echo_input=echo)
+    return Draft(node.line, "coderunner", None, fields, test=test)
+
+
+def _echoes_input(template: str) -> bool:
+    """Return True for a template whose own `input()` prints what it read (python3_w_input's, copied)."""
+    body = False
+    for line in template.splitlines():
+        if _DEF_INPUT.match(line):
+            body = True
+        elif body and line[:1] in (" ", "\t"):
+            if _PRINT.search(line):
+                return True
+        elif line.strip():
+            body = False
+    return False
 
 
 def _common(node: Node, draft: Draft, sink: Sink) -> None:

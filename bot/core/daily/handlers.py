@@ -197,11 +197,18 @@ class DailyDesk:
         return await self.daily.post(session_id) is not None
 
     async def on_post(
-        self, actor: Actor, action: ax.Action, values: Sequence[str], *, key: str | None = None
+        self,
+        actor: Actor,
+        action: ax.Action,
+        values: Sequence[str],
+        *,
+        key: str | None = None,
+        progress: Callable[[str], Awaitable[None]] | None = None,
     ) -> Reply:
         """Handle a member's click on the channel's daily post; every answer goes only to them.
 
         `key` is the platform's id of the interaction: the same one delivered twice is counted once.
+        `progress` is told once a code answer's grading is recorded (`Flow.waiting`).
         """
         if action.verb in _NOT_ON_A_POST:
             raise QuizError(_("The channel's daily question has no Skip or Stop: answer it, or simply leave it."))
@@ -216,7 +223,7 @@ class DailyDesk:
             if form is None:
                 raise BadSubmission(_("This question is answered with its buttons or menus."))
             return Reply(form=form)
-        async with self._flow.waiting(actor, question, f"{post.id}:0") as work:  # code: the learner waits for the sandbox
+        async with self._flow.waiting(actor, question, f"{post.id}:0", progress) as work:  # code: the learner waits for the sandbox
             return await self._answer_post(actor, post, question, action, values, key, work)
 
     async def _answer_post(
@@ -271,9 +278,7 @@ class DailyDesk:
         if form is None or action is None:
             raise BadSubmission(_("This question is answered with its buttons or menus."))
         value = text if form.kind == "code" else codetext.code_of(text).strip()
-        if form.kind == "code" and progress is not None:
-            await progress(_(rq.RUNNING))
-        reply = await self.on_post(actor, action, (value,), key=key)
+        reply = await self.on_post(actor, action, (value,), key=key, progress=progress if form.kind == "code" else None)
         titled = tuple(
             replace(m, title=m.title or post_title(post)) if m.kind == "feedback" else m
             for m in reply.messages
@@ -313,7 +318,9 @@ class DailyDesk:
             work=work,
             detail=detail,
         )
-        return AnswerWrite(attempt=attempt, card=card, day=PracticeDay(actor.platform, actor.user_id, now, channel=1))
+        settles = f"{post.id}:0" if kind_of(question).sandboxed else None  # see `AnswerWrite.settles`
+        day = PracticeDay(actor.platform, actor.user_id, now, channel=1)
+        return AnswerWrite(attempt=attempt, card=card, day=day, settles=settles)
 
     # ------------------------------------------------------------ buttons of daily messages
 

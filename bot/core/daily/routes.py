@@ -73,7 +73,8 @@ class DailyRoutes:
 
     async def _post(self, actor: Actor, action: ax.Action, request: rq.Act) -> Reply:
         try:
-            reply = await self._desk.on_post(actor, replace(action, prefix=ax.PREFIX), request.values, key=request.key)
+            action = replace(action, prefix=ax.PREFIX)
+            reply = await self._desk.on_post(actor, action, request.values, key=request.key, progress=request.progress)
         except QuizError as exc:
             exc.aside = True
             raise

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bot.core.errors import Problem
+from bot.core.errors import PackInvalid, Problem
 from bot.core.items.proving import first_code_block, why
 from bot.core.ports import CodeRunner, RunOutcome, RunRequest
 
@@ -31,7 +31,7 @@ MAX_WRONG_BYTES = 64 * 1024
 IN_FLIGHT = 6  # jobs handed to the sandbox at once; more would only be turned away as busy
 
 
-__all__ = ["count_jobs", "first_code_block", "prove", "why", "wrong_solutions"]
+__all__ = ["Proof", "count_jobs", "first_code_block", "passing_part", "proof_of", "prove", "why", "wrong_solutions"]
 
 
 @dataclass(frozen=True)
@@ -99,7 +99,12 @@ class _Prover:
         self.runner = runner
         self.on_step = on_step
         self.problems: list[Problem] = []
+        self.failing: dict[str, list[Problem]] = {}  # the problems of each failing question, by its id
         self.gate = asyncio.Semaphore(IN_FLIGHT)
+
+    def fail(self, qid: str, problem: Problem) -> None:
+        self.problems.append(problem)
+        self.failing.setdefault(qid, []).append(problem)
 
     def step(self) -> None:
         if self.on_step is not None:
@@ -118,7 +123,7 @@ class _Prover:
     async def check(self, qid: str, request: RunRequest, judge: Callable[[RunOutcome], str | None]) -> None:
         verdict = judge(await self.run(request))
         if verdict:
-            self.problems.append(self.loaded.problem(qid, f"question `{qid}`: {verdict}"))
+            self.fail(qid, self.loaded.problem(qid, f"question `{qid}`: {verdict}"))
         self.step()
 
     async def wrong(self, q: AnyQuestion, fixture: WrongSolution) -> None:
@@ -128,7 +133,7 @@ class _Prover:
         verdict = _judge_wrong(outcome)
         if verdict:
             line = outcome.error_line or 1
-            self.problems.append(Problem(str(fixture.path), line, 1, f"wrong solution of question `{q.id}`: {verdict}"))
+            self.fail(q.id, Problem(str(fixture.path), line, 1, f"wrong solution of question `{q.id}`: {verdict}"))
         self.step()
 
     async def others(self, q: BlanksQuestion, batch: list[fill.Filling]) -> None:
@@ -146,7 +151,8 @@ class _Prover:
         for filling in ran:
             outcome = await self.run(RunRequest(q.filled(filling)))
             if outcome.status == "passed":
-                self.problems.append(
+                self.fail(
+                    q.id,
                     self.loaded.problem(
                         q.id,
                         f"question `{q.id}`: the filling {fill.describe(q, filling)} also runs cleanly, so a learner "
@@ -157,13 +163,38 @@ class _Prover:
         self.step()
 
 
-async def prove(
+@dataclass(frozen=True)
+class Proof:
+    """What a proof found: every problem, and those of each failing question by its id.
+
+    `whole_pack` are the problems no question owns (a misplaced wrong-solution fixture): with any
+    of them, no part of the pack may be loaded.
+    """
+
+    problems: tuple[Problem, ...] = ()
+    failing: dict[str, tuple[Problem, ...]] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    @property
+    def whole_pack(self) -> tuple[Problem, ...]:
+        owned = {id(p) for found in self.failing.values() for p in found}
+        return tuple(p for p in self.problems if id(p) not in owned)
+
+    def passing(self, loaded: LoadedPack) -> list[str]:
+        """Return the ids of the pack's questions that passed, in pack order."""
+        return [q.id for q in loaded.pack.questions if q.id not in self.failing]
+
+
+async def proof_of(
     loaded: LoadedPack,
     runner: CodeRunner,
     *,
     on_step: Callable[[], None] | None = None,
     folder: Path | None = None,
-) -> list[Problem]:
+) -> Proof:
     """Run every solution, starter, wrong solution, blanks filling and `verify: output` snippet.
 
     `folder` is where `wrong/` is looked for; by default the folder of a pack read from disk.
@@ -182,7 +213,42 @@ async def prove(
         if checked is not None:
             jobs.extend(prover.others(checked, part) for part in fill.chunks(fill.fillings_to_try(checked)))
     await asyncio.gather(*jobs)
-    return sorted(prover.problems, key=lambda p: (p.file, p.line, p.col, p.message))
+    order = {q.id: n for n, q in enumerate(loaded.pack.questions)}
+    failing = {
+        qid: tuple(sorted(found, key=_where))
+        for qid, found in sorted(prover.failing.items(), key=lambda pair: order.get(pair[0], len(order)))
+    }
+    return Proof(tuple(sorted(prover.problems, key=_where)), failing)
+
+
+async def prove(
+    loaded: LoadedPack,
+    runner: CodeRunner,
+    *,
+    on_step: Callable[[], None] | None = None,
+    folder: Path | None = None,
+) -> list[Problem]:
+    """Return every problem `proof_of` finds, in file and line order."""
+    return list((await proof_of(loaded, runner, on_step=on_step, folder=folder)).problems)
+
+
+def passing_part(loaded: LoadedPack, found: Proof) -> LoadedPack:
+    """Return the pack without the questions that failed their proof.
+
+    Raise PackInvalid with every problem when no part may be loaded: a problem no question owns,
+    or no question left.
+    """
+    keep = set(found.passing(loaded))
+    if found.whole_pack or not keep:
+        raise PackInvalid(list(found.problems))
+    if len(keep) == len(loaded.pack.questions):
+        return loaded
+    pack = loaded.pack.model_copy(update={"questions": [q for q in loaded.pack.questions if q.id in keep]})
+    return LoadedPack(pack, loaded.source, {k: v for k, v in loaded.lines.items() if k in keep})
+
+
+def _where(p: Problem) -> tuple[str, int, int, str]:
+    return (p.file, p.line, p.col, p.message)
 
 
 def count_jobs(loaded: LoadedPack, folder: Path | None = None) -> int:

@@ -27,8 +27,11 @@ class Reports:
     async def report(self, pack: Pack, filters: Filters, *, now: datetime) -> Report:
         code = tuple(q.id for q in pack.questions if q.type == "code")
         filters = replace(filters, textless=code)
-        counts = await self._source.report_counts(filters, now=now)
-        learners = await self._source.learner_rows(filters, now=now, mastered_days=MASTERED_STABILITY_DAYS)
+        # The item counts and the class's rows are separate reads: made at once, on two connections.
+        counts, learners = await asyncio.gather(
+            self._source.report_counts(filters, now=now),
+            self._source.learner_rows(filters, now=now, mastered_days=MASTERED_STABILITY_DAYS),
+        )
         return analyse(
             pack, counts, filters, learners=learners, min_learners=self.min_learners, stalled_days=self.stalled_days,
             now=now,
