@@ -21,6 +21,8 @@ import random
 from datetime import timedelta
 from typing import TypeVar
 
+from bot.core.i18n import _
+
 from . import requests as rq
 from .admin import Admins, PackAdmin
 from .answer import Answers
@@ -137,4 +139,4 @@ class QuizService(Shorthands):
 
     def may_load_packs(self, actor: Actor) -> None:
         """Refuse (NotAllowed) before a front end downloads a pack file for someone who may not load it."""
-        self.admins.require(actor, "load packs")
+        self.admins.require(actor, _("load packs"))  # in the language the front end set (the platform's guess)
