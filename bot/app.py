@@ -15,6 +15,7 @@ from .core import queries as q
 from .core.answer import Answers
 from .core.daily import DailyService
 from .core.errors import PackInvalid, PackRefused
+from .core.faults import FaultLog
 from .core.packs import load_path
 from .core.race import Outbox, RaceService, SocialService
 from .core.work import Unfinished
@@ -24,7 +25,7 @@ from .metrics import (
     Platforms,
     Timing,
     count_answer,
-    instrument_repository,
+    count_faults,
     watch_active_quizzes,
 )
 from .scheduler import PlatformPosters, Scheduler
@@ -145,14 +146,15 @@ async def build(
     """
     repository = await open_repository(settings.database_url, db_timeout=settings.database_timeout_seconds)
     metrics = Metrics()
-    instrument_repository(repository, metrics)
+    faults = FaultLog()  # one log line per kind of database failure per interval, for the whole process
+    count_faults(faults, metrics)
     plain = make_runner(settings=settings) if sandbox else None
     runner = MeteredRunner(plain, metrics) if plain is not None else None
     clock = SystemClock()
     admins = frozenset(settings.admins)
     store = SocialStore.beside(repository)
     outbox = Outbox()
-    answers = Answers(log=repository, counted=count_answer(metrics))  # where every graded answer is recorded
+    answers = Answers(log=repository, counted=count_answer(metrics), faults=faults)  # where every graded answer is recorded
     races = RaceService(
         repository=repository, store=store, clock=clock, publish=outbox, admins=admins, timers=live, answers=answers
     )
@@ -167,7 +169,7 @@ async def build(
         platforms=platforms,
         on_lag=metrics.scheduler_lag.set,
     )
-    daily = DailyService(store=daily_store, packs=repository, clock=clock, admins=admins, wake=scheduler.wake)
+    daily = DailyService(store=daily_store, packs=repository, clock=clock, admins=admins, wake=scheduler.wake, faults=faults)
     service = QuizService(
         repository=repository,
         runner=runner,
@@ -182,6 +184,7 @@ async def build(
         personal_data=PrivacyStore(repository.engine),
         work=Unfinished(repository.work, clock),
         pending=repository.pending,
+        faults=faults,
     )
     service.use(Timing(metrics))
     watch_active_quizzes(metrics, repository.engine, clock, timedelta(hours=settings.session_ttl_hours))

@@ -8,7 +8,7 @@ the queries it answers, like its requests.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import ClassVar, Generic, TypeVar
 
 from .model import Actor, Anchor, PackInfo
 from .replies import Message
@@ -18,6 +18,9 @@ T = TypeVar("T")
 
 class Query(Generic[T]):
     """A question whose answer is a `T`."""
+
+    # Told after the person's reply went out (where it was posted): a failure is logged, never raised.
+    after_reply: ClassVar[bool] = False
 
 
 @dataclass(frozen=True)
@@ -61,6 +64,7 @@ class QuizAnchor(Query["Anchor | None"]):
 class RememberQuiz(Query[None]):
     """Remember where a quiz lives: a new item's message was posted at `anchor` (for the item at `position`)."""
 
+    after_reply: ClassVar[bool] = True
     session_id: str
     anchor: Anchor
     position: int | None = None
@@ -70,6 +74,7 @@ class RememberQuiz(Query[None]):
 class RememberRace(Query[None]):
     """Remember where a race's current round was posted, so its closing can edit that message."""
 
+    after_reply: ClassVar[bool] = True
     race_id: str
     anchor: dict[str, str]
 

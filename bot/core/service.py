@@ -30,7 +30,8 @@ from .daily import DailyService
 from .daily import routes as daily_routes
 from .daily.handlers import DailyDesk, PostNow
 from .dispatch import Dispatcher, Middleware
-from .errors import NotAllowed, NotYourQuiz, QuizError, QuizExpired
+from .errors import DatabaseFault, NotAllowed, NotYourQuiz, QuizError, QuizExpired, Unavailable
+from .faults import FaultLog, Faults
 from .flow import Flow
 from .gate import Gate
 from .importing import PendingPacks, PendingStore
@@ -70,8 +71,11 @@ class QuizService(Shorthands):
         personal_data: PersonalData | None = None,
         work: Unfinished | None = None,
         pending: PendingStore | None = None,
+        faults: FaultLog | None = None,
     ) -> None:
         self._repo = repository
+        # one log line per kind of database failure per interval, shared with the answer path
+        self.faults = faults or (answers.faults if answers is not None else FaultLog())
         self.work = work  # None: work in progress is not recorded (nothing tells of work a restart dropped)
         self.races = races  # None: this process has no race store (races are refused politely)
         self.catalogue = Catalogue(repository)
@@ -80,7 +84,7 @@ class QuizService(Shorthands):
         rng = rng or random.Random()
         flow = Flow(
             repository=repository, catalogue=self.catalogue, gate=self.gate, clock=clock, runner=runner, rng=rng, work=work,
-            answers=answers,
+            answers=answers or Answers(log=repository, faults=self.faults), faults=self.faults,
         )  # fmt: skip
         self.answers = flow.answers  # every graded answer is recorded through it (bot.core.answer)
         self.quiz = QuizDesk(flow=flow, gate=self.gate, runner=runner, work=work)
@@ -103,6 +107,7 @@ class QuizService(Shorthands):
         self.my_data.register(self.dispatcher)
         race_routes.register(self.dispatcher, races, social)
         daily_routes.register(self.dispatcher, self.daily, self.quiz)
+        self.use(Faults(self.faults))  # innermost: the notices and the metrics see the person's `Unavailable`
         if work is not None:
             self.use(UnfinishedNotices(work))
 
@@ -116,7 +121,15 @@ class QuizService(Shorthands):
 
     async def ask(self, query: Query[T]) -> T:
         """Answer a front end's query (names to complete, where a quiz lives); see `bot.core.queries`."""
-        answer: T = await self.dispatcher.ask(query)
+        if query.after_reply:  # where a reply was posted: its failure must not fail what the person did
+            with self.faults.after_commit(f"answering {type(query).__name__}"):
+                await self.dispatcher.ask(query)
+            return None  # type: ignore[return-value]  # after_reply queries answer None
+        try:
+            answer: T = await self.dispatcher.ask(query)
+        except DatabaseFault as fault:
+            self.faults.fault(fault, f"answering {type(query).__name__}")
+            raise Unavailable(fault.kind) from None
         return answer
 
     # ----------------------------------------------------------------- named guards for front ends

@@ -16,11 +16,11 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import event, insert, text, update
-from sqlalchemy.engine import URL, Connection, make_url
-from sqlalchemy.exc import DBAPIError, DisconnectionError, SQLAlchemyError
+from sqlalchemy.engine import URL, Connection, ExceptionContext, make_url
+from sqlalchemy.exc import DBAPIError, DisconnectionError, IntegrityError, SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
-from bot.core.errors import StorageError
+from bot.core.errors import DatabaseFault, StorageError
 
 from . import tables as t
 
@@ -65,6 +65,7 @@ def create_engine(url: str, *, timeout: float = DEFAULT_TIMEOUT, idle_ping: floa
             _make_folder(parsed, where)
             engine = create_async_engine(parsed, connect_args={"timeout": SQLITE_BUSY_SECONDS})
             event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
+            _raise_faults(engine, url)
             return engine
         if backend == "postgresql":
             if driver != "asyncpg":
@@ -81,6 +82,7 @@ def create_engine(url: str, *, timeout: float = DEFAULT_TIMEOUT, idle_ping: floa
                 },
             )
             _ping_when_idle(engine, idle_ping)
+            _raise_faults(engine, url)
             return engine
     except StorageError:
         raise
@@ -219,18 +221,69 @@ async def check_writable(engine: AsyncEngine, url: str, *, wait: float | None = 
 
 def describe_error(exc: BaseException, url: str) -> str:
     """One line for an operator: what is wrong with the database and what to do."""
+    return str(classify(exc, url) or DatabaseFault("unavailable", f"The database {safe_url(url)} could not be used: {_detail(exc)}"))
+
+
+def _detail(exc: BaseException) -> str:
+    original = exc.orig if isinstance(exc, DBAPIError) and exc.orig is not None else exc
+    return str(original).splitlines()[0] if str(original).strip() else type(original).__name__
+
+
+def classify(exc: BaseException, url: str, *, disconnect: bool = False) -> DatabaseFault | None:
+    """Return the fault a driver's error means (unavailable, full, read-only, busy), or None for any other error.
+
+    The one place that reads SQLite's, asyncpg's and SQLAlchemy's errors: the engine raises what this
+    returns in place of the driver's error (`_raise_faults`), and start-up checks print its line. A
+    broken constraint, a bug in a statement or a lost conditional update is none of these: None.
+    """
     where = safe_url(url)
     original = exc.orig if isinstance(exc, DBAPIError) and exc.orig is not None else exc
-    detail = str(original).splitlines()[0] if str(original).strip() else type(original).__name__
+    if isinstance(exc, IntegrityError) or "integrity" in type(original).__name__.lower():
+        return None
+    detail = _detail(exc)
     lowered = detail.lower()
-    if isinstance(original, TimeoutError) or "timeout" in type(original).__name__.lower() or "timed out" in lowered:
-        return f"The database {where} did not answer in time ({detail}). Check the server, or raise QUIZBOT_DATABASE_TIMEOUT_SECONDS."
+    name = type(original).__name__.lower()
+    if isinstance(original, TimeoutError) or "timeout" in name or "timed out" in lowered:
+        return DatabaseFault(
+            "unavailable",
+            f"The database {where} did not answer in time ({detail}). Check the server, or raise QUIZBOT_DATABASE_TIMEOUT_SECONDS.",
+        )
     if "file is not a database" in lowered or "malformed" in lowered or "corrupt" in lowered:
-        return f"The database {where} is not a valid SQLite database (corrupt or another kind of file). Move it away or point QUIZBOT_DATABASE_URL elsewhere."
-    if "locked" in lowered:
-        return f"The database {where} is locked by another program. Stop it, or use PostgreSQL to run several bot processes."
+        return DatabaseFault(
+            "unavailable",
+            f"The database {where} is not a valid SQLite database (corrupt or another kind of file). "
+            "Move it away or point QUIZBOT_DATABASE_URL elsewhere.",
+        )
+    if "locked" in lowered or "busy" in lowered:
+        return DatabaseFault(
+            "busy", f"The database {where} is locked by another program. Stop it, or use PostgreSQL to run several bot processes."
+        )
     if "readonly" in lowered or "read-only" in lowered or "read only" in lowered:
-        return f"The database {where} is read-only ({detail}): the bot must be able to write it."
+        return DatabaseFault("read-only", f"The database {where} is read-only ({detail}): the bot must be able to write it.")
+    if "disk is full" in lowered or "no space left" in lowered or "diskfull" in name or "could not extend file" in lowered:
+        return DatabaseFault("full", f"The disk of the database {where} is full ({detail}): free some space.")
     if "unable to open" in lowered or "permission" in lowered:
-        return f"The database {where} cannot be opened for writing ({detail})."
-    return f"The database {where} could not be used: {detail}"
+        return DatabaseFault("unavailable", f"The database {where} cannot be opened for writing ({detail}).")
+    if "disk i/o error" in lowered:
+        return DatabaseFault("unavailable", f"The database {where} cannot be written or read ({detail}): check its disk.")
+    if "too many clients" in lowered or "starting up" in lowered or "shutting down" in lowered:
+        return DatabaseFault("unavailable", f"The database {where} does not take connections now ({detail}).")
+    if disconnect or isinstance(original, OSError) or "connection" in name or "cannotconnect" in name:
+        return DatabaseFault("unavailable", f"The database {where} cannot be reached ({detail}).")
+    return None
+
+
+def _raise_faults(engine: AsyncEngine, url: str) -> None:
+    """Raise a `DatabaseFault` in place of every driver error `classify` recognises, from connecting to commit."""
+
+    def on_error(context: ExceptionContext) -> BaseException | None:
+        return classify(context.original_exception, url, disconnect=context.is_disconnect)
+
+    def on_connect(dialect: Any, _record: Any, cargs: Any, cparams: Any) -> Any:
+        try:
+            return dialect.connect(*cargs, **cparams)
+        except OSError as exc:  # asyncpg's refused or timed-out connect: not a DBAPI error, so on_error never sees it
+            raise classify(exc, url) or exc from exc
+
+    event.listen(engine.sync_engine, "handle_error", on_error)
+    event.listen(engine.sync_engine, "do_connect", on_connect)
