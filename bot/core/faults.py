@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -72,6 +72,22 @@ class FaultLog:
         self._seen[key] = _Seen(now)
         if len(self._seen) > 1000:  # kinds are few; a flood of distinct bugs must not grow this forever
             self._seen = {key: self._seen[key]}
+
+    async def asked(self, query: Any, call: Callable[[], Awaitable[Any]]) -> Any:
+        """Answer a front end's query with `call`: a fault is the person's `Unavailable`, or only logged after a reply.
+
+        A query marked `after_reply` (where a message was posted) follows what the person did: it never fails.
+        """
+        doing = f"answering {type(query).__name__}"
+        if getattr(query, "after_reply", False):
+            with self.after_commit(doing):
+                await call()
+            return None
+        try:
+            return await call()
+        except DatabaseFault as fault:
+            self.fault(fault, doing)
+            raise Unavailable(fault.kind) from None
 
     @contextmanager
     def after_commit(self, doing: str) -> Iterator[None]:

@@ -30,7 +30,7 @@ from .daily import DailyService
 from .daily import routes as daily_routes
 from .daily.handlers import DailyDesk, PostNow
 from .dispatch import Dispatcher, Middleware
-from .errors import DatabaseFault, NotAllowed, NotYourQuiz, QuizError, QuizExpired, Unavailable
+from .errors import NotAllowed, NotYourQuiz, QuizError, QuizExpired
 from .faults import FaultLog, Faults
 from .flow import Flow
 from .gate import Gate
@@ -74,7 +74,6 @@ class QuizService(Shorthands):
         faults: FaultLog | None = None,
     ) -> None:
         self._repo = repository
-        # one log line per kind of database failure per interval, shared with the answer path
         self.faults = faults or (answers.faults if answers is not None else FaultLog())
         self.work = work  # None: work in progress is not recorded (nothing tells of work a restart dropped)
         self.races = races  # None: this process has no race store (races are refused politely)
@@ -121,15 +120,7 @@ class QuizService(Shorthands):
 
     async def ask(self, query: Query[T]) -> T:
         """Answer a front end's query (names to complete, where a quiz lives); see `bot.core.queries`."""
-        if query.after_reply:  # where a reply was posted: its failure must not fail what the person did
-            with self.faults.after_commit(f"answering {type(query).__name__}"):
-                await self.dispatcher.ask(query)
-            return None  # type: ignore[return-value]  # after_reply queries answer None
-        try:
-            answer: T = await self.dispatcher.ask(query)
-        except DatabaseFault as fault:
-            self.faults.fault(fault, f"answering {type(query).__name__}")
-            raise Unavailable(fault.kind) from None
+        answer: T = await self.faults.asked(query, lambda: self.dispatcher.ask(query))
         return answer
 
     # ----------------------------------------------------------------- named guards for front ends
