@@ -8,9 +8,10 @@ never answers) becomes one StorageError line that names the database without its
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from alembic import command
 from alembic.config import Config
@@ -48,12 +49,22 @@ def _parse(url: str) -> URL:
         raise StorageError(f"The database URL cannot be read (QUIZBOT_DATABASE_URL): write {URL_FORMS}") from None
 
 
-def create_engine(url: str, *, timeout: float = DEFAULT_TIMEOUT, idle_ping: float = IDLE_PING_SECONDS) -> AsyncEngine:
+def create_engine(
+    url: str,
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+    idle_ping: float = IDLE_PING_SECONDS,
+    busy: float = SQLITE_BUSY_SECONDS,
+    synchronous: Literal["FULL", "NORMAL"] = "FULL",
+) -> AsyncEngine:
     """Build the engine for a sqlite+aiosqlite or postgresql+asyncpg URL; raise StorageError for anything else.
 
     `timeout` bounds connecting to PostgreSQL and each statement there, so a server that accepts
     connections but never answers fails in seconds rather than minutes. A pooled PostgreSQL
-    connection unused for `idle_ping` seconds is pinged before it is handed out.
+    connection unused for `idle_ping` seconds is pinged before it is handed out. SQLite waits up to
+    `busy` seconds for another writer's lock, and syncs every commit (`synchronous`: NORMAL only to
+    measure what FULL costs, in bench/core_bench.py). Every driver error `classify` recognises is raised as
+    a `DatabaseFault` (`_raise_faults`).
     """
     parsed = _parse(url)
     backend, driver = parsed.get_backend_name(), parsed.get_driver_name()
@@ -63,8 +74,8 @@ def create_engine(url: str, *, timeout: float = DEFAULT_TIMEOUT, idle_ping: floa
             if driver != "aiosqlite":
                 raise StorageError(f"The database URL {where} does not name an async driver: write sqlite+aiosqlite:///...")
             _make_folder(parsed, where)
-            engine = create_async_engine(parsed, connect_args={"timeout": SQLITE_BUSY_SECONDS})
-            event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
+            engine = create_async_engine(parsed, connect_args={"timeout": busy})
+            event.listen(engine.sync_engine, "connect", _sqlite_pragmas(busy, synchronous))
             _raise_faults(engine, url)
             return engine
         if backend == "postgresql":
@@ -129,15 +140,18 @@ def _make_folder(parsed: URL, where: str) -> None:
         raise StorageError(f"The folder {folder} for the database {where} cannot be created ({exc.strerror or exc})") from None
 
 
-def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
-    cursor = dbapi_connection.cursor()
-    cursor.execute("PRAGMA journal_mode=WAL")
-    # FULL: a commit is on the disk before it returns, so an answer whose feedback a learner saw
-    # survives a power cut or a disk gone read-only (NORMAL may lose the last commits in WAL mode).
-    cursor.execute("PRAGMA synchronous=FULL")
-    cursor.execute(f"PRAGMA busy_timeout={int(SQLITE_BUSY_SECONDS * 1000)}")
-    cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.close()
+def _sqlite_pragmas(busy: float, synchronous: str) -> Callable[[Any, Any], None]:
+    def pragmas(dbapi_connection: Any, _record: Any) -> None:
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        # FULL: a commit is on the disk before it returns, so an answer whose feedback a learner saw
+        # survives a power cut or a disk gone read-only (NORMAL may lose the last commits in WAL mode).
+        cursor.execute(f"PRAGMA synchronous={synchronous}")
+        cursor.execute(f"PRAGMA busy_timeout={int(busy * 1000)}")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.close()
+
+    return pragmas
 
 
 def _alembic_config(connection: Connection) -> Config:
@@ -202,6 +216,9 @@ async def check_writable(engine: AsyncEngine, url: str, *, wait: float | None = 
     sqlite_wait = engine.dialect.name == "sqlite" and wait is not None
     try:
         async with engine.connect() as connection:
+            if sqlite_wait:
+                usual = (await connection.exec_driver_sql("PRAGMA busy_timeout")).scalar_one()
+                await connection.commit()
             try:
                 async with connection.begin():
                     if sqlite_wait:
@@ -213,7 +230,7 @@ async def check_writable(engine: AsyncEngine, url: str, *, wait: float | None = 
                         await connection.execute(insert(t.heartbeats).values(process=process[:64], at=now))
             finally:
                 if sqlite_wait:
-                    await connection.exec_driver_sql(f"PRAGMA busy_timeout={int(SQLITE_BUSY_SECONDS * 1000)}")
+                    await connection.exec_driver_sql(f"PRAGMA busy_timeout={int(usual)}")
                     await connection.commit()
     except (TimeoutError, SQLAlchemyError, OSError) as exc:
         raise StorageError(describe_error(exc, url)) from None
