@@ -51,16 +51,17 @@ class FaultLog:
         """Log a database fault: its kind is the key, its line (no secrets) the message."""
         for counted in self._counted:
             counted(fault)
-        self._note(f"database {fault.kind}", str(fault), doing, exc_info=False)
+        self._note(f"database {fault.kind}", f"database {fault.kind}", str(fault), doing, exc_info=False)
 
     def failure(self, exc: BaseException, doing: str) -> None:
         """Log what failed `doing`: a database fault as its one line, anything else with its traceback once."""
         if isinstance(exc, DatabaseFault):
             self.fault(exc, doing)
         else:
-            self._note(f"{doing}: {type(exc).__name__}", str(exc).splitlines()[0] if str(exc) else "", doing, exc_info=exc)
+            line = str(exc).splitlines()[0] if str(exc) else ""
+            self._note(f"{doing}: {type(exc).__name__}", type(exc).__name__, line, doing, exc_info=exc)
 
-    def _note(self, key: str, line: str, doing: str, *, exc_info: BaseException | bool) -> None:
+    def _note(self, key: str, head: str, line: str, doing: str, *, exc_info: BaseException | bool) -> None:
         now = self._clock()
         seen = self._seen.get(key)
         if seen is not None and now - seen.logged_at < self._interval:
@@ -68,7 +69,7 @@ class FaultLog:
             return
         repeats = f" ({seen.suppressed} more like it in the last {now - seen.logged_at:.0f} s)" if seen and seen.suppressed else ""
         where = f" while {doing}" if doing else ""
-        log.warning("%s%s: %s%s", key, where, line, repeats, exc_info=exc_info or None)
+        log.warning("%s%s: %s%s", head, where, line, repeats, exc_info=exc_info or None)
         self._seen[key] = _Seen(now)
         if len(self._seen) > 1000:  # kinds are few; a flood of distinct bugs must not grow this forever
             self._seen = {key: self._seen[key]}
