@@ -14,6 +14,7 @@ from typing import Any
 
 from sqlalchemy import and_, delete, false, func, insert, or_, select, true, update
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.sql.dml import Insert, Update
 from sqlalchemy.sql.elements import ColumnElement
 
 from bot.core.daily.channel import DailyPost
@@ -156,40 +157,47 @@ class ScheduleRows(Base):
     async def claim_post(self, schedule: Schedule, post: DailyPost, *, cycle: int, next_at: datetime) -> bool:
         """Record the day's post and move the schedule on, in one transaction; False if taken already."""
         s = d.daily_schedules.c
+        return await self._claim(
+            insert(d.daily_posts).values(
+                id=post.id,
+                platform=post.platform,
+                scope=post.scope,
+                channel_id=post.channel_id,
+                day=post.day,
+                pack_id=post.pack,
+                question_id=post.question,
+                cycle=cycle,
+                status="claimed",
+                message_ref=None,
+                posted_at=post.posted_at,
+                reveal_at=post.reveal_at,
+                revealed_at=None,
+                answered=0,
+                right=0,
+                tally_dirty=False,
+                tally_edited_at=None,
+            ),
+            update(d.daily_schedules)
+            .where(
+                and_(
+                    s.platform == schedule.platform,
+                    s.channel_id == schedule.channel_id,
+                    or_(s.last_day.is_(None), s.last_day < post.day),  # days only move forward
+                )
+            )
+            .values(last_day=post.day, cycle=cycle, next_at=next_at),
+        )
+
+    async def _claim(self, claim: Insert, move_on: Update) -> bool:
+        """Insert a claim the database makes unique and move its owner on, in one transaction; False if taken already.
+
+        A day's post (`claim_post`) and a learner's reminder (`claim_reminder`): of several processes
+        that find the same job due, the one whose insert succeeds runs it.
+        """
         try:
             async with self._write() as c:
-                await c.execute(
-                    insert(d.daily_posts).values(
-                        id=post.id,
-                        platform=post.platform,
-                        scope=post.scope,
-                        channel_id=post.channel_id,
-                        day=post.day,
-                        pack_id=post.pack,
-                        question_id=post.question,
-                        cycle=cycle,
-                        status="claimed",
-                        message_ref=None,
-                        posted_at=post.posted_at,
-                        reveal_at=post.reveal_at,
-                        revealed_at=None,
-                        answered=0,
-                        right=0,
-                        tally_dirty=False,
-                        tally_edited_at=None,
-                    )
-                )
-                await c.execute(
-                    update(d.daily_schedules)
-                    .where(
-                        and_(
-                            s.platform == schedule.platform,
-                            s.channel_id == schedule.channel_id,
-                            or_(s.last_day.is_(None), s.last_day < post.day),  # days only move forward
-                        )
-                    )
-                    .values(last_day=post.day, cycle=cycle, next_at=next_at)
-                )
+                await c.execute(claim)
+                await c.execute(move_on)
         except IntegrityError:
             return False
         return True
@@ -263,15 +271,7 @@ class ScheduleRows(Base):
         async with self._engine.connect() as c:
             rows = await c.execute(
                 select(d.daily_posts)
-                .where(
-                    and_(
-                        _on(p.platform, platforms),
-                        p.tally_dirty == true(),
-                        p.status == "posted",
-                        p.revealed_at.is_(None),
-                        or_(p.tally_edited_at.is_(None), p.tally_edited_at <= now - every),
-                    )
-                )
+                .where(and_(_on(p.platform, platforms), _tally_due(now, every), p.status == "posted", p.revealed_at.is_(None)))
                 .limit(limit)
             )
             return [_post(r) for r in rows]
@@ -282,13 +282,7 @@ class ScheduleRows(Base):
         async with self._write() as c:
             result = await c.execute(
                 update(d.daily_posts)
-                .where(
-                    and_(
-                        p.id == post_id,
-                        p.tally_dirty == true(),
-                        or_(p.tally_edited_at.is_(None), p.tally_edited_at <= now - every),
-                    )
-                )
+                .where(and_(p.id == post_id, _tally_due(now, every)))
                 .values(tally_dirty=False, tally_edited_at=now)
             )
             if result.rowcount != 1:
@@ -331,22 +325,15 @@ class ScheduleRows(Base):
     ) -> bool:
         """Take the learner's reminder for `day` and move it on, in one transaction; False if taken."""
         l_ = d.daily_learners.c
-        try:
-            async with self._write() as c:
-                await c.execute(
-                    insert(d.daily_reminders).values(
-                        platform=learner.platform, user_id=learner.user_id, day=day,
-                        status="claimed" if due else "skipped", due=due, claimed_at=now,
-                    )
-                )
-                await c.execute(
-                    update(d.daily_learners)
-                    .where(and_(l_.platform == learner.platform, l_.user_id == learner.user_id))
-                    .values(remind_last_day=day, remind_next_at=next_at)
-                )
-        except IntegrityError:
-            return False
-        return True
+        return await self._claim(
+            insert(d.daily_reminders).values(
+                platform=learner.platform, user_id=learner.user_id, day=day,
+                status="claimed" if due else "skipped", due=due, claimed_at=now,
+            ),
+            update(d.daily_learners)
+            .where(and_(l_.platform == learner.platform, l_.user_id == learner.user_id))
+            .values(remind_last_day=day, remind_next_at=next_at),
+        )
 
     async def finish_reminder(self, learner: Learner, day: date, *, sent: bool, failures: int, stopped: bool) -> None:
         """Record how the reminder's delivery went, and the learner's failure count."""
@@ -414,3 +401,8 @@ class ScheduleRows(Base):
             found.append(_aware(edited) + every)
         return min(found) if found else None
 
+
+def _tally_due(now: datetime, every: timedelta) -> ColumnElement[bool]:
+    """A post's tally edit is due: answers changed it, and its last edit is `every` old (what `claim_tally` takes)."""
+    p = d.daily_posts.c
+    return and_(p.tally_dirty == true(), or_(p.tally_edited_at.is_(None), p.tally_edited_at <= now - every))
