@@ -182,5 +182,7 @@ class Answers:
     def counted(self, attempt: Attempt) -> None:
         """Count an attempt stored by another path's transaction (a race round's close)."""
         if self._counted is not None:
-            with self.faults.after_commit("counting an answer"):
+            try:
                 self._counted(attempt)
+            except Exception as exc:  # stored already: a broken counter must not fail the answer
+                self.faults.failure(exc, "counting an answer")
