@@ -182,7 +182,7 @@ async def build(
         answers=answers,
         post_now=scheduler.post_now,
         personal_data=PrivacyStore(repository.engine),
-        work=Unfinished(repository.work, clock),
+        work=Unfinished(repository.work, clock, faults=faults),
         pending=repository.pending,
         faults=faults,
     )

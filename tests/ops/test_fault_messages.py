@@ -7,6 +7,7 @@ holds, a PostgreSQL port nobody listens on, a SQLite trigger that refuses a writ
 from __future__ import annotations
 
 import logging
+import random
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
@@ -17,14 +18,16 @@ from sqlalchemy import func, select
 
 from bot.core import QuizService
 from bot.core.errors import FAULT_TEXT
+from bot.core.faults import FaultLog
 from bot.core.packs import load_path
+from bot.core.work import Unfinished
 from bot.storage import SqlRepository, create_engine, open_repository
 from bot.storage import tables as t
 from tests.conftest import DEMO_PACK
 from tests.disks import empty_wal, fill, read_only_view, small_disk
 from tests.fakes import FakeClock, LocalRunner
 from tests.ops.services import free_port
-from tests.slack.conftest import LEARNER, Slack, block_text, dm, make_service
+from tests.slack.conftest import LEARNER, Slack, block_text, dm
 from tests.slack.helpers import answer_right, items
 
 GENERIC = "Something went wrong"
@@ -55,9 +58,18 @@ async def attempts(repository: SqlRepository) -> int:
         return int((await connection.execute(select(func.count()).select_from(t.attempts))).scalar_one())
 
 
-async def service_on(repository: Any, clock: FakeClock, *, packs: Any = None) -> QuizService:
-    service = make_service(repository, LocalRunner(), clock)
-    await (packs or service).import_pack(load_path(DEMO_PACK).pack)
+def wired(repository: SqlRepository, clock: FakeClock) -> QuizService:
+    """The service as bot/app.py wires it: one fault log, and the notices of unfinished work (which read too)."""
+    faults = FaultLog()
+    return QuizService(
+        repository=repository, runner=LocalRunner(), clock=clock, rng=random.Random(7), faults=faults,
+        work=Unfinished(repository.work, clock, faults=faults),
+    )  # fmt: skip
+
+
+async def service_on(repository: SqlRepository, clock: FakeClock) -> QuizService:
+    service = wired(repository, clock)
+    await service.import_pack(load_path(DEMO_PACK).pack)
     return service
 
 
@@ -101,11 +113,12 @@ async def test_a_read_only_disk_is_told_read_only(
         with read_only_view(data, tmp_path / "read-only") as view:
             repository = SqlRepository(create_engine(sqlite(view / "quiz.db")))
             try:
-                async with open_slack(make_service(repository, LocalRunner(), clock)) as slack:
+                async with open_slack(wired(repository, clock)) as slack:
                     for _ in range(3):
                         await slack.command("start demo")
                     assert times_told(slack, FAULT_TEXT["read-only"]) == len(told(slack)) == 3
                     assert len(fault_lines(caplog, "read-only")) == 1, caplog.text
+                    assert not any(r.exc_info for r in caplog.records)
             finally:
                 await repository.close()
     finally:
@@ -145,12 +158,13 @@ async def test_a_database_server_that_is_down_is_told_unavailable(
     url = f"postgresql+asyncpg://quiz:s3cret@127.0.0.1:{free_port()}/quiz"  # nobody listens: connections are refused
     repository = SqlRepository(create_engine(url, timeout=2))
     try:
-        async with open_slack(make_service(repository, LocalRunner(), clock)) as slack:
+        async with open_slack(wired(repository, clock)) as slack:
             await slack.command("start demo")
             await slack.command("stats")
             assert times_told(slack, FAULT_TEXT["unavailable"]) == len(told(slack)) == 2
         lines = fault_lines(caplog, "unavailable")
         assert len(lines) == 1 and "cannot be reached" in lines[0] and "s3cret" not in caplog.text
+        assert not any(r.exc_info for r in caplog.records)  # the notices of unfinished work failed too: no traceback
     finally:
         await repository.close()
 
