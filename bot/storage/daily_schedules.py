@@ -271,7 +271,15 @@ class ScheduleRows(Base):
         async with self._engine.connect() as c:
             rows = await c.execute(
                 select(d.daily_posts)
-                .where(and_(_on(p.platform, platforms), _tally_due(now, every), p.status == "posted", p.revealed_at.is_(None)))
+                .where(
+                    and_(
+                        _on(p.platform, platforms),
+                        p.tally_dirty == true(),
+                        p.status == "posted",
+                        p.revealed_at.is_(None),
+                        or_(p.tally_edited_at.is_(None), p.tally_edited_at <= now - every),
+                    )
+                )
                 .limit(limit)
             )
             return [_post(r) for r in rows]
@@ -282,7 +290,13 @@ class ScheduleRows(Base):
         async with self._write() as c:
             result = await c.execute(
                 update(d.daily_posts)
-                .where(and_(p.id == post_id, _tally_due(now, every)))
+                .where(
+                    and_(
+                        p.id == post_id,
+                        p.tally_dirty == true(),
+                        or_(p.tally_edited_at.is_(None), p.tally_edited_at <= now - every),
+                    )
+                )
                 .values(tally_dirty=False, tally_edited_at=now)
             )
             if result.rowcount != 1:
@@ -400,9 +414,3 @@ class ScheduleRows(Base):
         if edited is not None:
             found.append(_aware(edited) + every)
         return min(found) if found else None
-
-
-def _tally_due(now: datetime, every: timedelta) -> ColumnElement[bool]:
-    """A post's tally edit is due: answers changed it, and its last edit is `every` old (what `claim_tally` takes)."""
-    p = d.daily_posts.c
-    return and_(p.tally_dirty == true(), or_(p.tally_edited_at.is_(None), p.tally_edited_at <= now - every))
