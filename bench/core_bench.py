@@ -15,8 +15,12 @@ Each run also prints the process's CPU time per answer (quiz starts included), w
 less than the rates on what else runs on a shared machine.
 Not a test: figures depend on the machine and what else runs on it.
 
+`--synchronous` sets SQLite's sync mode: FULL (the bot's: each commit is on the disk before the
+answer's feedback is shown) or NORMAL (WAL commits synced only at checkpoints: what FULL costs);
+`both` runs NORMAL then FULL in one sitting, each on a new database, and prints the ratios.
+
     .venv/bin/python bench/core_bench.py [--learners 200] [--answers 20] [--rate 1000] [--url ...] [--gc-freeze]
-        [--loop uvloop|asyncio]
+        [--loop uvloop|asyncio] [--synchronous FULL|NORMAL|both]
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ import statistics
 import tempfile
 import time
 from pathlib import Path
+from typing import Literal
 
 from bot.core import Actor, QuizService, SystemClock
 from bot.core.packs import Pack
@@ -127,12 +132,15 @@ def percentiles(latencies: list[float]) -> str:
     return f"p50 {p50:.1f} ms, p99 {p99:.1f} ms"
 
 
-def report(name: str, rate: float, latencies: list[float], steady: list[float], cpu: float) -> None:
+def report(name: str, rate: float, latencies: list[float], steady: list[float], cpu: float) -> tuple[float, float, float]:
+    """Print one run's figures; return its rate, its p99 with all learners active (s), and its CPU s per answer."""
+    ordered = sorted(steady or latencies)
     print(
         f"{name:17} {len(latencies)} answers; {rate:.0f} answers/s with all learners active; "
         f"latency with all active {percentiles(steady)}; over the whole run (arrivals included) {percentiles(latencies)}; "
         f"CPU {cpu * 1e6:.0f} us per answer"
     )
+    return rate, ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))], cpu
 
 
 def arguments() -> argparse.Namespace:
@@ -145,22 +153,50 @@ def arguments() -> argparse.Namespace:
         "--gc-freeze", action="store_true", help="move what start-up made out of the garbage collector's way (gc.freeze)"
     )
     parser.add_argument("--loop", choices=["uvloop", "asyncio"], default="uvloop", help="the event loop (the bot's default: uvloop)")
+    parser.add_argument(
+        "--synchronous", choices=["FULL", "NORMAL", "both"], default="FULL",
+        help="SQLite's sync mode (the bot's: FULL); both: NORMAL then FULL, side by side",
+    )  # fmt: skip
     return parser.parse_args()
 
 
-async def main(args: argparse.Namespace) -> None:
+Figures = dict[str, tuple[float, float, float]]
+
+
+async def one_sitting(args: argparse.Namespace, synchronous: Literal["FULL", "NORMAL"]) -> Figures:
     with tempfile.TemporaryDirectory() as folder:
         url = args.url or f"sqlite+aiosqlite:///{Path(folder) / 'bench.db'}"
-        repo = await open_repository(url)
+        repo = await open_repository(url, synchronous=synchronous)
         service = QuizService(repository=repo, runner=None, clock=SystemClock(), rng=random.Random(1))
         await service.import_pack(make_pack(60), force=True)
         if args.gc_freeze:
             gc.collect()
             gc.freeze()
-        print(f"database: {url.split(':')[0]}; event loop: {args.loop}; {args.learners} concurrent learners, {args.answers} answers each per run")
-        report(f"paced at {args.rate:.0f}/s:", *await run(service, args.learners, args.answers, args.learners / args.rate, "paced"))
-        report("flat out:", *await run(service, args.learners, args.answers, 0.0, "flat"))
+        sync = f"; synchronous={synchronous}" if url.startswith("sqlite") else ""
+        print(
+            f"database: {url.split(':')[0]}{sync}; event loop: {args.loop}; "
+            f"{args.learners} concurrent learners, {args.answers} answers each per run"
+        )
+        figures = {
+            "paced": report(f"paced at {args.rate:.0f}/s:", *await run(service, args.learners, args.answers, args.learners / args.rate, "paced")),
+            "flat": report("flat out:", *await run(service, args.learners, args.answers, 0.0, "flat")),
+        }
         await repo.close()
+        return figures
+
+
+async def main(args: argparse.Namespace) -> None:
+    if args.synchronous != "both":
+        await one_sitting(args, args.synchronous)
+        return
+    normal = await one_sitting(args, "NORMAL")
+    full = await one_sitting(args, "FULL")
+    for run_name in ("paced", "flat"):
+        (n_rate, n_p99, n_cpu), (f_rate, f_p99, f_cpu) = normal[run_name], full[run_name]
+        print(
+            f"FULL / NORMAL, {run_name:5}: answers/s {f_rate / n_rate:.2f}, p99 {f_p99 / n_p99:.2f}, "
+            f"CPU per answer {f_cpu / n_cpu:.2f}"
+        )
 
 
 if __name__ == "__main__":

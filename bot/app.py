@@ -11,6 +11,7 @@ from datetime import timedelta
 from .core import CodeRunner, QuizService, SystemClock
 from .core.answer import Answers
 from .core.daily import DailyService
+from .core.faults import FaultLog
 from .core.race import Outbox, RaceService, SocialService
 from .core.report.service import Reports
 from .core.work import Unfinished
@@ -20,7 +21,7 @@ from .metrics import (
     Platforms,
     Timing,
     count_answer,
-    instrument_repository,
+    count_faults,
     watch_active_quizzes,
 )
 from .scheduler import PlatformPosters, Scheduler
@@ -113,14 +114,15 @@ async def build(
     """
     repository = await open_repository(settings.database_url, db_timeout=settings.database_timeout_seconds)
     metrics = Metrics()
-    instrument_repository(repository, metrics)
+    faults = FaultLog()  # one log line per kind of database failure per interval, for the whole process
+    count_faults(faults, metrics)
     plain = make_runner(settings=settings) if sandbox else None
     runner = MeteredRunner(plain, metrics) if plain is not None else None
     clock = SystemClock()
     admins = frozenset(settings.admins)
     store = SocialStore.beside(repository)
     outbox = Outbox()
-    answers = Answers(log=repository, counted=count_answer(metrics))  # where every graded answer is recorded
+    answers = Answers(log=repository, counted=count_answer(metrics), faults=faults)  # where every graded answer is recorded
     races = RaceService(
         repository=repository, store=store, clock=clock, publish=outbox, admins=admins, timers=live, answers=answers
     )
@@ -135,7 +137,7 @@ async def build(
         platforms=platforms,
         on_lag=metrics.scheduler_lag.set,
     )
-    daily = DailyService(store=daily_store, packs=repository, clock=clock, admins=admins, wake=scheduler.wake)
+    daily = DailyService(store=daily_store, packs=repository, clock=clock, admins=admins, wake=scheduler.wake, faults=faults)
     service = QuizService(
         repository=repository,
         runner=runner,
@@ -148,9 +150,10 @@ async def build(
         answers=answers,
         post_now=scheduler.post_now,
         personal_data=PrivacyStore(repository.engine),
-        work=Unfinished(repository.work, clock),
+        work=Unfinished(repository.work, clock, faults=faults),
         pending=repository.pending,
         reports=Reports(ReportStore(repository.db)),
+        faults=faults,
     )
     service.use(Timing(metrics))
     watch_active_quizzes(metrics, repository.engine, clock, timedelta(hours=settings.session_ttl_hours))

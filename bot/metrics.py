@@ -41,8 +41,9 @@ from prometheus_client import (
 from sqlalchemy import and_, func, select
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from .core.errors import QuizError
-from .core.ports import Clock, CodeRunner, Conflict, RunOutcome, RunRequest
+from .core.errors import DatabaseFault, QuizError, Unavailable
+from .core.faults import FaultLog
+from .core.ports import Clock, CodeRunner, RunOutcome, RunRequest
 
 log = logging.getLogger(__name__)
 
@@ -248,6 +249,8 @@ class Timing:
             reply = await next_()
             outcome = "ok"
             return reply
+        except Unavailable:  # the database failed it (counted by `count_faults`): not the person's doing
+            raise
         except QuizError:
             outcome = "refused"
             raise
@@ -256,20 +259,13 @@ class Timing:
             self._metrics.requests.labels(platform=platform, request=kind, outcome=outcome).inc()
 
 
-def instrument_repository(repository: Any, metrics: Metrics) -> None:
-    """Count failed saves (wraps ``save_session``); answers are counted by ``count_answer``."""
-    save: Callable[..., Awaitable[None]] = repository.save_session
+def count_faults(faults: FaultLog, metrics: Metrics) -> None:
+    """Count every database fault the core meets (``database_errors_total``), each kind and each request alike."""
 
-    async def counted(session: Any, attempt: Any = None, review: Any = None) -> None:
-        try:
-            await save(session, attempt, review)
-        except Conflict:
-            raise
-        except Exception:
-            metrics.db_errors.inc()
-            raise
+    def counted(fault: DatabaseFault) -> None:
+        metrics.db_errors.inc()
 
-    repository.save_session = counted
+    faults.count_with(counted)
 
 
 def count_answer(metrics: Metrics) -> Callable[[Any], None]:

@@ -17,6 +17,8 @@ import time
 from typing import Any
 
 from .app import App, build
+from .core.errors import DatabaseFault
+from .core.faults import FaultLog
 from .metrics import health_app, runner_ready, start_health_server
 from .settings import Settings
 from .shutdown import Drain, finish_work
@@ -153,9 +155,14 @@ def readiness_checks(app: App) -> dict[str, Any]:
     """Return /readyz's checks: the database takes a write, every front end is connected, the sandbox takes jobs."""
     from .storage import check_writable
 
+    faults = getattr(app.service, "faults", None) or FaultLog()
+
     async def database() -> str | None:
         try:
             await check_writable(app.repository.engine, app.settings.database_url, wait=1.0)
+        except DatabaseFault as fault:  # full, read-only, busy or unavailable: one line per kind per interval
+            faults.fault(fault, "checking readiness")
+            return fault.kind
         except Exception as exc:  # StorageError says what is wrong, in one line without secrets
             log.warning("readiness: %s", exc)
             return "not writable"

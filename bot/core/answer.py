@@ -23,6 +23,7 @@ from datetime import date, datetime
 from typing import TYPE_CHECKING, Literal, Protocol
 from zoneinfo import ZoneInfo
 
+from .faults import FaultLog
 from .model import Attempt, Session
 from .progress import practice_day, record_day
 from .review import Review, review
@@ -169,9 +170,10 @@ Counted = Callable[[Attempt], None]
 class Answers:
     """Record graded answers: write the unit of work, then count it."""
 
-    def __init__(self, *, log: AnswerLog, counted: Counted | None = None) -> None:
+    def __init__(self, *, log: AnswerLog, counted: Counted | None = None, faults: FaultLog | None = None) -> None:
         self._log = log
         self._counted = counted
+        self.faults = faults or FaultLog()  # what fails after an answer's commit is logged here, not raised
 
     def count_with(self, counted: Counted) -> None:
         """Count every recorded attempt with `counted` (the metrics' `answers_total`)."""
@@ -186,4 +188,7 @@ class Answers:
     def counted(self, attempt: Attempt) -> None:
         """Count an attempt stored by another path's transaction (a race round's close)."""
         if self._counted is not None:
-            self._counted(attempt)
+            try:
+                self._counted(attempt)
+            except Exception as exc:  # stored already: a broken counter must not fail the answer
+                self.faults.failure(exc, "counting an answer")

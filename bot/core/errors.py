@@ -10,14 +10,17 @@ QuizError
  ├── NotAllowed           an admin action by someone who is not an admin
  ├── BadSubmission        code too long, not Python, empty, ...
  ├── PackInvalid          a pack that fails validation (carries every problem)
- └── PackRefused          a valid pack that may not replace the stored one (version)
+ ├── PackRefused          a valid pack that may not replace the stored one (version)
+ └── Unavailable          the database failed this request (`DatabaseFault`): told in words by kind
 StorageError              the database cannot be opened or used
+ └── DatabaseFault        a run-time failure storage recognised: unavailable, full, read-only or busy
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from .i18n import N_, _, ngettext, number
 from .replies import Message, cmd
@@ -169,3 +172,38 @@ class PackRefused(QuizError):
 
 class StorageError(Exception):
     """The database could not be opened or used; the message is safe to show an operator."""
+
+
+FaultKind = Literal["unavailable", "full", "read-only", "busy"]
+
+# What a person is told when the database fails their request, by kind (the operator reads the log).
+FAULT_TEXT: dict[FaultKind, str] = {
+    "unavailable": N_("The bot cannot reach its database right now, so this was not saved. Please try again in a few minutes."),
+    "full": N_("The bot's disk is full, so nothing new can be saved; what you did before is kept. Please try again later."),
+    "read-only": N_(
+        "The bot's database cannot be written right now, so this was not saved; what you did before is kept. "
+        "Please try again later."
+    ),
+    "busy": N_("The bot's database is busy, so this was not saved. Please try again in a few seconds."),
+}
+
+
+class DatabaseFault(StorageError):
+    """A run-time database failure storage recognised, by kind; the message is the operator's one line.
+
+    Storage raises it in place of the driver's error (`bot.storage.database.classify`); the core tells
+    the person `FAULT_TEXT[kind]` (`Unavailable`) and logs the line once per kind per interval
+    (`bot.core.faults`). Errors storage does not recognise (a bug, a broken constraint) stay as they are.
+    """
+
+    def __init__(self, kind: FaultKind, line: str) -> None:
+        self.kind = kind
+        super().__init__(line)
+
+
+class Unavailable(QuizError):
+    """The database failed this request: the person is told what kind of failure, not a generic apology."""
+
+    def __init__(self, kind: FaultKind) -> None:
+        self.kind = kind
+        super().__init__(_(FAULT_TEXT[kind]))

@@ -8,12 +8,13 @@ from contextlib import asynccontextmanager
 from dataclasses import replace
 from typing import Any
 
-from bot.core.i18n import _, ngettext, number, pgettext, same_language
+from bot.core.i18n import N_, _, ngettext, number, pgettext, same_language
 
 from . import actions as ax
 from . import answer, render
 from .catalogue import Catalogue
 from .errors import BadSubmission, QuizError, SaveConflict, UnknownName
+from .faults import FaultLog
 from .gate import LATE_GRADE, Gate
 from .items import Changed, Context, Graded, Input, Make, NotAnAnswer, kind_of
 from .model import Actor, ItemState, Owner, Session, new_session_id
@@ -24,6 +25,7 @@ from .requests import DEFAULT_COUNT, MAX_COUNT, RUNNING, Start
 from .work import GRADE, Unfinished
 
 Answers = answer.Answers
+NEXT_NOT_SHOWN = N_("Your answer is saved. What comes next could not be shown just now: {current} shows it.")
 ReviewParts = Callable[[Session, ItemState, answer.AnswerWrite], Awaitable[answer.AnswerWrite]]
 Progress = Callable[[str], Awaitable[None]]  # told `RUNNING` once code's grading is recorded
 
@@ -42,9 +44,11 @@ class Flow:
         rng: random.Random,
         work: Unfinished | None = None,
         answers: Answers | None = None,
+        faults: FaultLog | None = None,
     ) -> None:
         self._repo = repository
-        self.answers = answers or Answers(log=repository)
+        self.answers = answers or Answers(log=repository, faults=faults)
+        self.faults = faults or self.answers.faults
         # Daily practice adds the review's day counts and leech state to a review item's unit of work.
         self.review_parts: ReviewParts | None = None
         self._work = work
@@ -394,17 +398,23 @@ class Flow:
             update = render.item_message(session, index, pack, question, final=True, feedback=feedback, tone=tone)
         else:
             messages.append(Message(kind="feedback", parts=feedback, tone=tone, session_id=session.id))
-        if session.status == "finished":
-            messages.append(await self.summary(session, stopped=False))
-        else:
+        messages.append(await self._what_next(session))
+        return Reply(messages=tuple(messages), update=update, private=session.owner.kind == "user")
+
+    async def _what_next(self, session: Session) -> Message:
+        """The next item, or the summary; the answer is stored already, so a failure here only says so."""
+        try:
+            if session.status == "finished":
+                return await self.summary(session, stopped=False)
             nxt = session.current
             assert nxt is not None
-            try:
-                next_pack, next_question = await self.question(nxt)
-                messages.append(render.item_message(session, session.position, next_pack, next_question))
-            except QuizError as exc:
-                messages.append(Message(kind="notice", parts=(Text(str(exc)),), tone=Tone.WARNING))
-        return Reply(messages=tuple(messages), update=update, private=session.owner.kind == "user")
+            next_pack, next_question = await self.question(nxt)
+            return render.item_message(session, session.position, next_pack, next_question)
+        except QuizError as exc:
+            return Message(kind="notice", parts=(Text(str(exc)),), tone=Tone.WARNING)
+        except Exception as exc:  # the answer's commit is done: log it, and show the feedback all the same
+            self.faults.failure(exc, "showing what follows a stored answer")
+            return Message(kind="notice", parts=(Text(_(NEXT_NOT_SHOWN).format(current=cmd("current"))),), tone=Tone.WARNING, session_id=session.id)
 
     async def summary(self, session: Session, *, stopped: bool) -> Message:
         questions = []

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from dataclasses import replace
 from typing import Any
 
@@ -11,8 +10,6 @@ from .errors import QuizError
 from .model import Actor
 from .replies import Message, Reply
 from .work import Unfinished
-
-log = logging.getLogger(__name__)
 
 
 class UnfinishedNotices:
@@ -35,6 +32,6 @@ class UnfinishedNotices:
     async def _notices(self, actor: Actor) -> tuple[Message, ...]:
         try:
             return await self._work.notices(actor)
-        except Exception:  # the reply goes out regardless; the rows stay for the next request
-            log.exception("could not look for unfinished work")
+        except Exception as exc:  # the reply goes out regardless; the rows stay for the next request
+            self._work.faults.failure(exc, "looking for unfinished work")
             return ()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Generic, TypeVar
+from typing import ClassVar, Generic, TypeVar
 
 from .model import Actor, Anchor, PackInfo
 from .replies import Message
@@ -19,6 +19,9 @@ T = TypeVar("T")
 
 class Query(Generic[T]):
     """A question whose answer is a `T`."""
+
+    # Told after the person's reply went out (where it was posted): a failure is logged, never raised.
+    after_reply: ClassVar[bool] = False
 
 
 @dataclass(frozen=True)
@@ -62,6 +65,7 @@ class QuizAnchor(Query["Anchor | None"]):
 class RememberQuiz(Query[None]):
     """Remember where a quiz lives: a new item's message was posted at `anchor` (for the item at `position`)."""
 
+    after_reply: ClassVar[bool] = True
     session_id: str
     anchor: Anchor
     position: int | None = None
@@ -71,6 +75,7 @@ class RememberQuiz(Query[None]):
 class RememberRace(Query[None]):
     """Remember where a race's current round was posted, so its closing can edit that message."""
 
+    after_reply: ClassVar[bool] = True
     race_id: str
     anchor: dict[str, str]
 

@@ -203,7 +203,8 @@ class QuizDesk:
         item = session.current
         reply = await self.flow.on_item(actor, session, action, values, key, progress)
         for hook in self.after_item:
-            reply = await hook(actor, session, item, reply)
+            with self.flow.faults.after_commit("adding to a stored answer's reply"):
+                reply = await hook(actor, session, item, reply)
         return reply
 
     async def answered(self, session: Session, index: int, *, then: bool = True) -> Reply:

@@ -31,6 +31,7 @@ from .daily import DailyService
 from .daily import routes as daily_routes
 from .daily.handlers import DailyDesk, PostNow
 from .dispatch import Dispatcher, Middleware
+from .faults import FaultLog, Faults
 from .flow import Flow
 from .gate import Gate
 from .importing import PendingPacks, PendingStore
@@ -76,8 +77,10 @@ class QuizService(Shorthands):
         work: Unfinished | None = None,
         pending: PendingStore | None = None,
         reports: Reports | None = None,
+        faults: FaultLog | None = None,
     ) -> None:
         self._repo = repository
+        self.faults = faults or (answers.faults if answers is not None else FaultLog())
         self.work = work  # None: work in progress is not recorded (nothing tells of work a restart dropped)
         self.races = races  # None: this process has no race store (races are refused politely)
         self.catalogue = Catalogue(repository)
@@ -86,7 +89,7 @@ class QuizService(Shorthands):
         rng = rng or random.Random()
         flow = Flow(
             repository=repository, catalogue=self.catalogue, gate=self.gate, clock=clock, runner=runner, rng=rng, work=work,
-            answers=answers,
+            answers=answers or Answers(log=repository, faults=self.faults), faults=self.faults,
         )  # fmt: skip
         self.answers = flow.answers  # every graded answer is recorded through it (bot.core.answer)
         self.quiz = QuizDesk(flow=flow, gate=self.gate, runner=runner, work=work)
@@ -112,6 +115,7 @@ class QuizService(Shorthands):
         self.reports.register(self.dispatcher)
         race_routes.register(self.dispatcher, races, social)
         daily_routes.register(self.dispatcher, self.daily, self.quiz)
+        self.use(Faults(self.faults))  # innermost: the notices and the metrics see the person's `Unavailable`
         if work is not None:
             self.use(UnfinishedNotices(work))
         self.locales = Locales(repository, self.admins)  # outside the notices: they too are in the learner's language
@@ -128,7 +132,7 @@ class QuizService(Shorthands):
 
     async def ask(self, query: Query[T]) -> T:
         """Answer a front end's query (names to complete, where a quiz lives); see `bot.core.queries`."""
-        answer: T = await self.dispatcher.ask(query)
+        answer: T = await self.faults.asked(query, lambda: self.dispatcher.ask(query))
         return answer
 
     # ----------------------------------------------------------------- named guards for front ends

@@ -21,6 +21,7 @@ from typing import Literal, Protocol
 
 from bot.core.i18n import _
 
+from .faults import FaultLog
 from .model import Actor
 from .ports import Clock
 from .replies import Message, Text, Tone
@@ -96,7 +97,8 @@ def restarted_note(work: Work) -> Message:
 class Unfinished:
     """Record this process's work in progress and tell learners about work that was never finished."""
 
-    def __init__(self, store: WorkLog, clock: Clock, *, margin: timedelta = MARGIN) -> None:
+    def __init__(self, store: WorkLog, clock: Clock, *, margin: timedelta = MARGIN, faults: FaultLog | None = None) -> None:
+        self.faults = faults or FaultLog()  # a failure to record or find work: one line per kind per interval
         self._log = store
         self._clock = clock
         self._margin = margin
@@ -127,8 +129,8 @@ class Unfinished:
         )
         try:
             tracked = await self._log.begin(work)
-        except Exception:
-            log.exception("could not record a request in progress; it runs untracked")
+        except Exception as exc:
+            self.faults.failure(exc, "recording a request in progress (it runs untracked)")
             tracked = False
         if not tracked:
             yield None
@@ -149,8 +151,8 @@ class Unfinished:
     async def _end(self, work_id: str) -> None:
         try:
             await self._log.end(work_id)
-        except Exception:  # the reply matters more; the row then only causes a needless note later
-            log.exception("could not remove a finished request's row")
+        except Exception as exc:  # the reply matters more; the row then only causes a needless note later
+            self.faults.failure(exc, "removing a finished request's row")
 
     async def notices(self, actor: Actor) -> tuple[Message, ...]:
         """Take the learner's abandoned work, each row once across processes, and return its notices."""

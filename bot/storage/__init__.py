@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from . import (
     daily_tables,  # noqa: F401  (registers the daily tables on the shared MetaData)
     social_tables,  # noqa: F401  (registers the social tables on the shared MetaData)
@@ -12,9 +14,11 @@ from .database import DEFAULT_TIMEOUT, check_writable, create_engine, describe_e
 from .repository import SqlRepository
 
 
-async def open_repository(url: str, *, migrate: bool = True, db_timeout: float = DEFAULT_TIMEOUT) -> SqlRepository:
+async def open_repository(
+    url: str, *, migrate: bool = True, db_timeout: float = DEFAULT_TIMEOUT, synchronous: Literal["FULL", "NORMAL"] = "FULL"
+) -> SqlRepository:
     """Create the engine, apply migrations, check it can be written, and return the repository (raise StorageError)."""
-    engine = create_engine(url, timeout=db_timeout)
+    engine = create_engine(url, timeout=db_timeout, synchronous=synchronous)
     try:
         if migrate:
             await upgrade(engine, url)

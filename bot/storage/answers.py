@@ -21,11 +21,20 @@ from sqlalchemy import and_, delete, insert, tuple_
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from bot.core.daily.learner import Learner
 from bot.core.ports import Conflict, WorkTaken
 
 from . import tables as t
 from .codec import attempt_row, review_row
-from .daily_rows import add_day, put_failures, put_learner, put_member_answer, read_learner
+from .daily_rows import (
+    add_day,
+    find_learner,
+    insert_learner,
+    put_failures,
+    put_learner,
+    put_member_answer,
+    read_learner,
+)
 from .work_tables import unfinished_work
 
 if TYPE_CHECKING:
@@ -65,10 +74,16 @@ async def write_parts(c: AsyncConnection, unit: AnswerWrite, counted: Counted | 
     known = counted.get(who) if counted is not None else None
     if known is not None and not practice.counts and practice.day_in(known[0]) == known[1]:
         return
-    learner = await read_learner(c, practice.platform, practice.user_id, lock=True)
+    found = await find_learner(c, practice.platform, practice.user_id, lock=True)
+    learner = found or Learner(practice.platform, practice.user_id)
     day, after = practice.apply(learner)
-    if after != learner:
-        await put_learner(c, after)
+    # A first answer inserts the learner's row as it is after it (one statement, not insert, read, update).
+    if found is not None or not await insert_learner(c, after):
+        if found is None:  # another transaction made the row first: apply the answer to what it stored
+            learner = await read_learner(c, practice.platform, practice.user_id, lock=True)
+            day, after = practice.apply(learner)
+        if after != learner:
+            await put_learner(c, after)
     if counted is not None:
         if len(counted) >= COUNTED_CAPACITY:
             counted.clear()

@@ -148,18 +148,31 @@ def _learner_values(learner: Learner, now: datetime) -> dict[str, Any]:
 
 
 
-async def read_learner(c: AsyncConnection, platform: str, user_id: str, *, lock: bool = False) -> Learner:
-    """Return the learner's row (defaults when never seen); `lock` holds it (PostgreSQL) until commit."""
+async def find_learner(c: AsyncConnection, platform: str, user_id: str, *, lock: bool = False) -> Learner | None:
+    """Return the learner's row, or None when never stored; `lock` holds it (PostgreSQL) until commit."""
     l_ = d.daily_learners.c
     query = select(d.daily_learners).where(and_(l_.platform == platform, l_.user_id == user_id))
     if lock and c.dialect.name != "sqlite":
         query = query.with_for_update()
     row = (await c.execute(query)).first()
-    if row is None and lock:
+    return _learner(row) if row is not None else None
+
+
+async def read_learner(c: AsyncConnection, platform: str, user_id: str, *, lock: bool = False) -> Learner:
+    """Return the learner's row (defaults when never seen); `lock` holds it (PostgreSQL) until commit."""
+    found = await find_learner(c, platform, user_id, lock=lock)
+    if found is None and lock:
         # A first answer: make the row (another transaction may make it at once), then hold it.
-        await c.execute(_insert(c, d.daily_learners).values(**_learner_values(Learner(platform, user_id), datetime.now(UTC))).on_conflict_do_nothing())
-        row = (await c.execute(query)).first()
-    return _learner(row) if row is not None else Learner(platform, user_id)
+        await insert_learner(c, Learner(platform, user_id))
+        found = await find_learner(c, platform, user_id, lock=lock)
+    return found or Learner(platform, user_id)
+
+
+async def insert_learner(c: AsyncConnection, learner: Learner) -> bool:
+    """Insert the learner's row unless one is stored (another transaction made it at once); say whether this did."""
+    values = _learner_values(learner, datetime.now(UTC))
+    result = await c.execute(_insert(c, d.daily_learners).values(**values).on_conflict_do_nothing())
+    return bool(result.rowcount == 1)
 
 
 async def put_learner(c: AsyncConnection, learner: Learner) -> None:

@@ -14,6 +14,7 @@ from typing import Any
 
 from sqlalchemy import and_, delete, false, func, insert, or_, select, true, update
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.sql.dml import Insert, Update
 from sqlalchemy.sql.elements import ColumnElement
 
 from bot.core.daily.channel import DailyPost
@@ -156,40 +157,47 @@ class ScheduleRows(Base):
     async def claim_post(self, schedule: Schedule, post: DailyPost, *, cycle: int, next_at: datetime) -> bool:
         """Record the day's post and move the schedule on, in one transaction; False if taken already."""
         s = d.daily_schedules.c
+        return await self._claim(
+            insert(d.daily_posts).values(
+                id=post.id,
+                platform=post.platform,
+                scope=post.scope,
+                channel_id=post.channel_id,
+                day=post.day,
+                pack_id=post.pack,
+                question_id=post.question,
+                cycle=cycle,
+                status="claimed",
+                message_ref=None,
+                posted_at=post.posted_at,
+                reveal_at=post.reveal_at,
+                revealed_at=None,
+                answered=0,
+                right=0,
+                tally_dirty=False,
+                tally_edited_at=None,
+            ),
+            update(d.daily_schedules)
+            .where(
+                and_(
+                    s.platform == schedule.platform,
+                    s.channel_id == schedule.channel_id,
+                    or_(s.last_day.is_(None), s.last_day < post.day),  # days only move forward
+                )
+            )
+            .values(last_day=post.day, cycle=cycle, next_at=next_at),
+        )
+
+    async def _claim(self, claim: Insert, move_on: Update) -> bool:
+        """Insert a claim the database makes unique and move its owner on, in one transaction; False if taken already.
+
+        A day's post (`claim_post`) and a learner's reminder (`claim_reminder`): of several processes
+        that find the same job due, the one whose insert succeeds runs it.
+        """
         try:
             async with self._write() as c:
-                await c.execute(
-                    insert(d.daily_posts).values(
-                        id=post.id,
-                        platform=post.platform,
-                        scope=post.scope,
-                        channel_id=post.channel_id,
-                        day=post.day,
-                        pack_id=post.pack,
-                        question_id=post.question,
-                        cycle=cycle,
-                        status="claimed",
-                        message_ref=None,
-                        posted_at=post.posted_at,
-                        reveal_at=post.reveal_at,
-                        revealed_at=None,
-                        answered=0,
-                        right=0,
-                        tally_dirty=False,
-                        tally_edited_at=None,
-                    )
-                )
-                await c.execute(
-                    update(d.daily_schedules)
-                    .where(
-                        and_(
-                            s.platform == schedule.platform,
-                            s.channel_id == schedule.channel_id,
-                            or_(s.last_day.is_(None), s.last_day < post.day),  # days only move forward
-                        )
-                    )
-                    .values(last_day=post.day, cycle=cycle, next_at=next_at)
-                )
+                await c.execute(claim)
+                await c.execute(move_on)
         except IntegrityError:
             return False
         return True
@@ -331,22 +339,15 @@ class ScheduleRows(Base):
     ) -> bool:
         """Take the learner's reminder for `day` and move it on, in one transaction; False if taken."""
         l_ = d.daily_learners.c
-        try:
-            async with self._write() as c:
-                await c.execute(
-                    insert(d.daily_reminders).values(
-                        platform=learner.platform, user_id=learner.user_id, day=day,
-                        status="claimed" if due else "skipped", due=due, claimed_at=now,
-                    )
-                )
-                await c.execute(
-                    update(d.daily_learners)
-                    .where(and_(l_.platform == learner.platform, l_.user_id == learner.user_id))
-                    .values(remind_last_day=day, remind_next_at=next_at)
-                )
-        except IntegrityError:
-            return False
-        return True
+        return await self._claim(
+            insert(d.daily_reminders).values(
+                platform=learner.platform, user_id=learner.user_id, day=day,
+                status="claimed" if due else "skipped", due=due, claimed_at=now,
+            ),
+            update(d.daily_learners)
+            .where(and_(l_.platform == learner.platform, l_.user_id == learner.user_id))
+            .values(remind_last_day=day, remind_next_at=next_at),
+        )
 
     async def finish_reminder(self, learner: Learner, day: date, *, sent: bool, failures: int, stopped: bool) -> None:
         """Record how the reminder's delivery went, and the learner's failure count."""
@@ -413,4 +414,3 @@ class ScheduleRows(Base):
         if edited is not None:
             found.append(_aware(edited) + every)
         return min(found) if found else None
-

@@ -8,19 +8,20 @@ never answers) becomes one StorageError line that names the database without its
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import event, insert, text, update
-from sqlalchemy.engine import URL, Connection, make_url
-from sqlalchemy.exc import DBAPIError, DisconnectionError, SQLAlchemyError
+from sqlalchemy.engine import URL, Connection, ExceptionContext, make_url
+from sqlalchemy.exc import DBAPIError, DisconnectionError, IntegrityError, SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
-from bot.core.errors import StorageError
+from bot.core.errors import DatabaseFault, StorageError
 
 from . import tables as t
 
@@ -48,12 +49,22 @@ def _parse(url: str) -> URL:
         raise StorageError(f"The database URL cannot be read (QUIZBOT_DATABASE_URL): write {URL_FORMS}") from None
 
 
-def create_engine(url: str, *, timeout: float = DEFAULT_TIMEOUT, idle_ping: float = IDLE_PING_SECONDS) -> AsyncEngine:
+def create_engine(
+    url: str,
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+    idle_ping: float = IDLE_PING_SECONDS,
+    busy: float = SQLITE_BUSY_SECONDS,
+    synchronous: Literal["FULL", "NORMAL"] = "FULL",
+) -> AsyncEngine:
     """Build the engine for a sqlite+aiosqlite or postgresql+asyncpg URL; raise StorageError for anything else.
 
     `timeout` bounds connecting to PostgreSQL and each statement there, so a server that accepts
     connections but never answers fails in seconds rather than minutes. A pooled PostgreSQL
-    connection unused for `idle_ping` seconds is pinged before it is handed out.
+    connection unused for `idle_ping` seconds is pinged before it is handed out. SQLite waits up to
+    `busy` seconds for another writer's lock, and syncs every commit (`synchronous`: NORMAL only to
+    measure what FULL costs, in bench/core_bench.py). Every driver error `classify` recognises is raised as
+    a `DatabaseFault` (`_raise_faults`).
     """
     parsed = _parse(url)
     backend, driver = parsed.get_backend_name(), parsed.get_driver_name()
@@ -63,8 +74,9 @@ def create_engine(url: str, *, timeout: float = DEFAULT_TIMEOUT, idle_ping: floa
             if driver != "aiosqlite":
                 raise StorageError(f"The database URL {where} does not name an async driver: write sqlite+aiosqlite:///...")
             _make_folder(parsed, where)
-            engine = create_async_engine(parsed, connect_args={"timeout": SQLITE_BUSY_SECONDS})
-            event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
+            engine = create_async_engine(parsed, connect_args={"timeout": busy})
+            event.listen(engine.sync_engine, "connect", _sqlite_pragmas(busy, synchronous))
+            _raise_faults(engine, url)
             return engine
         if backend == "postgresql":
             if driver != "asyncpg":
@@ -81,6 +93,7 @@ def create_engine(url: str, *, timeout: float = DEFAULT_TIMEOUT, idle_ping: floa
                 },
             )
             _ping_when_idle(engine, idle_ping)
+            _raise_faults(engine, url)
             return engine
     except StorageError:
         raise
@@ -127,15 +140,18 @@ def _make_folder(parsed: URL, where: str) -> None:
         raise StorageError(f"The folder {folder} for the database {where} cannot be created ({exc.strerror or exc})") from None
 
 
-def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
-    cursor = dbapi_connection.cursor()
-    cursor.execute("PRAGMA journal_mode=WAL")
-    # FULL: a commit is on the disk before it returns, so an answer whose feedback a learner saw
-    # survives a power cut or a disk gone read-only (NORMAL may lose the last commits in WAL mode).
-    cursor.execute("PRAGMA synchronous=FULL")
-    cursor.execute(f"PRAGMA busy_timeout={int(SQLITE_BUSY_SECONDS * 1000)}")
-    cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.close()
+def _sqlite_pragmas(busy: float, synchronous: str) -> Callable[[Any, Any], None]:
+    def pragmas(dbapi_connection: Any, _record: Any) -> None:
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        # FULL: a commit is on the disk before it returns, so an answer whose feedback a learner saw
+        # survives a power cut or a disk gone read-only (NORMAL may lose the last commits in WAL mode).
+        cursor.execute(f"PRAGMA synchronous={synchronous}")
+        cursor.execute(f"PRAGMA busy_timeout={int(busy * 1000)}")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.close()
+
+    return pragmas
 
 
 def _alembic_config(connection: Connection) -> Config:
@@ -200,6 +216,9 @@ async def check_writable(engine: AsyncEngine, url: str, *, wait: float | None = 
     sqlite_wait = engine.dialect.name == "sqlite" and wait is not None
     try:
         async with engine.connect() as connection:
+            if sqlite_wait:
+                usual = (await connection.exec_driver_sql("PRAGMA busy_timeout")).scalar_one()
+                await connection.commit()
             try:
                 async with connection.begin():
                     if sqlite_wait:
@@ -211,7 +230,7 @@ async def check_writable(engine: AsyncEngine, url: str, *, wait: float | None = 
                         await connection.execute(insert(t.heartbeats).values(process=process[:64], at=now))
             finally:
                 if sqlite_wait:
-                    await connection.exec_driver_sql(f"PRAGMA busy_timeout={int(SQLITE_BUSY_SECONDS * 1000)}")
+                    await connection.exec_driver_sql(f"PRAGMA busy_timeout={int(usual)}")
                     await connection.commit()
     except (TimeoutError, SQLAlchemyError, OSError) as exc:
         raise StorageError(describe_error(exc, url)) from None
@@ -219,18 +238,69 @@ async def check_writable(engine: AsyncEngine, url: str, *, wait: float | None = 
 
 def describe_error(exc: BaseException, url: str) -> str:
     """One line for an operator: what is wrong with the database and what to do."""
+    return str(classify(exc, url) or DatabaseFault("unavailable", f"The database {safe_url(url)} could not be used: {_detail(exc)}"))
+
+
+def _detail(exc: BaseException) -> str:
+    original = exc.orig if isinstance(exc, DBAPIError) and exc.orig is not None else exc
+    return str(original).splitlines()[0] if str(original).strip() else type(original).__name__
+
+
+def classify(exc: BaseException, url: str, *, disconnect: bool = False) -> DatabaseFault | None:
+    """Return the fault a driver's error means (unavailable, full, read-only, busy), or None for any other error.
+
+    The one place that reads SQLite's, asyncpg's and SQLAlchemy's errors: the engine raises what this
+    returns in place of the driver's error (`_raise_faults`), and start-up checks print its line. A
+    broken constraint, a bug in a statement or a lost conditional update is none of these: None.
+    """
     where = safe_url(url)
     original = exc.orig if isinstance(exc, DBAPIError) and exc.orig is not None else exc
-    detail = str(original).splitlines()[0] if str(original).strip() else type(original).__name__
+    if isinstance(exc, IntegrityError) or "integrity" in type(original).__name__.lower():
+        return None
+    detail = _detail(exc)
     lowered = detail.lower()
-    if isinstance(original, TimeoutError) or "timeout" in type(original).__name__.lower() or "timed out" in lowered:
-        return f"The database {where} did not answer in time ({detail}). Check the server, or raise QUIZBOT_DATABASE_TIMEOUT_SECONDS."
+    name = type(original).__name__.lower()
+    if isinstance(original, TimeoutError) or "timeout" in name or "timed out" in lowered:
+        return DatabaseFault(
+            "unavailable",
+            f"The database {where} did not answer in time ({detail}). Check the server, or raise QUIZBOT_DATABASE_TIMEOUT_SECONDS.",
+        )
     if "file is not a database" in lowered or "malformed" in lowered or "corrupt" in lowered:
-        return f"The database {where} is not a valid SQLite database (corrupt or another kind of file). Move it away or point QUIZBOT_DATABASE_URL elsewhere."
-    if "locked" in lowered:
-        return f"The database {where} is locked by another program. Stop it, or use PostgreSQL to run several bot processes."
+        return DatabaseFault(
+            "unavailable",
+            f"The database {where} is not a valid SQLite database (corrupt or another kind of file). "
+            "Move it away or point QUIZBOT_DATABASE_URL elsewhere.",
+        )
+    if "locked" in lowered or "busy" in lowered:
+        return DatabaseFault(
+            "busy", f"The database {where} is locked by another program. Stop it, or use PostgreSQL to run several bot processes."
+        )
     if "readonly" in lowered or "read-only" in lowered or "read only" in lowered:
-        return f"The database {where} is read-only ({detail}): the bot must be able to write it."
+        return DatabaseFault("read-only", f"The database {where} is read-only ({detail}): the bot must be able to write it.")
+    if "disk is full" in lowered or "no space left" in lowered or "diskfull" in name or "could not extend file" in lowered:
+        return DatabaseFault("full", f"The disk of the database {where} is full ({detail}): free some space.")
     if "unable to open" in lowered or "permission" in lowered:
-        return f"The database {where} cannot be opened for writing ({detail})."
-    return f"The database {where} could not be used: {detail}"
+        return DatabaseFault("unavailable", f"The database {where} cannot be opened for writing ({detail}).")
+    if "disk i/o error" in lowered:
+        return DatabaseFault("unavailable", f"The database {where} cannot be written or read ({detail}): check its disk.")
+    if "too many clients" in lowered or "starting up" in lowered or "shutting down" in lowered:
+        return DatabaseFault("unavailable", f"The database {where} does not take connections now ({detail}).")
+    if disconnect or isinstance(original, OSError) or "connection" in name or "cannotconnect" in name:
+        return DatabaseFault("unavailable", f"The database {where} cannot be reached ({detail}).")
+    return None
+
+
+def _raise_faults(engine: AsyncEngine, url: str) -> None:
+    """Raise a `DatabaseFault` in place of every driver error `classify` recognises, from connecting to commit."""
+
+    def on_error(context: ExceptionContext) -> BaseException | None:
+        return classify(context.original_exception, url, disconnect=context.is_disconnect)
+
+    def on_connect(dialect: Any, _record: Any, cargs: Any, cparams: Any) -> Any:
+        try:
+            return dialect.connect(*cargs, **cparams)
+        except OSError as exc:  # asyncpg's refused or timed-out connect: not a DBAPI error, so on_error never sees it
+            raise classify(exc, url) or exc from exc
+
+    event.listen(engine.sync_engine, "handle_error", on_error)
+    event.listen(engine.sync_engine, "do_connect", on_connect)

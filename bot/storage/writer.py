@@ -19,6 +19,8 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from bot.core.errors import DatabaseFault
+
 MAX_BATCH = 256
 
 
@@ -72,6 +74,9 @@ class GroupWriter:
             except asyncio.CancelledError as exc:
                 _fail(batch, exc)
                 raise
+            except DatabaseFault as exc:  # the database itself failed (full, read-only, locked): alone, each would too
+                _fail(batch, exc)
+                continue
             except Exception as exc:
                 if len(batch) == 1:
                     _fail(batch, exc)

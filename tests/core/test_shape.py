@@ -37,3 +37,16 @@ def test_adapters_reach_the_core_only_through_requests_queries_and_guards() -> N
     found = {str(p.relative_to(ROOT)): service_calls(p) - ENTRIES for p in sorted(ADAPTERS.rglob("*.py"))}
     assert {k: v for k, v in found.items() if v} == {}
     assert any(service_calls(p) for p in ADAPTERS.rglob("*.py"))  # the scan does see the calls
+
+
+def test_every_feature_registers_named_handlers_not_lambdas() -> None:
+    """A handler is a method a reader can find by name (the daily desk once registered lambdas)."""
+    lambdas = []
+    for path in sorted((ROOT / "bot" / "core").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            registers = isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("request", "action", "also", "query")
+            if registers and any(isinstance(arg, ast.Lambda) for arg in node.args):  # type: ignore[union-attr]
+                lambdas.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+            if isinstance(node, ast.Dict) and any(isinstance(v, ast.Lambda) for v in node.values):
+                lambdas.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert lambdas == []

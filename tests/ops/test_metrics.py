@@ -14,7 +14,7 @@ from aiohttp.test_utils import TestClient, TestServer
 from bot.app import App
 from bot.core.packs import load_path
 from bot.logs import JsonLines, RedactSecrets
-from bot.metrics import MeteredRunner, Metrics, Timing, count_answer, health_app, instrument_repository
+from bot.metrics import MeteredRunner, Metrics, Timing, count_answer, count_faults, health_app
 from bot.runner import readiness_checks
 from bot.sandbox_client import SandboxRunner
 from bot.settings import Settings
@@ -42,9 +42,9 @@ async def test_metrics_count_answers_requests_and_sandbox_jobs(
     open_slack: Callable[[Any], Any], repository: SqlRepository, runner: LocalRunner, clock: FakeClock, db_url: str
 ) -> None:
     metrics = Metrics()
-    instrument_repository(repository, metrics)
     metered = MeteredRunner(runner, metrics)
     service = make_service(repository, metered, clock)  # type: ignore[arg-type]
+    count_faults(service.faults, metrics)
     service.answers.count_with(count_answer(metrics))  # every mode's answers, where they are recorded
     service.use(Timing(metrics))
     await service.import_pack(load_path(DEMO_PACK).pack)

@@ -40,8 +40,8 @@ from bot.metrics import (
     Metrics,
     Timing,
     count_answer,
+    count_faults,
     health_app,
-    instrument_repository,
     watch_active_quizzes,
 )
 from bot.runner import readiness_checks
@@ -103,9 +103,9 @@ async def fetch(app: Any, path: str) -> tuple[int, str]:
 
 
 def metered_service(repository: SqlRepository, runner: LocalRunner, clock: FakeClock, metrics: Metrics) -> tuple[QuizService, MeteredRunner]:
-    instrument_repository(repository, metrics)
     metered = MeteredRunner(runner, metrics)
     service = make_service(repository, metered, clock)  # type: ignore[arg-type]
+    count_faults(service.faults, metrics)
     service.answers.count_with(count_answer(metrics))  # every mode's answers, where they are recorded
     service.use(Timing(metrics))
     watch_active_quizzes(metrics, repository.engine, clock, TTL, cache_s=0)

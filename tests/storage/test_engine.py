@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncpg
 import pytest
 from sqlalchemy import text
-from sqlalchemy.exc import DBAPIError
 
+from bot.core.errors import DatabaseFault
 from bot.storage.base import Database
 from bot.storage.database import create_engine
 from tests.storage.conftest import PG_ADMIN
@@ -56,10 +56,10 @@ async def test_a_connection_in_steady_use_is_handed_out_without_a_ping(pg_url: s
     db, pid = await _backend(pg_url, idle_ping=600.0)
     try:
         await _terminate(pid)
-        with pytest.raises(DBAPIError) as caught:  # no ping: the cut shows on the statement itself
+        with pytest.raises(DatabaseFault) as caught:  # no ping: the cut shows on the statement itself
             async with db.read() as connection:
                 await connection.execute(text("SELECT 1"))
-        assert caught.value.connection_invalidated
+        assert caught.value.kind == "unavailable" and "cannot be reached" in str(caught.value)  # told apart by storage
         async with db.read() as connection:  # and the pool has let the dead connection go
             assert (await connection.execute(text("SELECT pg_backend_pid()"))).scalar_one() != pid
     finally:

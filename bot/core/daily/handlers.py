@@ -12,13 +12,12 @@ from __future__ import annotations
 import random
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
-from typing import Any
 
 from bot.core import actions as ax
 from bot.core import requests as rq
 from bot.core.answer import AnswerWrite, PracticeDay, graded
 from bot.core.catalogue import Catalogue
-from bot.core.dispatch import NOT_OURS
+from bot.core.dispatch import NOT_OURS, Dispatcher
 from bot.core.errors import BadSubmission, QuizError, StaleAction
 from bot.core.flow import Flow
 from bot.core.gate import LATE_GRADE, Gate
@@ -41,7 +40,6 @@ LEECH_BUTTONS = 5  # reset buttons shown under stats at most
 _NOT_ON_A_POST = {ax.SKIP, ax.STOP, ax.RESTART, ax.CURRENT}
 
 PostNow = Callable[..., Awaitable[Reply]]  # `Scheduler.post_now(actor, channel_id=...)`
-Handler = Callable[[Actor, Any], Awaitable[Reply]]
 
 
 def _key(pack: str, question: str) -> str:
@@ -77,18 +75,16 @@ class DailyDesk:
 
     # ------------------------------------------------------------ typed commands
 
-    def handlers(self) -> dict[type, Handler]:
-        """Return the dispatch entries of the daily requests, for QuizService's table."""
-        return {
-            rq.DailyReview: lambda actor, r: self.review(actor),
-            rq.DailySet: self.set_schedule,
-            rq.DailyShow: lambda actor, r: self.daily.show_schedule(actor, channel_id=r.channel_id),
-            rq.DailyOff: lambda actor, r: self.daily.turn_off(actor, channel_id=self._channel(actor, r)),
-            rq.DailyNow: self.post_now,
-            rq.DailySettings: self.settings,
-            rq.Remind: lambda actor, r: self.daily.remind(actor, time=r.time, timezone=r.timezone),
-            rq.RemindOff: lambda actor, r: self.daily.remind_off(actor),
-        }
+    def register(self, dispatcher: Dispatcher) -> None:
+        """Register the daily commands with the dispatcher, like every feature's."""
+        dispatcher.request(rq.DailyReview, self.start_review)
+        dispatcher.request(rq.DailySet, self.set_schedule)
+        dispatcher.request(rq.DailyShow, self.show_schedule)
+        dispatcher.request(rq.DailyOff, self.turn_off)
+        dispatcher.request(rq.DailyNow, self.post_now)
+        dispatcher.request(rq.DailySettings, self.settings)
+        dispatcher.request(rq.Remind, self.remind)
+        dispatcher.request(rq.RemindOff, self.remind_off)
 
     @staticmethod
     def _channel(actor: Actor, request: object) -> str:
@@ -109,6 +105,21 @@ class DailyDesk:
             difficulty=request.difficulty,
             reveal_after_hours=request.reveal_after_hours,
         )
+
+    async def show_schedule(self, actor: Actor, request: rq.DailyShow) -> Reply:
+        return await self.daily.show_schedule(actor, channel_id=request.channel_id)
+
+    async def turn_off(self, actor: Actor, request: rq.DailyOff) -> Reply:
+        return await self.daily.turn_off(actor, channel_id=self._channel(actor, request))
+
+    async def remind(self, actor: Actor, request: rq.Remind) -> Reply:
+        return await self.daily.remind(actor, time=request.time, timezone=request.timezone)
+
+    async def remind_off(self, actor: Actor, request: rq.RemindOff) -> Reply:
+        return await self.daily.remind_off(actor)
+
+    async def start_review(self, actor: Actor, request: rq.DailyReview) -> Reply:
+        return await self.review(actor)
 
     async def post_now(self, actor: Actor, request: rq.DailyNow) -> Reply:
         if self._post_now is None:

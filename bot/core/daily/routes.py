@@ -33,8 +33,7 @@ def register(dispatcher: Dispatcher, desk: DailyDesk | None, quiz: QuizDesk) -> 
             dispatcher.request(kind, _not_set_up)
         return
     routes = DailyRoutes(desk)
-    for daily_kind, handler in desk.handlers().items():
-        dispatcher.request(daily_kind, handler)
+    desk.register(dispatcher)
     dispatcher.action(ax.POST_PREFIX, routes.on_post)
     dispatcher.action(dx.PREFIX, routes.on_button)
     dispatcher.also(ax.PREFIX, routes.on_old_post)

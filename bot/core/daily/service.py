@@ -9,6 +9,7 @@ from datetime import timedelta
 
 from bot.core.answer import AnswerWrite, Leech, PracticeDay, TallyRow
 from bot.core.errors import NotAllowed, UnknownName
+from bot.core.faults import FaultLog
 from bot.core.i18n import _, number
 from bot.core.model import Actor
 from bot.core.packs.models import AnyQuestion, Pack
@@ -57,7 +58,9 @@ class DailyService:
         clock: Clock,
         admins: frozenset[str] = frozenset(),
         wake: Callable[[], None] | None = None,
+        faults: FaultLog | None = None,
     ) -> None:
+        self._faults = faults or FaultLog()  # what fails after an answer's commit is logged, not raised
         self._store = store
         self._packs = packs
         self._clock = clock
@@ -224,7 +227,8 @@ class DailyService:
                 raise AlreadyAnswered() from None
             raise AnswerCounted() from None  # this very delivery was counted already, or another answer got there first
         if answer.done:
-            self._wake()  # the post's tally changed: the scheduler edits it within TALLY_EVERY
+            with self._faults.after_commit("waking the scheduler for a daily post's tally"):
+                self._wake()  # the post's tally changed: the scheduler edits it within TALLY_EVERY
         left = max(question.max_attempts() - answer.attempts, 0)
         feedback = answer_feedback(answer, attempts_left=left, detail=detail)
         return ChannelAnswer(Reply(messages=(feedback,)), answer, answer.done)
