@@ -175,6 +175,7 @@ class Scheduler:
         self._tally_every = tally_every
         self._max_sleep_s = max_sleep_s
         self._woken = asyncio.Event()
+        self._closing = False
         self._sleep = sleep or self._wait
         self._task: asyncio.Task[None] | None = None
         self._parallel = asyncio.Semaphore(PARALLEL_JOBS)
@@ -185,12 +186,17 @@ class Scheduler:
     def start(self) -> asyncio.Task[None]:
         """Start the task (once); `quizbot run` calls this when QUIZBOT_SCHEDULER is on."""
         if self._task is None or self._task.done():
+            self._closing = False
             self._task = asyncio.create_task(self.run(), name="quizbot-scheduler")
         return self._task
 
     async def close(self) -> None:
         task, self._task = self._task, None
         if task is not None:
+            # The flag as well as the cancel: a cancel that lands inside a database call can be
+            # swallowed below us (seen: the loop went on to sleep, and close() waited a minute).
+            self._closing = True
+            self._woken.set()
             task.cancel()
             try:
                 await task
@@ -203,14 +209,17 @@ class Scheduler:
         self._woken.set()
 
     async def _wait(self, seconds: float) -> None:
+        # asyncio.timeout rather than wait_for, which on Python 3.11 can lose a cancel that meets the
+        # wake-up (CPython gh-86296); close() sets a flag as well (see there).
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._woken.wait(), timeout=seconds)
+            async with asyncio.timeout(seconds):
+                await self._woken.wait()
         self._woken.clear()
 
     async def run(self) -> None:
         """Run jobs as they fall due, forever."""
         wake_at: datetime | None = None
-        while True:
+        while not self._closing:
             try:
                 if self._on_lag is not None:
                     self._on_lag(max(0.0, (self._clock.now() - wake_at).total_seconds()) if wake_at else 0.0)
@@ -226,6 +235,8 @@ class Scheduler:
             except Exception:
                 log.exception("The scheduler's tick failed; trying again in %s s", IDLE_AFTER_ERROR_S)
                 delay = IDLE_AFTER_ERROR_S
+            if self._closing:
+                return
             await self._sleep(delay)
 
     def serves(self, platform: str) -> bool:
