@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.slack.conftest import LEARNER, Slack, block_text
+from tests.slack.conftest import LEARNER, TEAM, Slack, block_text, dm, find_element
 
 SOLUTION = "total = sum(range(1, 11))\nprint(total)\n"
 WRONG = "total = sum(range(1, 10))\nprint(total)\n"
@@ -62,3 +62,26 @@ async def answer_right(slack: Slack, channel: str, ts: str, *, user: str = LEARN
         view = slack.last_view()
         await slack.submit(view, {"answer": "6" if kind == "short" else SOLUTION}, user=user)
     return kind
+
+
+async def press_ephemeral(slack: Slack, blocks: list[dict[str, Any]], label: str, *, user: str) -> None:
+    """Press a button of an ephemeral message (a command's answer), as Slack reports that click."""
+    element, block_id = find_element(blocks, label=label)
+    channel = dm(user)
+    payload = {
+        "type": "block_actions",
+        "user": {"id": user, "username": user.lower(), "name": user.lower(), "team_id": TEAM},
+        "api_app_id": "A0001",
+        "token": "gIkuvaNzQIHg97ATvDxqgjtO",
+        "container": {"type": "message", "message_ts": "1700000300.000001", "channel_id": channel, "is_ephemeral": True},
+        "trigger_id": slack.trigger(),
+        "team": {"id": TEAM, "domain": "quizbot-test"},
+        "channel": {"id": channel, "name": "directmessage"},
+        "state": {"values": {}},
+        "response_url": slack.fake.response_url(),
+        "actions": [
+            {"action_id": element["action_id"], "block_id": block_id, "type": "button", "text": element["text"],
+             "action_ts": slack.action_ts()}
+        ],
+    }
+    await slack.interact(payload)

@@ -14,7 +14,8 @@ import pytest
 
 from bot.core import QuizService
 from bot.storage.privacy import PrivacyStore
-from tests.slack.conftest import ADMIN, LEARNER, TEAM, Slack, block_text, dm, find_element
+from tests.slack.conftest import ADMIN, LEARNER, Slack, block_text, dm
+from tests.slack.helpers import press_ephemeral
 
 GIFT = Path(__file__).parents[1] / "fixtures" / "import" / "pytorch-gift.txt"
 
@@ -22,29 +23,6 @@ GIFT = Path(__file__).parents[1] / "fixtures" / "import" / "pytorch-gift.txt"
 @pytest.fixture(autouse=True)
 def personal_data(quiz_service: QuizService, repository: Any) -> None:
     quiz_service.my_data.store = PrivacyStore(repository.engine)  # as bot/app.py wires it
-
-
-async def press_ephemeral(slack: Slack, blocks: list[dict[str, Any]], label: str, *, user: str) -> None:
-    """Press a button of an ephemeral message (a command's answer), as Slack reports that click."""
-    element, block_id = find_element(blocks, label=label)
-    channel = dm(user)
-    payload = {
-        "type": "block_actions",
-        "user": {"id": user, "username": user.lower(), "name": user.lower(), "team_id": TEAM},
-        "api_app_id": "A0001",
-        "token": "gIkuvaNzQIHg97ATvDxqgjtO",
-        "container": {"type": "message", "message_ts": "1700000300.000001", "channel_id": channel, "is_ephemeral": True},
-        "trigger_id": slack.trigger(),
-        "team": {"id": TEAM, "domain": "quizbot-test"},
-        "channel": {"id": channel, "name": "directmessage"},
-        "state": {"values": {}},
-        "response_url": slack.fake.response_url(),
-        "actions": [
-            {"action_id": element["action_id"], "block_id": block_id, "type": "button", "text": element["text"],
-             "action_ts": slack.action_ts()}
-        ],
-    }
-    await slack.interact(payload)
 
 
 def replaced(slack: Slack, since: int) -> str:

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from bot.core import QuizService
-from tests.slack.conftest import ADMIN, LEARNER, TEAM, Slack, block_text, dm, find_element
-from tests.slack.helpers import items
+from tests.slack.conftest import ADMIN, LEARNER, Slack, block_text, dm, find_element
+from tests.slack.helpers import items, press_ephemeral
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "import"
 MOODLE = ("moodle-pytorch-basics-20261130-1412.xml", "moodle-pytorch-basics", 8)
@@ -24,28 +23,6 @@ def last_note(slack: Slack) -> str:
 
 async def pack_ids(service: QuizService) -> list[str]:
     return [p.id for p in await service.enabled_packs_all()]
-
-
-async def click_response(slack: Slack, blocks: list[dict[str, Any]], label: str, *, user: str = ADMIN) -> None:
-    """Press a button of a message the bot sent through a response_url (Slack stores no copy)."""
-    element, block_id = find_element(blocks, label=label)
-    channel = dm(user)
-    payload = {
-        "type": "block_actions",
-        "user": {"id": user, "username": user.lower(), "name": user.lower(), "team_id": TEAM},
-        "api_app_id": "A0001",
-        "token": "gIkuvaNzQIHg97ATvDxqgjtO",
-        "container": {"type": "message", "message_ts": "1700000300.000001", "channel_id": channel, "is_ephemeral": True},
-        "trigger_id": slack.trigger(),
-        "team": {"id": TEAM, "domain": "quizbot-test"},
-        "channel": {"id": channel, "name": "directmessage"},
-        "state": {"values": {}},
-        "response_url": slack.fake.response_url(),
-        "actions": [
-            {"action_id": element["action_id"], "block_id": block_id, "type": "button", "text": element["text"], "action_ts": "1700000300.000002"}
-        ],
-    }
-    await slack.interact(payload)
 
 
 async def play_through(slack: Slack, pack_id: str, count: int) -> None:
@@ -71,7 +48,7 @@ async def test_the_form_previews_a_converted_file_and_load_stores_it(
     preview = slack.fake.responses[-1]["blocks"]
     assert f"Converted {count} items" in block_text(preview) and "line " in block_text(preview)
     assert pack_id not in await pack_ids(quiz_service)
-    await click_response(slack, preview, f"Load {pack_id}")
+    await press_ephemeral(slack, preview, f"Load {pack_id}", user=ADMIN)
     assert slack.fake.responses[-1]["replace_original"] is True  # the preview itself shows the outcome
     assert f"Pack `{pack_id}` v1 added with {count} questions." in block_text(slack.fake.responses[-1]["blocks"])
     assert pack_id in await pack_ids(quiz_service)
