@@ -20,7 +20,7 @@ from . import queries as q
 from . import requests as rq
 from .admin import Admins
 from .dispatch import Dispatcher, Next
-from .errors import QuizError, UnknownName
+from .errors import DatabaseFault, QuizError, UnknownName
 from .i18n import DEFAULT, LANGUAGES, _, language_name, supported, use_locale, use_locales
 from .model import Actor
 from .ports import Repository
@@ -77,17 +77,32 @@ class Locales:
         dispatcher.use(self)
 
     async def _learner_language(self, query: q.LearnerLanguage) -> str:
-        return await self.learner(query.actor)
+        return (await self._both(query.actor))[1]
 
     async def _server_language(self, query: q.ServerLanguage) -> str:
-        return await self.server(query.platform, query.scope)
+        try:
+            return await self.server(query.platform, query.scope)
+        except DatabaseFault:
+            return DEFAULT
+
+    async def _both(self, actor: Actor) -> tuple[str, str]:
+        """The server's and the learner's language; while the database fails, what the platform says.
+
+        A language is never worth failing a request for: the request itself meets the fault (if it
+        needs the database) and the person is told that, in the platform's language.
+        """
+        try:
+            server = await self.server(actor.platform, actor.scope, actor.server_locale)
+            return server, await self.learner(actor, server)
+        except DatabaseFault:
+            server = supported(actor.server_locale) or DEFAULT
+            return server, supported(actor.locale) or server
 
     async def _platform_locales(self, query: q.PlatformLocales) -> None:
         self.lookup(query.platform, query.lookup)
 
     async def __call__(self, actor: Actor, request: Any, next_: Next) -> Reply:
-        server = await self.server(actor.platform, actor.scope, actor.server_locale)
-        learner = await self.learner(actor, server)
+        server, learner = await self._both(actor)
         with use_locales(learner, server):
             try:
                 reply = await next_()

@@ -77,6 +77,8 @@ class Courier:
         """The language of the person's private replies (their choice, their Slack client's, the workspace's)."""
         try:
             return await self._service.ask(q.LearnerLanguage(origin.actor()))
+        except QuizError:  # told and logged where it happened (the database's faults): English will do
+            return "en"
         except Exception:  # a note in English is better than none
             log.exception("could not tell which language %s reads", origin.user)
             return "en"
