@@ -70,16 +70,19 @@ class ReportStore:
     async def _run(self, statement: Any) -> list[Any]:
         """Run one of the report's statements on a connection of its own.
 
-        PostgreSQL gets the memory to hash its passes rather than spill them to disk.
+        PostgreSQL gets the memory to hash its passes rather than spill them to disk, and no JIT
+        compilation: it cost 0.05 to 0.1 s of CPU a statement at full size and saved none.
         """
         async with self._db.read() as c:
             if self._db.sqlite:
                 return list(await c.execute(statement))
             await c.exec_driver_sql(f"SET work_mem = '{q.WORK_MEM}'")
+            await c.exec_driver_sql("SET jit = off")
             try:
                 return list(await c.execute(statement))
             finally:
                 await c.exec_driver_sql("RESET work_mem")
+                await c.exec_driver_sql("RESET jit")
 
     async def learner_rows(self, filters: Filters, *, now: datetime, mastered_days: float) -> list[LearnerRow]:
         a, r = t.attempts.c, t.reviews.c
