@@ -2,11 +2,12 @@
 
 Generates a class (each learner has an ability; each item a difficulty; a learner answers an item
 right with a logistic chance, in quizzes of ten items taking 4 to 60 s each), stores it in SQLite
-and/or PostgreSQL with fast bulk inserts (PostgreSQL is then ANALYZEd, as autovacuum would have
-done on a table grown to this size), then times `Reports.report` (the counts in SQL plus the
-statistics; wall clock, and CPU of this process and of its PostgreSQL server processes) and the
-gradebook. With `--previous CHECKOUT` it first times another checkout's report on the same data,
-with this code's report indexes dropped meanwhile. Not a test: figures depend on the machine and
+and/or PostgreSQL with fast bulk inserts (PostgreSQL is then VACUUMed and
+ANALYZEd, as autovacuum would have done on a table grown to this size), then times `Reports.report`
+(the counts in SQL plus the statistics; wall clock, and CPU of this process and of its PostgreSQL
+server processes) and the gradebook. With `--previous CHECKOUT` it also times another checkout's
+report on the same data, in a child process, run by run alternating with this code's (a checkout
+older than migration 0010 runs first, all its runs, with the report indexes dropped meanwhile). Not a test: figures depend on the machine and
 on what else runs on it (the load average is printed with each figure).
 
     .venv/bin/python bench/report_bench.py [--learners 10000] [--attempts 1000000] [--db sqlite postgresql]
@@ -30,10 +31,10 @@ from datetime import UTC, datetime, timedelta
 import asyncpg
 import yaml
 
-from bot.core.packs import load_bytes
+from bot.core.packs import Pack, load_bytes
 from bot.core.report import Filters
 from bot.core.report.service import Reports
-from bot.storage import open_repository
+from bot.storage import SqlRepository, open_repository
 from bot.storage import tables as t
 from bot.storage.reports import ReportStore
 
@@ -86,26 +87,45 @@ REPORT_INDEXES = {  # migration 0010; dropped while the previous code runs, as i
 
 # Run in a child process over another checkout's `bot` package (its report code and its Database).
 PREVIOUS = """
-import asyncio, statistics, sys, time
+import asyncio, os, sys, time
 from datetime import UTC, datetime
 from sqlalchemy.ext.asyncio import create_async_engine
-from bot.core.packs import load_bytes
+from bot.core.packs import Pack, load_bytes
 from bot.core.report import Filters
 from bot.core.report.service import Reports
 from bot.storage.base import Database
 from bot.storage.reports import ReportStore
 
+def server_cpu(pids):
+    total = 0.0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, IndexError, ValueError):
+            pass
+    return total
+
 async def main(url, runs):
-    engine = create_async_engine(url)
+    sqlite = url.startswith("sqlite")
+    args = {} if sqlite else {"server_settings": {"application_name": "bench-previous"}}
+    engine = create_async_engine(url, connect_args=args)
     pack = load_bytes("big-class.yaml", sys.stdin.buffer.read()).pack
     reports = Reports(ReportStore(Database(engine)))
-    times = []
+    filters, now = Filters(pack="big-class"), datetime(2026, 12, 4, tzinfo=UTC)
+    await reports.report(pack, filters, now=now)  # a first run untimed, as this code's: connections opened
     for _ in range(runs):
-        started = time.perf_counter()
-        await reports.report(pack, Filters(pack="big-class"), now=datetime(2026, 12, 4, tzinfo=UTC))
-        times.append(time.perf_counter() - started)
+        pids = []
+        if not sqlite:
+            async with engine.connect() as c:
+                rows = await c.exec_driver_sql("SELECT pid FROM pg_stat_activity WHERE application_name = 'bench-previous'")
+                pids = [int(r[0]) for r in rows if r[0] is not None]
+        started, used, server = time.perf_counter(), time.process_time(), server_cpu(pids)
+        await reports.report(pack, filters, now=now)
+        wall, cpu = time.perf_counter() - started, time.process_time() - used + server_cpu(pids) - server
+        print(wall, cpu, flush=True)
     await engine.dispose()
-    print(statistics.median(times), min(times), max(times))
 
 asyncio.run(main(sys.argv[1], int(sys.argv[2])))
 """
@@ -131,28 +151,54 @@ def _pg_cpu(database: str) -> float:
 _pg_backends: dict[str, list[int]] = {}
 
 
-async def _previous(url: str, previous: str, runs: int) -> str:
-    """Time the previous code's report in a child process; the report indexes are dropped meanwhile."""
+def _has_report_indexes(checkout: str) -> bool:
+    return os.path.exists(os.path.join(checkout, "bot/storage/migrations/versions/0010_report_indexes.py"))
+
+
+async def _previous(url: str, previous: str, runs: int) -> list[tuple[float, float]]:
+    """Time the previous code's report in a child process: (wall, CPU) of each run.
+
+    A checkout older than migration 0010 runs with the report indexes dropped meanwhile.
+    """
     sqlite = url.startswith("sqlite")
-    repository = await open_repository(url, db_timeout=600)
-    async with repository.db.write() as c:
-        for name in REPORT_INDEXES:
-            await c.exec_driver_sql(f"DROP INDEX {name}")
+    drop = not _has_report_indexes(previous)
+    if drop:
+        repository = await open_repository(url, db_timeout=600)
+        async with repository.db.write() as c:
+            for name in REPORT_INDEXES:
+                await c.exec_driver_sql(f"DROP INDEX {name}")
+        await repository.close()
     try:
         child = await asyncio.create_subprocess_exec(
             sys.executable, "-c", PREVIOUS, url, str(runs), cwd=previous,
             env={**os.environ, "PYTHONPATH": previous}, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
         )
         out, _ = await child.communicate(pack_bytes())
-        median, low, high = (float(x) for x in out.split())
-        return f"median {median:.2f} s (min {low:.2f}, max {high:.2f}, {runs} runs)"
+        return [(float(wall), float(cpu)) for wall, cpu in (line.split() for line in out.decode().splitlines())]
     finally:
-        async with repository.db.write() as c:
-            for name, columns in REPORT_INDEXES.items():
-                await c.exec_driver_sql(f"CREATE INDEX {name} ON {columns}")
-            if not sqlite:
-                await c.exec_driver_sql("ANALYZE attempts")
-        await repository.close()
+        if drop:
+            repository = await open_repository(url, db_timeout=600)
+            async with repository.db.write() as c:
+                for name, columns in REPORT_INDEXES.items():
+                    await c.exec_driver_sql(f"CREATE INDEX {name} ON {columns}")
+                if not sqlite:
+                    await c.exec_driver_sql("ANALYZE attempts")
+            await repository.close()
+
+
+async def _this(reports: Reports, repository: SqlRepository, database: str, pack: Pack) -> tuple[float, float, float, int]:
+    """One run of this code: (report wall, report CPU, gradebook wall, learners)."""
+    if not repository.db.sqlite:
+        async with repository.db.read() as c:
+            rows = await c.exec_driver_sql(f"SELECT pid FROM pg_stat_activity WHERE datname = '{database}'")
+            _pg_backends[database] = [int(r[0]) for r in rows]
+    started, used, server = time.perf_counter(), time.process_time(), _pg_cpu(database)
+    report = await reports.report(pack, Filters(pack="big-class"), now=NOW)
+    wall = time.perf_counter() - started
+    cpu = time.process_time() - used + _pg_cpu(database) - server
+    started = time.perf_counter()
+    await reports.gradebook([pack], pack="big-class", scope=None, since=None)
+    return wall, cpu, time.perf_counter() - started, report.learners
 
 
 async def one(
@@ -170,35 +216,42 @@ async def one(
                 await c.execute(t.sessions.insert(), quizzes[i : i + 20_000])
             for i in range(0, len(data), 20_000):
                 await c.execute(t.attempts.insert(), data[i : i + 20_000])
-        if not repository.db.sqlite:  # as autovacuum would have, on a table grown to this size
-            async with repository.db.write() as c:
-                await c.exec_driver_sql("ANALYZE")
+        if not repository.db.sqlite:
+            # As autovacuum would have on a table grown to this size (PostgreSQL 13 and later vacuum
+            # after inserts too): the statistics, and the visibility map the index-only scans need
+            # (without it each of them fetches every row from the table as well).
+            async with repository.db.read() as c:
+                await c.exec_driver_sql("VACUUM ANALYZE")
         loaded = time.perf_counter() - started
         print(f"{name}: {len(quizzes):,} quizzes, {len(data):,} attempts loaded in {loaded:.1f} s", flush=True)
-        before = ""
-        if previous is not None:
-            await repository.close()
-            before = await _previous(url, previous, runs)
-            print(f"  previous code ({previous}): report {before}; load average {os.getloadavg()[0]:.2f}", flush=True)
-            repository = await open_repository(url, db_timeout=600)
         reports = Reports(ReportStore(repository.db))
-        times, cpu, grades = [], [], []
-        for _ in range(runs):
-            if not repository.db.sqlite:
-                async with repository.db.read() as c:
-                    rows = await c.exec_driver_sql(f"SELECT pid FROM pg_stat_activity WHERE datname = '{database}'")
-                    _pg_backends[database] = [int(r[0]) for r in rows]
-            started, used, server = time.perf_counter(), time.process_time(), _pg_cpu(database)
-            report = await reports.report(pack, Filters(pack="big-class"), now=NOW)
-            times.append(time.perf_counter() - started)
-            cpu.append(time.process_time() - used + _pg_cpu(database) - server)
-            started = time.perf_counter()
-            await reports.gradebook([pack], pack="big-class", scope=None, since=None)
-            grades.append(time.perf_counter() - started)
+        await reports.report(pack, Filters(pack="big-class"), now=NOW)  # untimed: the pool's connections opened
+        mine: list[tuple[float, float, float, int]] = []
+        theirs: list[tuple[float, float]] = []
+        if previous is not None and not _has_report_indexes(previous):
+            await repository.close()
+            theirs = await _previous(url, previous, runs)
+            repository = await open_repository(url, db_timeout=600)
+            reports = Reports(ReportStore(repository.db))
+            await reports.report(pack, Filters(pack="big-class"), now=NOW)
+            mine = [await _this(reports, repository, database, pack) for _ in range(runs)]
+        else:  # old and new alternate, run by run
+            for _ in range(runs):
+                if previous is not None:
+                    theirs += await _previous(url, previous, 1)
+                    print(f"  previous: report {theirs[-1][0]:.2f} s wall, {theirs[-1][1]:.2f} s CPU; "
+                          f"load {os.getloadavg()[0]:.2f}", flush=True)
+                mine.append(await _this(reports, repository, database, pack))
+                print(f"  this code: report {mine[-1][0]:.2f} s wall, {mine[-1][1]:.2f} s CPU, gradebook {mine[-1][2]:.2f} s; "
+                      f"load {os.getloadavg()[0]:.2f}", flush=True)
+        where = " and its PostgreSQL server processes" if not repository.db.sqlite else ""
+        if theirs:
+            print(f"  previous code ({previous}): report {_stats([w for w, _ in theirs])}, "
+                  f"CPU median {statistics.median([c for _, c in theirs]):.2f} s", flush=True)
         print(
-            f"  this code: {report.learners} learners; report {_stats(times)}, CPU median {statistics.median(cpu):.2f} s "
-            f"(this process{' and its PostgreSQL server processes' if not repository.db.sqlite else ''}); "
-            f"gradebook {_stats(grades)}; load average {os.getloadavg()[0]:.2f}",
+            f"  this code: {mine[0][3]} learners; report {_stats([m[0] for m in mine])}, "
+            f"CPU median {statistics.median([m[1] for m in mine]):.2f} s (the bench process{where}); "
+            f"gradebook {_stats([m[2] for m in mine])}; load average {os.getloadavg()[0]:.2f}",
             flush=True,
         )
     finally:
