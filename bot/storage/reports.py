@@ -164,7 +164,9 @@ class ReportStore:
             query = query.where(a.at >= since)
         query = query.group_by(a.platform, a.user_id, a.pack_id, a.question_id)
         async with self._db.read() as c:
+            # Unpacked rather than read by name: a Row's attributes cost a third of the time of a
+            # gradebook of 400,000 cells (measured with bench/report_bench.py).
             return [
-                (row.platform, row.user_id, row.pack_id, row.question_id, row.topic, bool(row.right))
-                for row in await c.execute(query)
+                (platform, user, pack_id, question, topic, bool(right))
+                for platform, user, pack_id, question, topic, right in await c.execute(query)
             ]
