@@ -10,7 +10,8 @@ middleware); it is acknowledged with the same empty 200. Socket Mode and every o
 go through Bolt.
 
 The body is parsed as Bolt parses it (`slack_bolt.request.internals.parse_body`), with yarl's form
-decoding and orjson, which give the same values (tests/slack/test_clicks.py compares them).
+decoding and orjson, which give the same values (tests/slack/test_clicks.py compares them; integers
+beyond 64 bits, which Slack never sends, are the one exception: see `loads`).
 """
 
 from __future__ import annotations
@@ -36,7 +37,10 @@ Listener = Callable[[Ack, dict[str, Any]], Awaitable[None]]
 
 
 def loads(text: str | bytes) -> Any:
-    """JSON with orjson; what orjson refuses and json reads (NaN, integers over 64 bits) with json."""
+    """JSON with orjson; what orjson refuses and json reads (NaN, Infinity) with json.
+
+    One difference stays: orjson reads an integer beyond 64 bits as a float (Slack sends none).
+    """
     try:
         return orjson.loads(text)
     except orjson.JSONDecodeError:
