@@ -158,6 +158,7 @@ class Tally:
     code_stalls: int = 0  # of the stalls after an answer, those after a code answer
     refused: int = 0  # acknowledged, then answered "That question was already answered" by the bot
     busy: int = 0  # code acknowledged, then answered "The sandbox is busy; try again" (not graded, by design)
+    failed: int = 0  # acknowledged, then answered with the bot's apology for an error ("something went wrong")
     reshown: int = 0  # the answered item posted again, graded (its message was not known to the process yet)
     quizzes: int = 0
     code_answers: int = 0
@@ -339,6 +340,7 @@ class BenchSlack(FakeSlack):
         self.latest: dict[str, dict[str, Any]] = {}
         self.refusals: dict[str, int] = {}  # channel -> notes "already answered" (privately or by response_url)
         self.busy: dict[str, int] = {}  # channel -> notes "the sandbox is busy" (anywhere)
+        self.failed: dict[str, int] = {}  # channel -> the bot's apologies for an error (anywhere)
         self.respond_to: dict[str, str] = {}  # response_url number -> the learner's channel
         self.api_calls = 0
 
@@ -353,6 +355,9 @@ class BenchSlack(FakeSlack):
             self.posted.setdefault(channel, asyncio.Event()).set()
         if channel is not None and BUSY in text:
             self.busy[channel] = self.busy.get(channel, 0) + 1
+            self.posted.setdefault(channel, asyncio.Event()).set()
+        if channel is not None and FAILED in text:
+            self.failed[channel] = self.failed.get(channel, 0) + 1
             self.posted.setdefault(channel, asyncio.Event()).set()
 
     def _record(self) -> None:
@@ -572,7 +577,7 @@ class SlackLearners:
         return json.dumps(body)
 
     async def next_post(
-        self, channel: str, after: str | None, refusals: int = -1, answered: str | None = None, busy: int = -1
+        self, channel: str, after: str | None, refusals: int = -1, answered: str | None = None, busy: int = -1, failed: int = -1
     ) -> dict[str, Any] | None:
         """The bot's newest post in the DM once it is newer than `after` (None after NEXT_WAIT_S).
 
@@ -588,6 +593,8 @@ class SlackLearners:
                 return {"refused": True}
             if busy >= 0 and self.fake.busy.get(channel, 0) > busy:
                 return {"busy": True}
+            if failed >= 0 and self.fake.failed.get(channel, 0) > failed:
+                return {"failed": True}
             latest = self.fake.latest.get(channel)
             if latest is not None and (after is None or float(latest["ts"]) > float(after)):
                 if answered is None or item_title(latest) != answered:
@@ -633,7 +640,7 @@ class SlackLearners:
             choice = slack_action(item, "A")
             await think()
             tally.answers_sent += 1
-            refusals, busy = self.fake.refusals.get(channel, 0), self.fake.busy.get(channel, 0)
+            refusals, busy, failed = (self.fake.refusals.get(channel, 0), self.fake.busy.get(channel, 0), self.fake.failed.get(channel, 0))
             sent = time.perf_counter()
             if choice is not None:
                 status, took = await self.send(self.click(user, item, *choice), "application/x-www-form-urlencoded", index)
@@ -646,13 +653,15 @@ class SlackLearners:
                 tally.lost += 1
             else:
                 tally.http_errors += 1
-            post = await self.next_post(channel, after, refusals, answered=item_title(item), busy=busy)
-            if post is None or "refused" in post or "busy" in post:
+            post = await self.next_post(channel, after, refusals, answered=item_title(item), busy=busy, failed=failed)
+            if post is None or "refused" in post or "busy" in post or "failed" in post:
                 if post is None:
                     tally.stalls += 1
                     tally.code_stalls += choice is None
                 elif "busy" in post:
                     tally.busy += 1  # the code is sent again, on the current item
+                elif "failed" in post:
+                    tally.failed += 1  # told to try again: the current item again
                 else:
                     tally.refused += 1
                 item, recover = None, True
@@ -723,6 +732,8 @@ class DiscordLearners:
             skipped = message_text(message)
             if answered is not None and BUSY in skipped:
                 return {"busy": True}
+            if answered is not None and FAILED in skipped:
+                return {"failed": True}
         if answered is not None:
             self.tally.problem(f"no next item; the last other message: {skipped[:100] or '(none)'}")
         return None
@@ -787,8 +798,11 @@ class DiscordLearners:
                     item, recover = None, True
                     continue
             item = await self.next_message(inbox, item["id"])
-            if item is not None and "busy" in item:
-                tally.busy += 1  # the code is sent again, on the current item
+            if item is not None and ("busy" in item or "failed" in item):
+                if "busy" in item:
+                    tally.busy += 1  # the code is sent again, on the current item
+                else:
+                    tally.failed += 1  # told to try again: the current item again
                 item, recover = None, True
                 continue
             if item is not None:
@@ -905,6 +919,7 @@ async def drop_database(database: str, name: str) -> None:
 
 
 BUSY = "sandbox is busy"  # the bot's answer to code it could not grade now ("try again in ...")
+FAILED = "went wrong"  # the bot's apology for an error it logged ("Something went wrong on my side ...")
 UNFINISHED_GRADES = "SELECT count(*) FROM unfinished_work WHERE platform = {p} AND kind = 'grade'"
 
 
@@ -1124,13 +1139,14 @@ def print_result(r: Result) -> None:
     for kind, count in sorted(t.problems.items()):
         print(f"  {kind}: {count}")
     print(f"  code answers acknowledged, then answered \"the sandbox is busy, try again\" (sent again): {t.busy}")
+    print(f"  answers acknowledged, then answered with the bot's apology for an error (see its log; sent again): {t.failed}")
     flag = "equal" if r.attempts + r.unfinished + t.busy == len(acks) else "MISMATCH !!!"
     print(f"  attempts in the database {r.attempts} + code answers left ungraded at the stop {r.unfinished} "
           f"+ code answers the sandbox was too busy for {t.busy} vs answers acknowledged {len(acks)}: {flag}")  # fmt: skip
     if r.attempts + r.unfinished + t.busy != len(acks):
         print(f"    of the {len(acks) - r.attempts - r.unfinished - t.busy} acknowledged answers not stored (net), the bot told the learner "
-              f"\"already answered\" for {t.refused}; {t.stalls} learners never saw a next item, {t.code_stalls} of them "
-              "after a code answer (see the bot log)")  # fmt: skip
+              f"\"already answered\" for {t.refused} and apologised for an error for {t.failed}; {t.stalls} learners never saw a next item, {t.code_stalls} of them "
+              f"after a code answer; {t.lost} answers had no ack within {ACK_WAIT_S:.0f} s (stored or not) (see the bot log)")  # fmt: skip
     for n in range(r.processes):
         print(f"  bot process {n}: RSS peak sampled {r.rss_peak_mb[n]:.0f} MB, VmHWM {r.hwm_mb[n]:.0f} MB, torch imported: "
               f"{'yes' if r.torch[n] else 'no'}, uvloop: {'yes' if r.uvloop[n] else 'no'}; its sandbox pool (PSS, all processes) peak {r.pool_mb[n]:.0f} MB; "
