@@ -23,7 +23,11 @@ about `--think` seconds), for `--seconds`; a finished quiz is
 followed by a new one. One item in 20 is code (5% of answers go to the sandbox). An answer the bot
 refuses as "already answered" sends the learner to `/quiz current`. Afterwards the bots are
 stopped with SIGTERM (they finish what is in flight) and the attempts stored in the database are
-compared with the answers acknowledged. Also printed: the time from an answer to the next item,
+compared with the answers acknowledged. Counted apart (the learner was told, nothing is stored by
+design): code acknowledged and then answered "the sandbox is busy, try again" (the learner sends it
+again), and code still being graded at the stop (its row of unfinished work tells the learner
+after a restart). An answer acknowledged and then met with the bot's apology for an error is
+counted too, and still printed as a mismatch. Also printed: the time from an answer to the next item,
 each bot process's RSS (VmRSS sampled every 0.5 s, and VmHWM) and whether it mapped torch, its
 sandbox pool's PSS, its CPU time, the database connections' states, the load average; and at
 the end sandbox jobs/s through the bot's client with one and two services (the measure of
