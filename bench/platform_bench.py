@@ -357,7 +357,7 @@ class BenchSlack(FakeSlack):
         if channel is not None and "already answered" in text:
             self.refusals[channel] = self.refusals.get(channel, 0) + 1
             self.posted.setdefault(channel, asyncio.Event()).set()
-        if channel is not None and BUSY in text:
+        if channel is not None and busy_note(text):
             self.busy[channel] = self.busy.get(channel, 0) + 1
             self.posted.setdefault(channel, asyncio.Event()).set()
         if channel is not None and FAILED in text:
@@ -734,7 +734,7 @@ class DiscordLearners:
             if any(t.startswith("Question") or "finished" in t for t in titles):
                 return message
             skipped = message_text(message)
-            if answered is not None and BUSY in skipped:
+            if answered is not None and busy_note(skipped):
                 return {"busy": True}
             if answered is not None and FAILED in skipped:
                 return {"failed": True}
@@ -922,7 +922,13 @@ async def drop_database(database: str, name: str) -> None:
         await admin.close()
 
 
-BUSY = "sandbox is busy"  # the bot's answer to code it could not grade now ("try again in ...")
+BUSY = re.compile(r"busy[;,] try again")  # the bot's answer to code it could not grade now (older code: "⏳ busy, try again in 1 s")
+
+
+def busy_note(text: str) -> bool:
+    return BUSY.search(text) is not None
+
+
 FAILED = "went wrong"  # the bot's apology for an error it logged ("Something went wrong on my side ...")
 UNFINISHED_GRADES = "SELECT count(*) FROM unfinished_work WHERE platform = {p} AND kind = 'grade'"
 
