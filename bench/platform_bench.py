@@ -23,7 +23,11 @@ about `--think` seconds), for `--seconds`; a finished quiz is
 followed by a new one. One item in 20 is code (5% of answers go to the sandbox). An answer the bot
 refuses as "already answered" sends the learner to `/quiz current`. Afterwards the bots are
 stopped with SIGTERM (they finish what is in flight) and the attempts stored in the database are
-compared with the answers acknowledged. Also printed: the time from an answer to the next item,
+compared with the answers acknowledged. Counted apart (the learner was told, nothing is stored by
+design): code acknowledged and then answered "the sandbox is busy, try again" (the learner sends it
+again), and code still being graded at the stop (its row of unfinished work tells the learner
+after a restart). An answer acknowledged and then met with the bot's apology for an error is
+counted too, and still printed as a mismatch. Also printed: the time from an answer to the next item,
 each bot process's RSS (VmRSS sampled every 0.5 s, and VmHWM) and whether it mapped torch, its
 sandbox pool's PSS, its CPU time, the database connections' states, the load average; and at
 the end sandbox jobs/s through the bot's client with one and two services (the measure of
@@ -155,7 +159,10 @@ class Tally:
     lost: int = 0  # no ack within ACK_WAIT_S
     http_errors: int = 0  # a non-200 answer to a learner's request, or a connection error
     stalls: int = 0  # no next item within NEXT_WAIT_S
+    code_stalls: int = 0  # of the stalls after an answer, those after a code answer
     refused: int = 0  # acknowledged, then answered "That question was already answered" by the bot
+    busy: int = 0  # code acknowledged, then answered "The sandbox is busy; try again" (not graded, by design)
+    failed: int = 0  # acknowledged, then answered with the bot's apology for an error ("something went wrong")
     reshown: int = 0  # the answered item posted again, graded (its message was not known to the process yet)
     quizzes: int = 0
     code_answers: int = 0
@@ -336,6 +343,8 @@ class BenchSlack(FakeSlack):
         self.posted: dict[str, asyncio.Event] = {}
         self.latest: dict[str, dict[str, Any]] = {}
         self.refusals: dict[str, int] = {}  # channel -> notes "already answered" (privately or by response_url)
+        self.busy: dict[str, int] = {}  # channel -> notes "the sandbox is busy" (anywhere)
+        self.failed: dict[str, int] = {}  # channel -> the bot's apologies for an error (anywhere)
         self.respond_to: dict[str, str] = {}  # response_url number -> the learner's channel
         self.api_calls = 0
 
@@ -347,6 +356,12 @@ class BenchSlack(FakeSlack):
     def _refused(self, channel: str | None, text: str) -> None:
         if channel is not None and "already answered" in text:
             self.refusals[channel] = self.refusals.get(channel, 0) + 1
+            self.posted.setdefault(channel, asyncio.Event()).set()
+        if channel is not None and busy_note(text):
+            self.busy[channel] = self.busy.get(channel, 0) + 1
+            self.posted.setdefault(channel, asyncio.Event()).set()
+        if channel is not None and FAILED in text:
+            self.failed[channel] = self.failed.get(channel, 0) + 1
             self.posted.setdefault(channel, asyncio.Event()).set()
 
     def _record(self) -> None:
@@ -366,6 +381,7 @@ class BenchSlack(FakeSlack):
         if body.get("ok"):
             self.latest[channel] = body["message"]
             self.posted.setdefault(channel, asyncio.Event()).set()
+            self._refused(channel, str(args.get("text") or ""))
         return response
 
     def _m_chat_update(self, args: dict[str, Any]) -> web.Response:
@@ -565,7 +581,7 @@ class SlackLearners:
         return json.dumps(body)
 
     async def next_post(
-        self, channel: str, after: str | None, refusals: int = -1, answered: str | None = None
+        self, channel: str, after: str | None, refusals: int = -1, answered: str | None = None, busy: int = -1, failed: int = -1
     ) -> dict[str, Any] | None:
         """The bot's newest post in the DM once it is newer than `after` (None after NEXT_WAIT_S).
 
@@ -579,6 +595,10 @@ class SlackLearners:
         while True:
             if refusals >= 0 and self.fake.refusals.get(channel, 0) > refusals:
                 return {"refused": True}
+            if busy >= 0 and self.fake.busy.get(channel, 0) > busy:
+                return {"busy": True}
+            if failed >= 0 and self.fake.failed.get(channel, 0) > failed:
+                return {"failed": True}
             latest = self.fake.latest.get(channel)
             if latest is not None and (after is None or float(latest["ts"]) > float(after)):
                 if answered is None or item_title(latest) != answered:
@@ -624,7 +644,7 @@ class SlackLearners:
             choice = slack_action(item, "A")
             await think()
             tally.answers_sent += 1
-            refusals = self.fake.refusals.get(channel, 0)
+            refusals, busy, failed = (self.fake.refusals.get(channel, 0), self.fake.busy.get(channel, 0), self.fake.failed.get(channel, 0))
             sent = time.perf_counter()
             if choice is not None:
                 status, took = await self.send(self.click(user, item, *choice), "application/x-www-form-urlencoded", index)
@@ -637,10 +657,15 @@ class SlackLearners:
                 tally.lost += 1
             else:
                 tally.http_errors += 1
-            post = await self.next_post(channel, after, refusals, answered=item_title(item))
-            if post is None or "refused" in post:
+            post = await self.next_post(channel, after, refusals, answered=item_title(item), busy=busy, failed=failed)
+            if post is None or "refused" in post or "busy" in post or "failed" in post:
                 if post is None:
                     tally.stalls += 1
+                    tally.code_stalls += choice is None
+                elif "busy" in post:
+                    tally.busy += 1  # the code is sent again, on the current item
+                elif "failed" in post:
+                    tally.failed += 1  # told to try again: the current item again
                 else:
                     tally.refused += 1
                 item, recover = None, True
@@ -648,6 +673,14 @@ class SlackLearners:
             tally.replies.append(time.perf_counter() - sent)
             after = post["ts"]
             item = post if is_slack_item(post) else None  # else the summary: a new quiz
+
+
+def message_text(message: dict[str, Any]) -> str:
+    """A Discord message's words in one line: its content, and each embed's title and description."""
+    words = [message.get("content") or ""]
+    for embed in message.get("embeds") or []:
+        words += [embed.get("title") or "", embed.get("description") or ""]
+    return " | ".join(w.replace("\n", " ") for w in words if w)
 
 
 def discord_guilds(shards: int) -> list[str]:
@@ -689,16 +722,24 @@ class DiscordLearners:
     async def next_message(self, inbox: asyncio.Queue[dict[str, Any]], answered: str | None) -> dict[str, Any] | None:
         """The next item or summary posted for the learner, not the one answered (None after NEXT_WAIT_S)."""
         deadline = time.monotonic() + NEXT_WAIT_S
+        skipped = ""
         while (left := deadline - time.monotonic()) > 0:
             try:
                 message = await asyncio.wait_for(inbox.get(), left)
             except TimeoutError:
-                return None
+                break
             if message["id"] == answered:
                 continue
             titles = [e.get("title") or "" for e in message.get("embeds", [])]
             if any(t.startswith("Question") or "finished" in t for t in titles):
                 return message
+            skipped = message_text(message)
+            if answered is not None and busy_note(skipped):
+                return {"busy": True}
+            if answered is not None and FAILED in skipped:
+                return {"failed": True}
+        if answered is not None:
+            self.tally.problem(f"no next item; the last other message: {skipped[:100] or '(none)'}")
         return None
 
     async def learner(self, index: int, until: float) -> None:
@@ -761,10 +802,18 @@ class DiscordLearners:
                     item, recover = None, True
                     continue
             item = await self.next_message(inbox, item["id"])
+            if item is not None and ("busy" in item or "failed" in item):
+                if "busy" in item:
+                    tally.busy += 1  # the code is sent again, on the current item
+                else:
+                    tally.failed += 1  # told to try again: the current item again
+                item, recover = None, True
+                continue
             if item is not None:
                 tally.replies.append(time.perf_counter() - sent)
             if item is None:
                 tally.stalls += 1
+                tally.code_stalls += choice is None
                 recover = True
             elif not any((e.get("title") or "").startswith("Question") for e in item["embeds"]):
                 item = None  # the summary: a new quiz
@@ -873,17 +922,33 @@ async def drop_database(database: str, name: str) -> None:
         await admin.close()
 
 
-def _count_sqlite(path: str, platform: str) -> int:
+BUSY = re.compile(r"busy[;,] try again")  # the bot's answer to code it could not grade now (older code: "⏳ busy, try again in 1 s")
+
+
+def busy_note(text: str) -> bool:
+    return BUSY.search(text) is not None
+
+
+FAILED = "went wrong"  # the bot's apology for an error it logged ("Something went wrong on my side ...")
+UNFINISHED_GRADES = "SELECT count(*) FROM unfinished_work WHERE platform = {p} AND kind = 'grade'"
+
+
+def _count_sqlite(path: str, platform: str) -> tuple[int, int]:
     with contextlib.closing(sqlite3.connect(path, timeout=30)) as conn:
-        return int(conn.execute("SELECT count(*) FROM attempts WHERE platform = ?", (platform,)).fetchone()[0])
+        attempts = conn.execute("SELECT count(*) FROM attempts WHERE platform = ?", (platform,)).fetchone()[0]
+        unfinished = conn.execute(UNFINISHED_GRADES.format(p="?"), (platform,)).fetchone()[0]
+        return int(attempts), int(unfinished)
 
 
-async def count_attempts(database: str, name: str, platform: str) -> int:
+async def count_attempts(database: str, name: str, platform: str) -> tuple[int, int]:
+    """The attempts stored, and the code answers accepted but still ungraded (their rows of unfinished work)."""
     if database == "sqlite":
         return await asyncio.to_thread(_count_sqlite, name, platform)
     conn = await asyncpg.connect(f"postgresql://postgres@127.0.0.1:5432/{name}")
     try:
-        return int(await conn.fetchval("SELECT count(*) FROM attempts WHERE platform = $1", platform))
+        attempts = await conn.fetchval("SELECT count(*) FROM attempts WHERE platform = $1", platform)
+        unfinished = await conn.fetchval(UNFINISHED_GRADES.format(p="$1"), platform)
+        return int(attempts), int(unfinished)
     finally:
         await conn.close()
 
@@ -922,6 +987,7 @@ class Result:
     warmup_s: float = 0.0  # the CPU per answer counts from here (0: the whole run)
     steady_cpu_s: float = 0.0  # the bots' CPU time after the warm-up, all processes
     steady_acks: int = 0  # the answers acknowledged after the warm-up
+    unfinished: int = 0  # code answers accepted (acknowledged) whose grading was still unfinished at the stop
 
     def whole_run_cpu_per_answer_ms(self) -> float:
         acks = len(self.tally.acks)
@@ -1025,7 +1091,7 @@ async def run_config(
             await pg_sampling
         # SIGTERM: each bot finishes what is in flight (QUIZBOT_SHUTDOWN_GRACE_S) before the count
         exit_codes = await asyncio.gather(*(asyncio.to_thread(b.stop) for b in bots))
-        attempts = await count_attempts(database, name, platform)
+        attempts, unfinished = await count_attempts(database, name, platform)
         api_errors = len(fake_slack.errors) if fake_slack is not None else (fake_discord.api_errors if fake_discord else 0)
         pids = sampler.pids
         return Result(
@@ -1036,7 +1102,7 @@ async def run_config(
             (cpu_after.ru_utime + cpu_after.ru_stime) - (cpu_before.ru_utime + cpu_before.ru_stime),
             startup, list(exit_codes), balance, bots_cpu, pg.summary() if pg is not None else "",
             [log_errors(b.log_path) for b in bots], bots_wait, database, bot_root,
-            [sampler.uvloop[x] for x in pids], warmup if steady else 0.0, steady_cpu, steady_acks,
+            [sampler.uvloop[x] for x in pids], warmup if steady else 0.0, steady_cpu, steady_acks, unfinished,
         )  # fmt: skip
     finally:
         for bot in bots:
@@ -1082,11 +1148,15 @@ def print_result(r: Result) -> None:
           f"max {ms(replies, 1.0)}  (n={len(replies)})")  # fmt: skip
     for kind, count in sorted(t.problems.items()):
         print(f"  {kind}: {count}")
-    flag = "equal" if r.attempts == len(acks) else "MISMATCH !!!"
-    print(f"  attempts in the database {r.attempts} vs answers acknowledged {len(acks)}: {flag}")
-    if r.attempts != len(acks):
-        print(f"    of the {len(acks) - r.attempts} acknowledged answers not stored (net), the bot told the learner "
-              f"\"already answered\" for {t.refused}; {t.stalls} learners never saw a next item (see the bot log)")  # fmt: skip
+    print(f"  code answers acknowledged, then answered \"the sandbox is busy, try again\" (sent again): {t.busy}")
+    print(f"  answers acknowledged, then answered with the bot's apology for an error (see its log; sent again): {t.failed}")
+    flag = "equal" if r.attempts + r.unfinished + t.busy == len(acks) else "MISMATCH !!!"
+    print(f"  attempts in the database {r.attempts} + code answers left ungraded at the stop {r.unfinished} "
+          f"+ code answers the sandbox was too busy for {t.busy} vs answers acknowledged {len(acks)}: {flag}")  # fmt: skip
+    if r.attempts + r.unfinished + t.busy != len(acks):
+        print(f"    of the {len(acks) - r.attempts - r.unfinished - t.busy} acknowledged answers not stored (net), the bot told the learner "
+              f"\"already answered\" for {t.refused} and apologised for an error for {t.failed}; {t.stalls} learners never saw a next item, {t.code_stalls} of them "
+              f"after a code answer; {t.lost} answers had no ack within {ACK_WAIT_S:.0f} s (stored or not) (see the bot log)")  # fmt: skip
     for n in range(r.processes):
         print(f"  bot process {n}: RSS peak sampled {r.rss_peak_mb[n]:.0f} MB, VmHWM {r.hwm_mb[n]:.0f} MB, torch imported: "
               f"{'yes' if r.torch[n] else 'no'}, uvloop: {'yes' if r.uvloop[n] else 'no'}; its sandbox pool (PSS, all processes) peak {r.pool_mb[n]:.0f} MB; "
@@ -1113,10 +1183,11 @@ def summary_table(results: list[Result]) -> None:
         over = sum(1 for a in acks if a > SLOW_ACK_S)
         rss = " / ".join(f"{x:.0f} ({'torch' if t else 'no torch'})" for x, t in zip(r.hwm_mb, r.torch, strict=True))
         pool = " / ".join(f"{x:.0f}" for x in r.pool_mb) if r.sandbox == "local" else "(service)"
-        mark = "" if r.attempts == len(acks) else " MISMATCH"
+        mark = "" if r.attempts + r.unfinished + r.tally.busy == len(acks) else " MISMATCH"
+        ungraded = (f" + {r.unfinished} ungraded" if r.unfinished else "") + (f" + {r.tally.busy} sandbox busy" if r.tally.busy else "")
         print(f"| {label(r)} | {r.processes} | {r.sandbox} | {r.database} | {r.bot_root} | {r.cpu_per_answer_ms():.2f} | {len(acks)} | {len(acks) / r.seconds:.0f} | {ms(acks, 0.5)} | "
               f"{ms(acks, 0.95)} | {ms(acks, 0.99)} | {ms(acks, 1.0)} | {over} | {r.tally.http_errors + r.api_errors} | "
-              f"{r.attempts}{mark} | {rss} | {pool} |")  # fmt: skip
+              f"{r.attempts}{ungraded}{mark} | {rss} | {pool} |")  # fmt: skip
 
 
 async def sandbox_jobs(folder: Path, jobs: int, clients: int) -> None:

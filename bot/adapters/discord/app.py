@@ -14,8 +14,9 @@ from bot.core import QuizService
 from bot.core import queries as q
 from bot.core.i18n import _, use_locale
 from bot.core.race import ChannelPost
-from bot.metrics import Metrics, interaction_callbacks
+from bot.metrics import Metrics
 
+from .acks import time_acknowledgements
 from .api import CatalogTranslator, SettingsStore, install_redaction, invite_url, sync_commands, use_api
 from .commands import build_quiz_group
 from .deliver import APOLOGY, DiscordPoster, post_race
@@ -51,7 +52,7 @@ class QuizBotClient(discord.Client):
         **client_options: Any,
     ) -> None:
         if metrics is not None:
-            client_options["http_trace"] = interaction_callbacks()
+            time_acknowledgements()  # each interaction callback marks its event acknowledged
         super().__init__(
             intents=intents(message_content=message_content),
             allowed_mentions=discord.AllowedMentions.none(),

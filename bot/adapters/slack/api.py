@@ -27,6 +27,7 @@ from bot.core.replies import Image, Message
 
 from .limits import IMAGE_UPLOAD_MAX
 from .render import Block, fallback_text, message_blocks
+from .webapi import JSON_METHODS, JsonWebApi, WebApiError
 
 log = logging.getLogger("quizbot.slack")
 
@@ -76,11 +77,21 @@ class SlackApi:
         self._http = http
         self._token = token
         self._api_host = urlsplit(client.base_url).hostname or ""
+        self._json = JsonWebApi(http, client.base_url, token)
         self._users: dict[str, tuple[float, dict[str, Any]]] = {}
         self._dms: dict[str, str] = {}
 
     async def call(self, method: str, **kwargs: Any) -> dict[str, Any]:
         """Call a Web API method by name; raise SlackCallFailed after retries."""
+        if method in JSON_METHODS:
+            try:
+                return await self._json.call(method, kwargs)
+            except WebApiError as exc:
+                log.error("Slack API %s failed: %s", method, exc.error)
+                raise SlackCallFailed(method, exc.error) from exc
+            except (aiohttp.ClientError, TimeoutError) as exc:
+                log.error("Slack API %s failed: %s", method, type(exc).__name__)
+                raise SlackCallFailed(method, "connection_failed") from exc
         try:
             response = await getattr(self.client, method.replace(".", "_"))(**kwargs)
         except SlackApiError as exc:

@@ -13,6 +13,7 @@ from aiohttp import web
 from slack_bolt.adapter.aiohttp import to_aiohttp_response
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncApp
+from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_sdk.socket_mode.aiohttp import SocketModeClient
 from slack_sdk.socket_mode.request import SocketModeRequest
 from slack_sdk.web.async_client import AsyncWebClient
@@ -23,8 +24,9 @@ from bot.core.service import QuizService
 from bot.metrics import Metrics, Platforms, acked, receiving
 
 from .api import SlackApi, SlackCallFailed, make_client
+from .clicks import QuizClicks, clicks_of, parse_body, route_clicks
 from .deliver import SlackPoster
-from .inbound import Inbound
+from .inbound import QUIZ_ACTIONS, Inbound
 from .origin import checked_request, protect
 
 if TYPE_CHECKING:
@@ -54,7 +56,8 @@ def build_bolt_app(front: Inbound, client: AsyncWebClient, *, signing_secret: st
         logger=logger,
     )
     front.register(bolt)
-    protect(bolt, signing_secret)  # signature before parsing (HTTP), each request once (both modes)
+    guard = protect(bolt, signing_secret)  # signature before parsing (HTTP), each request once (both modes)
+    route_clicks(bolt, QuizClicks(QUIZ_ACTIONS, front.answer_then_ack, guard))  # HTTP: quiz clicks without Bolt's dispatch
     return bolt
 
 
@@ -87,14 +90,21 @@ def web_app(bolt: AsyncApp, *, path: str = EVENTS_PATH, metrics: Metrics | None 
     to the last reply of its lazy listener (see bot.metrics.receiving).
     """
 
+    clicks = clicks_of(bolt)
+
     async def events(request: web.Request) -> web.Response:
         with receiving(metrics, "slack", "other") as event:
-            checked = await checked_request(bolt, request)
+            checked = await checked_request(bolt, request, parse_body)
             if isinstance(checked, web.Response):
                 return checked
+            text, body = checked
             if event is not None:
-                event.request = request_kind(checked.body)
-            response = await to_aiohttp_response(await bolt.async_dispatch(checked))
+                event.request = request_kind(body)
+            if clicks is not None and clicks.matches(body):
+                response = await clicks.answer(body)  # a quiz click: straight to its listener
+            else:
+                bolt_request = AsyncBoltRequest(body=text, query=request.query_string, headers=request.headers)  # type: ignore[arg-type]
+                response = await to_aiohttp_response(await bolt.async_dispatch(bolt_request))
             acked()
             return response
 

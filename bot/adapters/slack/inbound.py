@@ -48,6 +48,7 @@ from .origin import (
 log = logging.getLogger("quizbot.slack")
 
 ACK_WITHIN_S = 2.0  # a quiz click is acknowledged once stored, or after this long at most (Slack allows 3 s)
+QUIZ_ACTIONS = re.compile(rf"^(?:{ax.PREFIX}|{ax.POST_PREFIX}|{ax.PACK_PREFIX}|{ax.DATA_PREFIX}):")  # a quiz's own controls
 CODE_ACK_WAIT_S = 30.0  # a code message's 200 waits for its grading row this long at most (Slack resends after 3 s)
 
 
@@ -64,7 +65,7 @@ class Inbound:
     def register(self, bolt: AsyncApp) -> None:
         """Attach every listener to a Bolt app: an ack function, then the work as a lazy listener."""
         bolt.command("/quiz")(ack=self.ack_command, lazy=[self.run_command])
-        quiz = re.compile(rf"^(?:{ax.PREFIX}|{ax.POST_PREFIX}|{ax.PACK_PREFIX}|{ax.DATA_PREFIX}):")
+        quiz = QUIZ_ACTIONS
         bolt.action(quiz)(self.answer_then_ack)  # no lazy listener: it acks once the answer is stored
         bolt.action(re.compile(r"^qzh:start"))(ack=self.ack_only, lazy=[self.on_home_start])
         bolt.action(re.compile(r"^dy:"))(ack=self.ack_only, lazy=[self.on_daily_action])

@@ -7,6 +7,7 @@ in Slack's own tokens (`<@U123>`, `<#C123>`, `<!here>`, `<https://...>`), which 
 
 from __future__ import annotations
 
+import functools
 import re
 
 from bot.core.i18n import _, number
@@ -49,6 +50,7 @@ def spell(markdown: str) -> str:
     return spell_commands(markdown, lambda name: f"`/quiz {name}`")
 
 
+@functools.lru_cache(maxsize=4096)  # a pack's texts come back for every learner: converted once
 def to_mrkdwn(markdown: str) -> str:
     """Convert Markdown (bold, italics, strike, links, headings, lists, code) to Slack mrkdwn."""
     markdown = spell(markdown)
@@ -114,6 +116,7 @@ def _link_url(url: str) -> str:
     return url.replace("<", "%3C").replace(">", "%3E").replace("|", "%7C")
 
 
+@functools.lru_cache(maxsize=4096)
 def to_plain(markdown: str) -> str:
     """Strip Markdown to the plain text Slack shows in buttons, options and titles."""
     text = spell_commands(markdown, lambda name: f"/quiz {name}")

@@ -29,9 +29,7 @@ from typing import Any
 from weakref import WeakKeyDictionary
 
 from aiohttp import web
-from slack_bolt.adapter.aiohttp import to_bolt_request
 from slack_bolt.async_app import AsyncApp
-from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_bolt.response import BoltResponse
 
 from bot.core.model import Actor
@@ -230,8 +228,10 @@ def protect(bolt: AsyncApp, signing_secret: str | None, guard: ReplayGuard | Non
     return replays
 
 
-async def checked_request(bolt: AsyncApp, request: web.Request) -> AsyncBoltRequest | web.Response:
-    """Return the request for Bolt, or the response that refuses it (401 unsigned, 400 malformed)."""
+async def checked_request(
+    bolt: AsyncApp, request: web.Request, parse: Callable[[str, str | None], Any]
+) -> tuple[str, dict[str, Any]] | web.Response:
+    """Return the body as text and as `parse` reads it, or the response that refuses it (401 unsigned, 400 malformed)."""
     raw = await request.read()  # bounded by the application's client_max_size
     verifier = _verifiers.get(bolt)
     if verifier is not None:
@@ -241,15 +241,15 @@ async def checked_request(bolt: AsyncApp, request: web.Request) -> AsyncBoltRequ
             log.warning("refused a Slack request: missing, wrong or stale signature")
             return web.Response(status=401, text="")
     try:
-        raw.decode("utf-8")
-        bolt_request = await to_bolt_request(request)
+        text = raw.decode("utf-8")
+        body = parse(text, request.content_type)
     except (ValueError, RecursionError, TypeError, AttributeError, KeyError) as exc:
         log.warning("refused a signed Slack request whose body cannot be read (%s)", type(exc).__name__)
         return web.Response(status=400, text="")
-    if not isinstance(bolt_request.body, dict):
+    if not isinstance(body, dict):
         log.warning("refused a signed Slack request whose body is not an object")
         return web.Response(status=400, text="")
-    return bolt_request
+    return text, body
 
 
 _LANGUAGE = re.compile(r"[^A-Za-z0-9_+#-]")
