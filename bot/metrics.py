@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 import time
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -28,7 +27,6 @@ from contextvars import ContextVar
 from datetime import timedelta
 from typing import Any
 
-import aiohttp
 from aiohttp import web
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -179,21 +177,6 @@ def finished() -> None:
     event = _received.get()
     if event is not None and event.delivered:
         event.reply()
-
-
-_CALLBACK = re.compile(r"/interactions/\d+/[^/]+/callback$")
-
-
-def interaction_callbacks() -> aiohttp.TraceConfig:
-    """An aiohttp trace that marks the event acknowledged when a Discord interaction callback succeeds."""
-
-    async def on_end(session: aiohttp.ClientSession, context: Any, params: aiohttp.TraceRequestEndParams) -> None:
-        if params.response.status < 400 and _CALLBACK.search(params.url.path):
-            acked()
-
-    trace = aiohttp.TraceConfig()
-    trace.on_request_end.append(on_end)
-    return trace
 
 
 # ----------------------------------------------------------------- gauges read when scraped
