@@ -138,6 +138,17 @@ class Locales:
             return given
         return stored_hint or DEFAULT
 
+    def remembered(self, platform: str, user_id: str) -> str | None:
+        """The learner's own choice if this process read it in the last SETTING_SECONDS, else None.
+
+        No database read: for a note shown before the core answers (Discord's "working" note), where
+        a miss falls back to the platform's language.
+        """
+        cached = self._learners.get((platform, user_id))
+        if cached is not None and time.monotonic() - cached[0] < SETTING_SECONDS:
+            return cached[1]
+        return None
+
     async def _chosen_by(self, platform: str, user_id: str) -> str | None:
         """The learner's own choice, read at most every SETTING_SECONDS: it is asked on every request."""
         now = time.monotonic()

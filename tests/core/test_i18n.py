@@ -23,7 +23,7 @@ from bot.core.i18n import _, ngettext, pgettext, supported, use_locale, use_loca
 ROOT = Path(__file__).resolve().parents[2]
 LOCALES = ROOT / "bot" / "locales"
 SHIPPED = ("es", "de")
-KEYWORDS = {"_": None, "N_": None, "L_": None, "ngettext": (1, 2), "pgettext": ((1, "c"), 2)}
+KEYWORDS = {"_": None, "N_": None, "L_": None, "M_": None, "NC_": ((1, "c"), 2), "ngettext": (1, 2), "pgettext": ((1, "c"), 2)}
 PLACEHOLDER = re.compile(r"(?<!\{)\{([a-z_]*)\}(?!\})")
 
 

@@ -113,7 +113,7 @@ def build_quiz_group(inbound: Inbound) -> app_commands.Group:
         elif code:
             await inbound.handle(interaction, rq.RunCode(code))
         else:
-            with use_locale(interaction.locale.value):
+            with use_locale(inbound.language(interaction)):
                 await inbound.open_form(interaction, RUN_FORM_ID, _("Run Python"), _("Python code"))
 
     @quiz.command(name="stats", description=L_("Attempts, accuracy by topic, streak and reviews due"))

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from bot.core.replies import spell_commands
 
+from .names import spelt
+
 # Core command names that Discord's command tree spells differently (a group, an option).
 DISCORD_SPELLING = {
     "race": "race start",
@@ -20,8 +22,8 @@ DISCORD_SPELLING = {
 
 
 def spell(markdown: str) -> str:
-    """`⟦start⟧` -> `/quiz start`, as a code span a learner can copy."""
-    return spell_commands(markdown, lambda name: f"`/quiz {DISCORD_SPELLING.get(name, name)}`")
+    """`⟦start⟧` -> `/quiz start` (`/quiz empezar` in Spanish: as the client shows it), as a code span to copy."""
+    return spell_commands(markdown, lambda name: f"`/quiz {spelt(DISCORD_SPELLING.get(name, name))}`")
 
 
 def fence(code: str, language: str = "python") -> str:

@@ -22,6 +22,8 @@ from typing import Any
 
 import zstandard
 
+from bot.core.i18n import M_
+
 from .anki import note
 from .draft import Sink
 from .result import ConvertError
@@ -79,7 +81,7 @@ def read(data: bytes, sink: Sink) -> None:
             raise ConvertError(sink.source, None, f"the Anki collection cannot be read: {why}") from exc
     finally:
         connection.close()
-    sink.assume("Anki scheduling, tags and media are not carried")
+    sink.assume(M_("Anki scheduling, tags and media are not carried"))
 
 
 def _collection(data: bytes, source: str) -> bytes:
@@ -154,7 +156,7 @@ def _notes(connection: sqlite3.Connection, types: dict[int, NoteType], decks: di
         kind = types.get(int(mid))
         values = str(flds).split("\x1f")
         if kind is None:
-            sink.skip(number, "note", values[0][:60], "its note type is missing from the collection")
+            sink.skip(number, "note", values[0][:60], M_("its note type is missing from the collection"))
             continue
         draft = note(_ordered(kind, values), kind.cloze, "true", number, sink)
         if draft is None:

@@ -16,8 +16,11 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 
 from bot.core.errors import PackInvalid
+from bot.core.i18n import M_, Said
 from bot.core.packs import LoadedPack, load_bytes
+from bot.core.packs.explain import problems_from
 from bot.core.packs.models import Question
+from bot.core.packs.yamlpos import Positions
 
 from . import anki, ankipkg, gift, moodle, opentdb, red, table
 from .detect import FORMATS, detect, resolve
@@ -93,7 +96,7 @@ def _build(sink: Sink, fmt: str, pack_id: str, title: str) -> Conversion:
         for d in drafts:
             if not d.topic:
                 d.topic = GENERAL_TOPIC
-                sink.assume(f"items outside any category go to the topic `{GENERAL_TOPIC}`", d.line)
+                sink.assume(M_("items outside any category go to the topic `{topic}`", topic=GENERAL_TOPIC), d.line)
     topic_ids: dict[str, str] = {}
     taken_topics: set[str] = set()
     for d in drafts:
@@ -114,7 +117,7 @@ def _build(sink: Sink, fmt: str, pack_id: str, title: str) -> Conversion:
         try:
             _QUESTION.validate_python(question)
         except ValidationError as exc:
-            sink.skip(d.line, d.source_type, _label(d), _reason(exc))
+            sink.skip(d.line, d.source_type, _label(d), _reason(exc, question))
             continue
         kept.append((d, question))
 
@@ -190,8 +193,8 @@ def _drop_refused(
     for problem in exc.problems:
         match = _AT_QUESTION.search(problem.message)
         if match is None:
-            raise ConvertError(sink.source, None, f"the converted pack does not load: {problem.message}") from exc
-        refused.setdefault(int(match.group(1)), _AT_QUESTION.sub("", problem.message, count=1))
+            raise ConvertError(sink.source, None, M_("the converted pack does not load: {problem}", problem=problem.message)) from exc
+        refused.setdefault(int(match.group(1)), _for_item(problem.message))
     for index, reason in refused.items():
         d, _ = kept[index]
         sink.skip(d.line, d.source_type, _label(d), reason)
@@ -202,12 +205,21 @@ def _label(d: Draft) -> str:
     return first_words(d.name or str(d.fields.get("prompt", "")))
 
 
-def _reason(exc: ValidationError) -> str:
-    parts = []
-    for error in exc.errors()[:3]:
-        where = ".".join(str(p) for p in error["loc"][1:]) or "item"
-        parts.append(f"{where}: {error['msg']}")
-    return "; ".join(parts)
+def _reason(exc: ValidationError, question: dict[str, Any]) -> str:
+    """Say why the pack format refuses the item, in the loader's words (pydantic's English never shows)."""
+    said = [p.message for p in problems_from(exc, question, Positions(), "", root=M_("the question"))][:3]
+    reason = said[-1]
+    for earlier in reversed(said[:-1]):
+        reason = M_("{first}; {then}", first=earlier, then=reason)
+    return reason
+
+
+def _for_item(message: str) -> str:
+    """Say a loader's problem of one question of the item, without `questions[3] (id ...)` before it."""
+    if isinstance(message, Said) and "where" in message.values:
+        where = _AT_QUESTION.sub("", str(message.values["where"]), count=1)
+        return Said(message.template, **{**message.values, "where": where or M_("the question")})
+    return _AT_QUESTION.sub("", message, count=1)
 
 
 def known_formats() -> str:

@@ -7,7 +7,7 @@ import random
 from bot.core import actions as ax
 from bot.core.coderun import RunOutcome, RunRequest
 from bot.core.errors import StaleAction
-from bot.core.i18n import _, pgettext
+from bot.core.i18n import M_, _, pgettext
 from bot.core.model import ItemState
 from bot.core.packs.models import AnyQuestion, BlanksQuestion, CodeQuestion
 from bot.core.replies import Button, Code, InputRequest, Text, Tone
@@ -82,11 +82,11 @@ class CodeType:
     def check(self, question: AnyQuestion, add: AddProblem) -> None:
         q = _q(question)
         if (q.test is None) == (q.test_file is None):
-            add((), "give exactly one of `test` and `test_file`")
+            add((), M_("give exactly one of `test` and `test_file`"))
         if (q.solution is None) == (q.solution_file is None):
-            add((), "give exactly one of `solution` and `solution_file`")
+            add((), M_("give exactly one of `solution` and `solution_file`"))
         if q.test is not None and "user_code" not in q.test:
-            add(("test",), "the test must import `user_code`")
+            add(("test",), M_("the test must import `user_code`"))
 
     def graded_run(self, question: AnyQuestion, code: str) -> RunRequest:
         return request(_q(question), code)
