@@ -72,12 +72,13 @@ def convert_bytes(
     """
     if len(data) > MAX_INPUT_BYTES:
         raise ConvertError(
-            filename, None, f"the file is {len(data) / 1048576:.1f} MiB; the limit is {MAX_INPUT_BYTES // 1048576} MiB"
+            filename, None,
+            M_("the file is {size} MiB; the limit is {most} MiB", size=f"{len(data) / 1048576:.1f}", most=MAX_INPUT_BYTES // 1048576),
         )
     if pack_id is not None and not valid_pack_id(pack_id):
-        raise ConvertError(filename, None, f"pack id `{pack_id}`: use 2-40 of a-z, 0-9 and '-', starting and ending with a letter or digit")
+        raise ConvertError(filename, None, M_("pack id `{pack_id}`: use 2-40 of a-z, 0-9 and '-', starting and ending with a letter or digit", pack_id=pack_id))
     if title is not None and not 1 <= len(title.strip()) <= 120:
-        raise ConvertError(filename, None, "the title must be 1 to 120 characters")
+        raise ConvertError(filename, None, M_("the title must be 1 to 120 characters"))
     if fmt is None and column_map:
         fmt = "csv"
     name = resolve(fmt, filename) if fmt is not None else detect(data, filename)
@@ -85,7 +86,7 @@ def convert_bytes(
     READERS[name](data, sink)
     if len(sink.drafts) > MAX_ITEMS:
         raise ConvertError(
-            filename, None, f"the file holds {len(sink.drafts)} items; a pack holds at most {MAX_ITEMS}: split the file"
+            filename, None, M_("the file holds {n} items; a pack holds at most {most}: split the file", n=len(sink.drafts), most=MAX_ITEMS)
         )
     return _build(sink, name, pack_id or pack_id_from(filename), (title or title_from(filename)).strip())
 
@@ -134,8 +135,10 @@ def _build(sink: Sink, fmt: str, pack_id: str, title: str) -> Conversion:
             raise ConvertError(
                 sink.source,
                 None,
-                f"the pack would be {size / 1048576:.1f} MiB, over the {MAX_PACK_UNPACKED // 1048576} MiB a pack may be: "
-                "split the file",
+                M_(
+                    "the pack would be {size} MiB, over the {most} MiB a pack may be: split the file",
+                    size=f"{size / 1048576:.1f}", most=MAX_PACK_UNPACKED // 1048576,
+                ),
             )
         try:
             loaded = load_bytes(f"{pack_id}.zip", _zip(pack_id, text, files))
@@ -143,7 +146,7 @@ def _build(sink: Sink, fmt: str, pack_id: str, title: str) -> Conversion:
         except PackInvalid as exc:
             kept = _drop_refused(sink, kept, exc)
     else:  # pragma: no cover - the item checks above catch what the loader refuses
-        raise ConvertError(sink.source, None, "the converted pack does not pass the pack loader")
+        raise ConvertError(sink.source, None, M_("the converted pack does not pass the pack loader"))
     converted = tuple(
         Converted(id=q["id"], type=q["type"], line=d.line, source_type=d.source_type) for d, q in kept
     )

@@ -102,14 +102,14 @@ def _question(body: str, line: int, topic: str | None, sink: Sink) -> None:
     if finish == -1:
         at = line + body[:start].count("\n")
         raise ConvertError(
-            sink.source, at, "`{` opens an answer block that is never closed (a GIFT question ends at a blank line)"
+            sink.source, at, M_("`{brace}` opens an answer block that is never closed (a GIFT question ends at a blank line)", brace="{")
         )
     if start == -1 or finish < start:
         at = line + body[:finish].count("\n")
-        raise ConvertError(sink.source, at, "`}` closes an answer block that was never opened (write \\} for a brace in text)")
+        raise ConvertError(sink.source, at, M_("`{brace}` closes an answer block that was never opened (write {escaped} for a brace in text)", brace="}", escaped="\\}"))
     if body.find("{", start + 1, finish) != -1:
         at = line + body[:finish].count("\n")
-        raise ConvertError(sink.source, at, "`{` inside an answer block (write \\{ for a brace in text)")
+        raise ConvertError(sink.source, at, M_("`{brace}` inside an answer block (write {escaped} for a brace in text)", brace="{", escaped="\\{"))
     answers = body[start + 1 : finish].strip()
     before, after = body[:start].rstrip(), body[finish + 1 :].strip()
     fmt = "moodle"

@@ -42,7 +42,7 @@ def read(data: bytes, sink: Sink) -> None:
     """Read every question of a Moodle XML export into `sink`."""
     root = parse_xml(data, sink.source)
     if root.tag != "quiz":
-        raise ConvertError(sink.source, root.line, f"the root element is <{root.tag}>; a Moodle XML export starts with <quiz>")
+        raise ConvertError(sink.source, root.line, M_("the root element is <{tag}>; a Moodle XML export starts with <quiz>", tag=root.tag))
     topic: str | None = None
     for node in root.findall("question"):
         kind = node.attrs.get("type", "")

@@ -32,18 +32,18 @@ def read(data: bytes, sink: Sink) -> None:
     try:
         document = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ConvertError(sink.source, exc.lineno, f"broken JSON: {exc.msg}") from exc
+        raise ConvertError(sink.source, exc.lineno, M_("broken JSON: {detail}", detail=exc.msg)) from exc
     except RecursionError as exc:
-        raise ConvertError(sink.source, None, "the JSON nests too deeply") from exc
+        raise ConvertError(sink.source, None, M_("the JSON nests too deeply")) from exc
     if isinstance(document, dict):
         code = document.get("response_code", 0)
         if code in _RESPONSE_CODES:
-            raise ConvertError(sink.source, 1, f"response_code {code}: {_RESPONSE_CODES[code]}")
+            raise ConvertError(sink.source, 1, M_("response_code {code}: {meaning}", code=code, meaning=_RESPONSE_CODES[code]))
         results = document.get("results")
     else:
         results = document
     if not isinstance(results, list):
-        raise ConvertError(sink.source, 1, 'an Open Trivia DB response has a "results" list')
+        raise ConvertError(sink.source, 1, M_('an Open Trivia DB response has a "results" list'))
     lines = _object_lines(text, nested=isinstance(document, dict))
     unwrap = _decoder(results)
     if unwrap is not html.unescape:

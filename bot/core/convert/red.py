@@ -29,12 +29,12 @@ def read(data: bytes, sink: Sink) -> None:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None
-        raise ConvertError(sink.source, line, f"broken YAML: {exc.problem or exc.context}") from exc
+        raise ConvertError(sink.source, line, M_("broken YAML: {detail}", detail=exc.problem or exc.context)) from exc
     except yaml.YAMLError as exc:
-        raise ConvertError(sink.source, None, f"broken YAML: {exc}") from exc
+        raise ConvertError(sink.source, None, M_("broken YAML: {detail}", detail=exc)) from exc
     if not isinstance(root, yaml.MappingNode):
         line = root.start_mark.line + 1 if root is not None else 1
-        raise ConvertError(sink.source, line, "a Red trivia list is a mapping of `question: [answers]`")
+        raise ConvertError(sink.source, line, M_("a Red trivia list is a mapping of `question: [answers]`"))
     seen: dict[str, int] = {}
     sink.assume(M_("Red accepted an answer found anywhere in a message; QuizBot compares the whole answer"))
     for key, value in root.value:

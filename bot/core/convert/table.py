@@ -92,7 +92,7 @@ def rows(text: str, delimiter: str, source: str) -> list[tuple[int, list[str]]]:
             out.append((start, row))
             start = reader.line_num + 1
     except csv.Error as exc:
-        raise ConvertError(source, start, f"broken CSV: {exc} (check the quotes in this row)") from exc
+        raise ConvertError(source, start, M_("broken CSV: {detail} (check the quotes in this row)", detail=exc)) from exc
     return out
 
 
@@ -107,12 +107,13 @@ def read(data: bytes, sink: Sink) -> None:
     delimiter = "\t" if "\t" in first else ";" if first.count(";") > first.count(",") else ","
     table = rows(text, delimiter, sink.source)
     if not table:
-        raise ConvertError(sink.source, 1, "the file is empty; the first row names the columns: " + ",".join(COLUMNS))
+        raise ConvertError(sink.source, 1, M_("the file is empty; the first row names the columns: {columns}", columns=",".join(COLUMNS)))
     header_line, header = table[0]
     unknown = unknown_overrides(header, sink.column_map)
     if unknown:
         raise ConvertError(
-            sink.source, header_line, f"--map names {', '.join(unknown)}, but the header row has only: " + ", ".join(header)
+            sink.source, header_line,
+            M_("--map names {names}, but the header row has only: {header}", names=", ".join(unknown), header=", ".join(header)),
         )
     found = columns(header, sink.column_map)
     fields = {c.field for c in found}
@@ -125,9 +126,11 @@ def read(data: bytes, sink: Sink) -> None:
         raise ConvertError(
             sink.source,
             header_line,
-            f"the header row names no {' and no '.join(lacking)} column (it reads: {', '.join(header)}); "
-            "name them as in Question,Answer or Front,Back or Question,A,B,C,D,Answer, or say which is which "
-            "with --map COLUMN=FIELD",
+            M_(
+                "the header row names no {lacking} column (it reads: {header}); name them as in Question,Answer or "
+                "Front,Back or Question,A,B,C,D,Answer, or say which is which with --map COLUMN=FIELD",
+                lacking=" and no ".join(lacking), header=", ".join(header),
+            ),
         )
     if sink.column_map or any(normal(h) not in (*COLUMNS, *OPTIONAL) for h in header):
         sink.assume(describe(found))

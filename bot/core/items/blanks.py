@@ -144,13 +144,13 @@ class BlanksType:
         jobs = [
             ProofJob(
                 RunRequest(q.filled()),
-                lambda o: None if o.status == "passed" else "with its answers filled in the code does not run (" + why(o) + ")",
+                lambda o: None if o.status == "passed" else M_("with its answers filled in the code does not run ({why})", why=why(o)),
             )
         ]
         for filling in q.also_correct:
 
             def also_runs(o: RunOutcome, shown: str = describe(q, filling)) -> str | None:
-                return None if o.status == "passed" else f"the `also_correct` filling {shown} does not run ({why(o)})"
+                return None if o.status == "passed" else M_("the `also_correct` filling {shown} does not run ({why})", shown=shown, why=why(o))
 
             jobs.append(ProofJob(RunRequest(q.filled(filling)), also_runs))
         return jobs

@@ -95,10 +95,10 @@ class CodeType:
         q = _q(question)
 
         def solution_passes(o: RunOutcome) -> str | None:
-            return None if o.status == "passed" else "the solution does not pass its test (" + why(o) + ")"
+            return None if o.status == "passed" else M_("the solution does not pass its test ({why})", why=why(o))
 
         def starter_fails(o: RunOutcome) -> str | None:
-            return "the starter already passes every test; a starter must not be an answer" if o.status == "passed" else None
+            return M_("the starter already passes every test; a starter must not be an answer") if o.status == "passed" else None
 
         return [ProofJob(request(q, q.solution or ""), solution_passes), ProofJob(request(q, q.starter), starter_fails)]
 

@@ -127,9 +127,9 @@ class ShortType:
 
         def judge(o: RunOutcome) -> str | None:
             if o.status != "passed":
-                return "the prompt's code does not run (" + why(o) + ")"
+                return M_("the prompt's code does not run ({why})", why=why(o))
             if normalize(o.stdout) != normalize(expected):
-                return f"the prompt's code prints {o.stdout.strip()[:200]!r}, not accept[0] {expected!r}"
+                return M_("the prompt's code prints {printed}, not accept[0] {expected}", printed=repr(o.stdout.strip()[:200]), expected=repr(expected))
             return None
 
         return [ProofJob(RunRequest(first_code_block(q.prompt) or ""), judge)]
