@@ -16,7 +16,7 @@ from discord.http import Route
 from bot.core.i18n import _, supported, use_locale
 from bot.logs import RedactSecrets
 
-from .names import CHOICE, COMMAND, OPTION, localized
+from .markup import CHOICE, COMMAND, OPTION, localized
 
 log = logging.getLogger(__name__)
 
@@ -137,7 +137,7 @@ async def sync_commands(
 # discord.py asks the tree's `app_commands.Translator` for each name and description (of a group, a
 # command, an option, a choice) in each Discord locale when the tree is synced; this one answers from
 # the same gettext catalogs as every other text. Names are translated in the catalog's contexts
-# `command`, `option` and `choice` (`names.py` marks them); Discord still sends the English names in
+# `command`, `option` and `choice` (`markup.py` marks them); Discord still sends the English names in
 # interactions. A description with numbers in it is written `L_("... ({least}-{most}) ...", least=1,
 # most=50)`: the catalog holds the template, Discord gets it filled in.
 

@@ -33,6 +33,7 @@ from .origin import (
     is_race_id,
     message_ids,
     modal_text,
+    note_language,
     where_of,
 )
 from .render import render_modal
@@ -115,13 +116,8 @@ class Inbound:
         shown meanwhile (and edited with progress). Until the core answers in the learner's language,
         notes are in the learner's own choice when this process remembers it, else their Discord client's.
         """
-        with use_locale(self.language(interaction)):
+        with use_locale(await note_language(self.service, interaction)):
             await self._handle(interaction, request, clicked=clicked, working=working)
-
-    def language(self, interaction: discord.Interaction[Any]) -> str:
-        """The language of notes shown before the core answers: the learner's choice this process
-        remembers (no database read on the way to the acknowledgement), else their Discord client's."""
-        return self.service.locales.remembered(PLATFORM, str(interaction.user.id)) or interaction.locale.value
 
     async def _handle(self, interaction: discord.Interaction[Any], request: Asked, *, clicked: str | None, working: str | None) -> None:
         responder = Responder(interaction, self.refs)
@@ -184,7 +180,7 @@ class Inbound:
 
     async def page(self, interaction: discord.Interaction[Any], session_id: str, page: int) -> None:
         """Show another step of an item whose menus do not fit in one message."""
-        with use_locale(self.language(interaction)):
+        with use_locale(await note_language(self.service, interaction)):
             await self._page(interaction, session_id, page)
 
     async def _page(self, interaction: discord.Interaction[Any], session_id: str, page: int) -> None:
