@@ -41,7 +41,7 @@ schema: $(STAMP)
 
 # The translations: extract every text into the template, merge it into each language's catalog,
 # compile the .mo files (committed, so a fresh clone runs without this step; a test checks they are current).
-KEYWORDS := -k _ -k N_ -k L_ -k ngettext:1,2 -k pgettext:1c,2
+KEYWORDS := -k _ -k N_ -k L_ -k M_ -k NC_:1c,2 -k ngettext:1,2 -k pgettext:1c,2
 messages: $(STAMP)
 	$(BIN)/pybabel extract -F babel.cfg --no-default-keywords $(KEYWORDS) --no-location --sort-output \
 		--project QuizBot --copyright-holder "QuizBot authors" -o bot/locales/quizbot.pot .

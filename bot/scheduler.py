@@ -31,6 +31,7 @@ from bot.core.daily.messages import (
     reminder_message,
     reveal_message,
 )
+from bot.core.daily.pauses import CANNOT_POST, NO_QUESTION, pause_reason, pause_text
 from bot.core.daily.ports import Packs, SchedulerStore
 from bot.core.daily.queue import review_day
 from bot.core.daily.reminders import after_delivery
@@ -332,7 +333,7 @@ class Scheduler:
         if outcome == "taken":
             return notice(i18n._("Today's question was already posted in this channel."))
         if outcome != "posted":
-            return notice(i18n._("The daily question could not be posted: {why}.").format(why=outcome), tone=Tone.WARNING)
+            return notice(i18n._("The daily question could not be posted: {why}.").format(why=pause_text(outcome)), tone=Tone.WARNING)
         self.wake()  # its tally and reveal are the loop's jobs from now on: look again, not in a minute
         return notice(i18n._("Today's question is posted."), tone=Tone.SUCCESS)
 
@@ -346,7 +347,7 @@ class Scheduler:
         picked = pick_item(candidates, used, seed=f"{schedule.platform}:{schedule.channel_id}:{day.isoformat()}")
         found = await self._question(*picked[0]) if picked is not None else None
         if picked is None or found is None:
-            reason = "no question matches its packs, topic and difficulty (was a pack removed?)"
+            reason = pause_reason(NO_QUESTION)
             await self._pause(schedule, reason)
             return reason
         (item, new_round), (pack, question) = picked, found
@@ -372,7 +373,7 @@ class Scheduler:
             ref = await self._poster.post_item(post, message)
         except DeliveryFailed as exc:
             await self._store.mark_post(post.id, status="failed")
-            await self._pause(schedule, f"the bot cannot post there ({exc.reason})")
+            await self._pause(schedule, pause_reason(CANNOT_POST, detail=exc.reason))
             return exc.reason
         except Exception:
             await self._store.mark_post(post.id, status="failed")
@@ -383,7 +384,8 @@ class Scheduler:
     async def _pause(self, schedule: Schedule, reason: str) -> None:
         if not await self._store.pause_schedule(schedule, reason):
             return  # paused already, and the admin was told then
-        log.warning("Daily question for %s:%s paused: %s", schedule.platform, schedule.channel_id, reason)
+        with use_locale(None):  # the log in English, whoever's request paused it
+            log.warning("Daily question for %s:%s paused: %s", schedule.platform, schedule.channel_id, pause_text(reason))
         try:
             with use_locale(await self._learner_language(schedule.platform, schedule.set_by)):
                 message = paused_message(replace(schedule, paused=True, pause_reason=reason))

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from .i18n import N_, _, ngettext, number
+from .i18n import N_, _, ngettext, number, said
 from .replies import Message, cmd
 
 
@@ -152,7 +152,8 @@ class Problem:
     message: str
 
     def __str__(self) -> str:
-        return f"{self.file}:{self.line}:{self.col}: {self.message}"
+        """The problem in the current language (a message made with `M_`; English on the CLI)."""
+        return f"{self.file}:{self.line}:{self.col}: {said(self.message)}"
 
 
 class PackInvalid(QuizError):

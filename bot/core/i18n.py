@@ -157,3 +157,45 @@ def language_name(code: str) -> str:
         return Locale.parse(code).get_display_name(_current.get()) or code
     except (UnknownLocaleError, ValueError):
         return code
+
+
+class Said(str):
+    """A text in English that can be said again in another language later (`said(text)`).
+
+    For texts made where no reader is known yet, or made once for readers of several languages: a
+    pack's validation problem (the CLI prints it in English, the chat shows it in the admin's
+    language), a conversion's reasons. It is the English text itself (compared, joined and logged
+    as such) and keeps its catalog template and values; a value may be a `Said` itself.
+    """
+
+    template: str
+    values: dict[str, object]
+
+    def __new__(cls, template: str, /, **values: object) -> Said:
+        self = super().__new__(cls, template.format(**{k: str(v) for k, v in values.items()}))
+        self.template, self.values = template, values
+        return self
+
+    def __reduce__(self) -> tuple[object, ...]:  # pickled (a worker's result) with its template
+        return (_said_again, (self.template, self.values))
+
+
+def _said_again(template: str, values: dict[str, object]) -> Said:
+    return Said(template, **values)
+
+
+def M_(template: str, /, **values: object) -> Said:
+    """Mark `template` for the catalog and fill it in English, to be said in another language later."""
+    return Said(template, **values)
+
+
+def said(text: object) -> str:
+    """Say `text` in the current language when it was made with `M_`; any other text as it is."""
+    if not isinstance(text, Said):
+        return str(text)
+    return _(text.template).format(**{k: said(v) for k, v in text.values.items()})
+
+
+def NC_(context: str, message: str) -> str:
+    """Mark `message` for the catalog in `context` without translating it (translated with `pgettext` at use)."""
+    return message

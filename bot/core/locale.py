@@ -73,6 +73,7 @@ class Locales:
         dispatcher.request(rq.Language, self.on_language)
         dispatcher.query(q.LearnerLanguage, self._learner_language)
         dispatcher.query(q.ServerLanguage, self._server_language)
+        dispatcher.query(q.RememberedLanguage, self._remembered)
         dispatcher.query(q.PlatformLocales, self._platform_locales)
         dispatcher.use(self)
 
@@ -137,6 +138,20 @@ class Locales:
             await self._remember_hint(platform, scope, given)
             return given
         return stored_hint or DEFAULT
+
+    async def _remembered(self, query: q.RememberedLanguage) -> str | None:
+        return self.remembered(query.platform, query.user_id)
+
+    def remembered(self, platform: str, user_id: str) -> str | None:
+        """The learner's own choice if this process read it in the last SETTING_SECONDS, else None.
+
+        No database read: for a note shown before the core answers (Discord's "working" note), where
+        a miss falls back to the platform's language.
+        """
+        cached = self._learners.get((platform, user_id))
+        if cached is not None and time.monotonic() - cached[0] < SETTING_SECONDS:
+            return cached[1]
+        return None
 
     async def _chosen_by(self, platform: str, user_id: str) -> str | None:
         """The learner's own choice, read at most every SETTING_SECONDS: it is asked on every request."""

@@ -19,7 +19,7 @@ from zoneinfo import ZoneInfo
 
 from babel.dates import format_date, get_day_names
 
-from bot.core.i18n import _, current, ngettext, number, percent
+from bot.core.i18n import _, current, ngettext, number, percent, pgettext
 
 from .model import Streak
 from .progress import is_mastered, streak_on
@@ -241,7 +241,7 @@ def _clip(text: str, size: int) -> str:
 async def progress_image(who: str, data: ProgressData) -> Image:
     """Render the progress picture in a worker thread and return it as a reply part."""
     png = await asyncio.to_thread(render_progress_png, who, data)
-    return Image(data=png, filename="progress.png", alt=progress_alt(who, data))
+    return Image(data=png, filename=pgettext("file name", "progress") + ".png", alt=progress_alt(who, data))
 
 
 async def leaderboard_image(title: str, rows: Sequence[tuple[str, int]]) -> Image:
@@ -250,4 +250,4 @@ async def leaderboard_image(title: str, rows: Sequence[tuple[str, int]]) -> Imag
     alt = title + ": " + "; ".join(
         f"{i}. {n} " + ngettext("{n} point", "{n} points", p).format(n=number(p)) for i, (n, p) in enumerate(rows[:10], start=1)
     )
-    return Image(data=png, filename="leaderboard.png", alt=alt if rows else _("{title}: nobody yet.").format(title=title))
+    return Image(data=png, filename=pgettext("file name", "leaderboard") + ".png", alt=alt if rows else _("{title}: nobody yet.").format(title=title))

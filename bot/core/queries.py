@@ -93,6 +93,14 @@ class LearnerLanguage(Query[str]):
 
 
 @dataclass(frozen=True)
+class RememberedLanguage(Query["str | None"]):
+    """A learner's own language if this process read it lately, else None: no database read (a note before the core answers)."""
+
+    platform: str
+    user_id: str
+
+
+@dataclass(frozen=True)
 class ServerLanguage(Query[str]):
     """The language of the public posts in `scope` on `platform` (the daily question, a race)."""
 

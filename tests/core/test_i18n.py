@@ -23,7 +23,7 @@ from bot.core.i18n import _, ngettext, pgettext, supported, use_locale, use_loca
 ROOT = Path(__file__).resolve().parents[2]
 LOCALES = ROOT / "bot" / "locales"
 SHIPPED = ("es", "de")
-KEYWORDS = {"_": None, "N_": None, "L_": None, "ngettext": (1, 2), "pgettext": ((1, "c"), 2)}
+KEYWORDS = {"_": None, "N_": None, "L_": None, "M_": None, "NC_": ((1, "c"), 2), "ngettext": (1, 2), "pgettext": ((1, "c"), 2)}
 PLACEHOLDER = re.compile(r"(?<!\{)\{([a-z_]*)\}(?!\})")
 
 
@@ -159,3 +159,28 @@ def test_a_platforms_locale_maps_to_a_language_the_bot_speaks() -> None:
         with i18n.public():
             assert _("Daily question") == "Tagesfrage"  # a public post: the server's language
         assert _("Daily question") == "Pregunta del día"  # a private reply: the learner's
+
+
+def test_a_said_text_is_english_and_is_said_again_in_the_readers_language() -> None:
+    import pickle
+
+    from bot.core.i18n import M_, said
+
+    text = M_("{where}: must not be empty", where=M_("the question"))
+    assert text == "the question: must not be empty"  # the CLI and the logs read English
+    with use_locale("de"):
+        assert said(text) == "die Frage: darf nicht leer sein"
+        assert said(pickle.loads(pickle.dumps(text))) == "die Frage: darf nicht leer sein"  # from a worker
+        assert said("plain text") == "plain text"
+
+
+def test_a_pause_reason_is_a_key_said_in_the_readers_language_and_old_rows_show_as_stored() -> None:
+    from bot.core.daily.pauses import CANNOT_POST, pause_reason, pause_text
+
+    stored = pause_reason(CANNOT_POST, detail="403 Missing Access")
+    with use_locale("es"):
+        assert pause_text(stored) == "el bot no puede publicar ahí (403 Missing Access)"
+        assert pause_text("the bot cannot post there (gone)") == "the bot cannot post there (gone)"  # before keys
+        assert pause_text('{"key": "unknown"}') == '{"key": "unknown"}' and pause_text(None) == ""
+    with pytest.raises(ValueError, match="unknown pause reason"):
+        pause_reason("nope")

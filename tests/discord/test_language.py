@@ -2,28 +2,53 @@
 
 Through discord.py and the fake Discord: a learner whose Discord client is set to Spanish (`es-ES`)
 sees a quiz, a code grade, a race and an error in Spanish; a German server sees its daily question in
-German; the commands' descriptions reach Discord in both languages.
+German; the commands' names and descriptions reach Discord in both languages; an admin reads a broken
+pack's problems, a conversion preview, a report's CSV files and a paused daily question's reason in theirs.
 """
 
 from __future__ import annotations
 
+import csv
+import io
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.core.report.service import Reports
+from bot.storage.reports import ReportStore
 from tests.fakes import FakeClock
 
 from . import payloads as p
-from .conftest import DailyBot, Harness
+from .conftest import Answer, BotRunner, DailyBot, Harness
 from .fake_discord import FakeDiscord
+from .test_admin import BROKEN, GOOD
 from .test_code import RIGHT
 from .test_daily import channel_posts, daily_set, option, private
 from .test_race import RaceBot, racing, round_message
+from .test_report import WRONG, files, practise
 
 __all__ = ["racing"]  # the fixture, used here as in test_race
 
 ES = {"locale": "es-ES"}
+DE = {"locale": "de"}
+GIFT = Path(__file__).parents[1] / "fixtures" / "import" / "pytorch-gift.txt"
+
+
+async def load(bot: Harness, user: p.User, filename: str, data: bytes, **kw: Any) -> Answer:
+    """`/quiz pack load` with an attachment, from a client in the language of `kw`."""
+    url = bot.fake.add_file(filename, data)
+    att_id = p.snowflake()
+    resolved = {"attachments": {att_id: p.attachment(att_id, filename, url, len(data))}}
+    options: list[dict[str, Any]] = [{"name": "file", "type": 11, "value": att_id}]
+    return await bot.command(user, "load", options, group="pack", resolved=resolved, **kw)
 
 
 async def test_a_spanish_learner_sees_a_quiz_a_grade_and_an_error_in_spanish(bot: Harness) -> None:
     refused = await bot.command(p.ALICE, "hint", **ES)
-    assert "No tienes ningún cuestionario en curso. Empieza uno con `/quiz start`." in refused.text()
+    # The command is named as her Discord shows it: `/quiz empezar` (Discord still sends `start`).
+    assert "No tienes ningún cuestionario en curso. Empieza uno con `/quiz empezar`." in refused.text()
 
     start = await bot.command(p.ALICE, "start", [p.option("pack", "demo"), p.option("difficulty", "hard")], **ES)
     item = start.item()
@@ -124,4 +149,113 @@ async def test_the_command_descriptions_reach_discord_in_spanish_and_german(bot:
     count = next(o for o in start["options"] if o["name"] == "count")
     assert count["description"] == "How many questions (1-50, default 10)"
     assert count["description_localizations"]["de"] == "Wie viele Fragen (1-50, Standard 10)"
-    assert not start.get("name_localizations")  # the names stay `/quiz start` everywhere
+
+
+# Names that read the same in a language: Discord gets no localization for them.
+SAME = {("es-ES", "quiz"), ("de", "quiz"), ("de", "code"), ("de", "server")}
+CODES = {"en", "es", "de", "auto"}  # `/quiz language code:` offers codes, the same in every language
+NAME = re.compile(r"[-_\w]{1,32}")  # Discord: ^[-_\p{L}\p{N}\p{sc=Deva}\p{sc=Thai}]{1,32}$, lowercase
+
+
+def named(node: dict[str, Any], locale: str) -> str:
+    return str((node.get("name_localizations") or {}).get(locale, node["name"]))
+
+
+async def test_the_command_option_and_choice_names_reach_discord_in_spanish_and_german(bot: Harness) -> None:
+    (sync,) = bot.fake.find("PUT", r"^/applications/\d+/commands$")
+    (quiz,) = sync.body
+    subs = {o["name"]: o for o in quiz["options"]}
+    assert subs["start"]["name_localizations"] == {"es-ES": "empezar", "es-419": "empezar", "de": "starten"}
+    race = {o["name"]: o for o in subs["race"]["options"]}
+    assert subs["race"]["name_localizations"]["de"] == "wettrennen" and race["stop"]["name_localizations"]["es-ES"] == "parar"
+    rounds = next(o for o in race["start"]["options"] if o["name"] == "rounds")
+    assert rounds["name_localizations"]["es-ES"] == "rondas" and rounds["name_localizations"]["de"] == "runden"
+    difficulty = next(o for o in subs["start"]["options"] if o["name"] == "difficulty")
+    assert [c["name_localizations"]["es-ES"] for c in difficulty["choices"]] == ["fácil", "media", "difícil"]
+    assert [c["value"] for c in difficulty["choices"]] == ["easy", "medium", "hard"]  # what the handler gets
+
+    def check(node: dict[str, Any]) -> None:
+        for locale in ("es-ES", "de"):
+            name = named(node, locale)
+            assert name != node["name"] or (locale, name) in SAME, f"{node['name']} has no {locale} name"
+            assert NAME.fullmatch(name) and name == name.lower(), name
+            children = [o for o in node.get("options") or [] if "name" in o]
+            shown = [named(o, locale) for o in children]
+            assert len(shown) == len(set(shown)), f"two names alike under {node['name']} in {locale}: {shown}"
+            for choice in [c for o in children for c in o.get("choices") or [] if c["name"] not in CODES]:
+                assert (choice.get("name_localizations") or {}).get(locale), f"choice {choice['name']} in {locale}"
+        for child in node.get("options") or []:
+            check(child)
+
+    check(quiz)
+    # Discord sends the English names whatever the client shows: the command still routes.
+    started = await bot.command(p.ALICE, "start", [p.option("pack", "demo"), p.option("difficulty", "hard")], **ES)
+    assert started.item()["embeds"][0]["title"].startswith("Pregunta 1 de ")
+
+
+async def test_a_spanish_admin_reads_a_broken_packs_problems_in_spanish(bot: Harness) -> None:
+    answer = await load(bot, p.ADMIN, "broken.yaml", BROKEN.encode(), **ES)
+    text = answer.text()
+    assert "El paquete tiene 2 problemas" in text
+    assert re.search(r"broken\.yaml:3:\d+: version: `one` no es un número entero", text)
+    assert re.search(r"broken\.yaml:10:\d+: questions\[0\] \(id `one`\): clave desconocida `promt`: ¿querías decir `prompt`\?", text)
+    assert "unknown key" not in text and "whole number" not in text
+
+
+async def test_a_spanish_admin_previews_a_conversion_in_spanish(bot: Harness) -> None:
+    preview = await load(bot, p.ADMIN, GIFT.name, GIFT.read_bytes(), **ES)
+    text = preview.text()
+    assert "Se convirtieron 13 preguntas de GIFT (7 choice, 6 short); 3 sin convertir." in text
+    assert "Sin convertir:" in text and "Supuestos:" in text
+    assert "línea 58: `Essay` (essay): una pregunta de redacción no tiene respuesta que comprobar" in text
+    assert "Converted" not in text and "not converted" not in text and "has no answer" not in text
+    labels = [c.get("label") for row in preview.stored()[-1]["components"] for c in row["components"]]
+    assert "Cargar pytorch-gift" in labels
+
+
+@pytest.fixture
+async def reporting(start_bot: BotRunner) -> Harness:
+    harness = await start_bot.start()
+    harness.service.reports.reports = Reports(ReportStore(start_bot.opened[-1][1].db))  # as bot/app.py wires it
+    return harness
+
+
+async def test_a_german_admin_gets_the_reports_csv_files_in_german(reporting: Harness) -> None:
+    bot = reporting
+    await practise(bot, p.ALICE, WRONG)
+    await practise(bot, p.BOB)
+    answer = await bot.command(p.ADMIN, "report", [p.option("pack", "demo")], **DE)
+    sent = files(answer)
+    assert "demo-fragen.png" in sent
+    items_csv = next(n for n in sent if n.startswith("demo-fragen-") and n.endswith(".csv"))
+    class_csv = next(n for n in sent if n.startswith("demo-klasse-") and n.endswith(".csv"))
+    header = sent[items_csv].decode().splitlines()[0]
+    assert header.startswith("Frage,Typ,Thema,Lernende,Leichtigkeit,Trennschärfe,Median der Versuche bis richtig")
+    rows = list(csv.DictReader(io.StringIO(sent[class_csv].decode())))
+    assert {r["Person"] for r in rows} == {p.ALICE.id, p.BOB.id} and {r["festgefahren"] for r in rows} == {"nein"}
+    assert "Fragenanalyse: Demo pack" in answer.text()
+
+
+async def test_a_paused_daily_question_says_why_in_the_readers_language(
+    daily_bot: DailyBot, fake: FakeDiscord, clock: FakeClock
+) -> None:
+    bot, wired, *_ = daily_bot
+    german = {"locale": "de", "guild_locale": "de"}
+    await bot.command(p.ADMIN, "daily", daily_set(time="11:00", timezone="Europe/Berlin", pack="study"), **german)
+    fake.fail("POST", rf"^/channels/{p.CHANNEL_ID}/messages$", 403, {"message": "Missing Access", "code": 50001}, times=10)
+    clock.advance(hours=1)
+    await wired.scheduler.tick()  # the post is refused: the schedule pauses, its reason kept as a key
+    shown = await bot.command(p.ADMIN, "daily", [option("action", "show")], **german)
+    assert "pausiert: der Bot kann dort nicht posten (403 Missing Access)" in shown.text()
+    shown = await bot.command(p.ADMIN, "daily", [option("action", "show")], **ES)  # read by another: their language
+    assert "en pausa: el bot no puede publicar ahí (403 Missing Access)" in shown.text()
+    assert "cannot post" not in shown.text()
+
+
+async def test_the_working_note_follows_the_learners_own_choice_once_remembered(bot: Harness) -> None:
+    await bot.command(p.ADMIN, "language", [p.option("code", "es")])  # an English client, a Spanish choice
+    await bot.command(p.ADMIN, "packs")  # the choice is read with this request and remembered for a while
+    answer = await load(bot, p.ADMIN, "extra.yaml", GOOD.encode())  # the note comes before the core answers
+    assert answer.kind == 4 and "⏳ Cargando el paquete…" in str(answer.data)
+    assert "Loading the pack" not in str(answer.data)
+    assert "Paquete `extra` v1 añadido" in answer.edits()[-1].body["embeds"][0]["description"]

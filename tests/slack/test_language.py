@@ -2,19 +2,32 @@
 
 Through Bolt and the fake Slack: a user whose Slack is set to German sees a quiz, a code grade and
 an error in German; a workspace whose admin chose German gets its daily question and races in German,
-while each member's private notes follow their own language.
+while each member's private notes follow their own language. A German admin reads a broken pack's
+problems, a conversion preview, a report's CSV files and a paused daily question's reason in German.
 """
 
 from __future__ import annotations
 
+import csv
+import io
+from pathlib import Path
+from typing import Any
+
+from bot.core import QuizService
+from bot.core.report.service import Reports
+from bot.storage.reports import ReportStore
 from tests.daily.wired import Wired
 from tests.fakes import FakeClock
 from tests.slack.conftest import ADMIN, CHANNEL, LEARNER, STRANGER, Slack, block_text, dm
 from tests.slack.helpers import SOLUTION, feedback_on, items
+from tests.slack.test_admin import BROKEN
 from tests.slack.test_daily import choice_id, responses, said_to
 from tests.slack.test_race import RaceSlack, racing
+from tests.slack.test_report import RIGHT, WRONG, practise
 
 __all__ = ["racing"]  # the fixture, used here as in test_race
+
+GIFT = Path(__file__).parents[1] / "fixtures" / "import" / "pytorch-gift.txt"
 
 
 async def test_a_german_user_sees_a_quiz_a_code_grade_and_an_error_in_german(slack: Slack) -> None:
@@ -102,3 +115,57 @@ async def test_a_race_in_a_german_workspace(racing: RaceSlack) -> None:
     reveal = racing.channel_text(posted)
     assert "Runde 1 von 3: die Antwort" in reveal and "1 von 2 Antworten richtig." in reveal
     assert "Wettrennen · Runde 2 von 3" in reveal
+
+
+async def test_a_german_admin_reads_a_broken_packs_problems_in_german(slack: Slack) -> None:
+    slack.fake.locales[ADMIN] = "de-DE"
+    file = slack.fake.add_file("extra.yaml", BROKEN, filetype="yaml")
+    await slack.message("pack load", user=ADMIN, files=[file])
+    text = block_text(slack.fake.posts(dm(ADMIN))[-1]["blocks"])
+    assert "Das Paket hat 2 Probleme" in text and "extra.yaml:3:10: version: `x` ist keine ganze Zahl" in text
+    assert "extra.yaml:7:5: questions[0] (id `one`): unbekannter Schlüssel `promt`: meintest du `prompt`?" in text
+    assert "unknown key" not in text and "whole number" not in text
+
+
+async def test_a_german_admin_previews_a_conversion_in_german(slack: Slack) -> None:
+    slack.fake.locales[ADMIN] = "de-DE"
+    file = slack.fake.add_file(GIFT.name, GIFT.read_bytes())
+    await slack.message("pack load", user=ADMIN, files=[file])
+    text = block_text(slack.fake.posts(dm(ADMIN))[-1]["blocks"])
+    assert "13 Fragen aus GIFT umgewandelt (7 choice, 6 short); 3 nicht umgewandelt." in text
+    assert "Nicht umgewandelt:" in text and "Angenommen:" in text
+    assert "Zeile 60: `Matching` (matching): Zuordnungsfragen haben keine Entsprechung in QuizBot" in text
+    assert "Converted" not in text and "not converted" not in text and "counterpart" not in text
+
+
+async def test_a_german_admin_gets_the_reports_csv_files_in_german(
+    slack: Slack, quiz_service: QuizService, repository: Any
+) -> None:
+    quiz_service.reports.reports = Reports(ReportStore(repository.db))  # as bot/app.py wires it
+    await practise(slack, LEARNER, WRONG)
+    await practise(slack, STRANGER, RIGHT)
+    slack.fake.locales[ADMIN] = "de-DE"
+    shared = len(slack.fake.shared)
+    await slack.command("report demo", user=ADMIN, channel=CHANNEL)
+    uploads = slack.fake.shared[shared:]
+    assert [f["name"] for f in uploads if f["channel"] is None] == ["demo-fragen.png"]
+    names = {f["name"]: f["content"].decode() for f in uploads if f["channel"] is not None}
+    items_csv = next(n for n in names if n.startswith("demo-fragen-") and n.endswith(".csv"))
+    class_csv = next(n for n in names if n.startswith("demo-klasse-") and n.endswith(".csv"))
+    assert names[items_csv].splitlines()[0].startswith("Frage,Typ,Thema,Lernende,Leichtigkeit,Trennschärfe")
+    rows = list(csv.DictReader(io.StringIO(names[class_csv])))
+    assert {r["Person"] for r in rows} == {LEARNER, STRANGER}
+    assert "Fragenanalyse: Demo pack" in block_text(slack.fake.responses[-1]["blocks"])
+
+
+async def test_a_paused_daily_question_says_why_in_german(daily_slack: tuple[Slack, Wired], clock: FakeClock) -> None:
+    slack, wired = daily_slack
+    slack.fake.locales[ADMIN] = "de-DE"
+    await slack.command("daily set time:11:00 timezone:Europe/Berlin pack:study", user=ADMIN, channel=CHANNEL)
+    slack.fake.closed_channels |= {CHANNEL}  # the bot was removed from the channel
+    clock.advance(hours=1)
+    await wired.scheduler.tick()  # the post is refused: the schedule pauses, its reason kept as a key
+    n = len(slack.fake.responses)
+    await slack.command("daily show", user=ADMIN, channel=CHANNEL)
+    shown = responses(slack, n)
+    assert "pausiert: der Bot kann dort nicht posten (not_in_channel)" in shown and "cannot post" not in shown

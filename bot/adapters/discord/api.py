@@ -16,6 +16,8 @@ from discord.http import Route
 from bot.core.i18n import _, supported, use_locale
 from bot.logs import RedactSecrets
 
+from .markup import CHOICE, COMMAND, OPTION, localized
+
 log = logging.getLogger(__name__)
 
 HASH_KEY = "discord:commands:{application_id}"
@@ -132,12 +134,12 @@ async def sync_commands(
     return "global"
 
 # ----------------------------------------------------------------- command localizations
-# discord.py asks the tree's `app_commands.Translator` for each description (of a group, a command, an
-# option) in each Discord locale when the tree is synced; this one answers from the same gettext
-# catalogs as every other text. Command and option names stay as they are in every language: help
-# texts, error messages, the README and Slack all name the commands the same way (`/quiz start`).
-# A description with numbers in it is written `L_("... ({least}-{most}) ...", least=1, most=50)`:
-# the catalog holds the template, Discord gets it filled in.
+# discord.py asks the tree's `app_commands.Translator` for each name and description (of a group, a
+# command, an option, a choice) in each Discord locale when the tree is synced; this one answers from
+# the same gettext catalogs as every other text. Names are translated in the catalog's contexts
+# `command`, `option` and `choice` (`markup.py` marks them); Discord still sends the English names in
+# interactions. A description with numbers in it is written `L_("... ({least}-{most}) ...", least=1,
+# most=50)`: the catalog holds the template, Discord gets it filled in.
 
 
 def L_(message: str, **values: Any) -> app_commands.locale_str:
@@ -145,23 +147,26 @@ def L_(message: str, **values: Any) -> app_commands.locale_str:
     return app_commands.locale_str(message.format(**values), template=message, values=values)
 
 
+_NAME_CONTEXTS = {
+    app_commands.TranslationContextLocation.command_name: COMMAND,
+    app_commands.TranslationContextLocation.group_name: COMMAND,
+    app_commands.TranslationContextLocation.parameter_name: OPTION,
+    app_commands.TranslationContextLocation.choice_name: CHOICE,
+}
+
+
 class CatalogTranslator(app_commands.Translator):
-    """Translate command texts with the bot's catalogs; a language the bot does not speak gets none."""
+    """Translate command names and texts with the bot's catalogs; a language the bot does not speak gets none."""
 
     async def translate(
         self, string: app_commands.locale_str, locale: discord.Locale, context: app_commands.TranslationContextTypes
     ) -> str | None:
-        if context.location is app_commands.TranslationContextLocation.choice_name:
-            return None  # choices are values (`easy`, `week`) typed the same in every language
-        if context.location in (
-            app_commands.TranslationContextLocation.command_name,
-            app_commands.TranslationContextLocation.group_name,
-            app_commands.TranslationContextLocation.parameter_name,
-        ):
-            return None
         code = supported(locale.value)
         if code is None or code == "en":
             return None
+        kind = _NAME_CONTEXTS.get(context.location)
+        if kind is not None:
+            return localized(kind, string.message, code)
         template = str(string.extras.get("template", string.message))
         values = string.extras.get("values") or {}
         with use_locale(code):

@@ -24,7 +24,7 @@ from bot.core.race import (
 
 from .api import L_
 from .inbound import Inbound
-from .origin import RUN_FORM_ID
+from .origin import RUN_FORM_ID, note_language
 
 Interaction = discord.Interaction[Any]
 
@@ -113,7 +113,7 @@ def build_quiz_group(inbound: Inbound) -> app_commands.Group:
         elif code:
             await inbound.handle(interaction, rq.RunCode(code))
         else:
-            with use_locale(interaction.locale.value):
+            with use_locale(await note_language(service, interaction)):
                 await inbound.open_form(interaction, RUN_FORM_ID, _("Run Python"), _("Python code"))
 
     @quiz.command(name="stats", description=L_("Attempts, accuracy by topic, streak and reviews due"))

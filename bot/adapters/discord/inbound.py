@@ -33,6 +33,7 @@ from .origin import (
     is_race_id,
     message_ids,
     modal_text,
+    note_language,
     where_of,
 )
 from .render import render_modal
@@ -113,9 +114,9 @@ class Inbound:
 
         A request that needs a download first comes as a function of the actor; `working` is the note
         shown meanwhile (and edited with progress). Until the core answers in the learner's language,
-        notes are in the language of their Discord client.
+        notes are in the learner's own choice when this process remembers it, else their Discord client's.
         """
-        with use_locale(interaction.locale.value):
+        with use_locale(await note_language(self.service, interaction)):
             await self._handle(interaction, request, clicked=clicked, working=working)
 
     async def _handle(self, interaction: discord.Interaction[Any], request: Asked, *, clicked: str | None, working: str | None) -> None:
@@ -179,7 +180,7 @@ class Inbound:
 
     async def page(self, interaction: discord.Interaction[Any], session_id: str, page: int) -> None:
         """Show another step of an item whose menus do not fit in one message."""
-        with use_locale(interaction.locale.value):
+        with use_locale(await note_language(self.service, interaction)):
             await self._page(interaction, session_id, page)
 
     async def _page(self, interaction: discord.Interaction[Any], session_id: str, page: int) -> None:

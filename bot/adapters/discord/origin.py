@@ -13,8 +13,9 @@ from typing import Any, Protocol
 
 import discord
 
-from bot.core import Actor
+from bot.core import Actor, QuizService
 from bot.core import actions as ax
+from bot.core import queries as q
 from bot.core.daily import actions as dx
 from bot.core.model import Anchor, Where
 from bot.core.race import actions as rx
@@ -210,3 +211,10 @@ def anchor_of(interaction: discord.Interaction[Any]) -> Anchor:
     if isinstance(channel, discord.Thread):
         return Anchor(channel=str(channel.parent_id), thread=str(channel.id))
     return Anchor(channel=str(interaction.channel_id or "") or None)
+
+
+async def note_language(service: QuizService, interaction: discord.Interaction[Any]) -> str:
+    """The language of a note shown before the core answers (a working note, a form): the learner's own
+    choice when this process remembers it (no database read before the acknowledgement), else their client's."""
+    remembered = await service.ask(q.RememberedLanguage(PLATFORM, str(interaction.user.id)))
+    return remembered or interaction.locale.value

@@ -11,6 +11,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from bot.core.i18n import M_
+
 from .draft import Draft, Sink, Unmappable, blanks_fields, short_fields, typed_answer
 from .table import rows
 from .text import decode, first_words, html_to_markdown, looks_like_html, short_hash
@@ -41,7 +43,7 @@ def read(data: bytes, sink: Sink) -> None:
     if separator is None:
         delimiter = _sniff(lines[skip : skip + 50])
         if delimiter != "\t":
-            sink.assume(f"the export has no #separator header; the fields are separated by `{delimiter}`")
+            sink.assume(M_("the export has no #separator header; the fields are separated by `{delimiter}`", delimiter=delimiter))
     else:
         delimiter = _SEPARATORS.get(separator.lower(), separator[:1] or "\t")
     html_flag = headers.get("html")
@@ -51,16 +53,16 @@ def read(data: bytes, sink: Sink) -> None:
         if headers.get(f"{name} column", "").isdigit()
     }
     if "tags" in special:
-        sink.assume("Anki tags are not carried")
+        sink.assume(M_("Anki tags are not carried"))
     if html_flag is None:
-        sink.assume("the export does not say whether fields are HTML; fields with HTML tags are read as HTML")
+        sink.assume(M_("the export does not say whether fields are HTML; fields with HTML tags are read as HTML"))
     for line, row in rows(body, delimiter, sink.source):
         line += skip
         if not any(cell.strip() for cell in row):
             continue
         fields = [cell for i, cell in enumerate(row) if i not in special.values()]
         if len(fields) == 1 and separator is None:
-            sink.skip(line, "note", first_words(fields[0]), f"no `{_NAMES.get(delimiter, delimiter)}` separates a front from a back")
+            sink.skip(line, "note", first_words(fields[0]), M_("no `{separator}` separates a front from a back", separator=_NAMES.get(delimiter, delimiter)))
             continue
         notetype = row[special["notetype"]] if "notetype" in special and special["notetype"] < len(row) else ""
         deck = row[special["deck"]] if "deck" in special and special["deck"] < len(row) else ""
@@ -84,7 +86,7 @@ def note(fields: list[str], cloze: bool, html_flag: str | None, line: int, sink:
         shown = [_field(f, html_flag, sink, line, front=i == 0) for i, f in enumerate(fields)]
         draft = _cloze(shown, line, sink) if cloze else _basic(shown, line)
     except Unmappable as exc:
-        sink.skip(line, kind, label, str(exc))
+        sink.skip(line, kind, label, exc.args[0])
         return None
     return draft
 
@@ -159,11 +161,11 @@ def _field(value: str, html_flag: str | None, sink: Sink, line: int, *, front: b
     media = [*images, *(s[7:-1] for s in sounds)]
     if media and front:
         what = "an image or a sound" if value else "only an image or a sound"
-        raise Unmappable(f"the front shows {what} (`{media[0]}`); QuizBot carries no media, so the question cannot be asked")
+        raise Unmappable(M_("the front shows {what} (`{file}`); QuizBot carries no media, so the question cannot be asked", what=what, file=media[0]))
     if media and not value:
-        raise Unmappable(f"the field holds only media (`{media[0]}`); QuizBot carries no media")
+        raise Unmappable(M_("the field holds only media (`{file}`); QuizBot carries no media", file=media[0]))
     if media:
-        sink.assume("images and sounds on the back or in extra fields are left out", line)
+        sink.assume(M_("images and sounds on the back or in extra fields are left out"), line)
     return value
 
 
@@ -171,7 +173,7 @@ def _basic(fields: list[str], line: int) -> Draft:
     front = fields[0] if fields else ""
     back = fields[1].strip() if len(fields) > 1 else ""
     if not back:
-        raise Unmappable("the card has no back to check an answer against")
+        raise Unmappable(M_("the card has no back to check an answer against"))
     back = typed_answer(_EMPHASIS.sub(r"\2", back))  # what a learner types has no bold or italics
     extra = "\n\n".join(f for f in fields[2:] if f.strip()) or None
     return Draft(line, "note", None, short_fields(front, [back], explanation=extra))
@@ -183,13 +185,13 @@ def _cloze(fields: list[str], line: int, sink: Sink) -> Draft:
     found = clozes(text)
     deletions = [(c.number, c.answer, c.hint) for c in found]
     if not deletions:
-        raise Unmappable("a cloze note without {{c1::...}} deletions")
+        raise Unmappable(M_("a cloze note without {cloze} deletions", cloze="{{c1::...}}"))
     hints = "; ".join(dict.fromkeys(h for _, _, h in deletions if h)) or None
     answers = list(dict.fromkeys(a for _, a, _ in deletions))
     if len(answers) == 1:
         prompt = replace_clozes(text, found, lambda c: "_____")
         return Draft(line, "cloze", None, short_fields(prompt, answers, hint=hints, explanation=extra))
-    sink.assume("cloze notes with several deletions become blanks whose menu lists the deleted texts", line)
+    sink.assume(M_("cloze notes with several deletions become blanks whose menu lists the deleted texts"), line)
     numbering: dict[str, int] = {}
     for _, answer, _ in deletions:
         numbering.setdefault(answer, len(numbering) + 1)

@@ -22,6 +22,8 @@ from typing import Any
 
 import zstandard
 
+from bot.core.i18n import M_
+
 from .anki import note
 from .draft import Sink
 from .result import ConvertError
@@ -76,10 +78,10 @@ def read(data: bytes, sink: Sink) -> None:
             _notes(connection, types, decks, sink)
         except sqlite3.Error as exc:
             why = "it is too large to read" if steps[0] > MAX_SQLITE_STEPS else str(exc)
-            raise ConvertError(sink.source, None, f"the Anki collection cannot be read: {why}") from exc
+            raise ConvertError(sink.source, None, M_("the Anki collection cannot be read: {why}", why=why)) from exc
     finally:
         connection.close()
-    sink.assume("Anki scheduling, tags and media are not carried")
+    sink.assume(M_("Anki scheduling, tags and media are not carried"))
 
 
 def _collection(data: bytes, source: str) -> bytes:
@@ -87,16 +89,16 @@ def _collection(data: bytes, source: str) -> bytes:
         archive = zipfile.ZipFile(io.BytesIO(data))
         infos = archive.infolist()
     except (zipfile.BadZipFile, ValueError, OSError) as exc:
-        raise ConvertError(source, None, "not a valid .apkg/.colpkg (zip) file") from exc
+        raise ConvertError(source, None, M_("not a valid .apkg/.colpkg (zip) file")) from exc
     if len(infos) > MAX_MEMBERS:
-        raise ConvertError(source, None, f"the package holds more than {MAX_MEMBERS} files")
+        raise ConvertError(source, None, M_("the package holds more than {most} files", most=MAX_MEMBERS))
     by_name = {info.filename: info for info in infos}
     name = next((n for n in MEMBERS if n in by_name), None)
     if name is None:
-        raise ConvertError(source, None, "the package holds no Anki collection (collection.anki2/.anki21/.anki21b)")
+        raise ConvertError(source, None, M_("the package holds no Anki collection (collection.anki2/.anki21/.anki21b)"))
     info = by_name[name]
     if info.flag_bits & 0x1 or info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
-        raise ConvertError(source, None, f"{name} is encrypted or packed with an unusual method")
+        raise ConvertError(source, None, M_("{name} is encrypted or packed with an unusual method", name=name))
     try:
         with archive.open(info) as stream:
             raw = stream.read(MAX_COLLECTION_BYTES + 1)
@@ -104,11 +106,11 @@ def _collection(data: bytes, source: str) -> bytes:
             with zstandard.ZstdDecompressor().stream_reader(io.BytesIO(raw)) as unzstd:
                 raw = unzstd.read(MAX_COLLECTION_BYTES + 1)
     except (zipfile.BadZipFile, zstandard.ZstdError, OSError, EOFError, ValueError) as exc:
-        raise ConvertError(source, None, f"{name} cannot be unpacked: {exc}") from exc
+        raise ConvertError(source, None, M_("{name} cannot be unpacked: {detail}", name=name, detail=exc)) from exc
     if len(raw) > MAX_COLLECTION_BYTES:
-        raise ConvertError(source, None, f"the collection is larger than {MAX_COLLECTION_BYTES // 1048576} MiB unpacked")
+        raise ConvertError(source, None, M_("the collection is larger than {size} unpacked", size=f"{MAX_COLLECTION_BYTES // 1048576} MiB"))
     if not raw.startswith(b"SQLite format 3\x00"):
-        raise ConvertError(source, None, f"{name} is not an SQLite database")
+        raise ConvertError(source, None, M_("{name} is not an SQLite database", name=name))
     return raw
 
 
@@ -150,11 +152,11 @@ def _notes(connection: sqlite3.Connection, types: dict[int, NoteType], decks: di
     query = "SELECT id, guid, mid, flds FROM notes ORDER BY id LIMIT ?"
     for number, (nid, guid, mid, flds) in enumerate(connection.execute(query, (MAX_NOTES + 1,)), start=1):
         if number > MAX_NOTES:
-            raise ConvertError(sink.source, None, f"the collection holds more than {MAX_NOTES} notes: export one deck")
+            raise ConvertError(sink.source, None, M_("the collection holds more than {most} notes: export one deck", most=MAX_NOTES))
         kind = types.get(int(mid))
         values = str(flds).split("\x1f")
         if kind is None:
-            sink.skip(number, "note", values[0][:60], "its note type is missing from the collection")
+            sink.skip(number, "note", values[0][:60], M_("its note type is missing from the collection"))
             continue
         draft = note(_ordered(kind, values), kind.cloze, "true", number, sink)
         if draft is None:

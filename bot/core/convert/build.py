@@ -16,8 +16,11 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 
 from bot.core.errors import PackInvalid
+from bot.core.i18n import M_, Said
 from bot.core.packs import LoadedPack, load_bytes
+from bot.core.packs.explain import problems_from
 from bot.core.packs.models import Question
+from bot.core.packs.yamlpos import Positions
 
 from . import anki, ankipkg, gift, moodle, opentdb, red, table
 from .detect import FORMATS, detect, resolve
@@ -69,12 +72,13 @@ def convert_bytes(
     """
     if len(data) > MAX_INPUT_BYTES:
         raise ConvertError(
-            filename, None, f"the file is {len(data) / 1048576:.1f} MiB; the limit is {MAX_INPUT_BYTES // 1048576} MiB"
+            filename, None,
+            M_("the file is {size} MiB; the limit is {most} MiB", size=f"{len(data) / 1048576:.1f}", most=MAX_INPUT_BYTES // 1048576),
         )
     if pack_id is not None and not valid_pack_id(pack_id):
-        raise ConvertError(filename, None, f"pack id `{pack_id}`: use 2-40 of a-z, 0-9 and '-', starting and ending with a letter or digit")
+        raise ConvertError(filename, None, M_("pack id `{pack_id}`: use 2-40 of a-z, 0-9 and '-', starting and ending with a letter or digit", pack_id=pack_id))
     if title is not None and not 1 <= len(title.strip()) <= 120:
-        raise ConvertError(filename, None, "the title must be 1 to 120 characters")
+        raise ConvertError(filename, None, M_("the title must be 1 to 120 characters"))
     if fmt is None and column_map:
         fmt = "csv"
     name = resolve(fmt, filename) if fmt is not None else detect(data, filename)
@@ -82,7 +86,7 @@ def convert_bytes(
     READERS[name](data, sink)
     if len(sink.drafts) > MAX_ITEMS:
         raise ConvertError(
-            filename, None, f"the file holds {len(sink.drafts)} items; a pack holds at most {MAX_ITEMS}: split the file"
+            filename, None, M_("the file holds {n} items; a pack holds at most {most}: split the file", n=len(sink.drafts), most=MAX_ITEMS)
         )
     return _build(sink, name, pack_id or pack_id_from(filename), (title or title_from(filename)).strip())
 
@@ -93,7 +97,7 @@ def _build(sink: Sink, fmt: str, pack_id: str, title: str) -> Conversion:
         for d in drafts:
             if not d.topic:
                 d.topic = GENERAL_TOPIC
-                sink.assume(f"items outside any category go to the topic `{GENERAL_TOPIC}`", d.line)
+                sink.assume(M_("items outside any category go to the topic `{topic}`", topic=GENERAL_TOPIC), d.line)
     topic_ids: dict[str, str] = {}
     taken_topics: set[str] = set()
     for d in drafts:
@@ -114,7 +118,7 @@ def _build(sink: Sink, fmt: str, pack_id: str, title: str) -> Conversion:
         try:
             _QUESTION.validate_python(question)
         except ValidationError as exc:
-            sink.skip(d.line, d.source_type, _label(d), _reason(exc))
+            sink.skip(d.line, d.source_type, _label(d), _reason(exc, question))
             continue
         kept.append((d, question))
 
@@ -131,8 +135,10 @@ def _build(sink: Sink, fmt: str, pack_id: str, title: str) -> Conversion:
             raise ConvertError(
                 sink.source,
                 None,
-                f"the pack would be {size / 1048576:.1f} MiB, over the {MAX_PACK_UNPACKED // 1048576} MiB a pack may be: "
-                "split the file",
+                M_(
+                    "the pack would be {size} MiB, over the {most} MiB a pack may be: split the file",
+                    size=f"{size / 1048576:.1f}", most=MAX_PACK_UNPACKED // 1048576,
+                ),
             )
         try:
             loaded = load_bytes(f"{pack_id}.zip", _zip(pack_id, text, files))
@@ -140,7 +146,7 @@ def _build(sink: Sink, fmt: str, pack_id: str, title: str) -> Conversion:
         except PackInvalid as exc:
             kept = _drop_refused(sink, kept, exc)
     else:  # pragma: no cover - the item checks above catch what the loader refuses
-        raise ConvertError(sink.source, None, "the converted pack does not pass the pack loader")
+        raise ConvertError(sink.source, None, M_("the converted pack does not pass the pack loader"))
     converted = tuple(
         Converted(id=q["id"], type=q["type"], line=d.line, source_type=d.source_type) for d, q in kept
     )
@@ -190,8 +196,8 @@ def _drop_refused(
     for problem in exc.problems:
         match = _AT_QUESTION.search(problem.message)
         if match is None:
-            raise ConvertError(sink.source, None, f"the converted pack does not load: {problem.message}") from exc
-        refused.setdefault(int(match.group(1)), _AT_QUESTION.sub("", problem.message, count=1))
+            raise ConvertError(sink.source, None, M_("the converted pack does not load: {problem}", problem=problem.message)) from exc
+        refused.setdefault(int(match.group(1)), _for_item(problem.message))
     for index, reason in refused.items():
         d, _ = kept[index]
         sink.skip(d.line, d.source_type, _label(d), reason)
@@ -202,12 +208,21 @@ def _label(d: Draft) -> str:
     return first_words(d.name or str(d.fields.get("prompt", "")))
 
 
-def _reason(exc: ValidationError) -> str:
-    parts = []
-    for error in exc.errors()[:3]:
-        where = ".".join(str(p) for p in error["loc"][1:]) or "item"
-        parts.append(f"{where}: {error['msg']}")
-    return "; ".join(parts)
+def _reason(exc: ValidationError, question: dict[str, Any]) -> str:
+    """Say why the pack format refuses the item, in the loader's words (pydantic's English never shows)."""
+    said = [p.message for p in problems_from(exc, question, Positions(), "", root=M_("the question"))][:3]
+    reason = said[-1]
+    for earlier in reversed(said[:-1]):
+        reason = M_("{first}; {then}", first=earlier, then=reason)
+    return reason
+
+
+def _for_item(message: str) -> str:
+    """Say a loader's problem of one question of the item, without `questions[3] (id ...)` before it."""
+    if isinstance(message, Said) and "where" in message.values:
+        where = _AT_QUESTION.sub("", str(message.values["where"]), count=1)
+        return Said(message.template, **{**message.values, "where": where or M_("the question")})
+    return _AT_QUESTION.sub("", message, count=1)
 
 
 def known_formats() -> str:

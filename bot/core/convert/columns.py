@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from bot.core.i18n import M_
+
 FIELDS = ("type", "id", "topic", "difficulty", "prompt", "answer", "option", "wrong", "options", "hint", "explanation", "ignore")
 """What a column can become; `option` is one option per column, `wrong` one wrong option per column,
 `options` several options in one cell separated by `|`, `ignore` is not read."""
@@ -103,12 +105,15 @@ def looks_like_header(cells: list[str]) -> bool:
 def describe(found: list[Column]) -> str:
     """Say what each column became, for the conversion report."""
     words = {
-        "prompt": "the question",
-        "answer": "the right answer",
-        "option": "an option",
-        "wrong": "a wrong option",
-        "options": "the options (separated by |)",
-        "ignore": "not read",
+        "prompt": M_("the question"),
+        "answer": M_("the right answer"),
+        "option": M_("an option"),
+        "wrong": M_("a wrong option"),
+        "options": M_("the options (separated by |)"),
+        "ignore": M_("not read"),
     }
-    parts = [f"`{c.header.strip() or '(empty)'}` → {words.get(c.field, c.field)}" for c in found]
-    return "columns: " + "; ".join(parts)
+    said: str = ""
+    for c in found:
+        part = M_("`{header}` → {field}", header=c.header.strip() or "(empty)", field=words.get(c.field, c.field))
+        said = M_("{first}; {then}", first=said, then=part) if said else part
+    return M_("columns: {columns}", columns=said)

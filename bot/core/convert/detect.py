@@ -5,6 +5,8 @@ from __future__ import annotations
 import csv
 import re
 
+from bot.core.i18n import M_
+
 from .ankipkg import is_package
 from .columns import looks_like_header
 from .result import ConvertError
@@ -54,7 +56,7 @@ def resolve(name: str, source: str = "") -> str:
     key = name.strip().lower()
     key = ALIASES.get(key, key)
     if key not in FORMATS:
-        raise ConvertError(source or name, None, f"unknown format `{name}`; known formats: {', '.join(FORMATS)}")
+        raise ConvertError(source or name, None, M_("unknown format `{name}`; known formats: {known}", name=name, known=", ".join(FORMATS)))
     return key
 
 
@@ -99,7 +101,8 @@ def detect(data: bytes, source: str) -> str:
     raise ConvertError(
         source,
         None,
-        "this is not a quiz file I know; known formats: "
-        + ", ".join(FORMATS)
-        + " (name one with --format if the file is one of them)",
+        M_(
+            "this is not a quiz file I know; known formats: {known} (name one with --format if the file is one of them)",
+            known=", ".join(FORMATS),
+        ),
     )

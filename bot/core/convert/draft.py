@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+from bot.core.i18n import M_
+
 from .result import Assumption, NotConverted
 
 MAX_CHOICES = 25
@@ -68,18 +70,18 @@ def typed_answer(answer: str) -> str:
     """Return `answer` if a learner can be asked to type it; raise Unmappable for a long or multi-line one."""
     text = answer.strip()
     if "\n" in text or len(text) > MAX_TYPED_ANSWER:
-        lines = " on several lines" if "\n" in text else ""
-        raise Unmappable(
-            f"the answer is {len(text)} characters{lines}; a learner would have to type it back word for word: "
-            f"shorten it to under 100 characters, or make the item a choice question"
-        )
+        several = M_("the answer is {n} characters on several lines; a learner would have to type it back word for word: "
+                     "shorten it to under 100 characters, or make the item a choice question", n=len(text))
+        one = M_("the answer is {n} characters; a learner would have to type it back word for word: "
+                 "shorten it to under 100 characters, or make the item a choice question", n=len(text))
+        raise Unmappable(several if "\n" in text else one)
     return text
 
 
 def _base(kind: str, prompt: str, hint: str | None, explanation: str | None, difficulty: str | None) -> dict[str, Any]:
     prompt = prompt.strip()
     if not prompt:
-        raise Unmappable("the question has no text")
+        raise Unmappable(M_("the question has no text"))
     fields: dict[str, Any] = {"type": kind, "difficulty": difficulty or "medium", "prompt": prompt}
     if hint and hint.strip():
         fields["hint"] = hint.strip()
@@ -105,9 +107,9 @@ def choice_fields(
     for text, correct, feedback in choices:
         text = text.strip()
         if not text:
-            raise Unmappable("a choice has no text")
+            raise Unmappable(M_("a choice has no text"))
         if text in seen:
-            raise Unmappable(f"two choices read `{text}`")
+            raise Unmappable(M_("two choices read `{text}`", text=text))
         seen.add(text)
         entry: dict[str, Any] = {"text": text}
         if correct:
@@ -116,14 +118,14 @@ def choice_fields(
             entry["feedback"] = feedback.strip()
         out.append(entry)
     if len(out) < 2:
-        raise Unmappable("a choice question needs at least two choices")
+        raise Unmappable(M_("a choice question needs at least two choices"))
     if len(out) > MAX_CHOICES:
-        raise Unmappable(f"{len(out)} choices; QuizBot shows at most {MAX_CHOICES}")
+        raise Unmappable(M_("{n} choices; QuizBot shows at most {most}", n=len(out), most=MAX_CHOICES))
     right = sum(1 for c in out if c.get("correct"))
     if right == 0:
-        raise Unmappable("no choice is marked right")
+        raise Unmappable(M_("no choice is marked right"))
     if not multiple and right != 1:
-        raise Unmappable(f"{right} choices are marked right in a single-answer question")
+        raise Unmappable(M_("{right} choices are marked right in a single-answer question", right=right))
     fields["choices"] = out
     if multiple:
         fields["multiple"] = True
@@ -145,13 +147,13 @@ def short_fields(
     fields = _base("short", prompt, hint, explanation, difficulty)
     answers = list(dict.fromkeys(c for c in (" ".join(a.split()) for a in accept) if c))  # a set keeps it linear
     if not answers and number is None:
-        raise Unmappable("no right answer")
+        raise Unmappable(M_("no right answer"))
     if answers:
         fields["accept"] = answers
     if number is not None:
         value, tolerance = number
         if not (math.isfinite(value) and math.isfinite(tolerance)):
-            raise Unmappable("the number is not finite")
+            raise Unmappable(M_("the number is not finite"))
         fields["number"] = {"value": _plain(value), "tolerance": _plain(abs(tolerance))}
     return fields
 
@@ -172,20 +174,20 @@ def blanks_fields(
     for option in options:
         option = option.strip()
         if not option:
-            raise Unmappable("an option has no text")
+            raise Unmappable(M_("an option has no text"))
         if len(option) > MAX_OPTION:
-            raise Unmappable(f"the option `{option[:30]}…` is longer than {MAX_OPTION} characters")
+            raise Unmappable(M_("the option `{start}…` is longer than {most} characters", start=option[:30], most=MAX_OPTION))
         if option not in distinct:
             distinct.append(option)
             if len(distinct) > MAX_CHOICES:
-                raise Unmappable(f"more than {MAX_CHOICES} options; a menu holds at most {MAX_CHOICES}")
+                raise Unmappable(M_("more than {most} options; a menu holds at most {most}", most=MAX_CHOICES))
     for number, answer in answers.items():
         if answer.strip() not in distinct:
-            raise Unmappable(f"blank {number}'s answer `{answer}` is not among the options")
+            raise Unmappable(M_("blank {number}'s answer `{answer}` is not among the options", number=number, answer=answer))
     if len(distinct) < 2:
-        raise Unmappable("the blanks offer fewer than two different options")
+        raise Unmappable(M_("the blanks offer fewer than two different options"))
     if len(distinct) > MAX_CHOICES:
-        raise Unmappable(f"{len(distinct)} options; a menu holds at most {MAX_CHOICES}")
+        raise Unmappable(M_("{n} options; a menu holds at most {most}", n=len(distinct), most=MAX_CHOICES))
     fields["code"] = code.rstrip() + "\n"
     fields["options"] = distinct
     fields["answers"] = {n: a.strip() for n, a in sorted(answers.items())}
@@ -205,7 +207,7 @@ def code_fields(
     """Build a code item; the builder adds `test_file`."""
     fields = _base("code", prompt, hint, explanation, difficulty)
     if not solution.strip():
-        raise Unmappable("no sample answer; a code item needs a solution that passes its tests")
+        raise Unmappable(M_("no sample answer; a code item needs a solution that passes its tests"))
     fields["starter"] = starter
     fields["solution"] = solution if solution.endswith("\n") else solution + "\n"
     if limits:

@@ -12,6 +12,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from bot.core.i18n import M_
+
 from .draft import Draft, Sink, Unmappable, add_explanation, choice_fields, number_range, short_fields
 from .result import ConvertError
 from .text import decode, first_words, html_to_markdown, looks_like_html
@@ -95,19 +97,19 @@ def _question(body: str, line: int, topic: str | None, sink: Sink) -> None:
             body = body[end + 2 :].strip()
     start, finish = body.find("{"), body.find("}")
     if start == -1 and finish == -1:
-        sink.skip(line, "description", name or first_words(_restore(body)), "a description holds no question")
+        sink.skip(line, "description", name or first_words(_restore(body)), M_("a description holds no question"))
         return
     if finish == -1:
         at = line + body[:start].count("\n")
         raise ConvertError(
-            sink.source, at, "`{` opens an answer block that is never closed (a GIFT question ends at a blank line)"
+            sink.source, at, M_("`{brace}` opens an answer block that is never closed (a GIFT question ends at a blank line)", brace="{")
         )
     if start == -1 or finish < start:
         at = line + body[:finish].count("\n")
-        raise ConvertError(sink.source, at, "`}` closes an answer block that was never opened (write \\} for a brace in text)")
+        raise ConvertError(sink.source, at, M_("`{brace}` closes an answer block that was never opened (write {escaped} for a brace in text)", brace="}", escaped="\\}"))
     if body.find("{", start + 1, finish) != -1:
         at = line + body[:finish].count("\n")
-        raise ConvertError(sink.source, at, "`{` inside an answer block (write \\{ for a brace in text)")
+        raise ConvertError(sink.source, at, M_("`{brace}` inside an answer block (write {escaped} for a brace in text)", brace="{", escaped="\\{"))
     answers = body[start + 1 : finish].strip()
     before, after = body[:start].rstrip(), body[finish + 1 :].strip()
     fmt = "moodle"
@@ -130,7 +132,7 @@ def _question(body: str, line: int, topic: str | None, sink: Sink) -> None:
     try:
         draft = _READERS[kind](answers, prompt, md, sink, line)
     except Unmappable as exc:
-        sink.skip(line, kind, label, str(exc))
+        sink.skip(line, kind, label, exc.args[0])
         return
     if general.strip():
         add_explanation(draft.fields, md(general))
@@ -147,7 +149,7 @@ def _text(value: str, fmt: str, sink: Sink, line: int) -> str:
     if fmt == "html" or (fmt == "moodle" and looks_like_html(value)):
         markdown, images = html_to_markdown(value)
         if images:
-            sink.assume("images are not carried over; the text names them as [image: ...]", line)
+            sink.assume(M_("images are not carried over; the text names them as [image: ...]"), line)
         return markdown
     return value
 
@@ -173,11 +175,11 @@ def _kind(answers: str) -> str:
 
 
 def _essay(answers: str, prompt: str, md: Markdown, sink: Sink, line: int) -> Draft:
-    raise Unmappable("an essay question has no answer to check")
+    raise Unmappable(M_("an essay question has no answer to check"))
 
 
 def _matching(answers: str, prompt: str, md: Markdown, sink: Sink, line: int) -> Draft:
-    raise Unmappable("matching questions have no QuizBot counterpart")
+    raise Unmappable(M_("matching questions have no QuizBot counterpart"))
 
 
 def _truefalse(answers: str, prompt: str, md: Markdown, sink: Sink, line: int) -> Draft:
@@ -229,9 +231,9 @@ def _multichoice(answers: str, prompt: str, md: Markdown, sink: Sink, line: int)
         partial = partial or (single and 0 < weight < 100)
         choices.append((md(text), right, md(feedback)))
     if partial:
-        sink.assume("answers worth partial credit count as wrong; only the best answer is right", line)
+        sink.assume(M_("answers worth partial credit count as wrong; only the best answer is right"), line)
     if not single:
-        sink.assume("multiple-answer questions are all-or-nothing: the learner selects every right choice", line)
+        sink.assume(M_("multiple-answer questions are all-or-nothing: the learner selects every right choice"), line)
     return Draft(line, "multichoice", None, choice_fields(prompt, choices, multiple=not single))
 
 
@@ -242,7 +244,7 @@ def _short(answers: str, prompt: str, md: Markdown, sink: Sink, line: int) -> Dr
     for text, weight, feedback in _parts(answers, "="):
         text = _restore(text)
         if weight is not None and weight < 100:
-            sink.assume("answers worth partial credit are not accepted", line)
+            sink.assume(M_("answers worth partial credit are not accepted"), line)
             continue
         if _WILDCARD.search(text):
             wildcards.append(text)
@@ -251,8 +253,8 @@ def _short(answers: str, prompt: str, md: Markdown, sink: Sink, line: int) -> Dr
         right_feedback = right_feedback or feedback
     if wildcards:
         if not accept:
-            raise Unmappable(f"its right answer `{wildcards[0]}` uses the `*` wildcard; QuizBot compares whole answers")
-        sink.assume("right answers with a `*` wildcard were left out; the plain ones remain", line)
+            raise Unmappable(M_("its right answer `{answer}` uses the `*` wildcard; QuizBot compares whole answers", answer=wildcards[0]))
+        sink.assume(M_("right answers with a `*` wildcard were left out; the plain ones remain"), line)
     fields = short_fields(prompt, accept)
     add_explanation(fields, md(right_feedback))
     return Draft(line, "shortanswer", None, fields)
@@ -269,7 +271,7 @@ def _number(text: str) -> tuple[float, float]:
             return float(value), float(tolerance)
         return float(text), 0.0
     except (ValueError, ArithmeticError) as exc:
-        raise Unmappable(f"`{text}` is not a number, a number:tolerance or a min..max range") from exc
+        raise Unmappable(M_("`{text}` is not a number, a number:tolerance or a min..max range", text=text)) from exc
 
 
 def _numerical(answers: str, prompt: str, md: Markdown, sink: Sink, line: int) -> Draft:
@@ -283,9 +285,9 @@ def _numerical(answers: str, prompt: str, md: Markdown, sink: Sink, line: int) -
     right_feedback = ""
     for text, weight, feedback in _parts(answers, "="):
         if weight is not None and weight < 100:
-            sink.assume("answers worth partial credit are not accepted", line)
+            sink.assume(M_("answers worth partial credit are not accepted"), line)
             if feedback:
-                sink.assume("feedback on answers worth partial credit is not carried", line)
+                sink.assume(M_("feedback on answers worth partial credit is not carried"), line)
             continue
         value = _number(text)
         right_feedback = right_feedback or feedback
@@ -293,11 +295,11 @@ def _numerical(answers: str, prompt: str, md: Markdown, sink: Sink, line: int) -
             number = value
         else:
             extra.append(_restore(text).split(":", 1)[0].strip())
-            sink.assume("further right numbers are accepted as exact text, without their tolerance", line)
+            sink.assume(M_("further right numbers are accepted as exact text, without their tolerance"), line)
     if number is None:
-        raise Unmappable("no answer gives full marks")
+        raise Unmappable(M_("no answer gives full marks"))
     if hint:
-        sink.assume("the feedback for a wrong number became the hint", line)
+        sink.assume(M_("the feedback for a wrong number became the hint"), line)
     fields = short_fields(prompt, extra, number=number, hint=md(hint))
     add_explanation(fields, md(right_feedback))
     return Draft(line, "numerical", None, fields)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from bot.core.i18n import M_, N_
+
 from .coderunner import Case, examples, unittest_module
 from .draft import (
     Draft,
@@ -33,14 +35,14 @@ _PYTHON_RUNNERS = {"python3", "python3_w_input"}
 _GRADERS = {"EqualityGrader", "NearEqualityGrader"}
 _DEF_INPUT = re.compile(r"def\s+input\s*\(")
 _PRINT = re.compile(r"\bprint\s*\(")
-_NO_COUNTERPART = "Moodle's `{kind}` question type has no QuizBot counterpart"
+_NO_COUNTERPART = N_("Moodle's `{kind}` question type has no QuizBot counterpart")
 
 
 def read(data: bytes, sink: Sink) -> None:
     """Read every question of a Moodle XML export into `sink`."""
     root = parse_xml(data, sink.source)
     if root.tag != "quiz":
-        raise ConvertError(sink.source, root.line, f"the root element is <{root.tag}>; a Moodle XML export starts with <quiz>")
+        raise ConvertError(sink.source, root.line, M_("the root element is <{tag}>; a Moodle XML export starts with <quiz>", tag=root.tag))
     topic: str | None = None
     for node in root.findall("question"):
         kind = node.attrs.get("type", "")
@@ -52,15 +54,15 @@ def read(data: bytes, sink: Sink) -> None:
         label = name or first_words(_plain(node, "questiontext", sink))
         reader = _READERS.get(kind)
         if kind == "description":
-            sink.skip(node.line, kind, label, "a description holds no question (Moodle shows it as text between questions)")
+            sink.skip(node.line, kind, label, M_("a description holds no question (Moodle shows it as text between questions)"))
             continue
         if reader is None:
-            sink.skip(node.line, kind or "?", label, _NO_COUNTERPART.format(kind=kind or "(none)"))
+            sink.skip(node.line, kind or "?", label, M_(_NO_COUNTERPART, kind=kind or "(none)"))
             continue
         try:
             draft = reader(node, sink)
         except Unmappable as exc:
-            sink.skip(node.line, kind, label, str(exc))
+            sink.skip(node.line, kind, label, exc.args[0])
             continue
         draft.name, draft.topic = idnumber or name, topic
         _common(node, draft, sink)
@@ -84,7 +86,7 @@ def _markdown(node: Node | None, sink: Sink, line: int, default: str = "html") -
     if fmt == "html" or (fmt == "moodle_auto_format" and looks_like_html(text)):
         markdown, images = html_to_markdown(text)
         if images:
-            sink.assume("images are not carried over; the text names them as [image: ...]", line)
+            sink.assume(M_("images are not carried over; the text names them as [image: ...]"), line)
         return markdown
     return text.strip()
 
@@ -121,13 +123,13 @@ def _multichoice(node: Node, sink: Sink) -> Draft:
         best = max((f for _, f, _ in answers), default=0.0)
         right = [t for t, f, _ in answers if f == best and f > 0]
         if len(right) > 1:
-            raise Unmappable("several answers give full marks in a single-answer question; QuizBot's have one right choice")
+            raise Unmappable(M_("several answers give full marks in a single-answer question; QuizBot's have one right choice"))
         if any(0 < f < best for _, f, _ in answers):
-            sink.assume("answers worth partial credit count as wrong; only the best answer is right", node.line)
+            sink.assume(M_("answers worth partial credit count as wrong; only the best answer is right"), node.line)
         choices = [(t, f == best and f > 0, fb) for t, f, fb in answers]
     else:
         choices = [(t, f > 0, fb) for t, f, fb in answers]
-        sink.assume("multiple-answer questions are all-or-nothing: the learner selects every right choice", node.line)
+        sink.assume(M_("multiple-answer questions are all-or-nothing: the learner selects every right choice"), node.line)
     return Draft(node.line, "multichoice", None, choice_fields(prompt, choices, multiple=not single, shuffle=shuffle))
 
 
@@ -135,7 +137,7 @@ def _truefalse(node: Node, sink: Sink) -> Draft:
     prompt = _markdown(node.find("questiontext"), sink, node.line)
     found = {t.strip().lower(): (f, fb) for t, f, fb in _answers(node, sink)}
     if set(found) != {"true", "false"}:
-        raise Unmappable("a true/false question needs the answers `true` and `false`")
+        raise Unmappable(M_("a true/false question needs the answers `true` and `false`"))
     choices = [(word.title(), found[word][0] > 0, found[word][1]) for word in ("true", "false")]
     return Draft(node.line, "truefalse", None, choice_fields(prompt, choices, multiple=False, shuffle=False))
 
@@ -149,7 +151,7 @@ def _shortanswer(node: Node, sink: Sink) -> Draft:
         if text.strip() == "*":
             if feedback:
                 hint = feedback
-                sink.assume("the feedback for any other answer (`*`) became the hint", node.line)
+                sink.assume(M_("the feedback for any other answer (`*`) became the hint"), node.line)
             continue
         if fraction >= 100:
             if _WILDCARD.search(text):
@@ -158,17 +160,15 @@ def _shortanswer(node: Node, sink: Sink) -> Draft:
             accept.append(text.replace("\\*", "*"))
             right_feedback = right_feedback or feedback or None
         elif fraction > 0:
-            sink.assume("answers worth partial credit are not accepted", node.line)
+            sink.assume(M_("answers worth partial credit are not accepted"), node.line)
         elif feedback:
-            sink.assume("feedback on particular wrong answers is not carried", node.line)
+            sink.assume(M_("feedback on particular wrong answers is not carried"), node.line)
     if wildcards:
         if not accept:
-            raise Unmappable(
-                f"its right answer `{wildcards[0]}` uses the `*` wildcard; QuizBot compares whole answers"
-            )
-        sink.assume("right answers with a `*` wildcard were left out; the plain ones remain", node.line)
+            raise Unmappable(M_("its right answer `{answer}` uses the `*` wildcard; QuizBot compares whole answers", answer=wildcards[0]))
+        sink.assume(M_("right answers with a `*` wildcard were left out; the plain ones remain"), node.line)
     if node.get("usecase", "0").strip() == "1":
-        sink.assume("case-sensitive answers are compared ignoring case", node.line)
+        sink.assume(M_("case-sensitive answers are compared ignoring case"), node.line)
     fields = short_fields(prompt, accept, hint=hint)
     add_explanation(fields, right_feedback)
     return Draft(node.line, "shortanswer", None, fields)
@@ -185,29 +185,29 @@ def _numerical(node: Node, sink: Sink) -> Draft:
         if text in ("*", ""):
             if feedback:
                 hint = feedback
-                sink.assume("the feedback for any other answer (`*`) became the hint", node.line)
+                sink.assume(M_("the feedback for any other answer (`*`) became the hint"), node.line)
             continue
         if _fraction(answer) < 100:
             if _fraction(answer) > 0:
-                sink.assume("answers worth partial credit are not accepted", node.line)
+                sink.assume(M_("answers worth partial credit are not accepted"), node.line)
             if feedback:
-                sink.assume("feedback on particular wrong answers is not carried", node.line)
+                sink.assume(M_("feedback on particular wrong answers is not carried"), node.line)
             continue
         right_feedback = right_feedback or feedback or None
         try:
             value = float(text)
             tolerance = float(answer.get("tolerance", "0").strip() or "0")
         except ValueError as exc:
-            raise Unmappable(f"`{text}` is not a number") from exc
+            raise Unmappable(M_("`{text}` is not a number", text=text)) from exc
         if number is None:
             number = (value, tolerance)
         else:
             extra.append(text)
-            sink.assume("further right numbers are accepted as exact text, without their tolerance", node.line)
+            sink.assume(M_("further right numbers are accepted as exact text, without their tolerance"), node.line)
     if number is None:
-        raise Unmappable("no answer gives full marks")
+        raise Unmappable(M_("no answer gives full marks"))
     if any(u.get("unit_name").strip() for u in _children(node, "units", "unit")):
-        sink.assume("units are not asked for; the answer is the bare number", node.line)
+        sink.assume(M_("units are not asked for; the answer is the bare number"), node.line)
     fields = short_fields(prompt, extra, number=number, hint=hint)
     add_explanation(fields, right_feedback)
     return Draft(node.line, "numerical", None, fields)
@@ -220,7 +220,7 @@ def _gaps(node: Node, sink: Sink, kind: str, tag: str) -> Draft:
         for c in node.findall(tag)
     ]
     if len({g for _, g in choices}) > 1:
-        sink.assume("groups of choices are merged into one menu shared by every blank", node.line)
+        sink.assume(M_("groups of choices are merged into one menu shared by every blank"), node.line)
     block = next((m for m in _FENCE.finditer(markdown) if _GAP.search(m.group(1))), None)
     if block is not None:
         template = block.group(1)
@@ -230,16 +230,16 @@ def _gaps(node: Node, sink: Sink, kind: str, tag: str) -> Draft:
         prompt = ""
     if not prompt:
         prompt = "Choose the right option for each blank."
-        sink.assume("gap texts become the blanks' template, under the prompt 'Choose the right option for each blank.'", node.line)
+        sink.assume(M_("gap texts become the blanks' template, under the prompt 'Choose the right option for each blank.'"), node.line)
     numbers: dict[int, int] = {}
     for match in _GAP.finditer(template):
         numbers.setdefault(int(match.group(1)), len(numbers) + 1)
     if not numbers:
-        raise Unmappable("the text has no [[n]] gaps")
+        raise Unmappable(M_("the text has no [[n]] gaps"))
     answers: dict[int, str] = {}
     for choice_number, blank in numbers.items():
         if not 1 <= choice_number <= len(choices):
-            raise Unmappable(f"the gap [[{choice_number}]] names no choice (there are {len(choices)})")
+            raise Unmappable(M_("the gap [[{choice_number}]] names no choice (there are {n})", choice_number=choice_number, n=len(choices)))
         answers[blank] = choices[choice_number - 1][0]
     code = _GAP.sub(lambda m: "{{" + str(numbers[int(m.group(1))]) + "}}", template)
     fields = blanks_fields(prompt, code, [t for t, _ in choices], answers)
@@ -257,13 +257,13 @@ def _gapselect(node: Node, sink: Sink) -> Draft:
 def _coderunner(node: Node, sink: Sink) -> Draft:
     runner = node.get("coderunnertype").strip()
     if runner not in _PYTHON_RUNNERS:
-        raise Unmappable(f"CodeRunner type `{runner or '(none)'}`: only python3 questions become code items")
+        raise Unmappable(M_("CodeRunner type `{runner}`: only python3 questions become code items", runner=runner or "(none)"))
     prompt = _markdown(node.find("questiontext"), sink, node.line)
     cases: list[Case] = []
     example_cases: list[Case] = []
     for raw in _children(node, "testcases", "testcase"):
         if raw.attrs.get("testtype", "0") == "1":
-            sink.assume("precheck-only test cases are left out", node.line)
+            sink.assume(M_("precheck-only test cases are left out"), node.line)
             continue
         case = Case(
             code=raw.get("testcode/text"),
@@ -276,20 +276,20 @@ def _coderunner(node: Node, sink: Sink) -> Draft:
         if raw.attrs.get("useasexample") == "1":
             example_cases.append(case)
     if not cases:
-        raise Unmappable("no test cases")
+        raise Unmappable(M_("no test cases"))
     shown_examples = examples(example_cases)
     if shown_examples:
         prompt = f"{prompt}\n\n{shown_examples}"
     grader = node.get("grader").strip() or "EqualityGrader"
     if grader not in _GRADERS:
-        raise Unmappable(f"CodeRunner grader `{grader}`: only exact and nearly exact output matches are reproduced")
+        raise Unmappable(M_("CodeRunner grader `{grader}`: only exact and nearly exact output matches are reproduced", grader=grader))
     echo = runner == "python3_w_input"
     template = node.get("template").strip()
     if template:
         if not _echoes_input(template):
-            raise Unmappable("a customised CodeRunner template (a test harness of its own) is not reproduced")
+            raise Unmappable(M_("a customised CodeRunner template (a test harness of its own) is not reproduced"))
         echo = True
-        sink.assume("the customised template's echoing `input()` is reproduced; the rest of it is not carried", node.line)
+        sink.assume(M_("the customised template's echoing `input()` is reproduced; the rest of it is not carried"), node.line)
     limits: dict[str, float | int] = {}
     try:
         seconds = float(node.get("cputimelimitsecs").strip() or "0")
@@ -331,10 +331,10 @@ def _common(node: Node, draft: Draft, sink: Sink) -> None:
     if hints:
         draft.fields["hint"] = "\n\n".join(hints)
         if len(hints) > 1:
-            sink.assume("several hints are shown together as one", node.line)
+            sink.assume(M_("several hints are shown together as one"), node.line)
     combined = [node.get(f"{k}/text").strip() for k in ("correctfeedback", "partiallycorrectfeedback", "incorrectfeedback")]
     if any(html_to_markdown(c)[0] not in _DEFAULT_COMBINED for c in combined):
-        sink.assume("combined feedback (correct / partially correct / incorrect) is not carried", node.line)
+        sink.assume(M_("combined feedback (correct / partially correct / incorrect) is not carried"), node.line)
     try:
         grade = float(node.get("defaultgrade", "1").strip() or "1")
     except ValueError:
@@ -342,13 +342,13 @@ def _common(node: Node, draft: Draft, sink: Sink) -> None:
     if grade != 1.0 and 0 <= grade <= 100:
         draft.fields["points"] = round(grade)
         if not grade.is_integer():
-            sink.assume("marks are rounded to whole points", node.line)
+            sink.assume(M_("marks are rounded to whole points"), node.line)
     for tag in _children(node, "tags", "tag"):
         key, _, value = tag.get("text").strip().partition(":")
         if key == "difficulty" and value in ("easy", "medium", "hard"):
             draft.fields["difficulty"] = value
     if node.get("hidden").strip() == "1":
-        sink.assume("questions hidden in Moodle are converted too", node.line)
+        sink.assume(M_("questions hidden in Moodle are converted too"), node.line)
 
 
 def _children(node: Node, tag: str, child: str) -> list[Node]:

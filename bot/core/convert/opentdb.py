@@ -10,6 +10,8 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import unquote
 
+from bot.core.i18n import M_
+
 from .draft import Draft, Sink, Unmappable, choice_fields
 from .result import ConvertError
 from .text import decode, first_words
@@ -30,26 +32,26 @@ def read(data: bytes, sink: Sink) -> None:
     try:
         document = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ConvertError(sink.source, exc.lineno, f"broken JSON: {exc.msg}") from exc
+        raise ConvertError(sink.source, exc.lineno, M_("broken JSON: {detail}", detail=exc.msg)) from exc
     except RecursionError as exc:
-        raise ConvertError(sink.source, None, "the JSON nests too deeply") from exc
+        raise ConvertError(sink.source, None, M_("the JSON nests too deeply")) from exc
     if isinstance(document, dict):
         code = document.get("response_code", 0)
         if code in _RESPONSE_CODES:
-            raise ConvertError(sink.source, 1, f"response_code {code}: {_RESPONSE_CODES[code]}")
+            raise ConvertError(sink.source, 1, M_("response_code {code}: {meaning}", code=code, meaning=_RESPONSE_CODES[code]))
         results = document.get("results")
     else:
         results = document
     if not isinstance(results, list):
-        raise ConvertError(sink.source, 1, 'an Open Trivia DB response has a "results" list')
+        raise ConvertError(sink.source, 1, M_('an Open Trivia DB response has a "results" list'))
     lines = _object_lines(text, nested=isinstance(document, dict))
     unwrap = _decoder(results)
     if unwrap is not html.unescape:
-        sink.assume("the response was " + ("base64" if unwrap is _b64 else "URL") + "-encoded; it was decoded")
+        sink.assume(M_("the response was {encoding}-encoded; it was decoded", encoding="base64" if unwrap is _b64 else "URL"))
     for index, result in enumerate(results):
         line = lines[index] if index < len(lines) else 1
         if not isinstance(result, dict):
-            sink.skip(line, "result", f"results[{index}]", "not a question object")
+            sink.skip(line, "result", f"results[{index}]", M_("not a question object"))
             continue
         fields = {k: _decode_all(v, unwrap) for k, v in result.items()}
         label = first_words(str(fields.get("question", f"results[{index}]")))
@@ -57,13 +59,13 @@ def read(data: bytes, sink: Sink) -> None:
         try:
             sink.add(_item(fields, line, kind))
         except Unmappable as exc:
-            sink.skip(line, kind or "result", label, str(exc))
+            sink.skip(line, kind or "result", label, exc.args[0])
 
 
 def _item(fields: dict[str, Any], line: int, kind: str) -> Draft:
     question, right, wrong = fields.get("question"), fields.get("correct_answer"), fields.get("incorrect_answers")
     if not isinstance(question, str) or not isinstance(right, str) or not isinstance(wrong, list):
-        raise Unmappable("needs `question`, `correct_answer` and `incorrect_answers`")
+        raise Unmappable(M_("needs `question`, `correct_answer` and `incorrect_answers`"))
     difficulty = fields.get("difficulty") if fields.get("difficulty") in _DIFFICULTIES else None
     if kind == "boolean":
         choices = [(word, word.lower() == right.strip().lower(), None) for word in ("True", "False")]
@@ -72,7 +74,7 @@ def _item(fields: dict[str, Any], line: int, kind: str) -> Draft:
         choices = [(right, True, None)] + [(str(w), False, None) for w in wrong]
         built = choice_fields(question, choices, multiple=False, difficulty=difficulty)
     else:
-        raise Unmappable(f"unknown question type `{kind}` (Open Trivia DB has multiple and boolean)")
+        raise Unmappable(M_("unknown question type `{kind}` (Open Trivia DB has multiple and boolean)", kind=kind))
     category = fields.get("category")
     return Draft(line, kind, None, built, topic=category.strip() if isinstance(category, str) and category.strip() else None)
 

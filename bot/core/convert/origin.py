@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.core.errors import Problem
+from bot.core.i18n import M_, said
 
 ORIGIN_FILE = "source-lines.json"
 MAX_ORIGIN_BYTES = 1024 * 1024  # 5000 items at most, each a short row
@@ -28,7 +29,7 @@ class SourceProblem(Problem):
     """A problem in the uploaded file: `file:line: message` (the source has no useful column)."""
 
     def __str__(self) -> str:
-        return f"{self.file}:{self.line}: {self.message}" if self.line else f"{self.file}: {self.message}"
+        return f"{self.file}:{self.line}: {said(self.message)}" if self.line else f"{self.file}: {said(self.message)}"
 
 
 @dataclass(frozen=True)
@@ -54,7 +55,7 @@ class Origin:
             _, qid, line = self.questions[at]
             message = problem.message
             if not message.startswith(f"question `{qid}`"):
-                message = f"question `{qid}`: {message}"
+                message = M_("question `{id}`: {problem}", id=qid, problem=message)
             out.append(SourceProblem(self.source, line, 0, message))
         return out
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import yaml
 
+from bot.core.i18n import M_
+
 try:  # libyaml composes large lists several times faster; marks and node values are the same
     from yaml import CSafeLoader as _Loader
 except ImportError:  # pragma: no cover - PyYAML built without libyaml
@@ -27,14 +29,14 @@ def read(data: bytes, sink: Sink) -> None:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None
-        raise ConvertError(sink.source, line, f"broken YAML: {exc.problem or exc.context}") from exc
+        raise ConvertError(sink.source, line, M_("broken YAML: {detail}", detail=exc.problem or exc.context)) from exc
     except yaml.YAMLError as exc:
-        raise ConvertError(sink.source, None, f"broken YAML: {exc}") from exc
+        raise ConvertError(sink.source, None, M_("broken YAML: {detail}", detail=exc)) from exc
     if not isinstance(root, yaml.MappingNode):
         line = root.start_mark.line + 1 if root is not None else 1
-        raise ConvertError(sink.source, line, "a Red trivia list is a mapping of `question: [answers]`")
+        raise ConvertError(sink.source, line, M_("a Red trivia list is a mapping of `question: [answers]`"))
     seen: dict[str, int] = {}
-    sink.assume("Red accepted an answer found anywhere in a message; QuizBot compares the whole answer")
+    sink.assume(M_("Red accepted an answer found anywhere in a message; QuizBot compares the whole answer"))
     for key, value in root.value:
         line = key.start_mark.line + 1
         question = str(key.value).strip() if isinstance(key, yaml.ScalarNode) else ""
@@ -43,25 +45,25 @@ def read(data: bytes, sink: Sink) -> None:
             continue
         if question == "DESCRIPTION" and isinstance(value, yaml.ScalarNode):
             sink.notes.append(str(value.value).strip())
-            sink.assume("the list's DESCRIPTION became the pack's description", line)
+            sink.assume(M_("the list's DESCRIPTION became the pack's description"), line)
             continue
         if question == "CONFIG":
             sink.notes.append("Red trivia settings, kept as a note (QuizBot does not use them): " + _config(value))
-            sink.assume("the list's CONFIG is kept as a note in the pack's description", line)
+            sink.assume(M_("the list's CONFIG is kept as a note in the pack's description"), line)
             continue
         label = first_words(question)
         if not question:
-            sink.skip(line, "question", "(not text)", "the question is not text")
+            sink.skip(line, "question", "(not text)", M_("the question is not text"))
             continue
         if question in seen:
-            sink.skip(line, "question", label, f"the same question is already on line {seen[question]}")
+            sink.skip(line, "question", label, M_("the same question is already on line {line}", line=seen[question]))
             continue
         seen[question] = line
         try:
             answers = _answers(value)
             sink.add(Draft(line, "question", None, short_fields(question, answers)))
         except Unmappable as exc:
-            sink.skip(line, "question", label, str(exc))
+            sink.skip(line, "question", label, exc.args[0])
 
 
 def _answers(node: yaml.Node) -> list[str]:
@@ -70,12 +72,12 @@ def _answers(node: yaml.Node) -> list[str]:
     elif isinstance(node, yaml.SequenceNode):
         items = list(node.value)
     else:
-        raise Unmappable("the answers are not a list")
+        raise Unmappable(M_("the answers are not a list"))
     answers = [str(item.value) for item in items if isinstance(item, yaml.ScalarNode) and str(item.value).strip()]
     if len(answers) != len(items):
-        raise Unmappable("every answer must be plain text")
+        raise Unmappable(M_("every answer must be plain text"))
     if not answers:
-        raise Unmappable("no answers")
+        raise Unmappable(M_("no answers"))
     return answers
 
 

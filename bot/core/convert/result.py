@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.core.errors import Problem, QuizError
+from bot.core.i18n import N_, _, ngettext, number, said
 from bot.core.packs import LoadedPack
 
 from .origin import ORIGIN_FILE, origin_json
@@ -28,7 +29,7 @@ class ConvertError(QuizError):
     def __init__(self, source: str, line: int | None, message: str) -> None:
         self.source, self.line, self.message = source, line, message
         where = f"{source}:{line}" if line is not None else source
-        super().__init__(f"{where}: {message}")
+        super().__init__(f"{where}: {said(message)}")
 
     def problem(self) -> Problem:
         """Return the error as a pack Problem, for front ends that already show those."""
@@ -55,7 +56,7 @@ class NotConverted:
     reason: str
 
     def describe(self, source: str) -> str:
-        return f"{source}:{self.line}: `{self.label}` ({self.source_type}): {self.reason}"
+        return f"{source}:{self.line}: `{self.label}` ({self.source_type}): {said(self.reason)}"
 
 
 @dataclass(frozen=True)
@@ -67,11 +68,12 @@ class Assumption:
 
     def describe(self) -> str:
         if not self.lines:
-            return self.message
+            return said(self.message)
         shown = ", ".join(str(n) for n in self.lines[:12])
-        more = f" and {len(self.lines) - 12} more" if len(self.lines) > 12 else ""
-        word = "line" if len(self.lines) == 1 else "lines"
-        return f"{self.message} ({word} {shown}{more})"
+        if len(self.lines) > 12:
+            shown = _("{lines} and {n} more").format(lines=shown, n=number(len(self.lines) - 12))
+        where = ngettext("line {lines}", "lines {lines}", len(self.lines)).format(lines=shown)
+        return f"{said(self.message)} ({where})"
 
 
 @dataclass(frozen=True)
@@ -120,33 +122,39 @@ class Conversion:
     def summary(self) -> str:
         """Say in one line how many items became which type."""
         counts = self.counts()
-        kinds = ", ".join(f"{n} {kind}" for kind, n in counts.items())
-        total = len(self.converted)
-        head = f"Converted {total} item{'s' if total != 1 else ''} from {FORMAT_NAMES.get(self.format, self.format)}"
-        tail = f" ({kinds})" if kinds else ""
-        left = len(self.not_converted)
-        return head + tail + (f"; {left} not converted." if left else ".")
+        kinds = ", ".join(f"{number(n)} {kind}" for kind, n in counts.items())  # the pack format's own type names
+        total, left = len(self.converted), len(self.not_converted)
+        source = _(FORMAT_NAMES[self.format]) if self.format in FORMAT_NAMES else self.format
+        head = ngettext("Converted {n} item from {source}", "Converted {n} items from {source}", total)
+        head = head.format(n=number(total), source=source) + (f" ({kinds})" if kinds else "")
+        return head + (_("; {n} not converted.").format(n=number(left)) if left else ".")
 
     def preview(self, *, problems: int = 5) -> str:
         """Return a short Markdown preview for an admin: counts per type, then the first problems."""
         lines = [f"**{self.summary()}**"]
         if self.ok:
-            lines.append(f"Pack `{self.pack['pack']}` · {self.pack['title']} · version {self.pack['version']}")
+            lines.append(
+                _("Pack `{pack}` · {title} · version {version}").format(
+                    pack=self.pack["pack"], title=self.pack["title"], version=self.pack["version"]
+                )
+            )
             topics = self.pack.get("topics") or []
             if topics:
-                lines.append("Topics: " + ", ".join(t["title"] for t in topics[:10]) + (" ..." if len(topics) > 10 else ""))
+                lines.append(_("Topics:") + " " + ", ".join(t["title"] for t in topics[:10]) + (" ..." if len(topics) > 10 else ""))
         if self.not_converted:
-            lines.append("Not converted:")
+            lines.append(_("Not converted:"))
+            line = _("line {line}: `{label}` ({type}): {reason}")
             lines.extend(
-                f"- line {n.line}: `{n.label}` ({n.source_type}): {n.reason}" for n in self.not_converted[:problems]
+                "- " + line.format(line=n.line, label=n.label, type=n.source_type, reason=said(n.reason))
+                for n in self.not_converted[:problems]
             )
             if len(self.not_converted) > problems:
-                lines.append(f"- ... and {len(self.not_converted) - problems} more")
+                lines.append("- " + _("... and {n} more").format(n=number(len(self.not_converted) - problems)))
         if self.assumptions:
-            lines.append("Assumed:")
+            lines.append(_("Assumed:"))
             lines.extend(f"- {a.describe()}" for a in self.assumptions[:problems])
             if len(self.assumptions) > problems:
-                lines.append(f"- ... and {len(self.assumptions) - problems} more")
+                lines.append("- " + _("... and {n} more").format(n=number(len(self.assumptions) - problems)))
         return "\n".join(lines)
 
     def report_lines(self, *, limit: int | None = None) -> list[str]:
@@ -167,12 +175,12 @@ class Conversion:
         return lines
 
 
-FORMAT_NAMES = {
-    "moodle-xml": "Moodle XML",
-    "gift": "GIFT",
-    "red-trivia": "a Red-DiscordBot trivia list",
-    "opentdb": "Open Trivia DB JSON",
-    "csv": "CSV/TSV",
-    "anki": "an Anki text export",
-    "anki-package": "an Anki package (.apkg/.colpkg)",
+FORMAT_NAMES = {  # what `summary` says a file was converted from
+    "moodle-xml": N_("Moodle XML"),
+    "gift": N_("GIFT"),
+    "red-trivia": N_("a Red-DiscordBot trivia list"),
+    "opentdb": N_("Open Trivia DB JSON"),
+    "csv": N_("CSV/TSV"),
+    "anki": N_("an Anki text export"),
+    "anki-package": N_("an Anki package (.apkg/.colpkg)"),
 }

@@ -11,6 +11,8 @@ import io
 import re
 from typing import Any
 
+from bot.core.i18n import M_
+
 from .columns import Column, columns, describe, normal, unknown_overrides
 from .draft import (
     Draft,
@@ -90,7 +92,7 @@ def rows(text: str, delimiter: str, source: str) -> list[tuple[int, list[str]]]:
             out.append((start, row))
             start = reader.line_num + 1
     except csv.Error as exc:
-        raise ConvertError(source, start, f"broken CSV: {exc} (check the quotes in this row)") from exc
+        raise ConvertError(source, start, M_("broken CSV: {detail} (check the quotes in this row)", detail=exc)) from exc
     return out
 
 
@@ -105,12 +107,13 @@ def read(data: bytes, sink: Sink) -> None:
     delimiter = "\t" if "\t" in first else ";" if first.count(";") > first.count(",") else ","
     table = rows(text, delimiter, sink.source)
     if not table:
-        raise ConvertError(sink.source, 1, "the file is empty; the first row names the columns: " + ",".join(COLUMNS))
+        raise ConvertError(sink.source, 1, M_("the file is empty; the first row names the columns: {columns}", columns=",".join(COLUMNS)))
     header_line, header = table[0]
     unknown = unknown_overrides(header, sink.column_map)
     if unknown:
         raise ConvertError(
-            sink.source, header_line, f"--map names {', '.join(unknown)}, but the header row has only: " + ", ".join(header)
+            sink.source, header_line,
+            M_("--map names {names}, but the header row has only: {header}", names=", ".join(unknown), header=", ".join(header)),
         )
     found = columns(header, sink.column_map)
     fields = {c.field for c in found}
@@ -123,15 +126,17 @@ def read(data: bytes, sink: Sink) -> None:
         raise ConvertError(
             sink.source,
             header_line,
-            f"the header row names no {' and no '.join(lacking)} column (it reads: {', '.join(header)}); "
-            "name them as in Question,Answer or Front,Back or Question,A,B,C,D,Answer, or say which is which "
-            "with --map COLUMN=FIELD",
+            M_(
+                "the header row names no {lacking} column (it reads: {header}); name them as in Question,Answer or "
+                "Front,Back or Question,A,B,C,D,Answer, or say which is which with --map COLUMN=FIELD",
+                lacking=" and no ".join(lacking), header=", ".join(header),
+            ),
         )
     if sink.column_map or any(normal(h) not in (*COLUMNS, *OPTIONAL) for h in header):
         sink.assume(describe(found))
     keyed = keyed_answers([_cells(found, row).get("answer", "") for _, row in table[1:] if _options(found, row)])
     if keyed:
-        sink.assume("the answer column gives each right option by its letter or number (A or 1 is the first option)")
+        sink.assume(M_("the answer column gives each right option by its letter or number (A or 1 is the first option)"))
     for line, row in table[1:]:
         if not any(cell.strip() for cell in row):
             continue
@@ -139,12 +144,12 @@ def read(data: bytes, sink: Sink) -> None:
         label = first_words(cells.get("prompt", "") or ",".join(row))
         kind = cells.get("type", "").strip().lower() or ("choice" if _options(found, row) else "short")
         if len(row) != len(header) and not (len(row) > len(header) and all(not c.strip() for c in row[len(header):])):
-            sink.skip(line, kind, label, f"the row has {len(row)} columns; the header has {len(header)}")
+            sink.skip(line, kind, label, M_("the row has {n} columns; the header has {header}", n=len(row), header=len(header)))
             continue
         try:
             draft = _row(cells, _options(found, row), keyed, line, kind, sink)
         except Unmappable as exc:
-            sink.skip(line, kind, label, str(exc))
+            sink.skip(line, kind, label, exc.args[0])
             continue
         sink.add(draft)
 
@@ -173,7 +178,7 @@ def _row(
     prompt = cells.get("prompt", "").strip()
     difficulty = cells.get("difficulty", "").strip().lower() or None
     if difficulty is not None and difficulty not in _DIFFICULTIES:
-        raise Unmappable(f"difficulty `{difficulty}`: write easy, medium or hard")
+        raise Unmappable(M_("difficulty `{difficulty}`: write easy, medium or hard", difficulty=difficulty))
     hint, explanation = cells.get("hint"), cells.get("explanation")
     answers = split(cells.get("answer", ""))
     options = split(cells.get("options", ""))
@@ -186,7 +191,7 @@ def _row(
     elif kind == "choice":
         for answer in answers:
             if answer not in options:
-                raise Unmappable(f"the answer `{answer}` is not one of the options")
+                raise Unmappable(M_("the answer `{answer}` is not one of the options", answer=answer))
         choices = [(option, option in answers, None) for option in options]
         fields = choice_fields(
             prompt, choices, multiple=len(answers) > 1, hint=hint, explanation=explanation, difficulty=difficulty
@@ -206,9 +211,9 @@ def _row(
     elif kind == "blanks":
         fields = _blanks(prompt, answers, options, (hint, explanation, difficulty), line, sink)
     elif kind == "code":
-        raise Unmappable("code items need a unittest file; write them in the pack's YAML")
+        raise Unmappable(M_("code items need a unittest file; write them in the pack's YAML"))
     else:
-        raise Unmappable(f"type `{kind}`: write choice, short or blanks")
+        raise Unmappable(M_("type `{kind}`: write choice, short or blanks", kind=kind))
     topic = cells.get("topic", "").strip() or None
     name = cells.get("id", "").strip() or None
     return Draft(line, kind, name, fields, topic=topic)
@@ -240,10 +245,10 @@ def _pick(
             right = {i + 1 for i in right} | {0}
         else:
             raise Unmappable(
-                f"the answer `{answer}` is none of the {len(options)} options, nor an option's letter or number"
+                M_("the answer `{answer}` is none of the {n} options, nor an option's letter or number", answer=answer, n=len(options))
             )
     if not answers:
-        raise Unmappable("no right answer")
+        raise Unmappable(M_("no right answer"))
     return [(text, i in right, None) for i, text in enumerate(texts)]
 
 
@@ -300,12 +305,12 @@ def _blanks(
         text = (prompt[: block.start()] + prompt[block.end() :]).strip()
     else:
         code, text = prompt, "Choose the right option for each blank."
-        sink.assume("prompts with blanks outside a code block become the template itself", line)
+        sink.assume(M_("prompts with blanks outside a code block become the template itself"), line)
     numbers = sorted({int(n) for n in _BLANK.findall(code)})
     if not numbers:
-        raise Unmappable("no {{1}}, {{2}} ... blanks in the prompt")
+        raise Unmappable(M_("no {first}, {second} ... blanks in the prompt", first="{{1}}", second="{{2}}"))
     if len(answers) != len(numbers):
-        raise Unmappable(f"{len(numbers)} blanks but {len(answers)} answers (give one per blank, in order, separated by |)")
+        raise Unmappable(M_("{n} blanks but {answers} answers (give one per blank, in order, separated by |)", n=len(numbers), answers=len(answers)))
     hint, explanation, difficulty = extras
     return blanks_fields(
         text, code, options, dict(zip(numbers, answers, strict=True)), hint=hint, explanation=explanation, difficulty=difficulty

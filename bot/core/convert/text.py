@@ -7,6 +7,7 @@ import re
 import unicodedata
 from html.parser import HTMLParser
 
+from bot.core.i18n import M_
 from bot.core.packs.models import ITEM_ID, PACK_ID
 
 from .result import ConvertError
@@ -28,12 +29,12 @@ def decode(data: bytes, source: str) -> str:
         try:
             return data.decode("utf-16")
         except UnicodeDecodeError as exc:
-            raise ConvertError(source, None, "not valid UTF-16 text") from exc
+            raise ConvertError(source, None, M_("not valid UTF-16 text")) from exc
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        raise ConvertError(source, line, f"not UTF-8 text (byte {exc.start}); save the file as UTF-8") from exc
+        raise ConvertError(source, line, M_("not UTF-8 text (byte {byte}); save the file as UTF-8", byte=exc.start)) from exc
 
 
 def looks_like_html(text: str) -> bool:

@@ -14,6 +14,8 @@ from xml.sax.xmlreader import AttributesImpl, Locator
 import defusedxml.sax
 from defusedxml import DefusedXmlException, DTDForbidden
 
+from bot.core.i18n import M_
+
 from .result import ConvertError
 
 MAX_DEPTH = 40
@@ -88,18 +90,20 @@ def parse_xml(data: bytes, source: str) -> Node:
     try:
         defusedxml.sax.parseString(data, builder, forbid_dtd=True, forbid_entities=True, forbid_external=True)
     except SAXParseException as exc:
-        raise ConvertError(source, exc.getLineNumber(), f"broken XML: {exc.getMessage()}") from exc
+        raise ConvertError(source, exc.getLineNumber(), M_("broken XML: {detail}", detail=exc.getMessage())) from exc
     except DTDForbidden as exc:
         raise ConvertError(
             source,
             builder.line(),
-            "the XML declares a DTD (<!DOCTYPE>); DTDs and entities are refused, "
-            "because they can read local files or expand without end",
+            M_(
+                "the XML declares a DTD (<!DOCTYPE>); DTDs and entities are refused, "
+                "because they can read local files or expand without end"
+            ),
         ) from exc
     except DefusedXmlException as exc:
-        raise ConvertError(source, builder.line(), "the XML declares entities; they are refused") from exc
+        raise ConvertError(source, builder.line(), M_("the XML declares entities; they are refused")) from exc
     except _TooDeep as exc:
-        raise ConvertError(source, builder.line(), f"the XML nests deeper than {MAX_DEPTH} levels") from exc
+        raise ConvertError(source, builder.line(), M_("the XML nests deeper than {most} levels", most=MAX_DEPTH)) from exc
     if builder.root is None:
-        raise ConvertError(source, 1, "no XML element found")
+        raise ConvertError(source, 1, M_("no XML element found"))
     return builder.root

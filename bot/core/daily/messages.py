@@ -19,6 +19,7 @@ from bot.core.replies import Button, Control, Fields, Message, Text, Tone, cmd
 
 from . import actions as dx
 from .channel import DailyPost, MemberAnswer, Tally
+from .pauses import pause_text
 from .queue import DailyQueue, minutes_for
 from .reminders import Reminder, reminder_text
 from .schedule import Schedule
@@ -111,7 +112,7 @@ def schedule_message(schedule: Schedule, *, now: datetime) -> Message:
         if schedule.reveal_after_hours is not None
         else _("when the next question is posted")
     )
-    state = _("paused: {reason}").format(reason=schedule.pause_reason or "") if schedule.paused else _("on")
+    state = _("paused: {reason}").format(reason=pause_text(schedule.pause_reason)) if schedule.paused else _("on")
     fields = [
         (_("Channel"), f"<#{schedule.channel_id}>"),
         (_("Time"), f"{schedule.at_text} {schedule.zone}"),
@@ -135,7 +136,7 @@ def paused_message(schedule: Schedule) -> Message:
         parts=(
             Text(
                 _("The daily question for {channel} is paused: {reason}. Fix it, then set the schedule again with {set}.").format(
-                    channel=f"<#{schedule.channel_id}>", reason=schedule.pause_reason, set=cmd("daily set")
+                    channel=f"<#{schedule.channel_id}>", reason=pause_text(schedule.pause_reason), set=cmd("daily set")
                 )
             ),
         ),

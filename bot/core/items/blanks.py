@@ -8,7 +8,7 @@ import re
 from bot.core import actions as ax
 from bot.core.coderun import RunOutcome, RunRequest
 from bot.core.errors import BadSubmission, StaleAction
-from bot.core.i18n import _, pgettext
+from bot.core.i18n import M_, _, pgettext
 from bot.core.model import ItemState
 from bot.core.packs.fillings import describe
 from bot.core.packs.models import BLANK, AnyQuestion, BlanksQuestion
@@ -123,19 +123,19 @@ class BlanksType:
         q = _q(question)
         blanks = q.blanks()
         if not blanks:
-            add(("code",), "no blanks; mark them {{1}}, {{2}} ...")
+            add(("code",), M_("no blanks; mark them {first}, {second} ...", first="{{1}}", second="{{2}}"))
         for number in blanks:
             if number not in q.answers:
-                add(("answers",), f"blank {{{{{number}}}}} has no answer")
+                add(("answers",), M_("blank {blank} has no answer", blank=f"{{{{{number}}}}}"))
         for number, answer in q.answers.items():
             if number not in blanks:
-                add(("answers", number), f"there is no blank {{{{{number}}}}} in `code`")
+                add(("answers", number), M_("there is no blank {blank} in `code`", blank=f"{{{{{number}}}}}"))
             if answer not in q.options:
-                add(("answers", number), f"`{answer}` is not one of the options")
+                add(("answers", number), M_("`{answer}` is not one of the options", answer=answer))
         if len(blanks) > MAX_BLANKS:
-            add(("code",), f"at most {MAX_BLANKS} blanks")
+            add(("code",), M_("at most {most} blanks", most=MAX_BLANKS))
         if BLANK.search(q.prompt):
-            add(("prompt",), "blanks belong in `code`, not the prompt")
+            add(("prompt",), M_("blanks belong in `code`, not the prompt"))
 
     def proof(self, question: AnyQuestion) -> list[ProofJob]:
         q = _q(question)
@@ -144,13 +144,13 @@ class BlanksType:
         jobs = [
             ProofJob(
                 RunRequest(q.filled()),
-                lambda o: None if o.status == "passed" else "with its answers filled in the code does not run (" + why(o) + ")",
+                lambda o: None if o.status == "passed" else M_("with its answers filled in the code does not run ({why})", why=why(o)),
             )
         ]
         for filling in q.also_correct:
 
             def also_runs(o: RunOutcome, shown: str = describe(q, filling)) -> str | None:
-                return None if o.status == "passed" else f"the `also_correct` filling {shown} does not run ({why(o)})"
+                return None if o.status == "passed" else M_("the `also_correct` filling {shown} does not run ({why})", shown=shown, why=why(o))
 
             jobs.append(ProofJob(RunRequest(q.filled(filling)), also_runs))
         return jobs

@@ -7,7 +7,7 @@ import random
 from bot.core import actions as ax
 from bot.core.coderun import RunRequest
 from bot.core.errors import BadSubmission, StaleAction
-from bot.core.i18n import _, pgettext
+from bot.core.i18n import M_, _, pgettext
 from bot.core.model import ItemState
 from bot.core.packs.models import AnyQuestion, BlanksQuestion, ChoiceQuestion
 from bot.core.replies import Button, ButtonStyle, Control, InputRequest, Option, Select, Text
@@ -129,16 +129,16 @@ class ChoiceType:
         q = _q(question)
         correct = sum(c.correct for c in q.choices)
         if q.multiple and correct == 0:
-            add(("choices",), "no choice is marked `correct: true`")
+            add(("choices",), M_("no choice is marked `correct: true`"))
         if not q.multiple and correct != 1:
             add(
                 ("choices",),
-                f"exactly one choice must be correct (found {correct}); set `multiple: true` for select-all-that-apply",
+                M_("exactly one choice must be correct (found {n}); set `multiple: true` for select-all-that-apply", n=correct),
             )
         texts = [c.text for c in q.choices]
         for j, text in enumerate(texts):
             if text in texts[:j]:
-                add(("choices", j, "text"), "the same text as another choice")
+                add(("choices", j, "text"), M_("the same text as another choice"))
 
     def proof(self, question: AnyQuestion) -> list[ProofJob]:
         return []

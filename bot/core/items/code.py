@@ -7,7 +7,7 @@ import random
 from bot.core import actions as ax
 from bot.core.coderun import RunOutcome, RunRequest
 from bot.core.errors import StaleAction
-from bot.core.i18n import _, pgettext
+from bot.core.i18n import M_, _, pgettext
 from bot.core.model import ItemState
 from bot.core.packs.models import AnyQuestion, BlanksQuestion, CodeQuestion
 from bot.core.replies import Button, Code, InputRequest, Text, Tone
@@ -82,11 +82,11 @@ class CodeType:
     def check(self, question: AnyQuestion, add: AddProblem) -> None:
         q = _q(question)
         if (q.test is None) == (q.test_file is None):
-            add((), "give exactly one of `test` and `test_file`")
+            add((), M_("give exactly one of `test` and `test_file`"))
         if (q.solution is None) == (q.solution_file is None):
-            add((), "give exactly one of `solution` and `solution_file`")
+            add((), M_("give exactly one of `solution` and `solution_file`"))
         if q.test is not None and "user_code" not in q.test:
-            add(("test",), "the test must import `user_code`")
+            add(("test",), M_("the test must import `user_code`"))
 
     def graded_run(self, question: AnyQuestion, code: str) -> RunRequest:
         return request(_q(question), code)
@@ -95,10 +95,10 @@ class CodeType:
         q = _q(question)
 
         def solution_passes(o: RunOutcome) -> str | None:
-            return None if o.status == "passed" else "the solution does not pass its test (" + why(o) + ")"
+            return None if o.status == "passed" else M_("the solution does not pass its test ({why})", why=why(o))
 
         def starter_fails(o: RunOutcome) -> str | None:
-            return "the starter already passes every test; a starter must not be an answer" if o.status == "passed" else None
+            return M_("the starter already passes every test; a starter must not be an answer") if o.status == "passed" else None
 
         return [ProofJob(request(q, q.solution or ""), solution_passes), ProofJob(request(q, q.starter), starter_fails)]
 

@@ -9,7 +9,7 @@ from decimal import Decimal
 from bot.core import actions as ax
 from bot.core.coderun import RunOutcome, RunRequest
 from bot.core.errors import BadSubmission, StaleAction
-from bot.core.i18n import _, pgettext
+from bot.core.i18n import M_, _, pgettext
 from bot.core.model import ItemState
 from bot.core.packs.models import AnyQuestion, BlanksQuestion, ShortQuestion
 from bot.core.replies import Button, InputRequest
@@ -112,12 +112,12 @@ class ShortType:
     def check(self, question: AnyQuestion, add: AddProblem) -> None:
         q = _q(question)
         if not q.accept and q.number is None:
-            add((), "a short question needs `accept` or `number`")
+            add((), M_("a short question needs `accept` or `number`"))
         if q.verify == "output":
             if not q.accept:
-                add(("verify",), "`output` needs `accept` (its first entry is what must print)")
+                add(("verify",), M_("`output` needs `accept` (its first entry is what must print)"))
             if "```" not in q.prompt:
-                add(("verify",), "`output` needs a fenced code block in the prompt")
+                add(("verify",), M_("`output` needs a fenced code block in the prompt"))
 
     def proof(self, question: AnyQuestion) -> list[ProofJob]:
         q = _q(question)
@@ -127,9 +127,9 @@ class ShortType:
 
         def judge(o: RunOutcome) -> str | None:
             if o.status != "passed":
-                return "the prompt's code does not run (" + why(o) + ")"
+                return M_("the prompt's code does not run ({why})", why=why(o))
             if normalize(o.stdout) != normalize(expected):
-                return f"the prompt's code prints {o.stdout.strip()[:200]!r}, not accept[0] {expected!r}"
+                return M_("the prompt's code prints {printed}, not accept[0] {expected}", printed=repr(o.stdout.strip()[:200]), expected=repr(expected))
             return None
 
         return [ProofJob(RunRequest(first_code_block(q.prompt) or ""), judge)]

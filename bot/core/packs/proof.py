@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.core.errors import PackInvalid, Problem
+from bot.core.i18n import M_
 from bot.core.items.proving import first_code_block, why
 from bot.core.ports import CodeRunner, RunOutcome, RunRequest
 
@@ -62,24 +63,24 @@ def wrong_solutions(loaded: LoadedPack, folder: Path | None) -> tuple[list[Wrong
     code_ids = {q.id for q in loaded.pack.questions if kind_of(q).wrong_solutions}
     for entry in sorted((folder / WRONG_DIR).iterdir()):
         if not entry.is_dir():
-            problems.append(Problem(str(entry), 1, 1, "wrong solutions go in wrong/<question id>/<name>.py"))
+            problems.append(Problem(str(entry), 1, 1, M_("wrong solutions go in wrong/<question id>/<name>.py")))
             continue
         if entry.name not in code_ids:
             known = ", ".join(sorted(code_ids)) or "none"
-            problems.append(Problem(str(entry), 1, 1, f"`{entry.name}` is not a code question of this pack (code questions: {known})"))
+            problems.append(Problem(str(entry), 1, 1, M_("`{name}` is not a code question of this pack (code questions: {known})", name=entry.name, known=known)))
             continue
         files = sorted(p for p in entry.iterdir() if p.suffix == ".py" and p.is_file())
         if len(files) > MAX_WRONG_PER_ITEM:
-            problems.append(Problem(str(entry), 1, 1, f"at most {MAX_WRONG_PER_ITEM} wrong solutions per question"))
+            problems.append(Problem(str(entry), 1, 1, M_("at most {most} wrong solutions per question", most=MAX_WRONG_PER_ITEM)))
             files = files[:MAX_WRONG_PER_ITEM]
         for path in files:
             if path.stat().st_size > MAX_WRONG_BYTES:
-                problems.append(Problem(str(path), 1, 1, f"larger than {MAX_WRONG_BYTES // 1024} KiB"))
+                problems.append(Problem(str(path), 1, 1, M_("larger than {size}", size=f"{MAX_WRONG_BYTES // 1024} KiB")))
                 continue
             try:
                 code = path.read_bytes().decode("utf-8")
             except UnicodeDecodeError as exc:
-                problems.append(Problem(str(path), 1, 1, f"not UTF-8 text (byte {exc.start})"))
+                problems.append(Problem(str(path), 1, 1, M_("not UTF-8 text (byte {byte})", byte=exc.start)))
                 continue
             found.append(WrongSolution(entry.name, path, code))
     return found, problems
@@ -87,10 +88,10 @@ def wrong_solutions(loaded: LoadedPack, folder: Path | None) -> tuple[list[Wrong
 
 def _judge_wrong(outcome: RunOutcome) -> str | None:
     if outcome.status == "passed":
-        return "passes every test; the tests must reject this wrong solution"
+        return M_("passes every test; the tests must reject this wrong solution")
     if any(not ok for _, ok, _ in outcome.tests) or outcome.status in ("timeout", "memory"):
         return None
-    return "does not reach the tests (" + why(outcome) + "); a wrong solution must load and then fail a test"
+    return M_("does not reach the tests ({why}); a wrong solution must load and then fail a test", why=why(outcome))
 
 
 class _Prover:
@@ -123,7 +124,7 @@ class _Prover:
     async def check(self, qid: str, request: RunRequest, judge: Callable[[RunOutcome], str | None]) -> None:
         verdict = judge(await self.run(request))
         if verdict:
-            self.fail(qid, self.loaded.problem(qid, f"question `{qid}`: {verdict}"))
+            self.fail(qid, self.loaded.problem(qid, M_("question `{id}`: {problem}", id=qid, problem=verdict)))
         self.step()
 
     async def wrong(self, q: AnyQuestion, fixture: WrongSolution) -> None:
@@ -133,7 +134,7 @@ class _Prover:
         verdict = _judge_wrong(outcome)
         if verdict:
             line = outcome.error_line or 1
-            self.fail(q.id, Problem(str(fixture.path), line, 1, f"wrong solution of question `{q.id}`: {verdict}"))
+            self.fail(q.id, Problem(str(fixture.path), line, 1, M_("wrong solution of question `{id}`: {problem}", id=q.id, problem=verdict)))
         self.step()
 
     async def others(self, q: BlanksQuestion, batch: list[fill.Filling]) -> None:
@@ -155,9 +156,11 @@ class _Prover:
                     q.id,
                     self.loaded.problem(
                         q.id,
-                        f"question `{q.id}`: the filling {fill.describe(q, filling)} also runs cleanly, so a learner "
-                        "who picks it is marked wrong for working code; make the template reject it or list it "
-                        "in `also_correct`",
+                        M_(
+                            "question `{id}`: the filling {filling} also runs cleanly, so a learner who picks it is marked "
+                            "wrong for working code; make the template reject it or list it in `also_correct`",
+                            id=q.id, filling=fill.describe(q, filling),
+                        ),
                     )
                 )
         self.step()

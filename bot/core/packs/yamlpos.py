@@ -17,6 +17,8 @@ from typing import Any
 
 import yaml
 
+from bot.core.i18n import M_
+
 Path = tuple[str | int, ...]
 Mark = tuple[int, int]  # 1-based line and column
 
@@ -40,7 +42,7 @@ class _StrictLoader(yaml.SafeLoader):
         try:
             if self._depth > MAX_DEPTH:
                 mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
-                raise YamlProblem(mark.line + 1, mark.column + 1, f"nested more than {MAX_DEPTH} levels deep")
+                raise YamlProblem(mark.line + 1, mark.column + 1, M_("nested more than {most} levels deep", most=MAX_DEPTH))
             node: yaml.Node | None = super().compose_node(parent, index)
             return node
         finally:
@@ -90,7 +92,7 @@ def parse(text: str) -> tuple[Any, Positions]:
     except yaml.MarkedYAMLError as exc:
         raise explain(text, exc) from None
     except yaml.YAMLError as exc:
-        raise YamlProblem(1, 1, f"YAML syntax: {exc}") from None
+        raise YamlProblem(1, 1, M_("YAML syntax: {detail}", detail=exc)) from None
     finally:
         loader.dispose()
     positions = Positions()
@@ -109,21 +111,21 @@ class _Builder:
         self.count += 1
         if self.count > MAX_NODES:
             line, col = self.pos.keys.get(path[:1], (1, 1))
-            where = f"`{path[0]}`" if path else "the document"
+            where = f"`{path[0]}`" if path else M_("the document")
             raise YamlProblem(
-                line, col, f"{where} expands to more than {MAX_NODES:,} values (each alias repeats all it points at)"
+                line, col, M_("{where} expands to more than {most} values (each alias repeats all it points at)", where=where, most=f"{MAX_NODES:,}")
             )
         if len(path) > MAX_DEPTH:
-            raise YamlProblem(*_mark(node), f"nested more than {MAX_DEPTH} levels deep (an alias that contains itself?)")
+            raise YamlProblem(*_mark(node), M_("nested more than {most} levels deep (an alias that contains itself?)", most=MAX_DEPTH))
         self.pos.values.setdefault(path, _mark(node))
         if isinstance(node, yaml.MappingNode):
             result: dict[Any, Any] = {}
             for key_node, value_node in node.value:
                 if not isinstance(key_node, yaml.ScalarNode):
-                    raise YamlProblem(*_mark(key_node), "a mapping key must be a plain value")
+                    raise YamlProblem(*_mark(key_node), M_("a mapping key must be a plain value"))
                 key = self.scalar(key_node)
                 if key in result:
-                    raise YamlProblem(*_mark(key_node), f"duplicate key {key!r}")
+                    raise YamlProblem(*_mark(key_node), M_("duplicate key {key}", key=repr(key)))
                 self.pos.keys.setdefault((*path, key), _mark(key_node))
                 result[key] = self.build(value_node, (*path, key))
             return result
@@ -135,14 +137,14 @@ class _Builder:
         try:
             value = self.loader.construct_object(node, deep=True)
         except (yaml.YAMLError, ValueError, OverflowError) as exc:
-            raise YamlProblem(*_mark(node), f"YAML value: {str(exc).splitlines()[0]}") from None
+            raise YamlProblem(*_mark(node), M_("YAML value: {detail}", detail=str(exc).splitlines()[0])) from None
         if isinstance(value, str):
             if "\x00" in value:
-                raise YamlProblem(*_mark(node), "a NUL character (\\0) in this text; no database stores it")
+                raise YamlProblem(*_mark(node), M_("a NUL character (\\0) in this text; no database stores it"))
             try:
                 value.encode("utf-8")
             except UnicodeEncodeError:
-                raise YamlProblem(*_mark(node), "a lone surrogate (\\uD800-\\uDFFF) in this text is not valid Unicode") from None
+                raise YamlProblem(*_mark(node), M_("a lone surrogate (\\uD800-\\uDFFF) in this text is not valid Unicode")) from None
         return value
 
 
@@ -154,7 +156,7 @@ def _reader_problem(text: str, exc: yaml.reader.ReaderError) -> YamlProblem:
     line = text.count("\n", 0, position) + 1
     col = position - (text.rfind("\n", 0, position) + 1) + 1
     code = exc.character if isinstance(exc.character, int) else ord(str(exc.character)[:1] or "\0")
-    return YamlProblem(line, col, f"YAML syntax: the character U+{code:04X} is not allowed in YAML; remove it")
+    return YamlProblem(line, col, M_("YAML syntax: the character {char} is not allowed in YAML; remove it", char=f"U+{code:04X}"))
 
 
 def explain(text: str, exc: yaml.MarkedYAMLError) -> YamlProblem:
@@ -166,32 +168,35 @@ def explain(text: str, exc: yaml.MarkedYAMLError) -> YamlProblem:
     ctx_line, ctx_col = (exc.context_mark.line + 1, exc.context_mark.column + 1) if exc.context_mark else (line, col)
 
     if "quoted scalar" in context:
-        return YamlProblem(ctx_line, ctx_col, "YAML syntax: the quote that opens here is never closed")
+        return YamlProblem(ctx_line, ctx_col, M_("YAML syntax: the quote that opens here is never closed"))
     runaway = _runaway_quote(text, line)
     if runaway is not None:
         start, quote = runaway
-        inner = "two single quotes ('')" if quote == "'" else 'a backslash before it (\\")'
+        inner = M_("two single quotes ('')") if quote == "'" else M_('a backslash before it (\\")')
         return YamlProblem(
             *start,
-            f"YAML syntax: the quote ({quote}) that opens here is not closed on this line; YAML read on to line {line}. "
-            f"Close it; to put the quote itself in the text, write {inner}",
+            M_(
+                "YAML syntax: the quote ({quote}) that opens here is not closed on this line; YAML read on to line {line}. "
+                "Close it; to put the quote itself in the text, write {inner}",
+                quote=quote, line=line, inner=inner,
+            ),
         )
     if "flow sequence" in context or "flow mapping" in context:
         opener, closer = ("[", "]") if "sequence" in context else ("{", "}")
-        return YamlProblem(ctx_line, ctx_col, f"YAML syntax: the `{opener}` that opens here is not closed with `{closer}`")
+        return YamlProblem(ctx_line, ctx_col, M_("YAML syntax: the `{opener}` that opens here is not closed with `{closer}`", opener=opener, closer=closer))
     if "simple key" in context and "':'" in problem:
-        return YamlProblem(ctx_line, ctx_col, "YAML syntax: this line has no `:`; write `key: value`")
+        return YamlProblem(ctx_line, ctx_col, M_("YAML syntax: this line has no `:`; write `key: value`"))
     if "'\\t'" in problem:
-        return YamlProblem(line, col, "YAML syntax: a tab character; indent with spaces only")
+        return YamlProblem(line, col, M_("YAML syntax: a tab character; indent with spaces only"))
     if "mapping values are not allowed" in problem:
         return YamlProblem(
-            line, col, "YAML syntax: a `: ` inside a value; put the value in quotes, or check this line's indentation"
+            line, col, M_("YAML syntax: a `: ` inside a value; put the value in quotes, or check this line's indentation")
         )
     if "expected <block end>" in problem:
-        return YamlProblem(line, col, "YAML syntax: this line's indentation does not fit the lines above it")
+        return YamlProblem(line, col, M_("YAML syntax: this line's indentation does not fit the lines above it"))
     if "undefined alias" in problem:
-        return YamlProblem(line, col, "YAML syntax: an alias (`*name`) with no anchor (`&name`) above it")
-    return YamlProblem(line, col, f"YAML syntax: {problem or context or 'cannot be read'}")
+        return YamlProblem(line, col, M_("YAML syntax: an alias (`*name`) with no anchor (`&name`) above it"))
+    return YamlProblem(line, col, M_("YAML syntax: {detail}", detail=problem or context or M_("cannot be read")))
 
 
 def _runaway_quote(text: str, error_line: int) -> tuple[Mark, str] | None:

@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from babel.numbers import format_decimal
 
-from bot.core.i18n import _, current, ngettext, number, percent
+from bot.core.i18n import NC_, _, current, ngettext, number, percent, pgettext
 from bot.core.pictures import WIDTH_IN, _clip, _png
 
 from .analysis import FLAG_DEAD, FLAG_RIVAL, LOW_DISCRIMINATION, TOO_EASY, TOO_HARD
@@ -25,10 +25,22 @@ MAX_CODE_SHOWN = 5  # code exercises whose failing tests the summary names
 MAX_STALLED_SHOWN = 10
 _LOCK = threading.Lock()
 
+# The CSV files' column names, in the reader's language (the chat: the admin's; `quizbot report`: English).
 CSV_COLUMNS = (
-    "item", "type", "topic", "learners", "facility", "discrimination", "median_attempts_to_right",
-    "median_seconds", "flags", "options (picked by)", "common wrong answers",
+    NC_("CSV column", "item"), NC_("CSV column", "type"), NC_("CSV column", "topic"), NC_("CSV column", "learners"),
+    NC_("CSV column", "facility"), NC_("CSV column", "discrimination"), NC_("CSV column", "median_attempts_to_right"),
+    NC_("CSV column", "median_seconds"), NC_("CSV column", "flags"), NC_("CSV column", "options (picked by)"),
+    NC_("CSV column", "common wrong answers"),
 )
+PROGRESS_COLUMNS = (
+    NC_("CSV column", "platform"), NC_("CSV column", "user"), NC_("CSV column", "items"), NC_("CSV column", "attempts"),
+    NC_("CSV column", "accuracy"), NC_("CSV column", "mastered"), NC_("CSV column", "reviews_overdue"),
+    NC_("CSV column", "last_practice"), NC_("CSV column", "streak"), NC_("CSV column", "stalled"),
+)
+
+
+def _columns(names: tuple[str, ...]) -> list[str]:
+    return [pgettext("CSV column", name) for name in names]
 
 
 def _pct(value: float | None) -> str:
@@ -134,7 +146,8 @@ def report_csv(report: Report) -> str:
     """Every item, one row each, with every figure."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
+    writer.writerow(_columns(CSV_COLUMNS))
+    too_few = _("(too few learners to judge)")
     for i in report.items:
         writer.writerow(
             [
@@ -146,7 +159,7 @@ def report_csv(report: Report) -> str:
                 "" if i.discrimination is None else f"{i.discrimination:.3f}",
                 "" if i.median_tries is None else f"{i.median_tries:g}",
                 "" if i.median_seconds is None else f"{i.median_seconds:g}",
-                "; ".join(i.flags) if i.judged else "(too few learners to judge)",
+                "; ".join(_(flag) for flag in i.flags) if i.judged else too_few,
                 " | ".join(f"{'*' if key else ''}{text} ({n})" for text, n, key in i.options),
                 " | ".join(f"{text} ({n})" for text, n in i.wrong_answers),
             ]
@@ -158,14 +171,14 @@ def progress_csv(report: Report) -> str:
     """The class: one row per learner."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(("platform", "user", "items", "attempts", "accuracy", "mastered", "reviews_overdue", "last_practice",
-                     "streak", "stalled"))
+    writer.writerow(_columns(PROGRESS_COLUMNS))
+    yes, no = pgettext("CSV cell", "yes"), pgettext("CSV cell", "no")
     for p in report.progress:
         writer.writerow(
             [
                 p.platform, p.user_id, p.items, p.attempts, "" if p.accuracy is None else f"{p.accuracy:.3f}",
                 p.mastered, p.overdue, "" if p.last is None else p.last.isoformat(timespec="minutes"), p.streak,
-                "yes" if p.stalled else "no",
+                yes if p.stalled else no,
             ]
         )
     return buffer.getvalue()

@@ -6,6 +6,7 @@ import asyncio
 from dataclasses import replace
 from datetime import datetime
 
+from bot.core.i18n import pgettext
 from bot.core.packs import Pack
 from bot.core.progress import MASTERED_STABILITY_DAYS
 from bot.core.replies import Attachment, Image, Text
@@ -49,10 +50,11 @@ async def report_parts(report: Report, mention: object = None) -> tuple[Text, Im
     """The chat reply's parts: the summary, the chart (drawn in a worker thread) and two CSV files."""
     png = await asyncio.to_thread(chart_png, report)
     summary = summary_text(report, mention if callable(mention) else None)
-    stamp = report.generated.strftime("%Y%m%d") if report.generated else "report"
+    stamp = report.generated.strftime("%Y%m%d") if report.generated else pgettext("file name", "report")
+    items, members = pgettext("file name", "items"), pgettext("file name", "class")  # lowercase, no spaces
     return (
         Text(summary),
-        Image(png, f"{report.pack}-items.png", chart_alt(report)),
-        Attachment(report_csv(report).encode(), f"{report.pack}-items-{stamp}.csv", "text/csv"),
-        Attachment(progress_csv(report).encode(), f"{report.pack}-class-{stamp}.csv", "text/csv"),
+        Image(png, f"{report.pack}-{items}.png", chart_alt(report)),
+        Attachment(report_csv(report).encode(), f"{report.pack}-{items}-{stamp}.csv", "text/csv"),
+        Attachment(progress_csv(report).encode(), f"{report.pack}-{members}-{stamp}.csv", "text/csv"),
     )
