@@ -14,10 +14,14 @@ QuizError
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from bot.core.errors import QuizError
 from bot.core.i18n import _
 from bot.core.replies import cmd
+
+if TYPE_CHECKING:
+    from .channel import MemberAnswer
 
 
 class DailyError(QuizError):
@@ -64,8 +68,17 @@ class NotServed(DailyError):
 
 
 class AlreadyAnswered(DailyError):
-    def __init__(self) -> None:
-        super().__init__(_("You already answered today's question; the answer shows at reveal time."))
+    """The member's answer to the post was scored; `answer` (when known) is it, to tell them how it went."""
+
+    def __init__(self, answer: MemberAnswer | None = None) -> None:
+        self.answer = answer
+        if answer is None:
+            text = _("You already answered today's question; the answer shows at reveal time.")
+        elif answer.correct:
+            text = _("You already answered today's question, and got it right. The answer shows at reveal time.")
+        else:
+            text = _("You already answered today's question, without getting it right. The answer shows at reveal time.")
+        super().__init__(text)
 
 
 class AnswerCounted(DailyError):
