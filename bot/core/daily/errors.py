@@ -14,14 +14,10 @@ QuizError
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from bot.core.errors import QuizError
 from bot.core.i18n import _
 from bot.core.replies import cmd
-
-if TYPE_CHECKING:
-    from .channel import MemberAnswer
 
 
 class DailyError(QuizError):
@@ -68,13 +64,14 @@ class NotServed(DailyError):
 
 
 class AlreadyAnswered(DailyError):
-    """The member's answer to the post was scored; `answer` (when known) is it, to tell them how it went."""
+    """The member's answer to the post was scored: `correct` says how (when known), `key` by which delivery."""
 
-    def __init__(self, answer: MemberAnswer | None = None) -> None:
-        self.answer = answer
-        if answer is None:
+    def __init__(self, *, correct: bool | None = None, key: str | None = None) -> None:
+        self.correct = correct
+        self.key = key
+        if correct is None:
             text = _("You already answered today's question; the answer shows at reveal time.")
-        elif answer.correct:
+        elif correct:
             text = _("You already answered today's question, and got it right. The answer shows at reveal time.")
         else:
             text = _("You already answered today's question, without getting it right. The answer shows at reveal time.")

@@ -229,9 +229,10 @@ class DailyDesk:
         try:
             return await self._on_post(actor, action, values, key, progress)
         except AlreadyAnswered as exc:
-            if key is not None and exc.answer is not None and exc.answer.last_key == key:
+            if key is not None and exc.key == key and exc.correct is not None:
                 # This very delivery was counted (a redelivery, or a reply that never showed): its grade again.
-                return Reply(messages=(answer_feedback(exc.answer, attempts_left=0),), private=True)
+                scored = MemberAnswer(actor.user_id, actor.mention, done=True, correct=exc.correct)
+                return Reply(messages=(answer_feedback(scored, attempts_left=0),), private=True)
             raise
 
     async def _on_post(
