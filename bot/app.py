@@ -136,6 +136,7 @@ async def build(
         admins=admins,
         platforms=platforms,
         on_lag=metrics.scheduler_lag.set,
+        faults=faults,
     )
     daily = DailyService(store=daily_store, packs=repository, clock=clock, admins=admins, wake=scheduler.wake, faults=faults)
     service = QuizService(

@@ -39,6 +39,7 @@ from bot.core.daily.rotation import pick_item
 from bot.core.daily.schedule import Schedule
 from bot.core.daily.timing import due_day, local_day, next_run
 from bot.core.errors import NotAllowed
+from bot.core.faults import FaultLog
 from bot.core.i18n import DEFAULT as DEFAULT_LANGUAGE
 from bot.core.i18n import use_locale
 from bot.core.locale import Locales
@@ -161,11 +162,16 @@ class Scheduler:
         platforms: Iterable[str] | None = None,
         on_lag: Callable[[float], None] | None = None,
         languages: tuple[ServerLanguage, LearnerLanguage] | None = None,
+        faults: FaultLog | None = None,
     ) -> None:
         """`platforms`: the front ends this process runs; it takes only their jobs (None: every platform).
 
         `languages`: where the server's and a learner's language are read (default: the repository's settings).
+        `faults`: where a failed tick or job is logged: a database fault as one line per kind per interval,
+        another error with its traceback once per interval (the process's shared log, so a database that is
+        down is one line for the scheduler and the requests together).
         """
+        self._faults = faults or FaultLog()
         self._server_language, self._learner_language = languages or stored_languages(packs)
         self._store = store
         self.platforms = frozenset(platforms) if platforms is not None else None
@@ -233,8 +239,8 @@ class Scheduler:
                     delay = min(max((wake_at - now).total_seconds(), 1.0), self._max_sleep_s)
             except asyncio.CancelledError:
                 raise
-            except Exception:
-                log.exception("The scheduler's tick failed; trying again in %s s", IDLE_AFTER_ERROR_S)
+            except Exception as exc:
+                self._faults.failure(exc, f"running the scheduler's tick (trying again in {IDLE_AFTER_ERROR_S:g} s)")
                 delay = IDLE_AFTER_ERROR_S
             if self._closing:
                 return
@@ -296,8 +302,8 @@ class Scheduler:
             await job
         except asyncio.CancelledError:
             raise
-        except Exception:
-            log.exception("A scheduled job failed")
+        except Exception as exc:
+            self._faults.failure(exc, "running a scheduled job")
             if retry is not None:
                 # Look again later, so one failing job does not hold up the others behind it.
                 with contextlib.suppress(Exception):

@@ -35,6 +35,22 @@ class Gate:
         self._clock = clock
         self._ttl = ttl
         self._locks: dict[str, asyncio.Lock] = {}
+        self._handed: dict[str, int] = {}  # session -> the item whose answer's reply this process handed over
+
+    def handed(self, session_id: str, position: int) -> None:
+        """Note that this process gave a front end the reply to item `position`'s answer (its grade and what follows)."""
+        self._handed.pop(session_id, None)
+        self._handed[session_id] = position
+        if len(self._handed) > MAX_LOCKS:
+            del self._handed[next(iter(self._handed))]  # the oldest: a dict keeps insertion order
+
+    def was_handed(self, session_id: str, position: int) -> bool:
+        """Whether this process handed over the reply to item `position`'s answer (so what follows it is shown or on its way).
+
+        Not known after a restart (or in another process): there, a click on an answered item is
+        taken as one whose reply was lost, and what follows is shown again.
+        """
+        return self._handed.get(session_id, -1) >= position
 
     @asynccontextmanager
     async def editing(self, session_id: str) -> AsyncIterator[None]:

@@ -148,12 +148,18 @@ class QuizDesk:
                         return Reply(anchor=anchor)
                     return replace(await self.answered(session, repeated, then=False), anchor=anchor)
                 if 0 <= parsed.position < session.position and session.status in ("active", "finished"):
-                    return replace(await self.answered(session, parsed.position), anchor=anchor)
+                    # A second click made before (or after) the first one's reply: what follows is shown by
+                    # that reply, so only the grade in place; after a restart, the first reply may be lost.
+                    then = not self.gate.was_handed(session.id, parsed.position)
+                    return replace(await self.answered(session, parsed.position, then=then), anchor=anchor)
                 self.gate.require_active(session)
                 if parsed.position != session.position:
                     raise StaleAction()
                 values = list(request.values)
-                return replace(await self.on_item(actor, session, parsed, values, request.key, progress), anchor=anchor)
+                reply = await self.on_item(actor, session, parsed, values, request.key, progress)
+                if session.position > parsed.position or session.status == "finished":
+                    self.gate.handed(session.id, parsed.position)
+                return replace(reply, anchor=anchor)
 
         return await retried(change)
 
@@ -212,10 +218,12 @@ class QuizDesk:
 
         A click on an item already answered is one whose reply never showed (the process stopped
         after storing the answer, before answering Slack or Discord; the message kept its
-        buttons), or a second click made before the first one's reply: it gets what the answer
-        showed, instead of a bare "already answered" that leaves the learner with nothing. The
-        same delivery again (`then=False`) only puts the grade in place: shown already, it reads
-        the same; lost with a killed process, it is shown now, and `/quiz current` the next item.
+        buttons): it gets what the answer showed, instead of a bare "already answered" that leaves
+        the learner with nothing. The same delivery again, or a second click made before the first
+        one's reply when this process handed that reply over (`Gate.was_handed`), only puts the
+        grade in place (`then=False`): the next item is posted once, by the click that answered;
+        shown already, the grade reads the same; lost with a killed process, it is shown now, and
+        `/quiz current` the next item.
         """
         item = session.items[index]
         pack, question = await self.flow.question(item)

@@ -91,6 +91,7 @@ def _answer(row: Any) -> MemberAnswer:
         first_at=row.first_at,
         done_at=row.done_at,
         selections={int(k): int(v) for k, v in json.loads(row.selections).items()},
+        last_key=row.last_key,
     )
 
 

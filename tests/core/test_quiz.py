@@ -21,7 +21,7 @@ from bot.core import (
 from bot.core import actions as ax
 from bot.core.packs import load_path
 from bot.core.replies import Button, Message, Reply, Select
-from bot.storage import open_repository
+from bot.storage import SqlRepository, open_repository
 from tests.conftest import DEMO_PACK
 from tests.fakes import FakeClock, LocalRunner
 
@@ -164,28 +164,34 @@ async def test_unseen_and_wrong_items_come_first(service: QuizService) -> None:
     assert order[-1] == "q-short" and set(order[:3]) == {"q-blanks", "q-multi", "q-code"}
 
 
-async def test_strangers_and_stale_clicks(service: QuizService) -> None:
+async def test_strangers_and_stale_clicks(service: QuizService, repository: SqlRepository, runner: LocalRunner, clock: FakeClock) -> None:
     item = await start_on(service, "q-choice")
     with pytest.raises(NotYourQuiz, match="belongs to Ann"):
         await service.act(BOB, button(item, "A").action)
     answered = await service.act(ANN, button(item, "A").action)
-    # A second click on the answered item (its reply never showed, or a quick double click): the
-    # answer as it was stored and the summary again, not a bare refusal; nothing more is counted.
+    # A second click on the answered item (a quick double click): the answer as it was stored, not a
+    # bare refusal; what followed (the summary) was handed over with the first reply, so not again.
     again = await service.act(ANN, button(item, "B").action)
     assert again.update is not None and answered.update is not None
     assert again.update.text() == answered.update.text()  # "Correct!" and the explanation, as first shown
     assert all(getattr(c, "disabled", False) for c in again.update.controls())
-    assert [m.kind for m in again.messages] == ["summary"] and "1 of 1 right" in again.messages[0].text()
+    assert [m.kind for m in answered.messages] == ["summary"] and again.messages == ()
+    # In a process that did not hand the first reply over (it died with the one that did): the summary too.
+    other = QuizService(repository=repository, runner=runner, clock=clock)
+    lost = await other.act(ANN, button(item, "B").action)
+    assert [m.kind for m in lost.messages] == ["summary"] and "1 of 1 right" in lost.messages[0].text()
 
 
-async def test_stale_position(service: QuizService) -> None:
+async def test_stale_position(service: QuizService, repository: SqlRepository, runner: LocalRunner, clock: FakeClock) -> None:
     reply = await service.start(ANN, pack="demo", count=3)
     first = item_of(reply)
     await service.skip(ANN)
     any_control = first.controls()[0]
-    again = await service.act(ANN, any_control.action, ["0"])  # the skipped item: how it ended, then the current one
+    again = await service.act(ANN, any_control.action, ["0"])  # the skipped item: how it ended; the current one was shown
     assert again.update is not None and "Skipped." in again.update.text()
-    assert [m.title for m in again.messages] == ["Question 2 of 3"]
+    assert again.messages == ()
+    lost = await QuizService(repository=repository, runner=runner, clock=clock).act(ANN, any_control.action, ["0"])  # after a restart: the current one again
+    assert [m.title for m in lost.messages] == ["Question 2 of 3"]
     ahead = ax.make(first.session_id or "", 2, ax.HINT)  # an item not reached yet
     with pytest.raises(StaleAction):
         await service.act(ANN, ahead)

@@ -68,3 +68,34 @@ async def test_each_platform_gets_its_own_deliveries(sqlite_stores: Stores) -> N
     assert [w for _, w, _ in slack.of("post")] == ["C-CHAN"]
     paused = await sqlite_stores.daily.get_schedule("teams", "t-chan")
     assert paused is not None and paused.paused and "does not run the teams front end" in (paused.pause_reason or "")
+
+
+async def test_a_database_that_is_down_is_one_line_for_many_failed_ticks(caplog: pytest.LogCaptureFixture) -> None:
+    from bot.storage import SqlRepository, create_engine
+    from bot.storage.daily import DailyRepository
+    from tests.ops.services import free_port
+
+    url = f"postgresql+asyncpg://quiz:s3cret@127.0.0.1:{free_port()}/quiz"  # nobody listens: every tick fails
+    slept: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        slept.append(seconds)
+        if len(slept) == 5:
+            raise asyncio.CancelledError  # five failed ticks are enough
+
+    repository = SqlRepository(create_engine(url, timeout=2))
+    scheduler = Scheduler(
+        store=DailyRepository.beside(repository), packs=repository, clock=FakeClock(), poster=FakePoster(), sleep=sleep
+    )
+    caplog.set_level("INFO")
+    try:
+        with pytest.raises(asyncio.CancelledError):
+            await scheduler.run()
+    finally:
+        await repository.close()
+    assert len(slept) == 5 and all(s > 0 for s in slept)  # each failed tick waits before the next
+    lines = [r.getMessage() for r in caplog.records if r.levelname in ("WARNING", "ERROR")]
+    assert len(lines) == 1, lines
+    assert "database unavailable while running the scheduler's tick" in lines[0]
+    assert not any(r.exc_info for r in caplog.records)  # no traceback per tick, nor once
+    assert "s3cret" not in caplog.text

@@ -170,3 +170,29 @@ async def test_the_time_zone_completes_as_it_is_typed(daily_bot: DailyBot) -> No
     bot, *_ = daily_bot
     answer = await bot.feed(p.interaction(4, p.autocomplete("daily", "timezone", "berl"), p.ALICE))
     assert answer.kind == 8 and answer.data["choices"] == [{"name": "Europe/Berlin", "value": "Europe/Berlin"}]
+
+
+async def test_a_daily_answer_delivered_again_shows_its_grade_and_another_click_says_how_it_went(
+    daily_bot: DailyBot, fake: FakeDiscord, clock: FakeClock
+) -> None:
+    import copy
+
+    bot, *_ = daily_bot
+    await bot.command(p.ADMIN, "daily", daily_set(time="10:00", timezone="Europe/Berlin", pack="study"))
+    clock.advance(minutes=5)
+    await bot.command(p.ADMIN, "daily", [option("action", "now")])
+    post = fake.messages[channel_posts(fake, 0)[-1].message_id]
+    right = await bot.click(p.ALICE, post, "A")
+    assert private(right) and "Right!" in right.text()
+    # A gateway resume replays the same interaction after its reply: the stored grade, not a refusal.
+    again = await bot.feed(copy.deepcopy(right.payload))
+    assert private(again) and "Right!" in again.text() and "already answered" not in again.text(), again.text()
+    # A new click on another option: told it was answered, and how.
+    other = await bot.click(p.ALICE, post, "B")
+    assert private(other) and "You already answered today's question, and got it right." in other.text()
+    await bot.click(CAROL, post, "B")
+    await bot.click(CAROL, post, "B")  # wrong twice: done, not right
+    carol = await bot.click(CAROL, post, "A")
+    assert "You already answered today's question, without getting it right." in carol.text()
+    stats = await bot.command(p.ALICE, "stats")
+    assert "**1** attempt ·" in stats.text()  # the replay counted nothing

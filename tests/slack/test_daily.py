@@ -148,3 +148,24 @@ async def test_the_personal_review_asked_for_in_a_channel_runs_in_the_dm(daily_s
     shown = "\n".join(block_text(m["blocks"]) for m in slack.fake.posts(dm(LEARNER)))
     assert "1 review and 0 new items today" in shown and "Question 1 of 1" in shown
     assert "Your review is private: it is in our direct messages." in responses(slack, n)  # seen only by the learner
+
+
+async def test_a_daily_answer_retried_shows_its_grade_and_another_click_says_how_it_went(
+    daily_slack: tuple[Slack, Wired], clock: FakeClock
+) -> None:
+    slack, _wired = daily_slack
+    await slack.command("daily set time:10:00 timezone:Europe/Berlin pack:study", user=ADMIN, channel=CHANNEL)
+    await slack.command("daily now", user=ADMIN, channel=CHANNEL)
+    post = slack.fake.posts(CHANNEL)[-1]
+    n = len(slack.fake.ephemerals)
+    await slack.click(CHANNEL, post["ts"], action_id=choice_id(post, 0), user=LEARNER, action_ts="1700000200.000001")
+    assert "Right!" in said_to(slack, LEARNER, n)
+    n = len(slack.fake.ephemerals)
+    # Slack's retry of the same click (same action_ts): the stored grade, not a refusal.
+    await slack.click(CHANNEL, post["ts"], action_id=choice_id(post, 0), user=LEARNER, action_ts="1700000200.000001")
+    again = said_to(slack, LEARNER, n)
+    assert "Right!" in again and "already answered" not in again, again
+    assert len(slack.fake.ephemerals) == n + 1  # shown once
+    n = len(slack.fake.ephemerals)
+    await slack.click(CHANNEL, post["ts"], action_id=choice_id(post, 1), user=LEARNER)
+    assert "You already answered today's question, and got it right." in said_to(slack, LEARNER, n)

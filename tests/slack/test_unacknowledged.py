@@ -1,7 +1,7 @@
 """An answer stored but never acknowledged (the process died between its commit and its reply).
 
-The state is made in a real database: the click is recorded through the core, as the process that
-died did, and nothing of its reply reaches Slack, so the item message keeps its buttons. The
+The state is made in a real database: the click is recorded through a second service on the same
+database, as the process that died did (what it handed over died with it), and nothing of its reply reaches Slack, so the item message keeps its buttons. The
 learner's next click on it (Slack showed the first one as failed) gets what the first would have
 shown: the feedback in the item message, and the next item.
 """
@@ -13,7 +13,8 @@ from typing import Any
 from bot.core import QuizService
 from bot.core import requests as rq
 from bot.core.model import Actor
-from tests.slack.conftest import LEARNER, TEAM, Slack, block_text, dm
+from tests.fakes import FakeClock, LocalRunner
+from tests.slack.conftest import LEARNER, TEAM, Slack, block_text, dm, make_service
 from tests.slack.helpers import feedback_on, has_controls, is_item, items, posted_after
 
 
@@ -33,12 +34,12 @@ async def record_unseen(service: QuizService, item: dict[str, Any]) -> None:
 
 
 async def test_a_click_stored_but_never_acknowledged_shows_its_feedback_and_the_next_item_on_the_next_click(
-    slack: Slack, quiz_service: QuizService
+    slack: Slack, quiz_service: QuizService, repository: Any, runner: LocalRunner, clock: FakeClock
 ) -> None:
     channel = dm(LEARNER)
     await slack.command("start demo difficulty:easy count:2")
     first = items(slack, channel)[0]
-    await record_unseen(quiz_service, first)
+    await record_unseen(make_service(repository, runner, clock), first)  # the process that died
     assert has_controls(slack.fake.message(channel, first["ts"]))  # the learner still sees the question
 
     await slack.click(channel, first["ts"], label="Skip")  # the next action: a click on the same message

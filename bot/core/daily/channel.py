@@ -51,6 +51,7 @@ class MemberAnswer:
     first_at: datetime | None = None
     done_at: datetime | None = None
     selections: dict[int, int] = field(default_factory=dict)  # menus picked so far (blank -> option)
+    last_key: str | None = None  # the platform's delivery that last changed it (a repeat of it is shown its grade)
 
 
 def apply_attempt(
@@ -65,7 +66,7 @@ def apply_attempt(
     """Return the member's answer after one graded attempt; raise AlreadyAnswered when it was scored."""
     base = previous or MemberAnswer(user_id, name, first_at=at)
     if base.done:
-        raise AlreadyAnswered()
+        raise AlreadyAnswered(correct=base.correct, key=base.last_key)
     attempts = base.attempts + 1
     done = correct or attempts >= max(max_attempts, 1)
     return replace(
@@ -83,7 +84,7 @@ def apply_hint(previous: MemberAnswer | None, *, user_id: str, name: str, at: da
     """Return the member's answer marked as hinted (a right answer then rates Hard)."""
     base = previous or MemberAnswer(user_id, name, first_at=at)
     if base.done:
-        raise AlreadyAnswered()
+        raise AlreadyAnswered(correct=base.correct, key=base.last_key)
     return replace(base, hinted=True)
 
 
@@ -93,7 +94,7 @@ def apply_selection(
     """Return the member's answer with menu picks merged in (blanks, select-all), before Check grades them."""
     base = previous or MemberAnswer(user_id, name, first_at=at)
     if base.done:
-        raise AlreadyAnswered()
+        raise AlreadyAnswered(correct=base.correct, key=base.last_key)
     return replace(base, selections={**base.selections, **selections})
 
 

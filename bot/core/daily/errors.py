@@ -64,8 +64,18 @@ class NotServed(DailyError):
 
 
 class AlreadyAnswered(DailyError):
-    def __init__(self) -> None:
-        super().__init__(_("You already answered today's question; the answer shows at reveal time."))
+    """The member's answer to the post was scored: `correct` says how (when known), `key` by which delivery."""
+
+    def __init__(self, *, correct: bool | None = None, key: str | None = None) -> None:
+        self.correct = correct
+        self.key = key
+        if correct is None:
+            text = _("You already answered today's question; the answer shows at reveal time.")
+        elif correct:
+            text = _("You already answered today's question, and got it right. The answer shows at reveal time.")
+        else:
+            text = _("You already answered today's question, without getting it right. The answer shows at reveal time.")
+        super().__init__(text)
 
 
 class AnswerCounted(DailyError):

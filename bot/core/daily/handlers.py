@@ -31,7 +31,8 @@ from bot.core.replies import Button, Fields, Message, Reply, Text, Tone, cmd
 from . import actions as dx
 from .cards import LEECH_FAILURES
 from .channel import DailyPost, MemberAnswer
-from .messages import post_title
+from .errors import AlreadyAnswered
+from .messages import answer_feedback, post_title
 from .service import DailyService
 
 DAILY_FILTER = "daily"  # a session's filters mark a daily review with this key
@@ -225,6 +226,23 @@ class DailyDesk:
             raise QuizError(_("The channel's daily question has no Skip or Stop: answer it, or simply leave it."))
         if action.position != 0:
             raise StaleAction()
+        try:
+            return await self._on_post(actor, action, values, key, progress)
+        except AlreadyAnswered as exc:
+            if key is not None and exc.key == key and exc.correct is not None:
+                # This very delivery was counted (a redelivery, or a reply that never showed): its grade again.
+                scored = MemberAnswer(actor.user_id, actor.mention, done=True, correct=exc.correct)
+                return Reply(messages=(answer_feedback(scored, attempts_left=0),), private=True)
+            raise
+
+    async def _on_post(
+        self,
+        actor: Actor,
+        action: ax.Action,
+        values: Sequence[str],
+        key: str | None,
+        progress: Callable[[str], Awaitable[None]] | None,
+    ) -> Reply:
         post, _pack, question = await self.daily.open_post(actor, action.session_id)
         kind = kind_of(question)
         if action.verb == ax.HINT:

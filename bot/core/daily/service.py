@@ -181,7 +181,7 @@ class DailyService:
             raise QuestionClosed(correct_answer_text(question))
         mine = await self._store.member_answer(post.id, actor.user_id)
         if mine is not None and mine.done:
-            raise AlreadyAnswered()
+            raise AlreadyAnswered(correct=mine.correct, key=mine.last_key)
         return post, pack, question
 
     async def answer_post(
@@ -224,7 +224,7 @@ class DailyService:
         except Conflict:
             now_stored = await self._store.member_answer(post.id, actor.user_id)
             if now_stored is not None and now_stored.done:
-                raise AlreadyAnswered() from None
+                raise AlreadyAnswered(correct=now_stored.correct, key=now_stored.last_key) from None
             raise AnswerCounted() from None  # this very delivery was counted already, or another answer got there first
         if answer.done:
             with self._faults.after_commit("waking the scheduler for a daily post's tally"):
