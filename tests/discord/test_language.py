@@ -259,3 +259,10 @@ async def test_the_working_note_follows_the_learners_own_choice_once_remembered(
     assert answer.kind == 4 and "⏳ Cargando el paquete…" in str(answer.data)
     assert "Loading the pack" not in str(answer.data)
     assert "Paquete `extra` v1 añadido" in answer.edits()[-1].body["embeds"][0]["description"]
+
+
+async def test_the_apology_for_an_outdated_command_follows_the_learners_own_choice(bot: Harness) -> None:
+    await bot.command(p.BOB, "language", [p.option("code", "es")])  # an English client, a Spanish choice
+    await bot.command(p.BOB, "current")  # the choice is read with this request and remembered for a while
+    outdated = await bot.command(p.BOB, "pack")  # a group invoked as a command: the client's list is out of date
+    assert "Los comandos del bot se acaban de actualizar" in outdated.text(), outdated.text()

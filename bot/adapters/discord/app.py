@@ -21,7 +21,7 @@ from .api import CatalogTranslator, SettingsStore, install_redaction, invite_url
 from .commands import build_quiz_group
 from .deliver import APOLOGY, DiscordPoster, post_race
 from .inbound import Inbound, time_events
-from .origin import PLATFORM, DailyControl, PageButton, QuizControl, RaceControl
+from .origin import PLATFORM, DailyControl, PageButton, QuizControl, RaceControl, note_language
 
 if TYPE_CHECKING:
     from bot.app import App
@@ -110,13 +110,17 @@ class QuizBotClient(discord.Client):
         self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError
     ) -> None:
         name = interaction.command.qualified_name if interaction.command else "?"
+        try:
+            language = await note_language(self.handler.service, interaction)  # the learner's choice, when remembered
+        except Exception:  # an apology must not fail for its language
+            language = interaction.locale.value
         if isinstance(error, app_commands.CommandSignatureMismatch | app_commands.CommandNotFound):
             log.warning("/%s does not match the registered commands (%s)", name, type(error).__name__)
-            with use_locale(interaction.locale.value):
+            with use_locale(language):
                 text = _("The bot's commands were just updated; please try again in a minute.")
         else:
             log.error("error in /%s", name, exc_info=error)
-            with use_locale(interaction.locale.value):
+            with use_locale(language):
                 text = _(APOLOGY)
         try:
             if interaction.response.is_done():
