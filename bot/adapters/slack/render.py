@@ -83,7 +83,7 @@ def mrkdwn_section(text: str) -> Block:
 
 def image_block(file_id: str, alt: str) -> Block:
     """Show an image the bot uploaded (files upload v2) inside a message, by its Slack file id."""
-    return {"type": "image", "slack_file": {"id": file_id}, "alt_text": clip(alt, IMAGE_ALT_MAX) or "picture"}
+    return {"type": "image", "slack_file": {"id": file_id}, "alt_text": clip(alt, IMAGE_ALT_MAX) or pgettext("alt text", "picture")}
 
 
 def context(text: str) -> Block:
