@@ -37,7 +37,8 @@ def prepare(test_source: str) -> PreparedTest:
     path = f"{JOB_WORKDIR}/{TEST_FILE}"
     code: str | None
     try:
-        compiled = compile(test_source, path, "exec", dont_inherit=True)
+        # optimize=0 whatever the bot runs under: a bot started with -O must not strip the test's asserts.
+        compiled = compile(test_source, path, "exec", dont_inherit=True, optimize=0)
         code = base64.b64encode(marshal.dumps(compiled)).decode()
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         code = None  # the grader compiles it and reports the error as it always did
@@ -64,7 +65,7 @@ def code_object(prepared: PreparedTest | None, source: str, path: str) -> types.
             code = None
         if isinstance(code, types.CodeType):
             return code
-    return compile(source, path, "exec", dont_inherit=True)
+    return compile(source, path, "exec", dont_inherit=True, optimize=0)
 
 
 def shared_classes(test_source: str) -> str | None:
