@@ -434,17 +434,18 @@ def _serve(p: SupervisorParams, workdir: str) -> None:
     pidfd = os.pidfd_open(pid)
     learner_pidfd = os.pidfd_open(learner_pid)
     try:
-        # Both job processes join the worker's cgroup now, before they run anything: what the
-        # grader spends decoding the learner's replies counts in the job's memory and CPU, its
-        # limits and its result, and the write (which waits for an RCU grace period, ~8 ms) is
-        # off the job's clock. The template resets the counters when the job arrives.
+        layers = _handshake(learner_pid, p, learner_to_sup_r, sup_to_learner_w)
+        layers = _handshake(pid, p, grader_to_sup_r, sup_to_grader_w)
+        # Both job processes join the worker's cgroup now, isolated and waiting, before either has
+        # read a job: what the grader spends decoding the learner's replies counts in the job's
+        # memory and CPU, its limits and its result, and the write (which waits for an RCU grace
+        # period, ~8 ms) is off the job's clock. Their set-up ran outside it, as before, each with
+        # its own share of a busy host's CPU. The template resets the counters when the job arrives.
         for fd in cgroup_fds:
             for member in (learner_pid, pid):
                 os.write(fd, str(member).encode())
         for fd in cgroup_fds:
             os.close(fd)
-        layers = _handshake(learner_pid, p, learner_to_sup_r, sup_to_learner_w)
-        layers = _handshake(pid, p, grader_to_sup_r, sup_to_grader_w)
     except Exception:
         for fd in (pidfd, learner_pidfd):
             with contextlib.suppress(OSError):
