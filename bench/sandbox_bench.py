@@ -1,15 +1,22 @@
 """Benchmark the sandbox: warm pool against a fresh interpreter, throughput, and the pool's memory.
 
-Run: ``python bench/sandbox_bench.py [--n 20] [--seconds 20]``. Prints figures; asserts nothing.
+Run: ``python bench/sandbox_bench.py [--n 20] [--seconds 20] [--tree OTHER_CHECKOUT]``. Prints
+figures; asserts nothing. ``--tree`` measures another checkout's sandbox with the same bench (run it
+with that checkout's interpreter: the template imports the package its ``.pth`` names).
 
 1. Latency: the same seed-style exercise (a weight matrix, a matmul, an MSE loss, backward, a
    print; graded by an eight-test unittest module in the seed chapter's style) is graded N times
    through the warm pool, one submission after another, and N times by a fresh
    ``python -m unittest`` process per submission under the same rlimits, environment and an
    empty network namespace. Times are client-side round trips (submit to result).
-2. Throughput: two concurrent clients submit the same exercise back to back for S seconds.
+2. Throughput: two concurrent clients submit the same exercise back to back for S seconds, with
+   the CPU time per graded submission: the pool's (user + system time of the template and every
+   process under it, those that ended included, from /proc) and this process's (the bot's side).
+   CPU time moves less with the host's load than the rates do.
 3. Memory: proportional set size (PSS, so shared pages are counted once) of the template and all
-   its descendants, idle and sampled during the throughput run.
+   its descendants, idle and sampled during the throughput run; the idle figure per process kind.
+
+Every section prints the 1-minute load average next to its figures.
 """
 
 from __future__ import annotations
@@ -25,13 +32,15 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+_TREE = argparse.ArgumentParser(add_help=False)
+_TREE.add_argument("--tree", type=Path, default=None)
+ROOT = _TREE.parse_known_args()[0].tree or Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT.resolve()))
 
 from sandbox import Sandbox, SandboxConfig  # noqa: E402
 from sandbox._process import job_environment  # noqa: E402
 
-FIXTURES = ROOT / "tests" / "sandbox" / "fixtures"
+FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "sandbox" / "fixtures"
 SOLUTION = (FIXTURES / "seed_style_solution.py").read_text()
 TEST = (FIXTURES / "seed_style_test.py").read_text()
 
@@ -41,11 +50,12 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-def pss_kb(pid: int) -> int:
+def pss_kb(pid: int, field: str = "Pss:") -> int:
+    """Return a process's PSS in KiB (``Pss_Anon:``: only its anonymous memory)."""
     try:
         with open(f"/proc/{pid}/smaps_rollup") as fh:
             for line in fh:
-                if line.startswith("Pss:"):
+                if line.startswith(field):
                     return int(line.split()[1])
     except OSError:
         pass
@@ -70,6 +80,39 @@ def descendants(pid: int) -> list[int]:
         out.append(p)
         todo.extend(children.get(p, []))
     return out
+
+
+_TICK = os.sysconf("SC_CLK_TCK")
+
+
+def pool_cpu_s(template_pid: int) -> float:
+    """Return the CPU seconds (user + system) the pool has used: its processes and those they reaped."""
+    total = 0
+    for pid in descendants(template_pid):
+        try:
+            with open(f"/proc/{pid}/stat") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += sum(int(f) for f in fields[11:15])  # utime, stime, cutime, cstime
+    return total / _TICK
+
+
+def pss_by_kind(template_pid: int) -> dict[str, float]:
+    """Return the PSS (MB) of the pool's processes summed by name (template, supervisors, job processes)."""
+    out: dict[str, float] = {}
+    for pid in descendants(template_pid):
+        try:
+            with open(f"/proc/{pid}/comm") as fh:
+                name = fh.read().strip()
+        except OSError:
+            continue
+        out[name] = out.get(name, 0.0) + pss_kb(pid) / 1024
+    return out
+
+
+def load() -> str:
+    return f"load {os.getloadavg()[0]:.2f}"
 
 
 def pool_memory_mb(template_pid: int) -> tuple[float, float, int]:
@@ -134,7 +177,9 @@ async def fresh_latencies(cfg: SandboxConfig, n: int) -> list[float]:
 
 async def throughput(
     sb: Sandbox, seconds: float, template_pid: int
-) -> tuple[int, int, list[float], float, list[int]]:
+) -> tuple[int, int, list[float], float, list[int], float, float]:
+    """Return passed, other, latencies, peak pool PSS, job peaks, pool and bot CPU seconds."""
+    pool0, bot0 = pool_cpu_s(template_pid), time.thread_time()  # the event loop's thread: the bot side
     deadline = time.monotonic() + seconds
     done = [0, 0]
     latencies: list[float] = []
@@ -155,7 +200,9 @@ async def throughput(
             await asyncio.sleep(0.5)
 
     await asyncio.gather(client(0), client(1), sample())
-    return done[0], done[1], latencies, peak[0], job_peaks
+    bot = time.thread_time() - bot0
+    await asyncio.sleep(0.5)  # the last supervisors are reaped: their CPU is counted
+    return done[0], done[1], latencies, peak[0], job_peaks, pool_cpu_s(template_pid) - pool0, bot
 
 
 def line(label: str, values: list[float]) -> str:
@@ -167,12 +214,19 @@ async def main() -> None:
     parser.add_argument("--n", type=int, default=20, help="submissions per latency series")
     parser.add_argument("--seconds", type=float, default=20.0, help="length of the throughput run")
     parser.add_argument(
+        "--tree",
+        type=Path,
+        default=None,
+        help="measure the sandbox package of another checkout (the old code, for side-by-side runs)",
+    )
+    parser.add_argument(
         "--fresh", type=int, default=None, help="fresh-interpreter runs (default: --n; 0 skips)"
     )
     args = parser.parse_args()
     cfg = SandboxConfig()
     print(
-        f"host: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}, Python {sys.version.split()[0]}"
+        f"host: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}, Python {sys.version.split()[0]};"
+        f" sandbox from {Path(sys.modules['sandbox'].__file__ or '').parent}"
     )
     t = time.perf_counter()
     async with Sandbox(cfg) as sb:
@@ -185,11 +239,14 @@ async def main() -> None:
         template_pid = sb.template_pid or 0
         await asyncio.sleep(1.0)
         tmpl, idle_total, nproc = pool_memory_mb(template_pid)
+        kinds = pss_by_kind(template_pid)
+        idle_anon = sum(pss_kb(p, "Pss_Anon:") for p in descendants(template_pid)) / 1024
+        idle_load = load()
         paced, paced_walls = await warm_latencies(sb, args.n, pause=0.3)
         warm, _ = await warm_latencies(sb, args.n)
         n_fresh = args.n if args.fresh is None else args.fresh
         fresh = await fresh_latencies(cfg, n_fresh) if n_fresh else []
-        print("latency of one graded submission (client round trip):")
+        print(f"latency of one graded submission (client round trip; {load()} at the end):")
         print(line("warm pool, 0.3 s apart", paced))
         print(line("  its job's own wall time", paced_walls))
         print(line("warm pool, back to back", warm))
@@ -199,17 +256,25 @@ async def main() -> None:
                 f"  ratio (fresh / warm, medians): {statistics.median(fresh) / statistics.median(warm):.1f}x;"
                 f" p95 ratio {pct(fresh, 0.95) / pct(warm, 0.95):.1f}x"
             )
-        ok, bad, lat, peak, job_peaks = await throughput(sb, args.seconds, template_pid)
+        before = load()
+        ok, bad, lat, peak, job_peaks, pool_cpu, bot_cpu = await throughput(sb, args.seconds, template_pid)
         print(
             f"throughput, 2 concurrent clients for {args.seconds:g} s: {ok / args.seconds:.1f} graded submissions/s"
             f" ({ok} passed, {bad} other); latency under load median {statistics.median(lat):.1f} ms,"
-            f" p95 {pct(lat, 0.95):.1f} ms"
+            f" p95 {pct(lat, 0.95):.1f} ms ({before} before, {load()} after)"
+        )
+        n = max(1, ok + bad)
+        print(
+            f"CPU per graded submission during it: pool {pool_cpu / n * 1000:.1f} ms"
+            f" (template, supervisors, job processes), bot side {bot_cpu / n * 1000:.1f} ms"
         )
         print(
             f"pool memory (PSS): template {tmpl:.0f} MB; idle pool {idle_total:.0f} MB in {nproc} processes"
-            f" (template + {sb.workers * 2} prepared workers); peak sampled during throughput {peak:.0f} MB"
-            f" with {sb.workers} jobs running; each job's own peak (its cgroup) median"
-            f" {statistics.median(job_peaks):.0f} MB, max {max(job_peaks)} MB"
+            f" (template + {sb.workers * 2} prepared workers; {idle_load}), {idle_anon:.0f} MB of it anonymous"
+            f" (the rest is files such as torch's libraries, shared with any other process mapping them);"
+            f" by kind: {', '.join(f'{k} {v:.0f} MB' for k, v in sorted(kinds.items()))};"
+            f" peak sampled during throughput {peak:.0f} MB with {sb.workers} jobs running; each job's own"
+            f" peak (its cgroup) median {statistics.median(job_peaks):.0f} MB, max {max(job_peaks)} MB"
         )
 
 

@@ -205,6 +205,7 @@ def _reseed() -> None:
 def main(p: JobParams) -> NoReturn:
     """Isolate, report readiness, wait for the job, run it, exit; never returns."""
     status = 70
+    _linux.set_process_name(f"sandbox-{p.role}")
     try:
         try:
             layers = isolate(p)

@@ -84,6 +84,16 @@ class JobLimits:
         )
 
 
+class PreparedTest(TypedDict):
+    """What the grader needs of a test module, computed on the bot's side."""
+
+    classes: str | None  # the test cut to its imports and shared classes (None: it shares none)
+    program: bool  # it grades a whole program (``# sandbox: program``)
+    code: str | None  # base64 of the marshalled code object; None when it does not compile
+    magic: str  # the bytecode magic number of the interpreter that compiled it (hex)
+    path: str  # the file name the code object was compiled for
+
+
 class JobFrame(TypedDict):
     """bot -> template: run one job on a slot."""
 
@@ -92,6 +102,7 @@ class JobFrame(TypedDict):
     slot: int
     code: str
     test: str | None
+    prepared: PreparedTest | None  # the test's parse, done once per test source (``_testprep``)
     limits: LimitsWire
 
 
@@ -118,6 +129,7 @@ class Started(TypedDict):
     op: Literal["started"]
     id: str
     pid: int
+    cgroup: int  # the index of the worker's cgroup (-1: none)
 
 
 class JobSpec(TypedDict):
@@ -125,6 +137,7 @@ class JobSpec(TypedDict):
 
     code: str
     test: str | None
+    prepared: PreparedTest | None
     nonce: str
     workdir: str
     wall_s: float  # the job's wall limit

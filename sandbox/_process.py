@@ -73,6 +73,7 @@ class TemplateProcess:
         self.ready: dict[str, Any] = {}
         self.pending: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self.supervisors: dict[str, int] = {}
+        self.cgroups: dict[str, int] = {}  # job id -> index of the cgroup its worker runs in
         self._tasks: list[asyncio.Task[None]] = []
         self.alive = False
 
@@ -134,11 +135,13 @@ class TemplateProcess:
                 op = msg.get("op")
                 if op == "done":
                     self.supervisors.pop(str(msg.get("id")), None)
+                    self.cgroups.pop(str(msg.get("id")), None)
                     fut = self.pending.pop(str(msg.get("id")), None)
                     if fut is not None and not fut.done():
                         fut.set_result(msg)
                 elif op == "started":
                     self.supervisors[str(msg.get("id"))] = int(msg.get("pid", 0))
+                    self.cgroups[str(msg.get("id"))] = int(msg.get("cgroup", -1))
                 elif op == "log":
                     log.warning("%s", msg.get("text"))
         except (asyncio.IncompleteReadError, ConnectionError, _wire.WireError) as exc:

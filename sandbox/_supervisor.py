@@ -103,7 +103,7 @@ class SupervisorParams:
     uid: int
     ctl_r: int
     rep_w: int
-    cgroup_procs: list[list[int]]
+    cgroup_procs: list[int]  # cgroup.procs of the worker's cgroup, one per hierarchy (empty: none)
     limits: JobLimits
     namespaces: bool
     user_namespace: bool
@@ -335,12 +335,12 @@ def main(p: SupervisorParams) -> NoReturn:
 
 
 def _supervise(p: SupervisorParams) -> None:
+    _linux.set_process_name("sandbox-super")
     _linux.prctl(_linux.PR_SET_PDEATHSIG, signal.SIGKILL)
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGCHLD):
         signal.signal(sig, signal.SIG_DFL)
     signal.signal(signal.SIGPIPE, signal.SIG_IGN)
-    cgroup_fds = [fd for fds in p.cgroup_procs for fd in fds]
-    _job._close_all_except({0, 1, 2, p.ctl_r, p.rep_w, *cgroup_fds})
+    _job._close_all_except({0, 1, 2, p.ctl_r, p.rep_w, *p.cgroup_procs})
     if p.namespaces:
         _linux.unshare(_linux.CLONE_NEWNS | _linux.CLONE_NEWIPC | _linux.CLONE_NEWUTS)
         workdir = _mount_job_fs(p)
@@ -379,7 +379,7 @@ def _fork_job_process(
 
 
 def _serve(p: SupervisorParams, workdir: str) -> None:
-    cgroup_fds = [fd for fds in p.cgroup_procs for fd in fds]
+    cgroup_fds = list(p.cgroup_procs)
     out_r, out_w = _pipe()
     err_r, err_w = _pipe()
     res_r, res_w = _pipe()
@@ -436,6 +436,16 @@ def _serve(p: SupervisorParams, workdir: str) -> None:
     try:
         layers = _handshake(learner_pid, p, learner_to_sup_r, sup_to_learner_w)
         layers = _handshake(pid, p, grader_to_sup_r, sup_to_grader_w)
+        # Both job processes join the worker's cgroup now, isolated and waiting, before either has
+        # read a job: what the grader spends decoding the learner's replies counts in the job's
+        # memory and CPU, its limits and its result, and the write (which waits for an RCU grace
+        # period, ~8 ms) is off the job's clock. Their set-up ran outside it, as before, each with
+        # its own share of a busy host's CPU. The template resets the counters when the job arrives.
+        for fd in cgroup_fds:
+            for member in (learner_pid, pid):
+                os.write(fd, str(member).encode())
+        for fd in cgroup_fds:
+            os.close(fd)
     except Exception:
         for fd in (pidfd, learner_pidfd):
             with contextlib.suppress(OSError):
@@ -453,25 +463,14 @@ def _serve(p: SupervisorParams, workdir: str) -> None:
         with contextlib.suppress(OSError):
             signal.pidfd_send_signal(learner_pidfd, signal.SIGKILL)
     os.close(learner_pidfd)
-    t_job = time.monotonic()
-    slot = job.get("slot")
-    if isinstance(slot, int) and 0 <= slot < len(p.cgroup_procs):
-        # The job's processes join the slot's cgroups now: for a graded job both the learner and the
-        # grader, so what the grader spends decoding the learner's replies counts in the job's
-        # memory and CPU, its limits and its result.
-        members = [learner_pid, pid] if job.get("test") is not None else [pid]
-        for fd in p.cgroup_procs[slot]:
-            for member in members:
-                os.write(fd, str(member).encode())
-    for fd in cgroup_fds:
-        os.close(fd)
-    t_attached = time.monotonic()
+    t_job = t_attached = time.monotonic()
     nonce = os.urandom(16).hex()
     limits = JobLimits.from_wire(job["limits"]) if isinstance(job.get("limits"), dict) else p.limits
     wall_s = limits.wall_s
     job_for_k: JobSpec = {
         "code": job["code"],
         "test": job.get("test"),
+        "prepared": job.get("prepared"),
         "nonce": nonce,
         "workdir": workdir,
         "wall_s": wall_s,

@@ -108,7 +108,6 @@ class Template:
         self.counters: list[_cgroup.SlotCounters] = []
         self.workers: list[_Worker] = []
         self.waiting: list[dict[str, Any]] = []
-        self.dirty: dict[int, int] = {}  # slot -> worker whose job ran there and has not exited yet
         self.sel = selectors.DefaultSelector()
         self.inbox = _wire.FrameBuffer()
         self.running = True
@@ -178,7 +177,7 @@ class Template:
             uid=int(self.cfg["uid_base"]) + worker.index,
             ctl_r=ctl_r,
             rep_w=rep_w,
-            cgroup_procs=[list(c.procs_fds) for c in self.counters],
+            cgroup_procs=list(self.counters[worker.index].procs_fds) if self._counted(worker.index) else [],
             limits=self.limits,
             namespaces=self.namespaces,
             user_namespace=bool(self.cfg["user_namespace"]),
@@ -223,32 +222,39 @@ class Template:
         pool = ready or idle
         return min(pool, key=lambda w: w.ready_at or float("inf"))
 
+    def _counted(self, index: int) -> bool:
+        """Return True when worker ``index`` has a cgroup (worker i runs in slot cgroup i)."""
+        return 0 <= index < len(self.counters)
+
     def start_job(self, msg: dict[str, Any]) -> None:
         slot = int(msg["slot"])
         worker = self.pick()
-        if worker is None or slot in self.dirty:
-            # Every worker is busy, or the slot's last job is still being torn down (its processes
-            # count against the slot's limits): the job starts when that is over.
-            self.waiting.append(msg)
+        if worker is None:
+            self.waiting.append(msg)  # every worker is busy: the job starts when one is prepared
             return
-        self.dirty[slot] = worker.index
         worker.job = msg
         msg["t_recv"] = time.monotonic()
-        if 0 <= slot < len(self.counters):
+        if self._counted(worker.index):
+            # The worker's job processes joined its cgroup when it was prepared (a write to
+            # cgroup.procs waits for an RCU grace period: about 8 ms, off the job's clock there).
             try:
-                self.counters[slot].before_job(JobLimits.from_wire(msg["limits"]).memory_mb * 1024 * 1024)
+                self.counters[worker.index].before_job(
+                    JobLimits.from_wire(msg["limits"]).memory_mb * 1024 * 1024
+                )
             except OSError as exc:
                 _log(f"cgroup reset failed: {exc}")
         frame = {
             "op": "job",
             "code": msg["code"],
             "test": msg.get("test"),
+            "prepared": msg.get("prepared"),
             "limits": msg["limits"],
             "slot": slot,
         }
         with contextlib.suppress(OSError):  # the supervisor died; its exit reports the job as crashed
             _wire.send(worker.ctl_w, frame)
-        self.reply({"op": "started", "id": msg["id"], "pid": worker.pid})
+        cgroup = worker.index if self._counted(worker.index) else -1
+        self.reply({"op": "started", "id": msg["id"], "pid": worker.pid, "cgroup": cgroup})
 
     def on_report(self, worker: _Worker) -> None:
         """Read the supervisor's frames: "ready", then the report (answered at once: the job is over)."""
@@ -277,12 +283,11 @@ class Template:
         """Add the slot's counters to a job's report and send it to the bot."""
         job = worker.job
         assert job is not None
-        slot = int(job["slot"])
-        if 0 <= slot < len(self.counters):
+        if self._counted(worker.index):
             if not report.get("early"):  # else the killed processes may still be tearing down
-                report["leftovers"] = self.sweep(slot)
+                report["leftovers"] = self.sweep(worker.index)
             with contextlib.suppress(OSError, ValueError):
-                report["cgroup"] = self.counters[slot].after_job()
+                report["cgroup"] = self.counters[worker.index].after_job()
         timing = report.setdefault("timing", {})
         if isinstance(timing, dict):
             timing["recv"] = job.get("t_recv")
@@ -293,7 +298,7 @@ class Template:
 
     def sweep(self, slot: int) -> int:
         """Kill anything left in a slot's cgroup; return how many there were."""
-        if not 0 <= slot < len(self.counters):
+        if not self._counted(slot):
             return 0
         members: list[int] = []
         with contextlib.suppress(OSError, ValueError):
@@ -316,13 +321,10 @@ class Template:
         for fd in (worker.pidfd, worker.ctl_w, worker.rep_r):
             with contextlib.suppress(OSError):
                 os.close(fd)
+        self.sweep(worker.index)  # before its next processes join the worker's cgroup
         if worker.job is not None:
-            slot = int(worker.job["slot"])
-            self.sweep(slot)
             if not worker.replied:
                 self.answer(worker, {"setup_error": "the supervisor died"})
-            if self.dirty.get(slot) == worker.index:
-                del self.dirty[slot]
         else:
             frames: list[dict[str, Any]] = []
             with contextlib.suppress(_wire.WireError):
@@ -338,12 +340,8 @@ class Template:
                 self.prepare(worker)
             except OSError as exc:
                 _log(f"worker {worker.index}: prepare failed: {exc}")
-        for msg in list(self.waiting):
-            if self.pick() is None:
-                break
-            if int(msg["slot"]) not in self.dirty:
-                self.waiting.remove(msg)
-                self.start_job(msg)
+        while self.waiting and self.pick() is not None:
+            self.start_job(self.waiting.pop(0))
         if self.waiting and not any(w.pid for w in self.workers):
             for msg in self.waiting:  # nothing can be prepared any more: fail rather than hang
                 self.reply(
@@ -393,6 +391,7 @@ class Template:
 def main(argv: list[str]) -> int:
     """Start the template on the socket descriptor given as the only argument."""
     sock = int(argv[0])
+    _linux.set_process_name("sandbox-tmpl")
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         cfg = _wire.recv(sock)

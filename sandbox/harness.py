@@ -10,7 +10,6 @@ JSON line carrying the job's nonce; stdout and stderr are only output.
 
 from __future__ import annotations
 
-import builtins
 import contextlib
 import importlib
 import importlib.abc
@@ -25,8 +24,8 @@ import types
 import unittest
 from typing import Any
 
-from . import bridge, program
-from ._messages import JobSpec, ResultOp
+from . import _testprep, bridge, program
+from ._messages import JobSpec, PreparedTest, ResultOp
 from .result import ErrorDict
 
 WORKDIR = "/sandbox"
@@ -180,7 +179,7 @@ def run_job(job: JobSpec, result_fd: int, learner: tuple[int, int] | None = None
             # submission that runs long fails its tests (with this message) instead of timing out.
             peer.deadline = ends - min(1.0, max(0.3, 0.1 * wall_s))
             peer.overdue_text = f"{bridge.OVERDUE} ({wall_s:g} s)"
-        return _graded(code, test, user_path, test_path, channel, peer)
+        return _graded(code, test, job.get("prepared"), user_path, test_path, channel, peer)
     finally:
         _flush()
 
@@ -228,11 +227,11 @@ def _plain(code: str, user_path: str, workdir: str, channel: _Channel) -> int:
     return 0
 
 
-def _load_tests(source: str, test_path: str) -> list[unittest.TestCase]:
+def _load_tests(source: str, prepared: PreparedTest | None, test_path: str) -> list[unittest.TestCase]:
     module = types.ModuleType(TEST_MODULE)
     module.__file__ = test_path
     sys.modules[TEST_MODULE] = module
-    compiled = compile(source, test_path, "exec", dont_inherit=True)
+    compiled = _testprep.code_object(prepared, source, test_path)
     exec(compiled, module.__dict__)  # noqa: S102 - the pack's own test module
     suite = unittest.defaultTestLoader.loadTestsFromModule(module)
     tests: list[unittest.TestCase] = []
@@ -417,136 +416,28 @@ def _error_fields(fields: object, code: str) -> ErrorDict:
     }
 
 
-def shared_classes(test_source: str) -> str | None:
-    """Return the test module cut to its imports and the classes it may hand the learner's functions.
-
-    A test may pass the learner an object of its own class (a model to train); the learner's process
-    rebuilds it from data, so it needs that class. Everything else (the tests, their helpers, their
-    constants and expected values) is blanked out, line for line so line numbers stay right. None
-    when the test defines no such class.
-    """
-    import ast
-
-    try:
-        tree = ast.parse(test_source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
-    lines = test_source.splitlines()
-    tests = _test_classes(tree)
-    keep: set[int] = set()
-    blank: set[int] = set()  # lines of anything not shared: a line holding both is blanked
-    classes = 0
-    for node in tree.body:
-        first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
-        lines_of = range(first, (node.end_lineno or node.lineno) + 1)
-        if isinstance(node, ast.ClassDef) and node.name not in tests:
-            classes += 1
-        elif not isinstance(node, (ast.Import, ast.ImportFrom)):
-            blank.update(lines_of)
-            continue
-        keep.update(lines_of)
-    keep -= blank
-    if not classes:
-        return None
-    out = [line if n in keep else "" for n, line in enumerate(lines, 1)]
-    for node in tree.body:  # an import sharing its line with something else goes alone
-        if (
-            isinstance(node, (ast.Import, ast.ImportFrom))
-            and node.lineno == node.end_lineno
-            and node.lineno in blank
-        ):
-            out[node.lineno - 1] = (
-                out[node.lineno - 1] + "; " if out[node.lineno - 1] else ""
-            ) + ast.unparse(node)
-    return "\n".join(out) + "\n"
-
-
-def _test_classes(tree: Any) -> set[str]:
-    """Return the names of the module's classes that never go to the learner: its tests and their kin.
-
-    A class is shared only when every base is a builtin, a name the module imported (not from
-    unittest) or an attribute of one, or a class shared before it. Any other class (a test under
-    whatever name it reached ``TestCase``, a class on an assigned or computed base), every local
-    class a test derives from (a mixin holding the tests' bodies) and every class derived from
-    one of those stays with the grader.
-    """
-    import ast
-
-    imported: set[str] = set()
-    unittest_names: set[str] = set()  # names bound to unittest or to something imported from it
-    for node in tree.body:
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                bound = (alias.asname or alias.name).split(".")[0]
-                imported.add(bound)
-                if alias.name.split(".")[0] == "unittest":
-                    unittest_names.add(bound)
-        elif isinstance(node, ast.ImportFrom):
-            bound_names = {alias.asname or alias.name for alias in node.names}
-            imported |= bound_names
-            if (node.module or "").split(".")[0] == "unittest":
-                unittest_names |= bound_names
-
-    assigned = {  # a module-level name bound by other means may hold anything (``object = TestCase``)
-        target.id
-        for node in ast.walk(tree)
-        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr, ast.For, ast.With))
-        for target in ast.walk(node)
-        if isinstance(target, ast.Name) and isinstance(target.ctx, ast.Store)
-    } | {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
-
-    def root(base: Any) -> str | None:
-        while isinstance(base, ast.Attribute):
-            base = base.value
-        return base.id if isinstance(base, ast.Name) else None
-
-    defined = [node for node in tree.body if isinstance(node, ast.ClassDef)]
-    local = {node.name for node in defined}
-    tests: set[str] = set()
-    for node in defined:
-        for base in node.bases:
-            name = root(base)
-            plain = (
-                name is not None and name not in unittest_names and not ast.unparse(base).endswith("TestCase")
-            )
-            known = name in local or (
-                name not in assigned and (name in imported or hasattr(builtins, str(name)))
-            )
-            if not (plain and known) or name in tests:
-                tests.add(node.name)
-        nested = (c for c in ast.walk(node) if isinstance(c, ast.ClassDef) and c is not node)
-        if any(
-            root(b) in unittest_names or ast.unparse(b).endswith("TestCase") for c in nested for b in c.bases
-        ):
-            tests.add(node.name)  # a test class inside it (``TestAnswer = Box.TestAnswer``)
-    changed = True
-    while changed:  # mixins of tests, and classes derived from tests or mixins
-        changed = False
-        for node in defined:
-            names = {root(b) for b in node.bases} & local
-            if node.name in tests and not names <= tests:
-                tests |= {str(n) for n in names}
-                changed = True
-            elif node.name not in tests and names & tests:
-                tests.add(node.name)
-                changed = True
-    return tests
-
-
 def _graded(
-    code: str, test_source: str, user_path: str, test_path: str, channel: _Channel, peer: bridge.Peer
+    code: str,
+    test_source: str,
+    prepared: PreparedTest | None,
+    user_path: str,
+    test_path: str,
+    channel: _Channel,
+    peer: bridge.Peer,
 ) -> int:
     """Grade in this process (the grader); the learner's code runs only in the learner process."""
     # A program test (CodeRunner-style, see sandbox/program.py): the learner process loads a stand-in
     # that runs the learner's file as __main__ once per case, on the test's request, never on import.
-    loaded_code = program.learner_stub(code, user_path) if program.is_program_test(test_source) else code
+    if prepared is None:
+        prepared = _testprep.prepare(test_source)  # a caller without the bot's side (tests)
+    loaded_code = program.learner_stub(code, user_path) if prepared["program"] else code
     loader = _UserLoader(peer, loaded_code, user_path)
     sys.meta_path.insert(0, _UserFinder(loader))
     sys.modules.pop(USER_MODULE, None)
     unittest.TestCase._formatMessage = _note_custom_message  # type: ignore[method-assign,assignment]
     reply: bridge.Reply
     load: bridge.Request = {"op": "load", "code": loaded_code}
-    shared = shared_classes(test_source)
+    shared = prepared["classes"]
     if shared is not None:
         load["classes"] = shared
     try:
@@ -580,7 +471,7 @@ def _graded(
     module.__loader__ = loader
     sys.modules[USER_MODULE] = module
     try:
-        tests = _load_tests(test_source, test_path)
+        tests = _load_tests(test_source, prepared, test_path)
     except BaseException as exc:
         _flush()
         info = _describe(exc, user_path)

@@ -25,7 +25,7 @@ import warnings
 from types import TracebackType
 from typing import Any
 
-from . import _assemble, _cgroup, _process, _uids
+from . import _assemble, _cgroup, _process, _testprep, _uids
 from ._admission import Admission
 from ._messages import JobFrame, JobLimits
 from ._seccomp import libseccomp_path
@@ -369,14 +369,15 @@ class Sandbox:
                 return Result(status="crashed", message="The sandbox is unavailable; please try again later.")
             job_id = str(next(self._ids))
             frame: JobFrame = {
-                "op": "job", "id": job_id, "slot": slot, "code": code, "test": test, "limits": limits.to_wire(),
+                "op": "job", "id": job_id, "slot": slot, "code": code, "test": test,
+                "prepared": _testprep.prepare(test) if test is not None else None, "limits": limits.to_wire(),
             }  # fmt: skip
             fut = await template.submit(job_id, dict(frame))
             try:
                 done = await asyncio.wait_for(asyncio.shield(fut), limits.wall_s + BACKSTOP_S)
             except TimeoutError:
                 log.error("sandbox job %s got no answer in time; killing its worker", job_id)
-                await self._abandon(template, job_id, slot)
+                await self._abandon(template, job_id)
                 return Result(
                     status="crashed", message="The sandbox worker stopped answering; please try again."
                 )
@@ -396,8 +397,9 @@ class Sandbox:
             if fut is not None or not ends:
                 self._admission.release(slot)
 
-    async def _abandon(self, template: _process.TemplateProcess, job_id: str, slot: int) -> None:
+    async def _abandon(self, template: _process.TemplateProcess, job_id: str) -> None:
         template.kill_supervisor(job_id)
-        if self._cgroups is not None:
-            await asyncio.to_thread(self._cgroups.kill_slot, slot)
+        index = template.cgroups.get(job_id, -1)  # the cgroup of the worker that took the job
+        if self._cgroups is not None and 0 <= index < len(self._cgroups.slots):
+            await asyncio.to_thread(self._cgroups.kill_slot, index)
         await template.kill()  # a template that does not answer is replaced before the next job

@@ -139,23 +139,28 @@ class Pool:
     def leftovers(self) -> list[str]:
         """Describe anything a job left behind (empty when all is clean)."""
         problems: list[str] = []
-        cgroups = self.sb._cgroups
-        if cgroups is not None:
-            for i, slot in enumerate(cgroups.slots):
-                for procs in slot.procs:
-                    pids = Path(procs).read_text().split()
-                    if pids:
-                        problems.append(f"slot {i} cgroup holds {pids}")
+        prepared: set[str] = set()  # the idle job processes of the prepared workers
         tpid = self.sb.template_pid
         if tpid is not None:
             tree = _tree(tpid)
             for sup in tree[tpid]:  # each supervisor holds at most its prepared grader and learner
                 kids = tree.get(sup, [])
+                prepared |= {str(kid) for kid in kids}
                 if len(kids) > 2:
                     problems.append(f"supervisor {sup} has {len(kids)} children")
                 for kid in kids:
                     if tree.get(kid):
                         problems.append(f"job process {kid} has children {tree[kid]}")
+        cgroups = self.sb._cgroups
+        if cgroups is not None:
+            # A worker's cgroup holds its two prepared job processes (they join when it is
+            # prepared) and nothing else.
+            for i, slot in enumerate(cgroups.slots):
+                for procs in slot.procs:
+                    pids = Path(procs).read_text().split()
+                    strangers = [pid for pid in pids if pid not in prepared]
+                    if strangers or len(pids) > 2:
+                        problems.append(f"slot {i} cgroup holds {pids}")
         return problems
 
     def assert_clean(self, timeout: float = 5.0) -> None:
