@@ -181,6 +181,7 @@ def arguments() -> argparse.Namespace:
     parser.add_argument(
         "--python-gc", action="store_true", help="keep Python's garbage collector settings (default: tuned as quizbot run tunes them)"
     )
+    parser.add_argument("--gc-freeze", action="store_true", help=argparse.SUPPRESS)  # what earlier runs asked for: the default now
     parser.add_argument("--loop", choices=["uvloop", "asyncio"], default="uvloop", help="the event loop (the bot's default: uvloop)")
     parser.add_argument(
         "--synchronous", choices=["FULL", "NORMAL", "both"], default="FULL",
