@@ -9,6 +9,7 @@ bot runs on asyncio's loop unchanged.
 from __future__ import annotations
 
 import asyncio
+import gc
 import importlib
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
@@ -32,3 +33,20 @@ def run(main: Coroutine[Any, Any, T], *, use_uvloop: bool) -> T:
     """Run `main` to completion on a new loop (as asyncio.run does), uvloop's when `use_uvloop`."""
     with asyncio.Runner(loop_factory=loop_factory(use_uvloop)) as runner:
         return runner.run(main)
+
+
+YOUNG_OBJECTS = 5_000  # allocations between young collections (Python's default is 700)
+
+
+def settle_gc() -> None:
+    """Tune the garbage collector for a bot that has started: what start-up made is frozen, collections rarer.
+
+    What start-up made (packs, modules, the pool's client) lives for the whole run: frozen, it is out
+    of every full collection's sight. With young collections every 5,000 allocations instead of 700,
+    a click's short-lived objects (its coroutine frames, its reply) die before a collection moves
+    them to an older generation, and older collections come seven times less often: in
+    bench/core_bench.py the collector's CPU per answer fell from about 180 µs to about 100 µs.
+    """
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(YOUNG_OBJECTS, 10, 10)

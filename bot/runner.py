@@ -9,7 +9,6 @@ it again (see bot.core.work).
 from __future__ import annotations
 
 import asyncio
-import gc
 import logging
 import signal
 import sys
@@ -19,6 +18,7 @@ from typing import Any
 from .app import App, build
 from .core.errors import DatabaseFault
 from .core.faults import FaultLog
+from .loop import settle_gc
 from .metrics import health_app, runner_ready, start_health_server
 from .settings import Settings
 from .shutdown import Drain, finish_work
@@ -48,11 +48,9 @@ async def run_front_ends(settings: Settings, which: list[str] | None, *, slack_p
             from .adapters.console import run_console
 
             return await run_console(app.service)
-        # What start-up made (packs, modules, the pool's client) lives for the whole run: moving it out
-        # of the collector's sight makes full collections, which otherwise sit in the answer latency tail,
-        # several times cheaper (bench/core_bench.py --gc-freeze).
-        gc.collect()
-        gc.freeze()
+        # What start-up made lives for the whole run: frozen out of the collector's sight, and young
+        # collections rarer (bench/core_bench.py does the same unless --python-gc).
+        settle_gc()
         app.platforms.expect(which)  # /readyz: ready once each of these is connected
         drain = Drain()
         app.service.use(drain)

@@ -58,11 +58,14 @@ class _Refused(Exception):
 Counted = dict[tuple[str, str], tuple[str, date]]  # learner -> (zone, practice day) whose streak is stored
 
 
-async def write_parts(c: AsyncConnection, unit: AnswerWrite, counted: Counted | None = None) -> None:
+async def write_parts(
+    c: AsyncConnection, unit: AnswerWrite, counted: Counted | None = None, guesses: Counted | None = None
+) -> None:
     """Write the unit's practice day and leech state in the open transaction (no condition can fail).
 
     `counted` is a single process's memory (SQLite) of the learners whose day is stored already:
     an answer that only moves the streak, on a day already counted, then costs no statement.
+    `guesses` (PostgreSQL) is told the same but never trusted: `one_statement` checks it in the database.
     """
     if unit.leech is not None and unit.attempt is not None:
         leech = unit.leech
@@ -84,10 +87,11 @@ async def write_parts(c: AsyncConnection, unit: AnswerWrite, counted: Counted | 
             day, after = practice.apply(learner)
         if after != learner:
             await put_learner(c, after)
-    if counted is not None:
-        if len(counted) >= COUNTED_CAPACITY:
-            counted.clear()
-        counted[who] = (learner.zone, day)
+    for memory in (counted, guesses):
+        if memory is not None:
+            if len(memory) >= COUNTED_CAPACITY:
+                memory.clear()
+            memory[who] = (learner.zone, day)
     if practice.reviews or practice.new or practice.channel:
         await add_day(
             c, practice.platform, practice.user_id, day, reviews=practice.reviews, new=practice.new, channel=practice.channel

@@ -25,6 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from bot.core.model import Attempt, Owner, Review, Session
 from bot.core.ports import Conflict, WorkTaken
 
+from . import one_statement
 from . import tables as t
 from .answers import Counted, settle_items, write_alone, write_parts
 from .base import Database
@@ -50,6 +51,8 @@ class SessionStore:
         self._upsert_review = _review_upsert(sqlite_insert if db.sqlite else pg_insert)
         # SQLite: this process is the only writer, so it may remember whose practice day is stored.
         self._counted: Counted | None = {} if db.sqlite else None
+        # PostgreSQL: whose practice day this process stored, a guess `one_statement` checks in the database.
+        self._guesses: Counted | None = None if db.sqlite else {}
         # PostgreSQL: the rows this process stored last. Never an answer to `get` (another process may
         # have written since); only the first guess of `recent`, whose save checks the version anyway.
         self._recent: OrderedDict[str, Row] = OrderedDict()
@@ -142,7 +145,7 @@ class SessionStore:
         try:
             if self._writer is None and attempt is None and review is None and parts is None:
                 await self._save_alone(op)  # one conditional UPDATE: its own transaction, one round trip
-            else:
+            elif not await self._one_statement(op):
                 await self._run(op)
         except Conflict:
             self._recent.pop(session.id, None)
@@ -175,6 +178,22 @@ class SessionStore:
             raise Conflict(ALREADY_ACTIVE if op.insert else "this action was already recorded") from exc
         except BatchMismatch as exc:
             raise (WorkTaken if str(exc) == WORK_TAKEN else Conflict)(str(exc)) from exc
+
+    async def _one_statement(self, op: SaveOp) -> bool:
+        """PostgreSQL: store a plain click in one statement (`one_statement.py`); False: store it in a transaction."""
+        guess = one_statement.fits(op, self._guesses) if self._guesses is not None else None
+        if guess is None:
+            return False
+        try:
+            async with self._db.read() as c:  # autocommit: the statement is its own transaction
+                known, saved = await one_statement.write(c, op, guess)
+        except IntegrityError as exc:  # the attempt's key is stored: the same click, delivered twice
+            raise Conflict("this action was already recorded") from exc
+        if not known:
+            return False  # nothing was written: the learner's day needs the transaction
+        if not saved:
+            raise Conflict(f"session {op.row['id']} changed since it was read")
+        return True
 
     async def _save_alone(self, op: SaveOp) -> None:
         """PostgreSQL: a session saved with nothing else is one statement, run without BEGIN and COMMIT."""
@@ -281,7 +300,7 @@ class SessionStore:
             await self._upsert_reviews(c, reviews)
         for op in good:
             if op.parts is not None:
-                await write_parts(c, op.parts, self._counted)
+                await write_parts(c, op.parts, self._counted, self._guesses)
         return outcomes
 
     async def _upsert_reviews(self, c: AsyncConnection, reviews: list[dict[str, Any]]) -> None:

@@ -1,0 +1,122 @@
+"""PostgreSQL: a plain graded click stored in one statement, one round trip (no BEGIN, no COMMIT).
+
+A click on a quiz item changes the session's row, adds the attempt and moves the review card. In
+a transaction that is seven round trips (BEGIN, the session's conditional update, the attempt,
+the card, the learner's row read under its lock for the practice day, COMMIT, and a read before);
+here the first four writes are one statement of data-modifying CTEs, which PostgreSQL runs
+all or nothing in autocommit:
+
+- `known`: the learner's row says their practice day is stored already (the zone and the streak's
+  last day this process saw it store): only then does the answer change nothing of the learner,
+  and only then does this statement write anything;
+- `s`: the session's conditional update (`WHERE version = :expected`), as in a transaction;
+- the attempt and the card are inserted only when `s` changed its row.
+
+The statement returns whether `known` held and whether `s` changed its row. When `known` did not
+hold (the day's first answer, or a learner this process has not seen), nothing was written and the
+caller stores the answer in a transaction as before. A stored attempt key raises IntegrityError,
+which rolls the whole statement back as it would a transaction. The practice-day rule stays the
+core's (`PracticeDay.apply`): this only compares the values the core's rule stored.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import Boolean, Date, Integer, String, Text, bindparam, text
+from sqlalchemy.engine import CursorResult
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from .tables import UTCDateTime
+
+if TYPE_CHECKING:
+    from .writer import SaveOp
+
+Guesses = dict[tuple[str, str], tuple[str, date]]  # learner -> (zone, practice day) this process last stored
+
+_ATTEMPT = ("platform", "scope", "user_id", "pack_id", "question_id", "topic", "answer", "correct", "points", "at",
+            "session_id", "key", "mode", "detail")  # fmt: skip
+_REVIEW = ("platform", "user_id", "pack_id", "question_id", "card", "due", "correct", "answers")
+_TYPES: dict[str, Any] = {
+    "correct": Boolean(), "points": Integer(), "at": UTCDateTime(), "due": UTCDateTime(), "answers": Integer(),
+    "answer": Text(), "detail": Text(), "card": Text(), "data": Text(), "position": Integer(), "version": Integer(),
+    "updated_at": UTCDateTime(), "b_expected": Integer(), "l_day": Date(),
+}  # fmt: skip
+_CASTS = {"correct": "BOOLEAN", "points": "INTEGER", "at": "TIMESTAMP", "due": "TIMESTAMP", "answers": "INTEGER"}
+
+
+def _values(prefix: str, columns: tuple[str, ...]) -> str:
+    return ", ".join(f"CAST(:{prefix}{c} AS {_CASTS.get(c, 'TEXT')})" for c in columns)
+
+
+def _statement(with_card: bool) -> Any:
+    card = (
+        f"""
+, r AS (
+    INSERT INTO reviews ({", ".join(_REVIEW)})
+    SELECT {_values("r_", _REVIEW)} FROM s
+    ON CONFLICT (platform, user_id, pack_id, question_id) DO UPDATE SET
+        card = excluded.card, due = excluded.due, correct = excluded.correct,
+        answers = reviews.answers + excluded.answers
+)"""  # noqa: S608 (made once at import from this module's constant column names; every value is a bound parameter)
+        if with_card
+        else ""
+    )
+    sql = f"""
+WITH known AS (
+    SELECT 1 FROM daily_learners
+    WHERE platform = :l_platform AND user_id = :l_user AND zone = :l_zone AND streak_last_day = :l_day
+), s AS (
+    UPDATE sessions SET status = :status, position = :position, data = :data, updated_at = :updated_at,
+        version = :version
+    WHERE id = :b_id AND version = :b_expected AND EXISTS (SELECT 1 FROM known)
+    RETURNING id
+), a AS (
+    INSERT INTO attempts ({", ".join(_ATTEMPT)})
+    SELECT {_values("a_", _ATTEMPT)} FROM s
+){card}
+SELECT (SELECT count(*) FROM known) AS known, (SELECT count(*) FROM s) AS saved"""  # noqa: S608 (as above)
+    names = {*(f"a_{c}" for c in _ATTEMPT), *(f"r_{c}" for c in _REVIEW)} if with_card else {f"a_{c}" for c in _ATTEMPT}
+    names |= {"l_day", "updated_at", "b_expected", "position", "version", "data"}
+    params = [bindparam(n, type_=_TYPES.get(n.split("_", 1)[1] if n[:2] in ("a_", "r_") else n, String())) for n in sorted(names)]
+    return text(sql).bindparams(*params)
+
+
+_WITH_CARD = _statement(True)
+_WITHOUT_CARD = _statement(False)
+
+
+def fits(op: SaveOp, guesses: Guesses) -> tuple[str, date] | None:
+    """The learner's (zone, day) guess when the click can be stored in one statement, else None."""
+    unit = op.parts
+    if unit is None or op.attempt is None or op.work is not None or op.insert:
+        return None
+    if unit.settles is not None or unit.leech is not None or unit.tally is not None:
+        return None
+    day = unit.day
+    if day is None or day.counts:
+        return None
+    known = guesses.get((day.platform, day.user_id))
+    if known is None or day.day_in(known[0]) != known[1]:
+        return None
+    return known
+
+
+async def write(c: AsyncConnection, op: SaveOp, guess: tuple[str, date]) -> tuple[bool, bool]:
+    """Run the one statement in autocommit; return (the learner's day was stored already, the session was saved)."""
+    row, day = op.row, op.parts.day
+    params: dict[str, Any] = {
+        "l_platform": day.platform, "l_user": day.user_id, "l_zone": guess[0], "l_day": guess[1],
+        "status": row["status"], "position": row["position"], "data": row["data"], "updated_at": row["updated_at"],
+        "version": row["version"], "b_id": row["id"], "b_expected": op.expected_version,
+    }  # fmt: skip
+    assert op.attempt is not None
+    params.update({f"a_{k}": op.attempt[k] for k in _ATTEMPT})
+    statement = _WITHOUT_CARD
+    if op.review is not None:
+        params.update({f"r_{k}": op.review[k] for k in _REVIEW})
+        statement = _WITH_CARD
+    result: CursorResult[Any] = await c.execute(statement, params)
+    values: tuple[Any, ...] = tuple(result.one())
+    return bool(values[0]), bool(values[1])
