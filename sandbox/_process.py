@@ -133,6 +133,8 @@ class TemplateProcess:
             while True:
                 msg = await _wire.read_frame(self.reader)
                 op = msg.get("op")
+                if op == "done" and "sealed" in msg:
+                    msg = await self._unsealed(msg)
                 if op == "done":
                     self.supervisors.pop(str(msg.get("id")), None)
                     self.cgroups.pop(str(msg.get("id")), None)
@@ -156,6 +158,23 @@ class TemplateProcess:
                 log.error("the sandbox template (pid %s) died", self.pid)
                 self._on_death(self)
 
+    async def _unsealed(self, msg: dict[str, Any]) -> dict[str, Any]:
+        """A ``done`` whose report the template relayed unread: the report, with what the template added."""
+        assert self.reader is not None
+        size = msg.get("sealed")
+        if not isinstance(size, int) or not 0 <= size <= _wire.MAX_FRAME:
+            raise _wire.WireError("sealed report size out of range")
+        report = _wire.decode_body(await self.reader.readexactly(size))
+        raw_added, raw_timing = msg.get("added"), report.get("timing")
+        added: dict[str, Any] = raw_added if isinstance(raw_added, dict) else {}
+        for key in ("leftovers", "cgroup"):
+            if key in added:
+                report[key] = added[key]
+        timing: dict[str, Any] = raw_timing if isinstance(raw_timing, dict) else {}
+        more = added.get("timing")
+        report["timing"] = {**timing, **(more if isinstance(more, dict) else {})}
+        return {"op": "done", "id": msg.get("id"), "report": report}
+
     async def submit(self, job_id: str, frame: dict[str, Any]) -> asyncio.Future[dict[str, Any]]:
         """Send one job; return the future of its ``done`` frame."""
         fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
@@ -163,7 +182,10 @@ class TemplateProcess:
             fut.set_result({"op": "done", "report": {"setup_error": "the sandbox worker is not running"}})
             return fut
         self.pending[job_id] = fut
-        self.writer.write(_wire.encode(frame))
+        # The template relays the supervisor's frame unread (``_sealed``): a header, then the frame's bytes.
+        payload = _wire.encode(frame)
+        header = {"op": "job", "id": job_id, "slot": frame["slot"], "limits": frame["limits"], "sealed": len(payload)}
+        self.writer.write(_wire.encode(header) + payload)
         try:
             await self.writer.drain()
         except ConnectionError:

@@ -517,6 +517,8 @@ def _serve(p: SupervisorParams, workdir: str) -> None:
         "early": status is None,
         "timing": {"job": t_job, "attached": t_attached, "exit": t_exit, "cleaned": time.monotonic()},
     }
+    # Said first, in a frame of its own: the template relays the report after it unread (``_sealed``).
+    _wire.send(p.rep_w, {"op": "ending", "early": status is None})
     _wire.send(p.rep_w, report)
     if p.namespaces:
         _reap(block=True)

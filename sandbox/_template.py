@@ -6,8 +6,9 @@ thread counts (it never runs a parallel torch op), freezes the garbage collector
 with huge pages (cheaper forks), enters its own empty network namespace and read-only root,
 answers ``ready`` and serves frames:
 
-- ``{"op": "job", "id", "slot", "code", "test", "limits"}`` -> ``{"op": "started"}``,
-  then ``{"op": "done", "id", "report"}``;
+- ``{"op": "job", "id", "slot", "limits", "sealed": N}`` and N bytes (the supervisor's frame, with
+  the code and the hidden test, relayed unread: ``_sealed``) -> ``{"op": "started"}``, then
+  ``{"op": "done", "id", "report"}``;
 - ``{"op": "stop"}`` -> exits.
 
 Two workers (a supervisor and its job process) per concurrent job are forked ahead of time, so a
@@ -27,10 +28,10 @@ import sys
 import tempfile
 import time
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, cast
 
-from . import _cgroup, _landlock, _linux, _rootfs, _seccomp, _supervisor, _wire, harness
+from . import _cgroup, _landlock, _linux, _rootfs, _sealed, _seccomp, _supervisor, _wire, harness
 from ._messages import JobLimits, Report
 
 
@@ -80,13 +81,14 @@ class _Worker:
     pidfd: int = -1
     ctl_w: int = -1
     rep_r: int = -1
-    buf: bytearray = field(default_factory=bytearray)
+    reader: _sealed.FrameReader | None = None  # the supervisor's frames, in memory no fork inherits
     ready_at: float = 0.0
     job: dict[str, Any] | None = None
     replied: bool = False
     eof: bool = False
     failures: int = 0
-    frames_seen: int = 0
+    ending: bool | None = None  # the supervisor said its report comes next (and whether it ended early)
+    last: dict[str, Any] | None = None  # its last frame that was not ready or ending (a set-up error)
 
 
 class Template:
@@ -107,9 +109,9 @@ class Template:
         self.slots = int(cfg["workers"])  # jobs at once (one without namespaces)
         self.counters: list[_cgroup.SlotCounters] = []
         self.workers: list[_Worker] = []
-        self.waiting: list[dict[str, Any]] = []
+        self.waiting: list[tuple[dict[str, Any], _sealed.Sealed | None]] = []
         self.sel = selectors.DefaultSelector()
-        self.inbox = _wire.FrameBuffer()
+        self.inbox = _sealed.SealedInbox()  # job payloads never become objects in this heap
         self.running = True
 
     # --- start -------------------------------------------------------------------------------
@@ -205,11 +207,14 @@ class Template:
         os.set_blocking(rep_r, False)
         worker.pid, worker.ctl_w, worker.rep_r = pid, ctl_w, rep_r
         worker.pidfd = os.pidfd_open(pid)
-        worker.buf = bytearray()
+        if worker.reader is not None:
+            worker.reader.close()
+        worker.reader = _sealed.FrameReader()
         worker.job = None
         worker.eof = worker.replied = False
         worker.ready_at = 0.0
-        worker.frames_seen = 0
+        worker.ending = None
+        worker.last = None
         self.sel.register(rep_r, selectors.EVENT_READ, ("rep", worker.index))
         self.sel.register(worker.pidfd, selectors.EVENT_READ, ("exit", worker.index))
 
@@ -226,11 +231,13 @@ class Template:
         """Return True when worker ``index`` has a cgroup (worker i runs in slot cgroup i)."""
         return 0 <= index < len(self.counters)
 
-    def start_job(self, msg: dict[str, Any]) -> None:
-        slot = int(msg["slot"])
+    def start_job(self, msg: dict[str, Any], payload: _sealed.Sealed | None) -> None:
+        if payload is None:
+            self.reply({"op": "done", "id": msg.get("id"), "report": {"setup_error": "a job frame without its payload"}})
+            return
         worker = self.pick()
         if worker is None:
-            self.waiting.append(msg)  # every worker is busy: the job starts when one is prepared
+            self.waiting.append((msg, payload))  # every worker is busy: the job starts when one is prepared
             return
         worker.job = msg
         msg["t_recv"] = time.monotonic()
@@ -243,58 +250,85 @@ class Template:
                 )
             except OSError as exc:
                 _log(f"cgroup reset failed: {exc}")
-        frame = {
-            "op": "job",
-            "code": msg["code"],
-            "test": msg.get("test"),
-            "prepared": msg.get("prepared"),
-            "limits": msg["limits"],
-            "slot": slot,
-        }
-        with contextlib.suppress(OSError):  # the supervisor died; its exit reports the job as crashed
-            _wire.send(worker.ctl_w, frame)
+        try:  # the supervisor's frame, as the bot encoded it
+            payload.write_to(worker.ctl_w)
+        except OSError:
+            pass  # the supervisor died; its exit reports the job as crashed
+        finally:
+            payload.close()
         cgroup = worker.index if self._counted(worker.index) else -1
         self.reply({"op": "started", "id": msg["id"], "pid": worker.pid, "cgroup": cgroup})
 
     def on_report(self, worker: _Worker) -> None:
-        """Read the supervisor's frames: "ready", then the report (answered at once: the job is over)."""
+        """Read the supervisor's frames: "ready"; then "ending" and the report, relayed unread (``_sealed``)."""
+        reader = worker.reader
+        if reader is None:
+            return
         while not worker.eof:
             try:
-                chunk = os.read(worker.rep_r, 65536)
+                more = reader.read(worker.rep_r)
             except BlockingIOError:
                 break
-            if not chunk:
+            except (OSError, _wire.WireError):
+                more = False
+            if not more:
                 worker.eof = True
                 with contextlib.suppress(KeyError, ValueError):
                     self.sel.unregister(worker.rep_r)
                 break
-            worker.buf += chunk
-        frames: list[dict[str, Any]] = []
-        with contextlib.suppress(_wire.WireError):
-            frames = _wire.FrameBuffer().feed(bytes(worker.buf))
-        for frame in frames[worker.frames_seen :]:
-            worker.frames_seen += 1
+        try:
+            bodies = reader.bodies()
+        except _wire.WireError:
+            bodies = []
+        for body in bodies:
+            if worker.ending is not None:  # the report: the job's output, relayed unread
+                if worker.job is not None and not worker.replied:
+                    self.answer_sealed(worker, body, early=worker.ending)
+                body.close()
+                continue
+            try:
+                frame = _sealed.opened(body)  # ready, ending or a set-up error: nothing of a job
+            except _wire.WireError:
+                continue
             if frame.get("op") == "ready":
                 worker.ready_at = time.monotonic()
-            elif worker.job is not None and not worker.replied:
-                self.answer(worker, cast(Report, frame))  # the supervisor's report (it checked each line)
+            elif frame.get("op") == "ending":
+                worker.ending = bool(frame.get("early"))
+            else:
+                worker.last = frame
+                if worker.job is not None and not worker.replied:
+                    self.answer(worker, cast(Report, frame))
 
-    def answer(self, worker: _Worker, report: Report) -> None:
-        """Add the slot's counters to a job's report and send it to the bot."""
+    def _added(self, worker: _Worker, *, early: bool) -> dict[str, Any]:
+        """What the template adds to a job's report: the slot's counters and its own clock."""
         job = worker.job
         assert job is not None
+        added: dict[str, Any] = {}
         if self._counted(worker.index):
-            if not report.get("early"):  # else the killed processes may still be tearing down
-                report["leftovers"] = self.sweep(worker.index)
+            if not early:  # else the killed processes may still be tearing down
+                added["leftovers"] = self.sweep(worker.index)
             with contextlib.suppress(OSError, ValueError):
-                report["cgroup"] = self.counters[worker.index].after_job()
-        timing = report.setdefault("timing", {})
-        if isinstance(timing, dict):
-            timing["recv"] = job.get("t_recv")
-            timing["answered"] = time.monotonic()
+                added["cgroup"] = self.counters[worker.index].after_job()
+        added["timing"] = {"recv": job.get("t_recv"), "answered": time.monotonic()}
         worker.replied = True
         worker.failures = 0
-        self.reply({"op": "done", "id": job["id"], "report": report})
+        return added
+
+    def answer(self, worker: _Worker, report: Report) -> None:
+        """Send the bot a report the template made or read (a set-up failure), with the slot's counters."""
+        assert worker.job is not None
+        added = self._added(worker, early=bool(report.get("early")))
+        timing = report.get("timing")
+        report.update({k: v for k, v in added.items() if k != "timing"})  # type: ignore[typeddict-item]
+        report["timing"] = {**(timing if isinstance(timing, dict) else {}), **added["timing"]}
+        self.reply({"op": "done", "id": worker.job["id"], "report": report})
+
+    def answer_sealed(self, worker: _Worker, body: _sealed.Sealed, *, early: bool) -> None:
+        """Send the bot the supervisor's report unread, with what the template adds beside it."""
+        assert worker.job is not None
+        added = self._added(worker, early=early)
+        _wire.send(self.sock, {"op": "done", "id": worker.job["id"], "added": added, "sealed": body.size})
+        body.write_to(self.sock)
 
     def sweep(self, slot: int) -> int:
         """Kill anything left in a slot's cgroup; return how many there were."""
@@ -326,10 +360,7 @@ class Template:
             if not worker.replied:
                 self.answer(worker, {"setup_error": "the supervisor died"})
         else:
-            frames: list[dict[str, Any]] = []
-            with contextlib.suppress(_wire.WireError):
-                frames = _wire.FrameBuffer().feed(bytes(worker.buf))
-            reason = frames[-1].get("setup_error") if frames else None
+            reason = worker.last.get("setup_error") if worker.last else None
             worker.failures += 1
             text = f"worker {worker.index}: {reason or 'the supervisor died while idle'}"
             _log(text)
@@ -341,9 +372,11 @@ class Template:
             except OSError as exc:
                 _log(f"worker {worker.index}: prepare failed: {exc}")
         while self.waiting and self.pick() is not None:
-            self.start_job(self.waiting.pop(0))
+            self.start_job(*self.waiting.pop(0))
         if self.waiting and not any(w.pid for w in self.workers):
-            for msg in self.waiting:  # nothing can be prepared any more: fail rather than hang
+            for msg, payload in self.waiting:  # nothing can be prepared any more: fail rather than hang
+                if payload is not None:
+                    payload.close()
                 self.reply(
                     {"op": "done", "id": msg["id"], "report": {"setup_error": "no worker could start"}}
                 )
@@ -374,15 +407,17 @@ class Template:
                     os.waitpid(worker.pid, 0)
 
     def on_control(self) -> None:
-        data = os.read(self.sock, 1 << 20)
-        if not data:
+        if not self.inbox.read(self.sock):
             self.running = False
             return
-        for msg in self.inbox.feed(data):
+        for msg, payload in self.inbox.frames():
             op = msg.get("op")
             if op == "job":
-                self.start_job(msg)
-            elif op == "stop":
+                self.start_job(msg, payload)
+                continue
+            if payload is not None:
+                payload.close()
+            if op == "stop":
                 self.running = False
             elif op == "ping":
                 self.reply({"op": "pong", "threads": _threads()})

@@ -53,7 +53,7 @@ def unb64(text: str) -> bytes:
     return base64.b64decode(text.encode())
 
 
-def write_all(fd: int, data: bytes) -> None:
+def write_all(fd: int, data: bytes | memoryview) -> None:
     """Write every byte to a blocking descriptor."""
     view = memoryview(data)
     while view:

@@ -130,11 +130,6 @@ print("found:", sorted(found))
 """
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known hole: the template decodes each job frame (the test's source and code object) "
-    "in its own heap, and job processes forked after it inherit those pages",
-)
 def test_a_later_job_cannot_read_an_earlier_hidden_test_from_its_memory(clean_pool: Pool) -> None:
     secret = os.urandom(12).hex()
     test = (
