@@ -141,3 +141,11 @@ def test_a_later_job_cannot_read_an_earlier_hidden_test_from_its_memory(clean_po
     time.sleep(2)  # every prepared worker is forked again after that job
     outputs = [clean_pool.run(SCAN_OWN_MEMORY).stdout for _ in range(4)]
     assert all(secret not in out for out in outputs), outputs
+
+
+def test_a_later_job_cannot_read_another_learners_code_or_output_from_its_memory(clean_pool: Pool) -> None:
+    secret = os.urandom(12).hex()
+    clean_pool.run(f'SECRET = "HIDDEN_EXPECTS_{secret}"\nprint(SECRET)\n')  # its code and its output
+    time.sleep(2)  # every prepared worker is forked again after that job
+    outputs = [clean_pool.run(SCAN_OWN_MEMORY).stdout for _ in range(4)]
+    assert all(secret not in out for out in outputs), outputs
