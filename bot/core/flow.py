@@ -20,7 +20,7 @@ from .items import Changed, Context, Graded, Input, Make, NotAnAnswer, kind_of
 from .model import Actor, ItemState, Owner, Session, new_session_id
 from .packs import DIFFICULTIES, AnyQuestion, Pack
 from .ports import Clock, CodeRunner, Conflict, Repository, WorkTaken
-from .replies import Button, Message, Part, Reply, Text, Tone, cmd
+from .replies import Button, Message, Part, Reply, Text, Tone, cmd, opt
 from .requests import DEFAULT_COUNT, MAX_COUNT, RUNNING, Start
 from .work import GRADE, Unfinished
 
@@ -93,7 +93,7 @@ class Flow:
             raise UnknownName("difficulty", request.difficulty, DIFFICULTIES)
         count = DEFAULT_COUNT if request.count is None else request.count
         if not 1 <= count <= MAX_COUNT:
-            raise QuizError(_("`count` must be between 1 and {most}; you gave {count}.").format(most=MAX_COUNT, count=count))
+            raise QuizError(_("{option} must be between 1 and {most}; you gave {count}.").format(option=opt("count"), most=MAX_COUNT, count=count))
         chosen = [p for p in enabled if request.pack is None or p.id == request.pack]
         packs = [p for p in [await self._catalogue.pack(info.id) for info in chosen] if p is not None]
         if request.topic is not None:

@@ -16,7 +16,7 @@ from typing import Literal
 from .model import Anchor
 from .words import plural as plural  # re-exported: the replies module is where texts are made
 
-COMMAND = re.compile(r"⟦([a-z][a-z -]*)⟧")
+COMMAND = re.compile(r"⟦(=?[a-z][a-z -]*)⟧")
 
 
 def cmd(name: str) -> str:
@@ -24,9 +24,20 @@ def cmd(name: str) -> str:
     return f"⟦{name}⟧"
 
 
-def spell_commands(text: str, spell: Callable[[str], str]) -> str:
-    """Replace every command named with `cmd` by the front end's spelling of it."""
-    return COMMAND.sub(lambda m: spell(m.group(1)), text) if "⟦" in text else text
+def opt(name: str) -> str:
+    """Name a command's option in text (`rounds`); a front end whose client shows options translated spells it so."""
+    return f"⟦={name}⟧"
+
+
+def _as_typed(name: str) -> str:
+    return f"`{name}`"
+
+
+def spell_commands(text: str, spell: Callable[[str], str], option: Callable[[str], str] = _as_typed) -> str:
+    """Replace every command named with `cmd` (and option named with `opt`) by the front end's spelling of it."""
+    if "⟦" not in text:
+        return text
+    return COMMAND.sub(lambda m: option(m.group(1)[1:]) if m.group(1).startswith("=") else spell(m.group(1)), text)
 
 
 class Tone(StrEnum):

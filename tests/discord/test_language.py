@@ -94,7 +94,7 @@ async def test_a_race_runs_in_the_servers_language_and_its_notes_in_the_learners
     bot = racing.bot
     spanish_server = {"locale": "es-ES", "guild_locale": "es-ES"}
     too_few = await bot.command(p.ALICE, "start", [p.option("rounds", 2)], group="race", **spanish_server)
-    assert "`rounds` debe estar entre 3 y 20; pusiste 2." in too_few.text()  # an error, in her language
+    assert "`rondas` debe estar entre 3 y 20; pusiste 2." in too_few.text()  # an error, in her language
     start = await bot.command(
         p.ALICE, "start", [p.option("pack", "race-pack"), p.option("rounds", 3), p.option("seconds", 10)],
         group="race", **spanish_server,
@@ -266,3 +266,14 @@ async def test_the_apology_for_an_outdated_command_follows_the_learners_own_choi
     await bot.command(p.BOB, "current")  # the choice is read with this request and remembered for a while
     outdated = await bot.command(p.BOB, "pack")  # a group invoked as a command: the client's list is out of date
     assert "Los comandos del bot se acaban de actualizar" in outdated.text(), outdated.text()
+
+
+async def test_an_option_out_of_range_is_named_as_the_spanish_client_shows_it(racing: RaceBot) -> None:
+    bot = racing.bot
+    refused = await bot.command(
+        p.ALICE, "start", [p.option("pack", "race-pack"), p.option("rounds", 25)], group="race", **ES
+    )
+    assert "`rondas` debe estar entre 3 y 20; pusiste 25." in refused.text(), refused.text()
+    assert "rounds" not in refused.text()
+    counted = await bot.command(p.ALICE, "start", [p.option("pack", "race-pack"), p.option("count", 0)], **ES)
+    assert "`cantidad` debe estar entre 1 y" in counted.text(), counted.text()

@@ -100,7 +100,11 @@ DISCORD_SPELLING = {
 
 def spell(markdown: str) -> str:
     """`⟦start⟧` -> `/quiz start` (`/quiz empezar` in Spanish: as the client shows it), as a code span to copy."""
-    return spell_commands(markdown, lambda name: f"`/quiz {spelt(DISCORD_SPELLING.get(name, name))}`")
+    return spell_commands(
+        markdown,
+        lambda name: f"`/quiz {spelt(DISCORD_SPELLING.get(name, name))}`",
+        lambda name: f"`{localized(OPTION, name, current()) or name}`",  # as the client shows the option
+    )
 
 
 def fence(code: str, language: str = "python") -> str:

@@ -30,6 +30,7 @@ from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from bot.core.i18n import _
+from bot.core.replies import opt
 
 from .errors import AlreadyAnswered, BadRaceOption, RaceOver, RoundClosed
 
@@ -47,12 +48,14 @@ def check_options(rounds: int | None, seconds: int | None) -> tuple[int, int]:
     seconds = SECONDS_DEFAULT if seconds is None else seconds
     if not ROUNDS_MIN <= rounds <= ROUNDS_MAX:
         raise BadRaceOption(
-            _("`rounds` must be between {least} and {most}; you gave {n}.").format(least=ROUNDS_MIN, most=ROUNDS_MAX, n=rounds)
+            _("{option} must be between {least} and {most}; you gave {n}.").format(
+                option=opt("rounds"), least=ROUNDS_MIN, most=ROUNDS_MAX, n=rounds
+            )
         )
     if not SECONDS_MIN <= seconds <= SECONDS_MAX:
         raise BadRaceOption(
-            _("`seconds` per round must be between {least} and {most}; you gave {n}.").format(
-                least=SECONDS_MIN, most=SECONDS_MAX, n=seconds
+            _("{option} per round must be between {least} and {most}; you gave {n}.").format(
+                option=opt("seconds"), least=SECONDS_MIN, most=SECONDS_MAX, n=seconds
             )
         )
     return rounds, seconds
