@@ -140,3 +140,13 @@ def test_deep_json_and_yaml_are_refused() -> None:
     deep_yaml = b"Q?: " + b"[" * 100_000 + b"]" * 100_000 + b"\n"
     error = refused("deep.yaml", deep_yaml)
     assert error.line == 1 and error.message.startswith("broken YAML")
+
+
+def test_an_open_trivia_db_refusal_is_said_in_the_admins_language() -> None:
+    from bot.core.i18n import said, use_locale
+
+    message = refused("api.json", b'{"response_code": 5, "results": []}').message
+    with use_locale("de"):
+        assert said(message) == "response_code 5: das Anfragelimit der API wurde erreicht"
+    with use_locale("es"):
+        assert said(message) == "response_code 5: se alcanzó el límite de peticiones de la API"

@@ -17,11 +17,11 @@ from .result import ConvertError
 from .text import decode, first_words
 
 _RESPONSE_CODES = {
-    1: "the API found no questions for that query",
-    2: "the API call had an invalid parameter",
-    3: "the session token does not exist",
-    4: "the session token has returned every question",
-    5: "the API rate limit was hit",
+    1: M_("the API found no questions for that query"),
+    2: M_("the API call had an invalid parameter"),
+    3: M_("the session token does not exist"),
+    4: M_("the session token has returned every question"),
+    5: M_("the API rate limit was hit"),
 }
 _DIFFICULTIES = ("easy", "medium", "hard")
 
