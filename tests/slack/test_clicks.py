@@ -14,7 +14,7 @@ from slack_bolt.request.internals import parse_body as bolt_parse_body
 from sqlalchemy import func, select
 
 from bot.adapters.slack import slack_front_end, web_app
-from bot.adapters.slack.clicks import parse_body
+from bot.adapters.slack.app import parse_body
 from bot.core import QuizService
 from bot.storage import SqlRepository
 from bot.storage import tables as t

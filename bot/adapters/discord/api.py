@@ -12,9 +12,11 @@ from typing import Any, Protocol
 import discord
 from discord import app_commands
 from discord.http import Route
+from discord.webhook.async_ import AsyncWebhookAdapter, async_context
 
 from bot.core.i18n import _, supported, use_locale
 from bot.logs import RedactSecrets
+from bot.metrics import acked
 
 from .markup import CHOICE, COMMAND, OPTION, localized
 
@@ -174,3 +176,32 @@ class CatalogTranslator(app_commands.Translator):
         if translated == template:
             return None
         return translated.format(**values)
+
+
+# -------------------- acks --------------------
+# The acknowledgement of a Discord interaction, for the metrics: its callback, as it succeeds.
+#
+# Every interaction response (a reply, an edit, a defer, a form, an autocomplete's choices) goes
+# through discord.py's webhook adapter's `create_interaction_response`; the adapter in use is read
+# from its context variable at each response, so setting one that marks the event acknowledged
+# (bot.metrics.acked) once the callback returned covers them all. An aiohttp trace did this before,
+# at a cost on every HTTP request the bot makes: aiohttp builds each signal's parameters for every
+# request once any trace is configured.
+
+class AckingWebhookAdapter(AsyncWebhookAdapter):
+    """discord.py's webhook adapter, marking the event acknowledged once its interaction callback succeeded."""
+
+    def create_interaction_response(self, *args: Any, **kwargs: Any) -> Any:
+        sent = super().create_interaction_response(*args, **kwargs)
+
+        async def acking() -> Any:
+            result = await sent
+            acked()  # an HTTP error raised above: not acknowledged
+            return result
+
+        return acking()
+
+
+def time_acknowledgements() -> None:
+    """Have interaction callbacks made from here on (in this context and the tasks it starts) mark their event acknowledged."""
+    async_context.set(AckingWebhookAdapter())  # type: ignore[no-untyped-call]

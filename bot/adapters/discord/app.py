@@ -16,8 +16,15 @@ from bot.core.i18n import _, use_locale
 from bot.core.race import ChannelPost
 from bot.metrics import Metrics
 
-from .acks import time_acknowledgements
-from .api import CatalogTranslator, SettingsStore, install_redaction, invite_url, sync_commands, use_api
+from .api import (
+    CatalogTranslator,
+    SettingsStore,
+    install_redaction,
+    invite_url,
+    sync_commands,
+    time_acknowledgements,
+    use_api,
+)
 from .commands import build_quiz_group
 from .deliver import APOLOGY, DiscordPoster, post_race
 from .inbound import Inbound, time_events
