@@ -17,7 +17,7 @@ Every attempt is 10 s after the one before in the learner's quiz (the first 10 s
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -114,16 +114,24 @@ async def fill(repository: SqlRepository) -> None:
         await c.execute(t.reviews.insert(), reviews)
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-async def class_repo(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[SqlRepository]:
-    if request.param == "sqlite":
+async def filled_repository(
+    kind: str, tmp_path: Path, fill_with: Callable[[SqlRepository], Awaitable[None]]
+) -> AsyncIterator[SqlRepository]:
+    """A repository on a fresh SQLite file or PostgreSQL database (`kind`), filled by `fill_with`, closed after."""
+    if kind == "sqlite":
         repository = await open_repository(f"sqlite+aiosqlite:///{tmp_path / 'r.db'}")
-        await fill(repository)
+        await fill_with(repository)
         yield repository
         await repository.close()
         return
     async for url in _pg_database():
         repository = await open_repository(url)
-        await fill(repository)
+        await fill_with(repository)
         yield repository
         await repository.close()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+async def class_repo(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[SqlRepository]:
+    async for repository in filled_repository(request.param, tmp_path, fill):
+        yield repository

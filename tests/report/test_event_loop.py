@@ -20,10 +20,10 @@ from bot.core.packs import load_bytes
 from bot.core.progress import MASTERED_STABILITY_DAYS
 from bot.core.report import Filters
 from bot.core.report.service import Reports
-from bot.storage import SqlRepository, open_repository
+from bot.storage import SqlRepository
 from bot.storage import tables as t
 from bot.storage.reports import ReportStore
-from tests.storage.conftest import _pg_database
+from tests.report.conftest import filled_repository
 
 T = TypeVar("T")
 TURNS = 500  # far more than the awaits of one report (about 30), far fewer than a free loop gives
@@ -39,17 +39,8 @@ async def _fill(repository: SqlRepository) -> None:
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 async def big_repo(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[SqlRepository]:
-    if request.param == "sqlite":
-        repository = await open_repository(f"sqlite+aiosqlite:///{tmp_path / 'r.db'}")
-        await _fill(repository)
+    async for repository in filled_repository(request.param, tmp_path, _fill):
         yield repository
-        await repository.close()
-        return
-    async for url in _pg_database():
-        repository = await open_repository(url)
-        await _fill(repository)
-        yield repository
-        await repository.close()
 
 
 async def turns_during(work: Awaitable[T]) -> tuple[T, int]:
