@@ -266,6 +266,19 @@ def read_metadata(text: str | None) -> dict[str, str]:
     return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
 
 
+def modal(callback_id: str, meta: str, title: str, submit: str, blocks: list[Block]) -> Block:
+    """A modal view: its callback, the metadata carried to its submission, title, submit label and blocks."""
+    return {
+        "type": "modal",
+        "callback_id": callback_id,
+        "private_metadata": meta,
+        "title": plain(title, MODAL_TITLE_MAX),
+        "submit": plain(submit, MODAL_TITLE_MAX),
+        "close": plain(pgettext("button", "Cancel"), MODAL_TITLE_MAX),
+        "blocks": blocks,
+    }
+
+
 def form_view(form: InputRequest, meta: str) -> Block:
     """A modal with one multiline input; its callback_id is the core's action id."""
     size = min(form.max_length, INPUT_MAX)
@@ -289,44 +302,21 @@ def form_view(form: InputRequest, meta: str) -> Block:
             ).format(n=number(size))
         )
     blocks.extend(context(escape(n).replace("```", "`\u200b``")) for n in notes)
-    return {
-        "type": "modal",
-        "callback_id": form.action,
-        "private_metadata": meta,
-        "title": plain(to_plain(form.title), MODAL_TITLE_MAX),
-        "submit": plain(pgettext("button", "Submit"), MODAL_TITLE_MAX),
-        "close": plain(pgettext("button", "Cancel"), MODAL_TITLE_MAX),
-        "blocks": blocks,
-    }
+    return modal(form.action, meta, to_plain(form.title), pgettext("button", "Submit"), blocks)
 
 
 def run_view(meta: str) -> Block:
     """The `/quiz run` modal, for a snippet typed without code after the command."""
     element = {"type": "plain_text_input", "action_id": CODE_INPUT, "multiline": True, "max_length": INPUT_MAX}
-    return {
-        "type": "modal",
-        "callback_id": RUN_CALLBACK,
-        "private_metadata": meta,
-        "title": plain(_("Run Python"), MODAL_TITLE_MAX),
-        "submit": plain(pgettext("button", "Run"), MODAL_TITLE_MAX),
-        "close": plain(pgettext("button", "Cancel"), MODAL_TITLE_MAX),
-        "blocks": [
-            {"type": "input", "block_id": CODE_BLOCK, "label": plain(_("Code (PyTorch available)"), LABEL_MAX), "element": element},
-            context(_("Runs in the sandbox: no network, limited time and memory.")),
-        ],
-    }
+    return modal(RUN_CALLBACK, meta, _("Run Python"), pgettext("button", "Run"), [
+        {"type": "input", "block_id": CODE_BLOCK, "label": plain(_("Code (PyTorch available)"), LABEL_MAX), "element": element},
+        context(_("Runs in the sandbox: no network, limited time and memory.")),
+    ])
 
 
 def pack_load_view(meta: str) -> Block:
     """The `/quiz pack load` modal: one .yaml or .zip file, and whether to replace an equal version."""
-    return {
-        "type": "modal",
-        "callback_id": PACK_CALLBACK,
-        "private_metadata": meta,
-        "title": plain(_("Load a pack"), MODAL_TITLE_MAX),
-        "submit": plain(pgettext("button", "Load"), MODAL_TITLE_MAX),
-        "close": plain(pgettext("button", "Cancel"), MODAL_TITLE_MAX),
-        "blocks": [
+    return modal(PACK_CALLBACK, meta, _("Load a pack"), pgettext("button", "Load"), [
             {
                 "type": "input",
                 "block_id": PACK_BLOCK,
@@ -352,8 +342,7 @@ def pack_load_view(meta: str) -> Block:
                     "Moodle XML, GIFT, CSV, Anki, Red trivia and Open Trivia DB files are converted and shown first."
                 )
             ),
-        ],
-    }
+        ])
 
 
 # ----------------------------------------------------------------- App Home

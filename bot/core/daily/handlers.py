@@ -19,7 +19,7 @@ from bot.core.answer import AnswerWrite, PracticeDay, graded
 from bot.core.catalogue import Catalogue
 from bot.core.dispatch import NOT_OURS, Dispatcher
 from bot.core.errors import BadSubmission, QuizError, StaleAction
-from bot.core.flow import Flow
+from bot.core.flow import Flow, Progress
 from bot.core.gate import LATE_GRADE, Gate
 from bot.core.i18n import _, number, pgettext
 from bot.core.items import Changed, Context, Input, Make, NotAnAnswer, codetext, kind_of
@@ -215,7 +215,7 @@ class DailyDesk:
         values: Sequence[str],
         *,
         key: str | None = None,
-        progress: Callable[[str], Awaitable[None]] | None = None,
+        progress: Progress | None = None,
     ) -> Reply:
         """Handle a member's click on the channel's daily post; every answer goes only to them.
 
@@ -236,12 +236,7 @@ class DailyDesk:
             raise
 
     async def _on_post(
-        self,
-        actor: Actor,
-        action: ax.Action,
-        values: Sequence[str],
-        key: str | None,
-        progress: Callable[[str], Awaitable[None]] | None,
+        self, actor: Actor, action: ax.Action, values: Sequence[str], key: str | None, progress: Progress | None
     ) -> Reply:
         post, _pack, question = await self.daily.open_post(actor, action.session_id)
         kind = kind_of(question)
@@ -292,7 +287,7 @@ class DailyDesk:
         actor: Actor,
         post_id: str,
         text: str,
-        progress: Callable[[str], Awaitable[None]] | None = None,
+        progress: Progress | None = None,
         *,
         key: str | None = None,
     ) -> Reply:
