@@ -202,3 +202,30 @@ def collapse_anonymous_memory() -> int:
         if hi > lo and _libc.madvise(lo, hi - lo, MADV_COLLAPSE) == 0:
             done += hi - lo
     return done
+
+
+MADV_PAGEOUT = 21
+
+
+def page_out_files() -> int:
+    """Give back the file pages only this process maps; return the bytes of mappings advised.
+
+    After the template's imports, most of what torch's libraries have resident is start-up code
+    (operator registration, static initialisers) no job runs again. ``MADV_PAGEOUT`` reclaims the
+    pages no other process maps; a job that needs one reads it back from the page cache or the disk.
+    Anonymous memory is left alone. Needs Linux 5.4; elsewhere nothing happens.
+    """
+    done = 0
+    try:
+        with open("/proc/self/maps") as fh:
+            lines = fh.readlines()
+    except OSError:
+        return 0
+    for line in lines:
+        parts = line.split()
+        if len(parts) < 6 or not parts[5].startswith("/"):
+            continue
+        start, end = (int(x, 16) for x in parts[0].split("-"))
+        if _libc.madvise(start, end - start, MADV_PAGEOUT) == 0:
+            done += end - start
+    return done

@@ -121,6 +121,7 @@ class TemplateReady(TypedDict, total=False):
     namespaces: bool
     workers: int
     huge_pages_mb: int
+    dynamo_loaded: bool  # torch._dynamo imported while warming (``_warm.spare_dynamo`` keeps it out)
 
 
 class Started(TypedDict):

@@ -3,8 +3,8 @@
 Started by ``_process.TemplateProcess`` as ``python -I -B -c <launcher> FD``, FD a unix socket to
 the bot; the first frame is the configuration. The template imports and warms everything, fixes
 thread counts (it never runs a parallel torch op), freezes the garbage collector, backs its memory
-with huge pages (cheaper forks), enters its own empty network namespace and read-only root,
-answers ``ready`` and serves frames:
+with huge pages (cheaper forks), gives back the library pages only start-up touched (``_warm``),
+enters its own empty network namespace and read-only root, answers ``ready`` and serves frames:
 
 - ``{"op": "job", "id", "slot", "limits", "sealed": N}`` and N bytes (the supervisor's frame, with
   the code and the hidden test, relayed unread: ``_sealed``) -> ``{"op": "started"}``, then
@@ -31,38 +31,13 @@ import traceback
 from dataclasses import dataclass
 from typing import Any, cast
 
-from . import _cgroup, _landlock, _linux, _rootfs, _sealed, _seccomp, _supervisor, _wire, harness
+from . import _cgroup, _landlock, _linux, _rootfs, _sealed, _seccomp, _supervisor, _warm, _wire, harness
 from ._messages import JobLimits, Report
 
 
 def _log(text: str) -> None:
     with contextlib.suppress(OSError):
         os.write(2, f"sandbox-template[{os.getpid()}]: {text}\n".encode())
-
-
-def _warm_torch(optimizers: bool = True) -> None:
-    """Run a small single-threaded exercise so lazy initialisation happens once, here."""
-    import io
-
-    torch = sys.modules.get("torch")
-    if torch is None:
-        return
-    w = torch.rand(1, 3, requires_grad=True)
-    x = torch.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
-    y = w @ x
-    loss = ((y - torch.zeros(1, 2)) ** 2).mean()
-    loss.backward()
-    torch.allclose(x.float(), x)
-    print(w.grad, loss.item(), file=io.StringIO())
-    layer = torch.nn.Linear(3, 2)
-    out = torch.nn.functional.mse_loss(layer(torch.ones(4, 3)), torch.zeros(4, 2))
-    out.backward()
-    if optimizers:  # the first optimizer imports torch._dynamo: about 1 s and 70 MB
-        for opt in (torch.optim.SGD(layer.parameters(), lr=0.1), torch.optim.Adam(layer.parameters())):
-            opt.step()
-            opt.zero_grad()
-    with torch.no_grad():
-        (x * 2).sum()
 
 
 def _threads() -> int:
@@ -113,6 +88,7 @@ class Template:
         self.sel = selectors.DefaultSelector()
         self.inbox = _sealed.SealedInbox()  # job payloads never become objects in this heap
         self.running = True
+        self.spared = 0  # torch functions whose first call no longer imports torch._dynamo
 
     # --- start -------------------------------------------------------------------------------
     def warm(self) -> None:
@@ -126,7 +102,8 @@ class Template:
             torch.set_num_threads(1)
             with contextlib.suppress(RuntimeError):
                 torch.set_num_interop_threads(1)
-        _warm_torch(bool(self.cfg.get("warm_optimizers", True)))
+        self.spared = _warm.spare_dynamo()
+        _warm.warm_torch(bool(self.cfg.get("warm_optimizers", True)))
         numpy = sys.modules.get("numpy")
         if numpy is not None:
             numpy.random.seed(0)  # the first call initialises lazily: pay it here, not per job
@@ -437,6 +414,7 @@ def main(argv: list[str]) -> int:
         gc.collect()
         gc.freeze()  # the warm objects are never collected, so forks never write to their pages
         collapsed = _linux.collapse_anonymous_memory()  # reads /proc: before the root changes
+        _linux.page_out_files()  # the libraries' start-up pages (no worker is forked yet)
         template.isolate()
         _wire.send(
             sock,
@@ -453,6 +431,7 @@ def main(argv: list[str]) -> int:
                 "namespaces": template.namespaces,
                 "workers": template.slots,
                 "huge_pages_mb": collapsed // (1024 * 1024),
+                "dynamo_loaded": "torch._dynamo" in sys.modules,
             },
         )
         template.serve()

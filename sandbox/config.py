@@ -110,8 +110,8 @@ class SandboxConfig(BaseSettings):
     warm_optimizers: bool = Field(
         True,
         description=(
-            "Build a torch optimizer in the template, so jobs do not each pay its first-use imports "
-            "(about 1 s; the template holds about 70 MB more)."
+            "Build and step torch optimizers in the template, so jobs do not each pay their "
+            "first-use set-up."
         ),
     )
     preload: tuple[str, ...] = Field(
