@@ -15,6 +15,10 @@ from .ports import Clock, Conflict, Repository, WorkTaken
 from .review import Review
 
 MAX_LOCKS = 10_000
+# How long after an answer's save its reply (the grade and what follows) may still be on its way from
+# the process that saved it: a click on the answered item in that time, in any process, only puts the
+# grade in place. Later (after a restart, say), it is taken as a click whose reply was lost.
+HANDOFF = timedelta(seconds=5)
 
 
 class Missing(QuizExpired):
@@ -44,13 +48,17 @@ class Gate:
         if len(self._handed) > MAX_LOCKS:
             del self._handed[next(iter(self._handed))]  # the oldest: a dict keeps insertion order
 
-    def was_handed(self, session_id: str, position: int) -> bool:
-        """Whether this process handed over the reply to item `position`'s answer (so what follows it is shown or on its way).
+    def reply_on_its_way(self, session: Session, position: int) -> bool:
+        """Whether the reply to item `position`'s answer (its grade and what follows) is shown or on its way.
 
-        Not known after a restart (or in another process): there, a click on an answered item is
-        taken as one whose reply was lost, and what follows is shown again.
+        It is when this process handed it over, or when the session was saved less than `HANDOFF`
+        ago (by another process, maybe, whose reply is in flight: two quick clicks delivered to two
+        processes). Otherwise (after a restart, or in another process later) a click on an answered
+        item is taken as one whose reply was lost, and what follows is shown again.
         """
-        return self._handed.get(session_id, -1) >= position
+        if self._handed.get(session.id, -1) >= position:
+            return True
+        return self._clock.now() - session.updated_at < HANDOFF
 
     @asynccontextmanager
     async def editing(self, session_id: str) -> AsyncIterator[None]:

@@ -150,7 +150,7 @@ class QuizDesk:
                 if 0 <= parsed.position < session.position and session.status in ("active", "finished"):
                     # A second click made before (or after) the first one's reply: what follows is shown by
                     # that reply, so only the grade in place; after a restart, the first reply may be lost.
-                    then = not self.gate.was_handed(session.id, parsed.position)
+                    then = not self.gate.reply_on_its_way(session, parsed.position)
                     return replace(await self.answered(session, parsed.position, then=then), anchor=anchor)
                 self.gate.require_active(session)
                 if parsed.position != session.position:
@@ -220,7 +220,7 @@ class QuizDesk:
         after storing the answer, before answering Slack or Discord; the message kept its
         buttons): it gets what the answer showed, instead of a bare "already answered" that leaves
         the learner with nothing. The same delivery again, or a second click made before the first
-        one's reply when this process handed that reply over (`Gate.was_handed`), only puts the
+        one's reply while that reply is shown or on its way (`Gate.reply_on_its_way`), only puts the
         grade in place (`then=False`): the next item is posted once, by the click that answered;
         shown already, the grade reads the same; lost with a killed process, it is shown now, and
         `/quiz current` the next item.

@@ -277,3 +277,31 @@ async def test_killing_one_process_loses_no_acknowledged_answer(
     after = sum(1 for *_, p in clicks.acked if p == 1)
     assert after > 20, f"B acknowledged only {after} clicks"  # the learners went on, on the survivor
     print(f"acked {len(acked)} clicks (A {len(acked) - after}, B {after}); resent {clicks.resent}; stranded {clicks.stranded}")
+
+
+async def test_two_quick_clicks_on_one_item_sent_to_two_processes_post_the_next_item_once(
+    tmp_path: Path, pg_url: str, fake: FakeSlack, processes: list[BotProcess]
+) -> None:
+    env = slack_env(pg_url, write_choice_pack(tmp_path, 3), fake)
+    bots = [slack_bot(name, tmp_path, env) for name in ("a", "b")]
+    processes.extend(bot for bot, _ in bots)
+    await asyncio.gather(*(asyncio.to_thread(wait_http, bot, f"http://127.0.0.1:{port}/healthz") for bot, port in bots))
+    channel = dm(LEARNER)
+    async with aiohttp.ClientSession() as http:
+        a, b = (Workspace(http, f"http://127.0.0.1:{port}/slack/events", fake, None) for _, port in bots)
+        assert (await a.command("start ops count:3"))[0] == 200
+        for n in range(2):  # the learner clicks two options of one item at once; each click reaches another process
+            item = (await fake.wait_for(lambda n=n: len(item_messages(fake, channel)) == n + 1 and item_messages(fake, channel), 30))[-1]
+            statuses = await asyncio.gather(a.click(channel, item["ts"], label="A"), b.click(channel, item["ts"], label="B"))
+            assert [status for status, _ in statuses] == [200, 200]
+            await fake.wait_for(lambda n=n: len(item_messages(fake, channel)) >= n + 2, 30)
+            await asyncio.sleep(1.0)  # time for a second next item, were one on its way
+            items = item_messages(fake, channel)
+            assert len(items) == n + 2, [block_text(m["blocks"])[:40] for m in items]  # the next item posted once
+            assert answered(items[n]) and not answered(items[n + 1])
+    told = [e["text"] for e in fake.ephemerals if e["user"] == LEARNER]
+    assert not any("already answered" in t for t in told), told
+    stored = await attempts(pg_url)
+    assert len(stored) == 2 and len({r["question_id"] for r in stored}) == 2  # one answer per item
+    for bot, _ in bots:
+        assert bot.stop() == 0, bot.log()

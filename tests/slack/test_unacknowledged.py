@@ -41,6 +41,7 @@ async def test_a_click_stored_but_never_acknowledged_shows_its_feedback_and_the_
     first = items(slack, channel)[0]
     await record_unseen(make_service(repository, runner, clock), first)  # the process that died
     assert has_controls(slack.fake.message(channel, first["ts"]))  # the learner still sees the question
+    clock.advance(seconds=20)  # the dead process's restart (or the learner's pause) outlasts any reply in flight
 
     await slack.click(channel, first["ts"], label="Skip")  # the next action: a click on the same message
     shown = feedback_on(slack, channel, first["ts"])
@@ -51,3 +52,24 @@ async def test_a_click_stored_but_never_acknowledged_shows_its_feedback_and_the_
     assert not any("already answered" in t for t in told), told
     stats = await quiz_service.handle(Actor("slack", TEAM, LEARNER), rq.Stats())
     assert "**1** attempt" in stats.messages[0].text()  # the lost click counted once, the Skip not at all
+
+
+async def test_a_click_while_another_process_reply_is_on_its_way_only_puts_the_grade_in_place(
+    slack: Slack, quiz_service: QuizService, repository: Any, runner: LocalRunner, clock: FakeClock
+) -> None:
+    # Two quick clicks on one item, delivered to two processes: the other one stored the first and
+    # is posting what follows; this one must not post the next item a second time.
+    channel = dm(LEARNER)
+    await slack.command("start demo difficulty:easy count:2")
+    first = items(slack, channel)[0]
+    await record_unseen(make_service(repository, runner, clock), first)  # the other process, replying now
+    clock.advance(seconds=1)
+
+    await slack.click(channel, first["ts"], label="B")
+    shown = feedback_on(slack, channel, first["ts"])
+    assert "Correct" in shown and not has_controls(slack.fake.message(channel, first["ts"])), shown
+    assert [m for m in posted_after(slack, channel, first["ts"]) if is_item(m)] == []  # the other process posts it
+    told = [e.get("text", "") + block_text(e.get("blocks") or []) for e in slack.fake.ephemerals]
+    assert not any("already answered" in t for t in told), told
+    stats = await quiz_service.handle(Actor("slack", TEAM, LEARNER), rq.Stats())
+    assert "**1** attempt" in stats.messages[0].text()
