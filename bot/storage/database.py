@@ -30,6 +30,10 @@ DEFAULT_TIMEOUT = 10.0  # seconds to connect to PostgreSQL, and for one statemen
 SQLITE_BUSY_SECONDS = 5.0  # how long SQLite waits for another writer's lock
 IDLE_PING_SECONDS = 10.0  # PostgreSQL: a pooled connection unused this long is pinged before it is handed out
 POOL_SIZE = 20  # PostgreSQL: connections each process keeps open
+# PostgreSQL: how long a request waits for one of them. Far longer than `timeout`: all twenty busy means
+# the process is overloaded, not that the server is gone, and a click acknowledged after the adapters'
+# 2 s (Slack and Discord want an answer in 3) must still be stored, late, rather than lost.
+POOL_WAIT_SECONDS = 60.0
 STATEMENT_CACHE = 500  # PostgreSQL: prepared statements kept per connection (SQLAlchemy's default is 100)
 PROBE_KEY = "quizbot.write-probe"  # the heartbeat row the write check commits
 URL_FORMS = "sqlite+aiosqlite:///path/to/file.db or postgresql+asyncpg://user@host/db"
@@ -57,12 +61,14 @@ def create_engine(
     idle_ping: float = IDLE_PING_SECONDS,
     busy: float = SQLITE_BUSY_SECONDS,
     synchronous: Literal["FULL", "NORMAL"] = "FULL",
+    pool_wait: float = POOL_WAIT_SECONDS,
 ) -> AsyncEngine:
     """Build the engine for a sqlite+aiosqlite or postgresql+asyncpg URL; raise StorageError for anything else.
 
     `timeout` bounds connecting to PostgreSQL and each statement there, so a server that accepts
-    connections but never answers fails in seconds rather than minutes. A pooled PostgreSQL
-    connection unused for `idle_ping` seconds is pinged before it is handed out. SQLite waits up to
+    connections but never answers fails in seconds rather than minutes. A request waits up to
+    `pool_wait` seconds for a pooled PostgreSQL connection; one unused for `idle_ping` seconds is
+    pinged before it is handed out. SQLite waits up to
     `busy` seconds for another writer's lock, and syncs every commit (`synchronous`: NORMAL only to
     measure what FULL costs, in bench/core_bench.py). Every driver error `classify` recognises is raised as
     a `DatabaseFault` (`_raise_faults`).
@@ -89,7 +95,7 @@ def create_engine(
                 # of 10 more opened and closed one every 8 answers (bench/core_bench.py --learners 20).
                 pool_size=POOL_SIZE,
                 max_overflow=0,
-                pool_timeout=timeout,
+                pool_timeout=pool_wait,
                 connect_args={
                     "timeout": timeout,
                     "command_timeout": timeout,

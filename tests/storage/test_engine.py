@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import asyncpg
 import pytest
 from sqlalchemy import text
@@ -63,4 +65,30 @@ async def test_a_connection_in_steady_use_is_handed_out_without_a_ping(pg_url: s
         async with db.read() as connection:  # and the pool has let the dead connection go
             assert (await connection.execute(text("SELECT pg_backend_pid()"))).scalar_one() != pid
     finally:
+        await db.engine.dispose()
+
+
+async def test_a_write_waits_for_a_busy_pool_longer_than_a_statement_may_take(pg_url: str) -> None:
+    # Every pooled connection busy (an overloaded process): an answer acknowledged meanwhile waits for
+    # one and is stored, instead of failing after the statement timeout.
+    from bot.storage.database import POOL_SIZE
+
+    db = Database(create_engine(pg_url, timeout=0.5))
+    held = [await db.engine.connect() for _ in range(POOL_SIZE)]
+    try:
+
+        async def write() -> int:
+            async with db.write() as connection:
+                return int((await connection.execute(text("SELECT 7"))).scalar_one())
+
+        waiting = asyncio.ensure_future(write())
+        await asyncio.sleep(1.5)  # three statement timeouts
+        assert not waiting.done()
+        for connection in held:
+            await connection.close()
+        held = []
+        assert await asyncio.wait_for(waiting, 10) == 7
+    finally:
+        for connection in held:
+            await connection.close()
         await db.engine.dispose()
