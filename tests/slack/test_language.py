@@ -8,17 +8,22 @@ problems, a conversion preview, a report's CSV files and a paused daily question
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import io
 from pathlib import Path
 from typing import Any
 
+import aiohttp
+
+from bot.adapters.slack.api import SlackApi, make_client
 from bot.core import QuizService
 from bot.core.report.service import Reports
 from bot.storage.reports import ReportStore
 from tests.daily.wired import Wired
 from tests.fakes import FakeClock
-from tests.slack.conftest import ADMIN, CHANNEL, LEARNER, STRANGER, Slack, block_text, dm
+from tests.slack.conftest import ADMIN, BOT_TOKEN, CHANNEL, LEARNER, STRANGER, Slack, block_text, dm
+from tests.slack.fake_slack import FakeSlack
 from tests.slack.helpers import SOLUTION, feedback_on, items
 from tests.slack.test_admin import BROKEN
 from tests.slack.test_daily import choice_id, responses, said_to
@@ -169,3 +174,15 @@ async def test_a_paused_daily_question_says_why_in_german(daily_slack: tuple[Sla
     await slack.command("daily show", user=ADMIN, channel=CHANNEL)
     shown = responses(slack, n)
     assert "pausiert: der Bot kann dort nicht posten (not_in_channel)" in shown and "cannot post" not in shown
+
+
+async def test_what_is_asked_about_one_person_at_once_is_one_users_info_call(fake: FakeSlack) -> None:
+    # A command asks for the person's language while its handler asks whether they are an admin:
+    # the answers share one call (and the cache serves what comes after).
+    fake.locales[ADMIN] = "de-DE"
+    async with aiohttp.ClientSession() as http:
+        api = SlackApi(make_client(BOT_TOKEN, api_url=fake.api_url, session=http), http, token=BOT_TOKEN)
+        locale, admin, name = await asyncio.gather(api.user_locale(ADMIN), api.is_workspace_admin(ADMIN), api.user_name(ADMIN))
+        assert (locale, admin) == ("de-DE", True) and name
+        assert await api.user_locale(ADMIN) == "de-DE"
+    assert [c.args["user"] for c in fake.calls_to("users.info")] == [ADMIN]

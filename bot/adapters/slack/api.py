@@ -81,6 +81,7 @@ class SlackApi:
         self._api_host = urlsplit(client.base_url).hostname or ""
         self._json = JsonWebApi(http, client.base_url, token)
         self._users: dict[str, tuple[float, dict[str, Any]]] = {}
+        self._asking: dict[str, asyncio.Future[dict[str, Any] | None]] = {}  # users.info calls under way
         self._dms: dict[str, str] = {}
 
     async def call(self, method: str, **kwargs: Any) -> dict[str, Any]:
@@ -232,11 +233,20 @@ class SlackApi:
         return locale if isinstance(locale, str) and locale else None
 
     async def _user_info(self, user: str) -> dict[str, Any] | None:
-        """users.info of `user`, cached for a few minutes; None when Slack does not say."""
+        """users.info of `user`, cached for a few minutes; None when Slack does not say.
+
+        Callers that ask at once (a command's language and its admin check) share one call.
+        """
         cached = self._users.get(user)
-        now = time.monotonic()
-        if cached is not None and now - cached[0] < ADMIN_CACHE_SECONDS:
+        if cached is not None and time.monotonic() - cached[0] < ADMIN_CACHE_SECONDS:
             return cached[1]
+        asking = self._asking.get(user)
+        if asking is None:
+            asking = self._asking[user] = asyncio.ensure_future(self._ask_user(user))
+            asking.add_done_callback(lambda _done: self._asking.pop(user, None))
+        return await asyncio.shield(asking)
+
+    async def _ask_user(self, user: str) -> dict[str, Any] | None:
         try:
             data = await self.call("users.info", user=user, include_locale=True)
         except SlackCallFailed:
@@ -245,7 +255,7 @@ class SlackApi:
         info = dict(info) if isinstance(info, dict) else {}
         if len(self._users) > USER_CACHE_SIZE:
             self._users.clear()
-        self._users[user] = (now, info)
+        self._users[user] = (time.monotonic(), info)
         return info
 
     async def file_info(self, file_id: str) -> dict[str, Any]:
