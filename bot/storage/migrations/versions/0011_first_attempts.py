@@ -1,0 +1,128 @@
+"""Each learner's first attempt at each item, kept as attempts are stored, for the organiser's report.
+
+Revision ID: 0011_first_attempts
+Revises: 0010_report_indexes
+Create Date: 2026-12-04
+
+`first_attempts` holds one row per pack, scope, learner and item (the first attempt in that scope)
+and one with scope `*` (the first in any scope): the attempt's id, verdict, answer and detail, the
+seconds it took (from the previous answer at the pack in its quiz, or the quiz's start; NULL
+outside a quiz), the attempts up to the first right one or, while none was (`solved` false), so far. A trigger
+on `attempts` writes them in the transaction that stores the attempt, whichever code inserts it;
+this migration fills them in for the attempts stored before. The report reads these rows instead
+of finding the first attempts among all of them (see `bot.storage.report_firsts`).
+
+On SQLite a later migration that rebuilds `attempts` (`batch_alter_table`) drops the trigger: it
+must create it again (`TRIGGER_SQLITE`).
+"""
+
+# ruff: noqa: S608  (every statement here is constant text made from this module's constants)
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0011_first_attempts"
+down_revision = "0010_report_indexes"
+branch_labels = None
+depends_on = None
+
+ALL = "*"  # the scope of the rows about every scope
+
+# The seconds an attempt took, computed as the report did from the attempts (`row` is NEW or `a`).
+_SECS_SQLITE = (
+    "(SELECT CAST(round((julianday({row}.at) - julianday(coalesce((SELECT p.at FROM attempts p"
+    " WHERE p.pack_id = {row}.pack_id AND p.session_id = {row}.session_id AND p.id < {row}.id"
+    " ORDER BY p.pack_id DESC, p.session_id DESC, p.id DESC LIMIT 1),"
+    " s.created_at))) * 86400.0) AS INTEGER) FROM sessions s WHERE s.id = {row}.session_id)"
+)
+_SECS_POSTGRESQL = (
+    "(SELECT CAST(round(extract(epoch FROM {row}.at - coalesce((SELECT p.at FROM attempts p"
+    " WHERE p.pack_id = {row}.pack_id AND p.session_id = {row}.session_id AND p.id < {row}.id"
+    " ORDER BY p.pack_id DESC, p.session_id DESC, p.id DESC LIMIT 1),"
+    " s.created_at))) AS INTEGER) FROM sessions s WHERE s.id = {row}.session_id)"
+)
+_COLUMNS = "pack_id, scope, platform, user_id, question_id, attempt_id, correct, answer, detail, secs, tries, solved"
+_KEY = "pack_id = NEW.pack_id AND platform = NEW.platform AND user_id = NEW.user_id AND question_id = NEW.question_id"
+
+
+def _note(secs: str, scopes: str, conflict: str) -> str:
+    """The trigger's two statements: the rows of a first attempt; one more try on the rows of an item not yet right.
+
+    Both find their rows by the table's key alone: no plan can read the attempts instead.
+    """
+    return f"""
+    INSERT INTO first_attempts ({_COLUMNS})
+    SELECT NEW.pack_id, w.scope, NEW.platform, NEW.user_id, NEW.question_id, NEW.id, NEW.correct, NEW.answer, NEW.detail,
+        {secs.format(row="NEW")}, 1, NEW.correct
+    FROM {scopes}
+    WHERE NOT EXISTS (SELECT 1 FROM first_attempts f WHERE f.{_KEY.replace(" AND ", " AND f.")} AND f.scope = w.scope){conflict};
+    UPDATE first_attempts SET tries = tries + 1, solved = NEW.correct
+    WHERE {_KEY} AND scope IN (NEW.scope, '{ALL}') AND NOT solved AND attempt_id <> NEW.id;"""
+
+
+TRIGGER_SQLITE = f"""
+CREATE TRIGGER first_attempts_note AFTER INSERT ON attempts
+BEGIN{_note(_SECS_SQLITE, f"(SELECT NEW.scope AS scope UNION ALL SELECT '{ALL}') w", "")}
+END"""
+
+FUNCTION_POSTGRESQL = f"""
+CREATE FUNCTION first_attempts_note() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN{_note(_SECS_POSTGRESQL, f"(VALUES (NEW.scope), ('{ALL}')) AS w (scope)", " ON CONFLICT DO NOTHING")}
+    RETURN NULL;
+END $$"""
+TRIGGER_POSTGRESQL = (
+    "CREATE TRIGGER first_attempts_note AFTER INSERT ON attempts FOR EACH ROW EXECUTE FUNCTION first_attempts_note()"
+)
+
+
+def _backfill(secs: str) -> str:
+    """The rows of the attempts stored before: the first of each group, in each scope and in every one."""
+    group = "pack_id, platform, user_id, question_id"
+    firsts = f"""
+        SELECT min(id) AS first_id, min(CASE WHEN correct THEN id END) AS right_id, count(*) AS n, scope
+        FROM attempts GROUP BY {group}, scope
+        UNION ALL
+        SELECT min(id), min(CASE WHEN correct THEN id END), count(*), '{ALL}' FROM attempts GROUP BY {group}"""
+    tries = (
+        "CASE WHEN g.right_id IS NULL THEN g.n ELSE (SELECT count(*) FROM attempts b WHERE b.pack_id = a.pack_id"
+        " AND b.platform = a.platform AND b.user_id = a.user_id AND b.question_id = a.question_id AND b.id <= g.right_id"
+        f" AND (g.scope = '{ALL}' OR b.scope = g.scope)) END"
+    )
+    return f"""
+    INSERT INTO first_attempts ({_COLUMNS})
+    SELECT a.pack_id, g.scope, a.platform, a.user_id, a.question_id, a.id, a.correct, a.answer, a.detail,
+        {secs.format(row="a")}, {tries}, g.right_id IS NOT NULL
+    FROM ({firsts}) g JOIN attempts a ON a.id = g.first_id"""
+
+
+def upgrade() -> None:
+    op.create_table(
+        "first_attempts",
+        sa.Column("pack_id", sa.String(40), primary_key=True),
+        sa.Column("platform", sa.String(20), primary_key=True),
+        sa.Column("user_id", sa.String(100), primary_key=True),
+        sa.Column("question_id", sa.String(64), primary_key=True),
+        sa.Column("scope", sa.String(100), primary_key=True),
+        sa.Column("attempt_id", sa.Integer, nullable=False),
+        sa.Column("correct", sa.Boolean, nullable=False),
+        sa.Column("answer", sa.Text, nullable=False),
+        sa.Column("detail", sa.Text),
+        sa.Column("secs", sa.Integer),
+        sa.Column("tries", sa.Integer, nullable=False),
+        sa.Column("solved", sa.Boolean, nullable=False),
+        sqlite_with_rowid=False,
+    )
+    sqlite = op.get_bind().dialect.name == "sqlite"
+    op.execute(_backfill(_SECS_SQLITE if sqlite else _SECS_POSTGRESQL))
+    if sqlite:
+        op.execute(TRIGGER_SQLITE)
+    else:
+        op.execute(FUNCTION_POSTGRESQL)
+        op.execute(TRIGGER_POSTGRESQL)
+
+
+def downgrade() -> None:
+    op.execute("DROP TRIGGER first_attempts_note" + ("" if op.get_bind().dialect.name == "sqlite" else " ON attempts"))
+    if op.get_bind().dialect.name != "sqlite":
+        op.execute("DROP FUNCTION first_attempts_note()")
+    op.drop_table("first_attempts")

@@ -1,0 +1,73 @@
+"""The report's counts from `first_attempts`: each learner's first attempt at each item, kept as attempts are stored.
+
+A trigger on `attempts` (migration 0011) writes a row when a learner first attempts an item in a
+scope, and one in scope `*` when they first attempt it anywhere, with the answer, the seconds it
+took and, once they are right, the attempts it took. A report over a pack's first attempts (in one
+scope or in every one, on one platform or on all) then reads one row per learner and item (400,000
+rather than a million attempts at full size, in key order) and looks nothing up: one statement on
+either database, the same rows as `report_queries.report_counts` (tests/report checks both ways).
+
+Reports over a topic, since a date, or over every attempt are not kept: they still count the
+attempts (`report_queries`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import Integer, String, case, cast, func, literal, literal_column, select, union_all
+from sqlalchemy.sql import Select
+
+from bot.core.report.model import Filters
+
+from . import tables as t
+from .report_queries import ANSWERS, LEARNERS, SECONDS, TRIES, _groups, _with_groups
+
+
+def kept(filters: Filters) -> bool:
+    """Whether `first_attempts` holds the rows this report chooses."""
+    return filters.first_only and filters.topic is None and filters.since is None
+
+
+def report_counts(filters: Filters, *, sqlite: bool) -> Select[Any]:
+    """Rows of (kind, question_id, value, correct, n, up, low) for `Aggregates`, seconds included."""
+    f = t.first_attempts.c
+    textless = list(filters.textless)
+    # Code answers all differ: their rows carry the grade's detail instead (the failing tests' sentences).
+    answer: Any = case((f.question_id.in_(textless), func.coalesce(f.detail, literal(""))), else_=f.answer) if textless else f.answer
+    query = select(
+        f.platform, f.user_id, f.question_id, cast(f.correct, Integer).label("correct"), cast(answer, String).label("value"),
+        f.secs, case((f.solved, f.tries)).label("tries"),
+    ).where(f.pack_id == filters.pack, f.scope == (filters.scope if filters.scope is not None else t.FIRST_ALL))
+    if filters.platform is not None:
+        query = query.where(f.platform == filters.platform)
+    chosen = query.cte("chosen").prefix_with("MATERIALIZED")
+    grouped = _groups(chosen)
+    source, up, low = _with_groups(chosen, grouped, sqlite=sqlite)
+    none: Any = literal_column("NULL")
+    answers = (
+        select(
+            literal(ANSWERS).label("kind"), chosen.c.question_id, chosen.c.value, chosen.c.correct,
+            func.count().label("n"), func.sum(up).label("up"), func.sum(low).label("low"),
+        )
+        .select_from(source)
+        .group_by(chosen.c.question_id, chosen.c.value, chosen.c.correct)
+    )
+
+    def counted(kind: str, column: Any, condition: Any) -> Select[Any]:
+        return (
+            select(
+                literal(kind).label("kind"), chosen.c.question_id, cast(column, String).label("value"), none.label("correct"),
+                func.count().label("n"), none.label("up"), none.label("low"),
+            )
+            .where(condition)
+            .group_by(chosen.c.question_id, column)
+        )
+
+    everyone = select(
+        literal(LEARNERS).label("kind"), none.label("question_id"), none.label("value"), none.label("correct"),
+        func.coalesce(func.max(grouped.c.everyone), 0).label("n"), none.label("up"), none.label("low"),
+    )
+    tries = counted(TRIES, chosen.c.tries, chosen.c.tries.is_not(None))
+    seconds = counted(SECONDS, chosen.c.secs, chosen.c.secs >= 0)
+    return union_all(answers, tries, seconds, everyone)  # type: ignore[return-value]
