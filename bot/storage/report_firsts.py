@@ -1,8 +1,8 @@
 """The report's counts from `first_attempts`: each learner's first attempt at each item, kept as attempts are stored.
 
 A trigger on `attempts` (migration 0011) writes a row when a learner first attempts an item in a
-scope, and one in scope `*` when they first attempt it anywhere, with the answer, the seconds it
-took and, once they are right, the attempts it took. A report over a pack's first attempts (in one
+scope, with the answer and the seconds it took, and counts the attempts until they are right, in
+that scope and, on the row of their first attempt anywhere, in any. A report over a pack's first attempts (in one
 scope or in every one, on one platform or on all) then reads one row per learner and item (400,000
 rather than a million attempts at full size, in key order) and looks nothing up: one statement on
 either database, the same rows as `report_queries.report_counts` (tests/report checks both ways).
@@ -35,10 +35,14 @@ def report_counts(filters: Filters, *, sqlite: bool) -> Select[Any]:
     textless = list(filters.textless)
     # Code answers all differ: their rows carry the grade's detail instead (the failing tests' sentences).
     answer: Any = case((f.question_id.in_(textless), func.coalesce(f.detail, literal(""))), else_=f.answer) if textless else f.answer
+    if filters.scope is not None:  # the first attempts in the scope
+        counted_tries, where = case((f.solved, f.tries)), f.scope == filters.scope
+    else:  # the first attempts in any
+        counted_tries, where = case((f.solved_any, f.tries_any)), f.tries_any.is_not(None)
     query = select(
         f.platform, f.user_id, f.question_id, cast(f.correct, Integer).label("correct"), cast(answer, String).label("value"),
-        f.secs, case((f.solved, f.tries)).label("tries"),
-    ).where(f.pack_id == filters.pack, f.scope == (filters.scope if filters.scope is not None else t.FIRST_ALL))
+        f.secs, counted_tries.label("tries"),
+    ).where(f.pack_id == filters.pack, where)
     if filters.platform is not None:
         query = query.where(f.platform == filters.platform)
     chosen = query.cte("chosen").prefix_with("MATERIALIZED")

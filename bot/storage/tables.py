@@ -126,9 +126,8 @@ attempts = Table(
     Index("ix_attempts_pack_session", "pack_id", "session_id", "id", "at", "question_id"),
 )
 
-# Each learner's first attempt at each item of a pack, in one scope and (scope `FIRST_ALL`) in any:
-# written by a trigger on `attempts` in the attempt's transaction (migration 0011), read by the report.
-FIRST_ALL = "*"
+# Each learner's first attempt at each item of a pack in each scope: written by a trigger on
+# `attempts` in the attempt's transaction (migration 0011), read by the report.
 first_attempts = Table(
     "first_attempts",
     metadata,
@@ -144,6 +143,9 @@ first_attempts = Table(
     Column("secs", Integer),  # from the previous answer at the pack in its quiz, or the quiz's start; NULL outside one
     Column("tries", Integer, nullable=False),  # attempts up to the first right one (in the row's scope), or so far
     Column("solved", Boolean, nullable=False),  # one of them was right
+    # The same over every scope, on the row of the first attempt in any (NULL on the others).
+    Column("tries_any", Integer),
+    Column("solved_any", Boolean),
     sqlite_with_rowid=False,
 )
 

@@ -4,10 +4,11 @@ Revision ID: 0011_first_attempts
 Revises: 0010_report_indexes
 Create Date: 2026-12-04
 
-`first_attempts` holds one row per pack, scope, learner and item (the first attempt in that scope)
-and one with scope `*` (the first in any scope): the attempt's id, verdict, answer and detail, the
-seconds it took (from the previous answer at the pack in its quiz, or the quiz's start; NULL
-outside a quiz), the attempts up to the first right one or, while none was (`solved` false), so far. A trigger
+`first_attempts` holds one row per pack, learner, item and scope: the first attempt in that scope
+(its id, verdict, answer and detail, and the seconds it took: from the previous answer at the pack
+in its quiz, or the quiz's start; NULL outside a quiz), the attempts in the scope up to the first
+right one or, while none was (`solved` false), so far; and on the row of the first attempt in any
+scope (NULL on the others) the same count over every scope (`tries_any`, `solved_any`). A trigger
 on `attempts` writes them in the transaction that stores the attempt, whichever code inserts it;
 this migration fills them in for the attempts stored before. The report reads these rows instead
 of finding the first attempts among all of them (see `bot.storage.report_firsts`).
@@ -26,8 +27,6 @@ down_revision = "0010_report_indexes"
 branch_labels = None
 depends_on = None
 
-ALL = "*"  # the scope of the rows about every scope
-
 # The seconds an attempt took, computed as the report did from the attempts (`row` is NEW or `a`).
 _SECS_SQLITE = (
     "(SELECT CAST(round((julianday({row}.at) - julianday(coalesce((SELECT p.at FROM attempts p"
@@ -41,33 +40,40 @@ _SECS_POSTGRESQL = (
     " ORDER BY p.pack_id DESC, p.session_id DESC, p.id DESC LIMIT 1),"
     " s.created_at))) AS INTEGER) FROM sessions s WHERE s.id = {row}.session_id)"
 )
-_COLUMNS = "pack_id, scope, platform, user_id, question_id, attempt_id, correct, answer, detail, secs, tries, solved"
+_COLUMNS = (
+    "pack_id, platform, user_id, question_id, scope, attempt_id, correct, answer, detail, secs, tries, solved, tries_any, solved_any"
+)
 _KEY = "pack_id = NEW.pack_id AND platform = NEW.platform AND user_id = NEW.user_id AND question_id = NEW.question_id"
+_KEY_F = _KEY.replace("pack_id =", "f.pack_id =").replace(" AND ", " AND f.")
 
 
-def _note(secs: str, scopes: str, conflict: str) -> str:
-    """The trigger's two statements: the rows of a first attempt; one more try on the rows of an item not yet right.
+def _note(secs: str, conflict: str) -> str:
+    """The trigger's two statements: the row of a first attempt in a scope; one more try on the rows not yet right.
 
-    Both find their rows by the table's key alone: no plan can read the attempts instead.
+    Both find their rows by the table's key (all of it, or all but the scope): no plan reads more.
     """
     return f"""
     INSERT INTO first_attempts ({_COLUMNS})
-    SELECT NEW.pack_id, w.scope, NEW.platform, NEW.user_id, NEW.question_id, NEW.id, NEW.correct, NEW.answer, NEW.detail,
-        {secs.format(row="NEW")}, 1, NEW.correct
-    FROM {scopes}
-    WHERE NOT EXISTS (SELECT 1 FROM first_attempts f WHERE f.{_KEY.replace(" AND ", " AND f.")} AND f.scope = w.scope){conflict};
-    UPDATE first_attempts SET tries = tries + 1, solved = NEW.correct
-    WHERE {_KEY} AND scope IN (NEW.scope, '{ALL}') AND NOT solved AND attempt_id <> NEW.id;"""
+    SELECT NEW.pack_id, NEW.platform, NEW.user_id, NEW.question_id, NEW.scope, NEW.id, NEW.correct, NEW.answer, NEW.detail,
+        {secs.format(row="NEW")}, 1, NEW.correct, CASE WHEN w.alone THEN 1 END, CASE WHEN w.alone THEN NEW.correct END
+    FROM (SELECT NOT EXISTS (SELECT 1 FROM first_attempts f WHERE {_KEY_F}) AS alone) w
+    WHERE NOT EXISTS (SELECT 1 FROM first_attempts f WHERE {_KEY_F} AND f.scope = NEW.scope){conflict};
+    UPDATE first_attempts SET
+        tries = CASE WHEN scope = NEW.scope AND NOT solved THEN tries + 1 ELSE tries END,
+        solved = CASE WHEN scope = NEW.scope AND NOT solved THEN NEW.correct ELSE solved END,
+        tries_any = CASE WHEN NOT solved_any THEN tries_any + 1 ELSE tries_any END,
+        solved_any = CASE WHEN NOT solved_any THEN NEW.correct ELSE solved_any END
+    WHERE {_KEY} AND attempt_id <> NEW.id AND ((scope = NEW.scope AND NOT solved) OR NOT solved_any);"""
 
 
 TRIGGER_SQLITE = f"""
 CREATE TRIGGER first_attempts_note AFTER INSERT ON attempts
-BEGIN{_note(_SECS_SQLITE, f"(SELECT NEW.scope AS scope UNION ALL SELECT '{ALL}') w", "")}
+BEGIN{_note(_SECS_SQLITE, "")}
 END"""
 
 FUNCTION_POSTGRESQL = f"""
 CREATE FUNCTION first_attempts_note() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN{_note(_SECS_POSTGRESQL, f"(VALUES (NEW.scope), ('{ALL}')) AS w (scope)", " ON CONFLICT DO NOTHING")}
+BEGIN{_note(_SECS_POSTGRESQL, " ON CONFLICT DO NOTHING")}
     RETURN NULL;
 END $$"""
 TRIGGER_POSTGRESQL = (
@@ -76,23 +82,31 @@ TRIGGER_POSTGRESQL = (
 
 
 def _backfill(secs: str) -> str:
-    """The rows of the attempts stored before: the first of each group, in each scope and in every one."""
-    group = "pack_id, platform, user_id, question_id"
-    firsts = f"""
-        SELECT min(id) AS first_id, min(CASE WHEN correct THEN id END) AS right_id, count(*) AS n, scope
-        FROM attempts GROUP BY {group}, scope
-        UNION ALL
-        SELECT min(id), min(CASE WHEN correct THEN id END), count(*), '{ALL}' FROM attempts GROUP BY {group}"""
-    tries = (
-        "CASE WHEN g.right_id IS NULL THEN g.n ELSE (SELECT count(*) FROM attempts b WHERE b.pack_id = a.pack_id"
-        " AND b.platform = a.platform AND b.user_id = a.user_id AND b.question_id = a.question_id AND b.id <= g.right_id"
-        f" AND (g.scope = '{ALL}' OR b.scope = g.scope)) END"
+    """The rows of the attempts stored before: the first in each scope, with the tries in it and, on the first of all, in any."""
+    key = "pack_id, platform, user_id, question_id"
+    groups = (
+        "SELECT {key}{scope}, min(id) AS first_id, min(CASE WHEN correct THEN id END) AS right_id, count(*) AS n"
+        " FROM attempts GROUP BY {key}{scope}"
     )
+
+    def tries(g: str, scoped: bool) -> str:
+        within = f" AND b.scope = {g}.scope" if scoped else ""
+        return (
+            f"CASE WHEN {g}.right_id IS NULL THEN {g}.n ELSE (SELECT count(*) FROM attempts b WHERE b.pack_id = a.pack_id"
+            " AND b.platform = a.platform AND b.user_id = a.user_id AND b.question_id = a.question_id"
+            f" AND b.id <= {g}.right_id{within}) END"
+        )
+
     return f"""
     INSERT INTO first_attempts ({_COLUMNS})
-    SELECT a.pack_id, g.scope, a.platform, a.user_id, a.question_id, a.id, a.correct, a.answer, a.detail,
-        {secs.format(row="a")}, {tries}, g.right_id IS NOT NULL
-    FROM ({firsts}) g JOIN attempts a ON a.id = g.first_id"""
+    SELECT a.pack_id, a.platform, a.user_id, a.question_id, a.scope, a.id, a.correct, a.answer, a.detail,
+        {secs.format(row="a")}, {tries("g", True)}, g.right_id IS NOT NULL,
+        CASE WHEN h.first_id = g.first_id THEN {tries("h", False)} END,
+        CASE WHEN h.first_id = g.first_id THEN h.right_id IS NOT NULL END
+    FROM ({groups.format(key=key, scope=", scope")}) g
+    JOIN ({groups.format(key=key, scope="")}) h
+        ON h.pack_id = g.pack_id AND h.platform = g.platform AND h.user_id = g.user_id AND h.question_id = g.question_id
+    JOIN attempts a ON a.id = g.first_id"""
 
 
 def upgrade() -> None:
@@ -110,6 +124,8 @@ def upgrade() -> None:
         sa.Column("secs", sa.Integer),
         sa.Column("tries", sa.Integer, nullable=False),
         sa.Column("solved", sa.Boolean, nullable=False),
+        sa.Column("tries_any", sa.Integer),
+        sa.Column("solved_any", sa.Boolean),
         sqlite_with_rowid=False,
     )
     sqlite = op.get_bind().dialect.name == "sqlite"
