@@ -45,9 +45,13 @@ def report_counts(filters: Filters, *, sqlite: bool) -> Select[Any]:
     ).where(f.pack_id == filters.pack, where)
     if filters.platform is not None:
         query = query.where(f.platform == filters.platform)
-    chosen = query.cte("chosen").prefix_with("MATERIALIZED")
+    # SQLite reads the table again for each use, in key order (the learners' scores need no sort);
+    # copying 400,000 rows aside cost more (1.17 s against 1.03 s at full size, before the join below).
+    chosen = query.cte("chosen").prefix_with("NOT MATERIALIZED" if sqlite else "MATERIALIZED")
     grouped = _groups(chosen)
-    source, up, low = _with_groups(chosen, grouped, sqlite=sqlite)
+    # A join on both: SQLite scans the groups and finds each learner's rows by the table's key
+    # (0.45 s at full size, against 0.71 s for asking whether each row's learner is in each group).
+    source, up, low = _with_groups(chosen, grouped, sqlite=False)
     none: Any = literal_column("NULL")
     answers = (
         select(
@@ -58,20 +62,28 @@ def report_counts(filters: Filters, *, sqlite: bool) -> Select[Any]:
         .group_by(chosen.c.question_id, chosen.c.value, chosen.c.correct)
     )
 
+    # The seconds and the tries are counted in one pass over the rows (one sort, not two), then apart.
+    timed = (
+        select(chosen.c.question_id, chosen.c.secs, chosen.c.tries, func.count().label("n"))
+        .group_by(chosen.c.question_id, chosen.c.secs, chosen.c.tries)
+        .cte("timed")
+        .prefix_with("MATERIALIZED")
+    )
+
     def counted(kind: str, column: Any, condition: Any) -> Select[Any]:
         return (
             select(
-                literal(kind).label("kind"), chosen.c.question_id, cast(column, String).label("value"), none.label("correct"),
-                func.count().label("n"), none.label("up"), none.label("low"),
+                literal(kind).label("kind"), timed.c.question_id, cast(column, String).label("value"), none.label("correct"),
+                func.sum(timed.c.n).label("n"), none.label("up"), none.label("low"),
             )
             .where(condition)
-            .group_by(chosen.c.question_id, column)
+            .group_by(timed.c.question_id, column)
         )
 
     everyone = select(
         literal(LEARNERS).label("kind"), none.label("question_id"), none.label("value"), none.label("correct"),
         func.coalesce(func.max(grouped.c.everyone), 0).label("n"), none.label("up"), none.label("low"),
     )
-    tries = counted(TRIES, chosen.c.tries, chosen.c.tries.is_not(None))
-    seconds = counted(SECONDS, chosen.c.secs, chosen.c.secs >= 0)
+    tries = counted(TRIES, timed.c.tries, timed.c.tries.is_not(None))
+    seconds = counted(SECONDS, timed.c.secs, timed.c.secs >= 0)
     return union_all(answers, tries, seconds, everyone)  # type: ignore[return-value]
