@@ -47,33 +47,41 @@ _KEY = "pack_id = NEW.pack_id AND platform = NEW.platform AND user_id = NEW.user
 _KEY_F = _KEY.replace("pack_id =", "f.pack_id =").replace(" AND ", " AND f.")
 
 
-def _note(secs: str, conflict: str) -> str:
-    """The trigger's two statements: the row of a first attempt in a scope; one more try on the rows not yet right.
-
-    Both find their rows by the table's key (all of it, or all but the scope): no plan reads more.
-    """
+def _insert(secs: str, conflict: str) -> str:
+    """The row of a first attempt in a scope (with the tries over every scope when it is the first in any)."""
     return f"""
     INSERT INTO first_attempts ({_COLUMNS})
     SELECT NEW.pack_id, NEW.platform, NEW.user_id, NEW.question_id, NEW.scope, NEW.id, NEW.correct, NEW.answer, NEW.detail,
         {secs.format(row="NEW")}, 1, NEW.correct, CASE WHEN w.alone THEN 1 END, CASE WHEN w.alone THEN NEW.correct END
     FROM (SELECT NOT EXISTS (SELECT 1 FROM first_attempts f WHERE {_KEY_F}) AS alone) w
-    WHERE NOT EXISTS (SELECT 1 FROM first_attempts f WHERE {_KEY_F} AND f.scope = NEW.scope){conflict};
+    WHERE NOT EXISTS (SELECT 1 FROM first_attempts f WHERE {_KEY_F} AND f.scope = NEW.scope){conflict}"""
+
+
+# One more try on the rows of the learner's item not yet right: in the attempt's scope, and over every scope.
+_UPDATE = f"""
     UPDATE first_attempts SET
         tries = CASE WHEN scope = NEW.scope AND NOT solved THEN tries + 1 ELSE tries END,
         solved = CASE WHEN scope = NEW.scope AND NOT solved THEN NEW.correct ELSE solved END,
         tries_any = CASE WHEN NOT solved_any THEN tries_any + 1 ELSE tries_any END,
         solved_any = CASE WHEN NOT solved_any THEN NEW.correct ELSE solved_any END
-    WHERE {_KEY} AND attempt_id <> NEW.id AND ((scope = NEW.scope AND NOT solved) OR NOT solved_any);"""
+    WHERE {_KEY} AND attempt_id <> NEW.id AND ((scope = NEW.scope AND NOT solved) OR NOT solved_any)"""
 
-
+# Both statements find their rows by the table's key (all of it, or all but the scope): no plan reads more.
 TRIGGER_SQLITE = f"""
 CREATE TRIGGER first_attempts_note AFTER INSERT ON attempts
-BEGIN{_note(_SECS_SQLITE, "")}
+BEGIN{_insert(_SECS_SQLITE, "")};{_UPDATE};
 END"""
 
+# PostgreSQL skips the update after the first attempt at an item in any scope (nothing else to count):
+# the most common attempt in a quiz costs one statement.
 FUNCTION_POSTGRESQL = f"""
 CREATE FUNCTION first_attempts_note() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN{_note(_SECS_POSTGRESQL, " ON CONFLICT DO NOTHING")}
+DECLARE
+    fresh integer;
+BEGIN{_insert(_SECS_POSTGRESQL, " ON CONFLICT DO NOTHING")}
+    RETURNING tries_any INTO fresh;
+    IF fresh IS NULL THEN{_UPDATE};
+    END IF;
     RETURN NULL;
 END $$"""
 TRIGGER_POSTGRESQL = (
