@@ -20,16 +20,15 @@ import sys
 import tempfile
 import time
 import uuid
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import asyncpg
 
-sys.path.insert(0, str(Path(__file__).parent))
-from report_bench import PG_ADMIN, rows  # noqa: E402
-
-from bot.storage import open_repository  # noqa: E402
-from bot.storage.migrations.versions import __path__ as versions  # noqa: E402
+from bench.report_bench import PG_ADMIN, rows
+from bot.storage import open_repository
+from bot.storage.migrations.versions import __path__ as versions
 
 _COLUMNS = ("platform", "scope", "user_id", "pack_id", "question_id", "answer", "correct", "points", "at", "session_id", "key")
 
@@ -39,6 +38,12 @@ def _trigger_sqlite() -> str:
     from importlib import import_module
 
     return str(import_module("0011_first_attempts").TRIGGER_SQLITE)
+
+
+def _value(v: Any, naive: bool) -> Any:
+    if isinstance(v, datetime):
+        return v.replace(tzinfo=None) if naive else v.strftime("%Y-%m-%d %H:%M:%S.%f")
+    return v
 
 
 def _cpu(pid: int) -> float:
@@ -130,13 +135,8 @@ async def main() -> None:
                        "updated_at", "version")  # fmt: skip
     for db in args.db:
         naive = db == "postgresql"  # asyncpg wants naive datetimes for TIMESTAMP; SQLite, SQLAlchemy's text
-        def value(v: Any) -> Any:
-            if hasattr(v, "tzinfo"):
-                return v.replace(tzinfo=None) if naive else v.strftime("%Y-%m-%d %H:%M:%S.%f")
-            return v
-
-        sessions = [[value(q[k]) for k in session_columns] for q in quizzes]
-        data = [[value(a[k]) for k in _COLUMNS] for a in attempts]
+        sessions = [[_value(q[k], naive) for k in session_columns] for q in quizzes]
+        data = [[_value(a[k], naive) for k in _COLUMNS] for a in attempts]
         await (_sqlite if db == "sqlite" else _postgresql)(data, sessions, args.blocks)
 
 
