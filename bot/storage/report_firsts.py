@@ -9,6 +9,12 @@ either database, the same rows as `report_queries.report_counts` (tests/report c
 
 Reports over a topic, since a date, or over every attempt are not kept: they still count the
 attempts (`report_queries`).
+
+The rows say what the attempts said when each was stored. They differ from a count made later only
+if the attempts change under them: a quiz row deleted afterwards (a learner's data deleted with the
+quiz they owned) leaves the seconds of the other learners' answers in it, which a count would drop;
+and on PostgreSQL two attempts by one learner at one item stored at once by two transactions
+(two quizzes) keep as first the one committed first.
 """
 
 from __future__ import annotations
