@@ -2,8 +2,9 @@
 
 Generates a class (each learner has an ability; each item a difficulty; a learner answers an item
 right with a logistic chance, in quizzes of ten items taking 4 to 60 s each), stores it in SQLite
-and/or PostgreSQL with fast bulk inserts (PostgreSQL is then VACUUMed and
-ANALYZEd, as autovacuum would have done on a table grown to this size), then times `Reports.report`
+and/or PostgreSQL with fast bulk inserts (the trigger of migration 0011 writes each learner's first
+attempts as they go in; PostgreSQL is then VACUUMed and ANALYZEd, as autovacuum would have done on a
+table grown to this size), then times `Reports.report`
 (the counts in SQL plus the statistics; wall clock, and CPU of this process and of its PostgreSQL
 server processes) and the gradebook. With `--previous CHECKOUT` it also times another checkout's
 report on the same data, in a child process, run by run alternating with this code's (a checkout

@@ -63,6 +63,7 @@ TABLES: tuple[Covered, ...] = (
         ),
     ),
     Covered(t.attempts, _owned(t.attempts)),
+    Covered(t.first_attempts, _owned(t.first_attempts)),
     Covered(t.reviews, _owned(t.reviews)),
     Covered(d.daily_learners, _owned(d.daily_learners)),
     Covered(d.daily_days, _owned(d.daily_days)),

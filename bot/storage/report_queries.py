@@ -1,5 +1,8 @@
 """The statements behind a report's counts: every pass over the attempts they need, made once.
 
+They serve the reports the stored first attempts do not (`report_firsts`): over a topic, since a
+date, or over every attempt.
+
 A pack's attempts are read in two orders, each straight from an index that holds every column the
 pass needs (migration 0010), never sorted:
 

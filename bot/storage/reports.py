@@ -18,6 +18,7 @@ from bot.core.model import Streak
 from bot.core.report.model import Aggregates, Counted, Filters, ItemCounts, LearnerRow
 
 from . import daily_tables as d
+from . import report_firsts as firsts
 from . import report_queries as q
 from . import tables as t
 from .base import Database
@@ -34,12 +35,15 @@ class ReportStore:
         self._db = db
 
     async def report_counts(self, filters: Filters, *, now: datetime) -> Aggregates:
-        """Every count of the item analysis: one statement on SQLite, two at once on PostgreSQL (see `report_queries`)."""
-        counts = self._run(q.report_counts(filters, sqlite=self._db.sqlite))
+        """Every count of the item analysis: from the stored first attempts when they are the ones chosen (`report_firsts`),
+        else one statement on SQLite, two at once on PostgreSQL (see `report_queries`)."""
         timed: list[Any] = []
-        if self._db.sqlite:
-            rows = await counts
+        if firsts.kept(filters):  # the first attempts as stored: one statement on either database
+            rows = await self._run(firsts.report_counts(filters, sqlite=self._db.sqlite))
+        elif self._db.sqlite:
+            rows = await self._run(q.report_counts(filters, sqlite=True))
         else:
+            counts = self._run(q.report_counts(filters, sqlite=False))
             rows, timed = await asyncio.gather(counts, self._run(q.report_seconds(filters)))
         totals: dict[str, list[int]] = {}
         answers: list[Counted] = []

@@ -126,6 +126,29 @@ attempts = Table(
     Index("ix_attempts_pack_session", "pack_id", "session_id", "id", "at", "question_id"),
 )
 
+# Each learner's first attempt at each item of a pack in each scope: written by a trigger on
+# `attempts` in the attempt's transaction (migration 0011), read by the report.
+first_attempts = Table(
+    "first_attempts",
+    metadata,
+    Column("pack_id", String(40), primary_key=True),
+    Column("platform", String(20), primary_key=True),
+    Column("user_id", String(100), primary_key=True),
+    Column("question_id", String(64), primary_key=True),
+    Column("scope", String(100), primary_key=True),
+    Column("attempt_id", Integer, nullable=False),
+    Column("correct", Boolean, nullable=False),
+    Column("answer", Text, nullable=False),
+    Column("detail", Text),
+    Column("secs", Integer),  # from the previous answer at the pack in its quiz, or the quiz's start; NULL outside one
+    Column("tries", Integer, nullable=False),  # attempts up to the first right one (in the row's scope), or so far
+    Column("solved", Boolean, nullable=False),  # one of them was right
+    # The same over every scope, on the row of the first attempt in any (NULL on the others).
+    Column("tries_any", Integer),
+    Column("solved_any", Boolean),
+    sqlite_with_rowid=False,
+)
+
 reviews = Table(
     "reviews",
     metadata,
