@@ -87,26 +87,14 @@ class SessionStore:
 
     async def get_row(self, session_id: str) -> Row | None:
         async with self._db.read() as c:
-            row = (await c.execute(select(t.sessions).where(t.sessions.c.id == session_id))).first()
+            row = (await c.execute(_GET_ROW, {"id": session_id})).first()
         return None if row is None else dict(row._mapping)
 
     async def active_row(self, owner: Owner) -> Row | None:
         """Return the row of the owner's active session."""
-        s = t.sessions.c
+        params = {"platform": owner.platform, "scope": owner.scope, "kind": owner.kind, "owner": owner.id}
         async with self._db.read() as c:
-            row = (
-                await c.execute(
-                    select(t.sessions).where(
-                        and_(
-                            s.platform == owner.platform,
-                            s.scope == owner.scope,
-                            s.owner_kind == owner.kind,
-                            s.owner_id == owner.id,
-                            s.status == "active",
-                        )
-                    )
-                )
-            ).first()
+            row = (await c.execute(_ACTIVE_ROW, params)).first()
         return None if row is None else dict(row._mapping)
 
     async def recent(self, session_id: str) -> Session | None:
@@ -251,7 +239,6 @@ class SessionStore:
         return outcomes
 
     async def _apply_updates(self, c: AsyncConnection, ops: list[SaveOp]) -> list[BaseException | None]:
-        s = t.sessions.c
         outcomes: list[BaseException | None] = [None] * len(ops)
         if len(ops) > 1:
             # Refuse what would fail, before writing: a stale version, a key stored or repeated in
@@ -321,6 +308,16 @@ _UPDATE_IF_VERSION = (
     .values({name: bindparam(name) for name in SESSION_FIELDS})
 )
 
+_GET_ROW = select(t.sessions).where(t.sessions.c.id == bindparam("id"))
+_ACTIVE_ROW = select(t.sessions).where(
+    and_(
+        t.sessions.c.platform == bindparam("platform"),
+        t.sessions.c.scope == bindparam("scope"),
+        t.sessions.c.owner_kind == bindparam("kind"),
+        t.sessions.c.owner_id == bindparam("owner"),
+        t.sessions.c.status == "active",
+    )
+)
 _VERSIONS = select(t.sessions.c.id, t.sessions.c.version).where(t.sessions.c.id.in_(bindparam("ids", expanding=True)))
 _STORED_KEYS = select(t.attempts.c.key).where(t.attempts.c.key.in_(bindparam("keys", expanding=True)))
 _OPEN_WORK = select(unfinished_work.c.id).where(unfinished_work.c.id.in_(bindparam("ids", expanding=True)))
