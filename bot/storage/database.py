@@ -30,8 +30,6 @@ DEFAULT_TIMEOUT = 10.0  # seconds to connect to PostgreSQL, and for one statemen
 SQLITE_BUSY_SECONDS = 5.0  # how long SQLite waits for another writer's lock
 IDLE_PING_SECONDS = 10.0  # PostgreSQL: a pooled connection unused this long is pinged before it is handed out
 POOL_SIZE = 20  # PostgreSQL: connections each process keeps open
-SQLITE_POOL_SIZE = 15  # SQLite: connections kept open (each with its aiosqlite thread), none opened beyond
-SQLITE_POOL_WAIT = 30.0  # SQLite: seconds a read waits for a free connection (SQLAlchemy's default)
 STATEMENT_CACHE = 500  # PostgreSQL: prepared statements kept per connection (SQLAlchemy's default is 100)
 PROBE_KEY = "quizbot.write-probe"  # the heartbeat row the write check commits
 URL_FORMS = "sqlite+aiosqlite:///path/to/file.db or postgresql+asyncpg://user@host/db"
@@ -77,12 +75,7 @@ def create_engine(
             if driver != "aiosqlite":
                 raise StorageError(f"The database URL {where} does not name an async driver: write sqlite+aiosqlite:///...")
             _make_folder(parsed, where)
-            # As many connections kept as SQLAlchemy's default pool allowed at once (5 kept, 10 more
-            # opened for a burst and closed after it): each opened for a burst started a thread and
-            # set its pragmas again, 77 times in one run of bench/core_bench.py.
-            in_memory = not parsed.database or parsed.database == ":memory:" or parsed.query.get("mode") == "memory"
-            pool: dict[str, Any] = {} if in_memory else {"pool_size": SQLITE_POOL_SIZE, "max_overflow": 0, "pool_timeout": SQLITE_POOL_WAIT}
-            engine = create_async_engine(parsed, connect_args={"timeout": busy}, **pool)  # in memory: one connection (StaticPool)
+            engine = create_async_engine(parsed, connect_args={"timeout": busy})
             event.listen(engine.sync_engine, "connect", _sqlite_pragmas(busy, synchronous))
             _raise_faults(engine, url)
             return engine
