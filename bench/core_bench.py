@@ -16,7 +16,7 @@ less than the rates on what else runs on a shared machine, and the statements se
 per answer (`before_cursor_execute`; on PostgreSQL each is one round trip, and a transaction adds
 its BEGIN and COMMIT, counted apart).
 The garbage collector is tuned as `quizbot run` tunes it (`bot.loop.settle_gc`: what start-up made
-frozen, young collections every 5,000 allocations); `--python-gc` keeps Python's defaults.
+frozen, young collections every 20,000 allocations); `--python-gc` keeps Python's defaults.
 Not a test: figures depend on the machine and what else runs on it.
 
 `--synchronous` sets SQLite's sync mode: FULL (the bot's: each commit is on the disk before the

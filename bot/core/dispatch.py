@@ -16,6 +16,7 @@ daily post rather than a quiz: `also(Submit, ...)`).
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import Any
 
 from bot.core.i18n import N_, _
@@ -94,12 +95,12 @@ class Dispatcher:
     async def dispatch(self, actor: Actor, request: Any) -> Reply:
         """Answer one request through the middleware. Raise QuizError for what the person must fix."""
 
-        def step(index: int) -> Next:
-            if index == len(self._middleware):
-                return lambda: self._route(actor, request)
-            return lambda: self._middleware[index](actor, request, step(index + 1))
-
-        return await step(0)()
+        # Built from the innermost out, each `next` a plain closure: a helper that called itself by name
+        # made a reference cycle on every request, left for the garbage collector to find.
+        chain: Next = partial(self._route, actor, request)
+        for middleware in reversed(self._middleware):
+            chain = partial(middleware, actor, request, chain)
+        return await chain()
 
     async def _route(self, actor: Actor, request: Any) -> Reply:
         key: str | type

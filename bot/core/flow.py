@@ -246,6 +246,8 @@ class Flow:
                 )
             return Reply(form=form)
         given = Input(verb, action.argument, tuple(values))
+        if not kind.sandboxed:  # nothing to wait for (`waiting` would yield None): no context manager per click
+            return await self._answer(actor, session, item, pack, question, given, key, None)
         async with self.waiting(actor, question, f"{session.id}:{session.position}", progress) as work:
             return await self._answer(actor, session, item, pack, question, given, key, work)
 

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from datetime import timedelta
 
 from bot.core.i18n import N_, _
@@ -60,11 +58,13 @@ class Gate:
             return True
         return self._clock.now() - session.updated_at < HANDOFF
 
-    @asynccontextmanager
-    async def editing(self, session_id: str) -> AsyncIterator[None]:
-        """Hold the session's lock (the repository hands out copies: a change that fails half-way is never seen)."""
-        async with self._lock(session_id):
-            yield
+    def editing(self, session_id: str) -> asyncio.Lock:
+        """The session's lock, to hold with `async with` (the repository hands out copies: a change that fails half-way is never seen).
+
+        The lock itself, not a context manager around it: every click takes it, and a generator-based
+        manager cost more than the lock.
+        """
+        return self._lock(session_id)
 
     def _lock(self, session_id: str) -> asyncio.Lock:
         lock = self._locks.get(session_id)

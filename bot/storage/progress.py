@@ -6,13 +6,24 @@ from collections.abc import Sequence
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Integer, and_, cast, func, select
+from sqlalchemy import Integer, and_, bindparam, cast, func, select
 
 from bot.core.model import History, TopicStats, UserStats
 
 from . import tables as t
 from .base import Database
 from .daily_rows import read_learner
+
+# Built once (every quiz start reads it): building the statement cost more than running it on SQLite.
+_HISTORY = select(
+    t.reviews.c.pack_id, t.reviews.c.question_id, t.reviews.c.due, t.reviews.c.card, t.reviews.c.correct, t.reviews.c.answers
+).where(
+    and_(
+        t.reviews.c.platform == bindparam("platform"),
+        t.reviews.c.user_id == bindparam("user_id"),
+        t.reviews.c.pack_id.in_(bindparam("packs", expanding=True)),
+    )
+)
 
 
 class ProgressStore:
@@ -23,18 +34,11 @@ class ProgressStore:
 
     async def history(self, platform: str, user_id: str, packs: Sequence[str]) -> dict[tuple[str, str], History]:
         """Each graded question's last result and review card: one row per question, not per attempt."""
-        r = t.reviews.c
         async with self._db.read() as c:
-            rows = await c.execute(
-                select(r.pack_id, r.question_id, r.due, r.card, r.correct, r.answers).where(
-                    and_(r.platform == platform, r.user_id == user_id, r.pack_id.in_(list(packs)))
-                )
-            )
+            rows = await c.execute(_HISTORY, {"platform": platform, "user_id": user_id, "packs": list(packs)})
             return {
-                (row.pack_id, row.question_id): History(
-                    attempts=row.answers, last_correct=bool(row.correct), due=row.due, card=row.card
-                )
-                for row in rows
+                (pack, question): History(answers, bool(correct), due, card)
+                for pack, question, due, card, correct, answers in rows
             }
 
     async def user_stats(self, platform: str, user_id: str, now: datetime) -> UserStats:

@@ -87,26 +87,14 @@ class SessionStore:
 
     async def get_row(self, session_id: str) -> Row | None:
         async with self._db.read() as c:
-            row = (await c.execute(select(t.sessions).where(t.sessions.c.id == session_id))).first()
+            row = (await c.execute(_GET_ROW, {"id": session_id})).first()
         return None if row is None else dict(row._mapping)
 
     async def active_row(self, owner: Owner) -> Row | None:
         """Return the row of the owner's active session."""
-        s = t.sessions.c
+        params = {"platform": owner.platform, "scope": owner.scope, "kind": owner.kind, "owner": owner.id}
         async with self._db.read() as c:
-            row = (
-                await c.execute(
-                    select(t.sessions).where(
-                        and_(
-                            s.platform == owner.platform,
-                            s.scope == owner.scope,
-                            s.owner_kind == owner.kind,
-                            s.owner_id == owner.id,
-                            s.status == "active",
-                        )
-                    )
-                )
-            ).first()
+            row = (await c.execute(_ACTIVE_ROW, params)).first()
         return None if row is None else dict(row._mapping)
 
     async def recent(self, session_id: str) -> Session | None:
@@ -247,17 +235,16 @@ class SessionStore:
             rows.append(op.row)
             outcomes.append(None)
         if rows:
-            await c.execute(insert(t.sessions), rows)
+            await c.execute(_INSERT_SESSIONS, rows)
         return outcomes
 
     async def _apply_updates(self, c: AsyncConnection, ops: list[SaveOp]) -> list[BaseException | None]:
-        s = t.sessions.c
         outcomes: list[BaseException | None] = [None] * len(ops)
         if len(ops) > 1:
             # Refuse what would fail, before writing: a stale version, a key stored or repeated in
             # the group. The conditional update below still checks every row.
             ids = [op.row["id"] for op in ops]
-            current = {r.id: r.version for r in await c.execute(select(s.id, s.version).where(s.id.in_(ids)))}
+            current: dict[str, int] = {sid: version for sid, version in await c.execute(_VERSIONS, {"ids": ids})}
             keys = [op.attempt["key"] for op in ops if op.attempt is not None and op.attempt["key"] is not None]
             stored = set(await _stored_keys(c, keys))
             open_work = set(await _open_work(c, [op.work for op in ops if op.work is not None]))
@@ -294,7 +281,7 @@ class SessionStore:
         await settle_items(c, [op.parts for op in good if op.parts is not None and op.parts.settles is not None])
         attempts = [op.attempt for op in good if op.attempt is not None]
         if attempts:
-            await c.execute(insert(t.attempts), attempts)
+            await c.execute(_INSERT_ATTEMPTS, attempts)
         reviews = [op.review for op in good if op.review is not None]
         if reviews:
             await self._upsert_reviews(c, reviews)
@@ -321,6 +308,22 @@ _UPDATE_IF_VERSION = (
     .values({name: bindparam(name) for name in SESSION_FIELDS})
 )
 
+_GET_ROW = select(t.sessions).where(t.sessions.c.id == bindparam("id"))
+_ACTIVE_ROW = select(t.sessions).where(
+    and_(
+        t.sessions.c.platform == bindparam("platform"),
+        t.sessions.c.scope == bindparam("scope"),
+        t.sessions.c.owner_kind == bindparam("kind"),
+        t.sessions.c.owner_id == bindparam("owner"),
+        t.sessions.c.status == "active",
+    )
+)
+_VERSIONS = select(t.sessions.c.id, t.sessions.c.version).where(t.sessions.c.id.in_(bindparam("ids", expanding=True)))
+_STORED_KEYS = select(t.attempts.c.key).where(t.attempts.c.key.in_(bindparam("keys", expanding=True)))
+_OPEN_WORK = select(unfinished_work.c.id).where(unfinished_work.c.id.in_(bindparam("ids", expanding=True)))
+_INSERT_ATTEMPTS = insert(t.attempts)
+_INSERT_SESSIONS = insert(t.sessions)
+
 
 def _review_upsert(dialect_insert: Any) -> Any:
     """Insert a review card, or update the stored one and add the answers."""
@@ -339,10 +342,10 @@ def _review_upsert(dialect_insert: Any) -> Any:
 async def _open_work(c: AsyncConnection, ids: list[str]) -> list[str]:
     if not ids:
         return []
-    return list((await c.execute(select(unfinished_work.c.id).where(unfinished_work.c.id.in_(ids)))).scalars())
+    return list((await c.execute(_OPEN_WORK, {"ids": ids})).scalars())
 
 
 async def _stored_keys(c: AsyncConnection, keys: list[str]) -> list[str]:
     if not keys:
         return []
-    return list((await c.execute(select(t.attempts.c.key).where(t.attempts.c.key.in_(keys)))).scalars())
+    return list((await c.execute(_STORED_KEYS, {"keys": keys})).scalars())

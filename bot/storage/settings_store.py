@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from . import tables as t
 from .base import Database
+
+# Built once: the locale middleware reads the learner's and the server's language through here.
+_GET = select(t.settings.c.value).where(t.settings.c.key == bindparam("key"))
 
 
 class SettingsStore:
@@ -22,7 +25,7 @@ class SettingsStore:
 
     async def get(self, key: str) -> str | None:
         async with self._db.read() as c:
-            return (await c.execute(select(t.settings.c.value).where(t.settings.c.key == key))).scalar()
+            return (await c.execute(_GET, {"key": key})).scalar()
 
     async def set(self, key: str, value: str) -> None:
         # One statement, insert or update: two processes setting a new key at once (both syncing the

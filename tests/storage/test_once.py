@@ -8,7 +8,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import event, select
 
 from bot.core.ports import Conflict
 from bot.storage import SqlRepository, open_repository
@@ -154,6 +154,27 @@ async def test_a_refused_save_keeps_nothing_and_does_not_sink_its_group(any_url:
         positions = {sid: (await _get(repo, sid)).position for sid in ("s0", "s1", "s2", "s3")}
         assert positions["s0"] == positions["s1"] == 0
         assert sorted([positions["s2"], positions["s3"]]) == [0, 1]
+    finally:
+        await repo.close()
+
+
+async def test_concurrent_saves_on_sqlite_share_their_transactions(tmp_path: Path) -> None:
+    """Group commit stays grouped: a group whose statements fail as a whole is retried save by save,
+    which keeps every save right but makes each its own transaction (a statement that broke only in
+    groups once went unnoticed that way)."""
+    repo = await open_repository(f"sqlite+aiosqlite:///{tmp_path / 'group.db'}")
+    commits: list[int] = []
+    try:
+        sessions = [f"s{n}" for n in range(12)]
+        for n, sid in enumerate(sessions):
+            await repo.create_session(clicks.new_session(sid, f"u{n}", 3))
+        loaded = [await _get(repo, sid) for sid in sessions]
+        for session in loaded:
+            session.position += 1
+        event.listen(repo.engine.sync_engine, "commit", lambda _connection: commits.append(1))
+        await asyncio.gather(*(repo.save_session(s, clicks.attempt(s, f"k-{s.id}"), clicks.card(s)) for s in loaded))
+        assert await _attempt_keys(repo) == Counter({f"k-{sid}": 1 for sid in sessions})
+        assert len(commits) <= 2, f"{len(commits)} transactions for {len(sessions)} concurrent saves"
     finally:
         await repo.close()
 

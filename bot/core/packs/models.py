@@ -208,10 +208,18 @@ class Pack(Strict):
         return topic_id or ""
 
     def question(self, question_id: str) -> ChoiceQuestion | BlanksQuestion | ShortQuestion | CodeQuestion | None:
-        for q in self.questions:
-            if q.id == question_id:
-                return q
-        return None
+        """The question with this id (the first, were ids repeated), else None.
+
+        Asked several times per answer: found in an index built at the first ask, kept beside the
+        fields (never compared or dumped; a copy with other questions builds its own).
+        """
+        built = self.__dict__.get("_question_index")
+        if built is None or built[0] is not self.questions:
+            index: dict[str, ChoiceQuestion | BlanksQuestion | ShortQuestion | CodeQuestion] = {}
+            for q in self.questions:
+                index.setdefault(q.id, q)
+            built = self.__dict__["_question_index"] = (self.questions, index)
+        return built[1].get(question_id)
 
 
 AnyQuestion = ChoiceQuestion | BlanksQuestion | ShortQuestion | CodeQuestion
