@@ -179,6 +179,21 @@ MADV_COLLAPSE = 25
 _HUGE = 2 * 1024 * 1024
 
 
+def _mappings() -> list[tuple[int, int, str, str]]:
+    """This process's memory mappings: (start, end, permissions, path or "" for anonymous memory)."""
+    try:
+        with open("/proc/self/maps") as fh:
+            lines = fh.readlines()
+    except OSError:
+        return []
+    out = []
+    for line in lines:
+        parts = line.split()
+        start, end = (int(x, 16) for x in parts[0].split("-"))
+        out.append((start, end, parts[1], parts[5] if len(parts) > 5 else ""))
+    return out
+
+
 def collapse_anonymous_memory() -> int:
     """Back the private writable memory with transparent huge pages; return the bytes collapsed.
 
@@ -187,15 +202,7 @@ def collapse_anonymous_memory() -> int:
     Needs MADV_COLLAPSE (Linux 6.1); elsewhere nothing happens.
     """
     done = 0
-    try:
-        with open("/proc/self/maps") as fh:
-            lines = fh.readlines()
-    except OSError:
-        return 0
-    for line in lines:
-        parts = line.split()
-        start, end = (int(x, 16) for x in parts[0].split("-"))
-        perms, path = parts[1], parts[5] if len(parts) > 5 else ""
+    for start, end, perms, path in _mappings():
         if "w" not in perms or "p" not in perms or path not in ("", "[heap]"):
             continue
         lo, hi = (start + _HUGE - 1) & ~(_HUGE - 1), end & ~(_HUGE - 1)
@@ -216,16 +223,7 @@ def page_out_files() -> int:
     Anonymous memory is left alone. Needs Linux 5.4; elsewhere nothing happens.
     """
     done = 0
-    try:
-        with open("/proc/self/maps") as fh:
-            lines = fh.readlines()
-    except OSError:
-        return 0
-    for line in lines:
-        parts = line.split()
-        if len(parts) < 6 or not parts[5].startswith("/"):
-            continue
-        start, end = (int(x, 16) for x in parts[0].split("-"))
-        if _libc.madvise(start, end - start, MADV_PAGEOUT) == 0:
+    for start, end, _perms, path in _mappings():
+        if path.startswith("/") and _libc.madvise(start, end - start, MADV_PAGEOUT) == 0:
             done += end - start
     return done

@@ -83,6 +83,15 @@ def moved_on(fake: FakeSlack, channel: str, count: int) -> list[dict[str, Any]] 
     return items if len(items) == count and answered(items[-2]) else None
 
 
+async def two_bots(tmp_path: Path, pg_url: str, fake: FakeSlack, processes: list[BotProcess]) -> list[tuple[BotProcess, int]]:
+    """Two bot processes (and their HTTP ports) on one database with a three-question pack, ready."""
+    env = slack_env(pg_url, write_choice_pack(tmp_path, 3), fake)
+    bots = [slack_bot(name, tmp_path, env) for name in ("a", "b")]
+    processes.extend(bot for bot, _ in bots)
+    await asyncio.gather(*(asyncio.to_thread(wait_http, bot, f"http://127.0.0.1:{port}/healthz") for bot, port in bots))
+    return bots
+
+
 async def test_a_click_on_a_message_posted_by_another_process(
     tmp_path: Path, pg_url: str, fake: FakeSlack, processes: list[BotProcess]
 ) -> None:
@@ -150,10 +159,7 @@ async def test_a_click_on_a_message_posted_by_another_process(
 async def test_one_click_delivered_to_both_processes_at_once_is_shown_and_recorded_once(
     tmp_path: Path, pg_url: str, fake: FakeSlack, processes: list[BotProcess]
 ) -> None:
-    env = slack_env(pg_url, write_choice_pack(tmp_path, 3), fake)
-    bots = [slack_bot(name, tmp_path, env) for name in ("a", "b")]
-    processes.extend(bot for bot, _ in bots)
-    await asyncio.gather(*(asyncio.to_thread(wait_http, bot, f"http://127.0.0.1:{port}/healthz") for bot, port in bots))
+    bots = await two_bots(tmp_path, pg_url, fake, processes)
     channel = dm(LEARNER)
     async with aiohttp.ClientSession() as http:
         a, b = (Workspace(http, f"http://127.0.0.1:{port}/slack/events", fake, None) for _, port in bots)
@@ -282,10 +288,7 @@ async def test_killing_one_process_loses_no_acknowledged_answer(
 async def test_two_quick_clicks_on_one_item_sent_to_two_processes_post_the_next_item_once(
     tmp_path: Path, pg_url: str, fake: FakeSlack, processes: list[BotProcess]
 ) -> None:
-    env = slack_env(pg_url, write_choice_pack(tmp_path, 3), fake)
-    bots = [slack_bot(name, tmp_path, env) for name in ("a", "b")]
-    processes.extend(bot for bot, _ in bots)
-    await asyncio.gather(*(asyncio.to_thread(wait_http, bot, f"http://127.0.0.1:{port}/healthz") for bot, port in bots))
+    bots = await two_bots(tmp_path, pg_url, fake, processes)
     channel = dm(LEARNER)
     async with aiohttp.ClientSession() as http:
         a, b = (Workspace(http, f"http://127.0.0.1:{port}/slack/events", fake, None) for _, port in bots)
