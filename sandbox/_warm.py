@@ -9,6 +9,9 @@
   compiler is loaded, and ``torch._dynamo`` starts as a stand-in module whose ``graph_break`` does
   nothing; anything else asked of it (``torch.compile`` asks at once) loads the real compiler, which
   then takes the stand-in's place, and from then on the guards use torch's own wrappers.
+  ``torch.use_deterministic_algorithms`` imports the compiler only to copy its setting into the
+  compiler's configuration: until the compiler is loaded it sets torch's flag alone, and the copy is
+  made when the compiler loads.
 - ``_linux.page_out_files`` (called by the template after warming) then gives back the pages of
   torch's libraries that only the import touched.
 """
@@ -59,13 +62,35 @@ class _StandIn(types.ModuleType):
         return getattr(_load_compiler(), name)
 
 
+_DETERMINISTIC: list[bool] = []  # what `torch.use_deterministic_algorithms` set while the compiler was not loaded
+
+
 def _load_compiler() -> types.ModuleType:
     torch = sys.modules["torch"]
     if isinstance(sys.modules.get("torch._dynamo"), _StandIn):
         del sys.modules["torch._dynamo"]
         if isinstance(getattr(torch, "_dynamo", None), _StandIn):
             delattr(torch, "_dynamo")
-    return importlib.import_module("torch._dynamo")
+    dynamo = importlib.import_module("torch._dynamo")
+    if _DETERMINISTIC:  # the compiler's own copy of the setting, as torch would have made it
+        setattr(importlib.import_module("torch._inductor.config"), "deterministic", _DETERMINISTIC[-1])  # noqa: B010
+    return dynamo
+
+
+def _use_deterministic_algorithms(torch: types.ModuleType) -> Callable[..., None]:
+    """torch's `use_deterministic_algorithms`, which imports the compiler only to copy the setting into it."""
+    original = torch.use_deterministic_algorithms
+
+    @functools.wraps(original)
+    def use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> None:
+        if not isinstance(sys.modules.get("torch._dynamo"), _StandIn):
+            return original(mode, warn_only=warn_only)  # type: ignore[no-any-return]
+        torch._C._set_deterministic_algorithms(mode, warn_only=warn_only)
+        _DETERMINISTIC.append(bool(mode))
+        del _DETERMINISTIC[:-1]
+        return None
+
+    return use_deterministic_algorithms
 
 
 def _guard(fn: Callable[..., Any], recursive: bool) -> Callable[..., Any]:
@@ -122,4 +147,5 @@ def spare_dynamo() -> int:
     stand_in = _StandIn("torch._dynamo", _StandIn.__doc__)
     sys.modules["torch._dynamo"] = stand_in
     setattr(torch, "_dynamo", stand_in)  # noqa: B010
+    setattr(torch, "use_deterministic_algorithms", _use_deterministic_algorithms(torch))  # noqa: B010
     return found

@@ -31,6 +31,16 @@ def test_an_optimizer_job_runs_without_importing_the_compiler(clean_pool: Pool) 
     assert result.stdout == "[0.4, 0.4] False\n"
 
 
+def test_deterministic_algorithms_are_set_without_importing_the_compiler(clean_pool: Pool) -> None:
+    # torch's own function imports the compiler (1.7 s in a job) only to copy the setting into it
+    result = clean_pool.run(
+        "import sys, torch\n"
+        "torch.use_deterministic_algorithms(True)\n"
+        "print(torch.are_deterministic_algorithms_enabled(), 'torch._dynamo.eval_frame' in sys.modules)\n"
+    )
+    assert (result.status, result.stdout) == ("passed", "True False\n")
+
+
 def _python(code: str) -> str:
     done = subprocess.run(
         [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=120, check=False
@@ -52,12 +62,15 @@ def test_spared_functions_switch_to_torchs_guard_once_the_compiler_is_loaded() -
         before = "torch._dynamo.eval_frame" in sys.modules
         guard = torch.optim.Optimizer.add_param_group.__wrapped__.__dynamo_disable
         built = [c.cell_contents for c in guard.__closure__ if isinstance(c.cell_contents, list)][0]
+        torch.use_deterministic_algorithms(True)  # before the compiler is loaded: torch's flag only
         torch._dynamo.config  # anything but graph_break loads the real compiler
         torch.optim.Adam(layer.parameters()).step()
+        import torch._inductor.config as inductor
         print(spared > 100, before, len(built), "/_dynamo/" in built[0].__code__.co_filename, "torch._dynamo.eval_frame" in sys.modules)
+        print(torch.are_deterministic_algorithms_enabled(), inductor.deterministic)
         """
     )
-    assert out == "True False 1 True True\n"
+    assert out == "True False 1 True True\nTrue True\n"
 
 
 def test_file_pages_only_this_process_maps_are_given_back() -> None:
