@@ -92,6 +92,12 @@ async def two_bots(tmp_path: Path, pg_url: str, fake: FakeSlack, processes: list
     return bots
 
 
+async def item_number(fake: FakeSlack, channel: str, n: int) -> dict[str, Any]:
+    """The quiz's item message `n` (from 0) once it is the last one posted."""
+    items = await fake.wait_for(lambda: len(item_messages(fake, channel)) == n + 1 and item_messages(fake, channel), 30)
+    return dict(items[-1])
+
+
 async def test_a_click_on_a_message_posted_by_another_process(
     tmp_path: Path, pg_url: str, fake: FakeSlack, processes: list[BotProcess]
 ) -> None:
@@ -165,7 +171,7 @@ async def test_one_click_delivered_to_both_processes_at_once_is_shown_and_record
         a, b = (Workspace(http, f"http://127.0.0.1:{port}/slack/events", fake, None) for _, port in bots)
         assert (await a.command("start ops count:3"))[0] == 200
         for n in range(2):  # twice: whichever process stores the click first, the other only puts the grade in place
-            item = (await fake.wait_for(lambda n=n: len(item_messages(fake, channel)) == n + 1 and item_messages(fake, channel), 30))[-1]
+            item = await item_number(fake, channel, n)
             sent = len(getattr(a, "sent", []))
             first = asyncio.create_task(a.click(channel, item["ts"], label="A"))
             while len(getattr(a, "sent", [])) == sent:
@@ -294,7 +300,7 @@ async def test_two_quick_clicks_on_one_item_sent_to_two_processes_post_the_next_
         a, b = (Workspace(http, f"http://127.0.0.1:{port}/slack/events", fake, None) for _, port in bots)
         assert (await a.command("start ops count:3"))[0] == 200
         for n in range(2):  # the learner clicks two options of one item at once; each click reaches another process
-            item = (await fake.wait_for(lambda n=n: len(item_messages(fake, channel)) == n + 1 and item_messages(fake, channel), 30))[-1]
+            item = await item_number(fake, channel, n)
             statuses = await asyncio.gather(a.click(channel, item["ts"], label="A"), b.click(channel, item["ts"], label="B"))
             assert [status for status, _ in statuses] == [200, 200]
             await fake.wait_for(lambda n=n: len(item_messages(fake, channel)) >= n + 2, 30)
