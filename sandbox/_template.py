@@ -8,7 +8,7 @@ enters its own empty network namespace and read-only root, answers ``ready`` and
 
 - ``{"op": "job", "id", "slot", "limits", "sealed": N}`` and N bytes (the supervisor's frame, with
   the code and the hidden test, relayed unread: ``_sealed``) -> ``{"op": "started"}``, then
-  ``{"op": "done", "id", "report"}``;
+  ``{"op": "done", "id", "report"}`` (the supervisor's frames are read and answered in ``_relay``);
 - ``{"op": "stop"}`` -> exits.
 
 Two workers (a supervisor and its job process) per concurrent job are forked ahead of time, so a
@@ -29,10 +29,11 @@ import tempfile
 import time
 import traceback
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
 from . import _cgroup, _landlock, _linux, _rootfs, _sealed, _seccomp, _supervisor, _warm, _wire, harness
-from ._messages import JobLimits, Report
+from ._messages import JobLimits
+from ._relay import answer, on_report
 
 
 def _log(text: str) -> None:
@@ -236,77 +237,6 @@ class Template:
         cgroup = worker.index if self._counted(worker.index) else -1
         self.reply({"op": "started", "id": msg["id"], "pid": worker.pid, "cgroup": cgroup})
 
-    def on_report(self, worker: _Worker) -> None:
-        """Read the supervisor's frames: "ready"; then "ending" and the report, relayed unread (``_sealed``)."""
-        reader = worker.reader
-        if reader is None:
-            return
-        while not worker.eof:
-            try:
-                more = reader.read(worker.rep_r)
-            except BlockingIOError:
-                break
-            except (OSError, _wire.WireError):
-                more = False
-            if not more:
-                worker.eof = True
-                with contextlib.suppress(KeyError, ValueError):
-                    self.sel.unregister(worker.rep_r)
-                break
-        try:
-            bodies = reader.bodies()
-        except _wire.WireError:
-            bodies = []
-        for body in bodies:
-            if worker.ending is not None:  # the report: the job's output, relayed unread
-                if worker.job is not None and not worker.replied:
-                    self.answer_sealed(worker, body, early=worker.ending)
-                body.close()
-                continue
-            try:
-                frame = _sealed.opened(body)  # ready, ending or a set-up error: nothing of a job
-            except _wire.WireError:
-                continue
-            if frame.get("op") == "ready":
-                worker.ready_at = time.monotonic()
-            elif frame.get("op") == "ending":
-                worker.ending = bool(frame.get("early"))
-            else:
-                worker.last = frame
-                if worker.job is not None and not worker.replied:
-                    self.answer(worker, cast(Report, frame))
-
-    def _added(self, worker: _Worker, *, early: bool) -> dict[str, Any]:
-        """What the template adds to a job's report: the slot's counters and its own clock."""
-        job = worker.job
-        assert job is not None
-        added: dict[str, Any] = {}
-        if self._counted(worker.index):
-            if not early:  # else the killed processes may still be tearing down
-                added["leftovers"] = self.sweep(worker.index)
-            with contextlib.suppress(OSError, ValueError):
-                added["cgroup"] = self.counters[worker.index].after_job()
-        added["timing"] = {"recv": job.get("t_recv"), "answered": time.monotonic()}
-        worker.replied = True
-        worker.failures = 0
-        return added
-
-    def answer(self, worker: _Worker, report: Report) -> None:
-        """Send the bot a report the template made or read (a set-up failure), with the slot's counters."""
-        assert worker.job is not None
-        added = self._added(worker, early=bool(report.get("early")))
-        timing = report.get("timing")
-        report.update({k: v for k, v in added.items() if k != "timing"})  # type: ignore[typeddict-item]
-        report["timing"] = {**(timing if isinstance(timing, dict) else {}), **added["timing"]}
-        self.reply({"op": "done", "id": worker.job["id"], "report": report})
-
-    def answer_sealed(self, worker: _Worker, body: _sealed.Sealed, *, early: bool) -> None:
-        """Send the bot the supervisor's report unread, with what the template adds beside it."""
-        assert worker.job is not None
-        added = self._added(worker, early=early)
-        _wire.send(self.sock, {"op": "done", "id": worker.job["id"], "added": added, "sealed": body.size})
-        body.write_to(self.sock)
-
     def sweep(self, slot: int) -> int:
         """Kill anything left in a slot's cgroup; return how many there were."""
         if not self._counted(slot):
@@ -323,7 +253,7 @@ class Template:
 
     def on_exit(self, worker: _Worker) -> None:
         """Reap a supervisor that ended; report a job it left unanswered; prepare a new one."""
-        self.on_report(worker)
+        on_report(self, worker)
         with contextlib.suppress(ChildProcessError):
             os.waitpid(worker.pid, 0)
         for fd in (worker.pidfd, worker.rep_r):
@@ -335,7 +265,7 @@ class Template:
         self.sweep(worker.index)  # before its next processes join the worker's cgroup
         if worker.job is not None:
             if not worker.replied:
-                self.answer(worker, {"setup_error": "the supervisor died"})
+                answer(self, worker, {"setup_error": "the supervisor died"})
         else:
             reason = worker.last.get("setup_error") if worker.last else None
             worker.failures += 1
@@ -373,7 +303,7 @@ class Template:
                 if kind == "ctl":
                     self.on_control()
                 elif kind == "rep":
-                    self.on_report(self.workers[index])
+                    on_report(self, self.workers[index])
                 elif kind == "exit":
                     self.on_exit(self.workers[index])
         for worker in self.workers:
