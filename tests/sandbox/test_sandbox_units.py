@@ -20,7 +20,7 @@ from sandbox._assemble import JobLimits, assemble, read_report
 from sandbox._cgroup import CgroupSet, parse_mountinfo
 from sandbox._process import job_environment
 from sandbox._seccomp import build_filter, libseccomp_path
-from sandbox._supervisor import parse_result_line
+from sandbox._watch import parse_result_line
 from sandbox._wire import FrameBuffer, encode
 from sandbox.bridge import Decoder, Encoder, Peer, Proxy, Refused
 
