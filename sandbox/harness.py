@@ -5,7 +5,8 @@ processes: the learner process (:func:`serve_learner`) runs the learner's file a
 ``user_code`` and answers requests; the grader process (:func:`run_job`) loads the test module,
 where ``user_code`` is a stand-in that asks the learner process (see ``bridge``), and runs each
 test with unittest. Only the grader holds the results descriptor: every message goes there as one
-JSON line carrying the job's nonce; stdout and stderr are only output.
+JSON line carrying the job's nonce; stdout and stderr are only output. What a learner reads of an
+error or a test (its fields, its one line) is worded in ``_feedback``.
 """
 
 from __future__ import annotations
@@ -25,13 +26,22 @@ import unittest
 from typing import Any
 
 from . import _testprep, bridge, program
+from ._feedback import (
+    _Recorder,
+    clip,
+    describe,
+    display_name,
+    error_fields,
+    note_custom_message,
+    one_line,
+    out_of_memory,
+    print_user_traceback,
+)
 from ._messages import JobSpec, PreparedTest, ResultOp
-from .result import ErrorDict
 
 WORKDIR = "/sandbox"
 USER_MODULE = "user_code"
 TEST_MODULE = "test_code"
-_MAX_TEXT = 2000
 
 _run_test = unittest.TestCase.run
 _TestCase = unittest.TestCase
@@ -72,10 +82,6 @@ def rehearse() -> None:
     io.StringIO().write(str(namespace.get("text")))
 
 
-def _clip(text: str) -> str:
-    return text if len(text) <= _MAX_TEXT else text[: _MAX_TEXT - 1] + "…"
-
-
 class _Channel:
     def __init__(self, fd: int, nonce: str) -> None:
         self._fd = fd
@@ -89,52 +95,6 @@ class _Channel:
                 data = data[os.write(self._fd, data) :]
         except OSError:
             pass  # the supervisor went away or the submission closed the channel: nothing counts
-
-
-def _user_position(tb: types.TracebackType | None, user_path: str) -> tuple[int | None, int | None]:
-    line: int | None = None
-    col: int | None = None
-    for summary in traceback.extract_tb(tb):
-        if summary.filename == user_path:
-            line = summary.lineno
-            colno = getattr(summary, "colno", None)
-            col = colno + 1 if isinstance(colno, int) else None
-    return line, col
-
-
-def _describe(exc: BaseException, user_path: str, code: str = "") -> ErrorDict:
-    """Return the learner-facing error fields of an exception, with the text of the learner's line."""
-    if isinstance(exc, SyntaxError) and (exc.filename == user_path or exc.filename is None):
-        line, col = exc.lineno, exc.offset
-        message = _clip(str(exc.msg))
-    else:
-        line, col = _user_position(exc.__traceback__, user_path)
-        message = _clip(str(exc))
-    lines = code.splitlines()
-    source = lines[line - 1] if isinstance(line, int) and 0 < line <= len(lines) else None
-    return {"type": type(exc).__name__, "message": message, "line": line, "col": col,
-            "source": _clip(source) if source else None}  # fmt: skip
-
-
-def _print_user_traceback(exc: BaseException, workdir: str) -> None:
-    """Print a traceback through the learner's files only, as Python would for their script."""
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename.startswith(workdir + "/")]
-    lines = ["Traceback (most recent call last):\n"] if frames else []
-    lines += traceback.format_list(frames)
-    lines += traceback.format_exception_only(type(exc), exc)
-    text = "".join(lines).replace(workdir + "/", "")
-    try:
-        sys.stderr.write(text)
-        sys.stderr.flush()
-    except (OSError, ValueError):
-        pass
-
-
-def _out_of_memory(exc: BaseException | None) -> bool:
-    """Return True for Python's MemoryError and torch's failed allocations."""
-    if isinstance(exc, MemoryError):
-        return True
-    return isinstance(exc, RuntimeError) and "can't allocate memory" in str(exc)
 
 
 def _flush() -> None:
@@ -210,16 +170,16 @@ def _plain(code: str, user_path: str, workdir: str, channel: _Channel) -> int:
         if status is None or status == 0:
             channel.send("done", exit=0)
             return 0
-        channel.send("exit", code=status if isinstance(status, int) else 1, text=_clip(str(status)))
+        channel.send("exit", code=status if isinstance(status, int) else 1, text=clip(str(status)))
         channel.send("done", exit=1)
         return status if isinstance(status, int) and 0 < status < 256 else 1
     except BaseException as exc:
         _flush()
-        if _out_of_memory(exc):
+        if out_of_memory(exc):
             channel.send("memory")
             return 1
-        _print_user_traceback(exc, workdir)
-        channel.send("error", where="user", **_describe(exc, user_path, code))
+        print_user_traceback(exc, workdir)
+        channel.send("error", where="user", **describe(exc, user_path, code))
         channel.send("done", exit=1)
         return 1
     _flush()
@@ -245,112 +205,6 @@ def _load_tests(source: str, prepared: PreparedTest | None, test_path: str) -> l
 
     flatten(suite)
     return tests
-
-
-_MAX_LINE = 600
-_CUSTOM_MESSAGE = "_sandbox_message"
-
-
-def _note_custom_message(self: unittest.TestCase, msg: Any, standard: str) -> str:
-    """Stand in for unittest's message formatting, noting the test's own message when it gave one."""
-    text = _format_message(self, msg, standard)
-    with contextlib.suppress(Exception):
-        self.__dict__[_CUSTOM_MESSAGE] = (None if msg is None else str(msg), text)
-    return text
-
-
-_format_message = unittest.TestCase._formatMessage
-
-
-def one_line(text: str, limit: int = _MAX_LINE) -> str:
-    """Return ``text`` on one line (its lines joined by a space), capped at ``limit``."""
-    flat = " ".join(line.strip() for line in text.splitlines() if line.strip()) if "\n" in text else text
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
-
-
-def failure_line(test: unittest.TestCase, exc: BaseException | None) -> str:
-    """Return the line a learner reads for a failed assertion.
-
-    For an assertion that formatted its message: the test's own message when it gave one (the
-    text unittest puts after " : "), else the first line of unittest's standard message
-    ("(2, 3) != (2, 5)") without the diff below it. For ``fail(msg)`` or a raised
-    AssertionError: its text.
-    """
-    text = str(exc) if exc is not None else ""
-    noted = test.__dict__.get(_CUSTOM_MESSAGE)
-    if isinstance(noted, tuple) and len(noted) == 2 and noted[1] == text:
-        custom, _ = noted
-        if isinstance(custom, str) and custom.strip():
-            return one_line(custom)
-        first = text.strip().split("\n", 1)[0]
-        return one_line(first) or "the test failed"
-    return one_line(text.strip()) or "the test failed"
-
-
-def display_name(test: unittest.TestCase, original: str) -> str:
-    """Return the name a learner reads: the test's new name, else its docstring's first line."""
-    name = getattr(test, "_testMethodName", original)
-    if not isinstance(name, str):
-        name = str(name)
-    if name == original:
-        with contextlib.suppress(Exception):
-            doc = test.shortDescription()
-            if isinstance(doc, str) and doc.strip():
-                return one_line(doc)
-    return one_line(name, _MAX_TEXT)
-
-
-class _Recorder(unittest.TestResult):
-    """Collect one test's outcome with the exception objects, not formatted tracebacks."""
-
-    def __init__(self, user_path: str) -> None:
-        super().__init__()
-        self.user_path = user_path
-        self.ok = False
-        self.problems: list[str] = []
-        self.memory = False
-
-    def _note(self, test: unittest.TestCase, err: Any, failure: bool) -> None:
-        exc = err[1] if isinstance(err, tuple) and len(err) == 3 else None
-        if _out_of_memory(exc):
-            self.memory = True
-        if isinstance(exc, bridge.PeerGone):
-            self.problems.append(str(exc))
-        elif exc is None:
-            self.problems.append("the test failed")
-        elif failure:
-            self.problems.append(failure_line(test, exc))
-        else:
-            line, _ = _user_position(exc.__traceback__, self.user_path)
-            where = f" (line {line} of your code)" if line is not None else ""
-            text = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-            self.problems.append(one_line(text + where))
-
-    def addSuccess(self, test: unittest.TestCase) -> None:
-        self.ok = True
-
-    def addFailure(self, test: unittest.TestCase, err: Any) -> None:
-        self._note(test, err, True)
-
-    def addError(self, test: unittest.TestCase, err: Any) -> None:
-        self._note(test, err, False)
-
-    def addSkip(self, test: unittest.TestCase, reason: str) -> None:
-        self.problems.append(one_line(f"skipped: {reason}"))
-
-    def addExpectedFailure(self, test: unittest.TestCase, err: Any) -> None:
-        self.ok = True
-
-    def addUnexpectedSuccess(self, test: unittest.TestCase) -> None:
-        self.problems.append("unexpected success")
-
-    def addSubTest(self, test: unittest.TestCase, subtest: unittest.TestCase, err: Any) -> None:
-        if err is not None:
-            self._note(test, err, issubclass(err[0], test.failureException))
-
-    @property
-    def passed(self) -> bool:
-        return self.ok and not self.problems
 
 
 class _UserModule(types.ModuleType):
@@ -399,23 +253,6 @@ class _UserFinder(importlib.abc.MetaPathFinder):
         return importlib.machinery.ModuleSpec(USER_MODULE, self.loader, origin=self.loader.user_path)
 
 
-def _error_fields(fields: object, code: str) -> ErrorDict:
-    """Return the learner-facing error of a failed load, with the offending line's text."""
-    info = fields if isinstance(fields, dict) else {}
-    line = info.get("line") if type(info.get("line")) is int else None
-    col = info.get("col") if type(info.get("col")) is int else None
-    source = info.get("source") if isinstance(info.get("source"), str) else None
-    if line is not None and 0 < line <= code.count("\n") + 1:
-        source = code.splitlines()[line - 1] if line <= len(code.splitlines()) else source
-    return {
-        "type": _clip(str(info.get("type") or "Error")),
-        "message": _clip(str(info.get("message") or "")),
-        "line": line,
-        "col": col,
-        "source": _clip(source) if source else None,
-    }
-
-
 def _graded(
     code: str,
     test_source: str,
@@ -434,7 +271,7 @@ def _graded(
     loader = _UserLoader(peer, loaded_code, user_path)
     sys.meta_path.insert(0, _UserFinder(loader))
     sys.modules.pop(USER_MODULE, None)
-    unittest.TestCase._formatMessage = _note_custom_message  # type: ignore[method-assign,assignment]
+    unittest.TestCase._formatMessage = note_custom_message  # type: ignore[method-assign,assignment]
     reply: bridge.Reply
     load: bridge.Request = {"op": "load", "code": loaded_code}
     shared = prepared["classes"]
@@ -453,7 +290,7 @@ def _graded(
     if not reply.get("ok"):
         _flush()
         fields = reply.get("exc") or {}
-        info = _error_fields(fields, code)
+        info = error_fields(fields, code)
         if info["type"] == "MemoryError" or (
             info["type"] == "RuntimeError" and "can't allocate memory" in info["message"]
         ):
@@ -474,14 +311,14 @@ def _graded(
         tests = _load_tests(test_source, prepared, test_path)
     except BaseException as exc:
         _flush()
-        info = _describe(exc, user_path)
+        info = describe(exc, user_path)
         if info["line"] is None:
-            info = {"type": type(exc).__name__, "message": _clip(f"the test file failed to load: {exc}"),
+            info = {"type": type(exc).__name__, "message": clip(f"the test file failed to load: {exc}"),
                     "line": None, "col": None, "source": None}  # fmt: skip
         channel.send("error", where="test", **info)
         channel.send("done", exit=1)
         return 0
-    channel.send("plan", tests=[_clip(t.id()) for t in tests])
+    channel.send("plan", tests=[clip(t.id()) for t in tests])
     for index, test in enumerate(tests):
         recorder = _Recorder(user_path)
         original = getattr(test, "_testMethodName", "")
@@ -520,7 +357,7 @@ def serve_learner(read_fd: int, write_fd: int, workdir: str) -> int:
 
     def report(exc: BaseException) -> None:
         _flush()
-        _print_user_traceback(exc, workdir)
+        print_user_traceback(exc, workdir)
 
     peer.on_error = report
     try:

@@ -39,9 +39,11 @@ FORGERIES = {
 import sys
 h = sys.modules.get("sandbox.harness")
 if h is not None:
-    h._Recorder.passed = property(lambda self: True)
-    h.failure_line = lambda *a: ""
     h._graded = lambda *a, **k: 0
+f = sys.modules.get("sandbox._feedback")
+if f is not None:
+    f._Recorder.passed = property(lambda self: True)
+    f.failure_line = lambda *a: ""
 t = sys.modules.get("test_code")
 if t is not None:
     t._verdict = lambda case, ok, p, f: setattr(case, "_testMethodName", p)
