@@ -5,7 +5,6 @@ from __future__ import annotations
 import random
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from dataclasses import replace
 from typing import Any
 
 from bot.core.i18n import N_, _, ngettext, number, pgettext, same_language
@@ -17,7 +16,7 @@ from .errors import BadSubmission, QuizError, SaveConflict, UnknownName
 from .faults import FaultLog
 from .gate import LATE_GRADE, Gate
 from .items import Changed, Context, Graded, Input, Make, NotAnAnswer, kind_of
-from .model import Actor, ItemState, Owner, Session, new_session_id
+from .model import Actor, ItemState, Owner, Session, amended, new_session_id
 from .packs import DIFFICULTIES, AnyQuestion, Pack
 from .ports import Clock, CodeRunner, Conflict, Repository, WorkTaken
 from .replies import Button, Message, Part, Reply, Text, Tone, cmd, opt
@@ -391,7 +390,7 @@ class Flow:
         if session.position >= len(session.items):
             session.status = "finished"
         if unit is not None:
-            await self.record(replace(unit, session=session))
+            await self.record(amended(unit, session=session))
         else:
             await self._gate.save(session)
         messages: list[Message] = []

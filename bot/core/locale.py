@@ -10,6 +10,7 @@ else the default the platform gave, such as Discord's preferred locale), else En
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -22,7 +23,7 @@ from .admin import Admins
 from .dispatch import Dispatcher, Next
 from .errors import DatabaseFault, QuizError, UnknownName
 from .i18n import DEFAULT, LANGUAGES, _, language_name, supported, use_locale, use_locales
-from .model import Actor
+from .model import Actor, amended
 from .ports import Repository
 from .replies import Reply, Tone, cmd, notice
 
@@ -60,6 +61,7 @@ class Locales:
         self._learners: dict[tuple[str, str], tuple[float, str | None]] = {}  # the learner's choice, as read at a time
         # The admins' choice and the stored platform default, as read at a time.
         self._servers: dict[tuple[str, str], tuple[float, tuple[str | None, str | None]]] = {}
+        self._reading: dict[tuple[str, str], asyncio.Future[tuple[str | None, str | None]]] = {}  # server reads under way
 
     def lookup(self, platform: str, user_locale: UserLocale) -> None:
         """Ask `user_locale` for a person's platform language when their actor carries none (Slack)."""
@@ -111,7 +113,7 @@ class Locales:
                 exc.locale = learner
                 raise
         # A reply posted for everyone (a race's start, the leaderboard) gets the front end's words in the server's language.
-        return replace(reply, locale=learner if reply.private else server)
+        return amended(reply, locale=learner if reply.private else server)
 
     async def learner(self, actor: Actor, server: str | None = None) -> str:
         """The language of `actor`'s private replies."""
@@ -166,17 +168,41 @@ class Locales:
         return chosen
 
     async def _stored_for_server(self, platform: str, scope: str) -> tuple[str | None, str | None]:
-        """The admins' choice and the platform's stored default, read at most every SETTING_SECONDS."""
-        now = time.monotonic()
-        cached = self._servers.get((platform, scope))
-        if cached is not None and now - cached[0] < SETTING_SECONDS:
+        """The admins' choice and the platform's stored default, read at most every SETTING_SECONDS.
+
+        Requests that find them unread at once (a server's learners after a start, or after the
+        entry aged) share one read.
+        """
+        key = (platform, scope)
+        cached = self._servers.get(key)
+        if cached is not None and time.monotonic() - cached[0] < SETTING_SECONDS:
             return cached[1]
+        reading = self._reading.get(key)
+        if reading is None:
+            reading = self._reading[key] = asyncio.ensure_future(self._read_server(platform, scope))
+            reading.add_done_callback(lambda done: self._keep_server(key, done))
+        return await asyncio.shield(reading)
+
+    async def _read_server(self, platform: str, scope: str) -> tuple[str | None, str | None]:
         chosen = supported(await self._repo.get_setting(server_key(platform, scope)))
         stored_hint = None if chosen else supported(await self._repo.get_setting(hint_key(platform, scope)))
+        return chosen, stored_hint
+
+    def _keep_server(self, key: tuple[str, str], done: asyncio.Future[tuple[str | None, str | None]]) -> None:
+        """Remember what a read found, unless a change was made while it ran (`_forget_server`)."""
+        if self._reading.get(key) is not done:
+            return
+        del self._reading[key]
+        if done.cancelled() or done.exception() is not None:
+            return
         if len(self._servers) > MAX_REMEMBERED:
             self._servers.clear()
-        self._servers[(platform, scope)] = (now, (chosen, stored_hint))
-        return chosen, stored_hint
+        self._servers[key] = (time.monotonic(), done.result())
+
+    def _forget_server(self, platform: str, scope: str) -> None:
+        """Read a server's languages again on its next request (this process changed one)."""
+        self._servers.pop((platform, scope), None)
+        self._reading.pop((platform, scope), None)  # a read under way may have missed the change
 
     async def _remember_hint(self, platform: str, scope: str, code: str) -> None:
         """Keep the platform's default for posts no request causes (the daily question), once per change."""
@@ -184,7 +210,7 @@ class Locales:
             return
         if await self._repo.get_setting(hint_key(platform, scope)) != code:
             await self._repo.set_setting(hint_key(platform, scope), code)
-            self._servers.pop((platform, scope), None)
+            self._forget_server(platform, scope)
         if len(self._hints) > MAX_REMEMBERED:
             self._hints.clear()
         self._hints[(platform, scope)] = code
@@ -199,7 +225,7 @@ class Locales:
         if request.server:
             self._admins.require(actor, _("set the server's language"))
             await self._repo.set_setting(server_key(actor.platform, actor.scope), "" if code == AUTO else code)
-            self._servers.pop((actor.platform, actor.scope), None)
+            self._forget_server(actor.platform, actor.scope)
             chosen = await self.server(actor.platform, actor.scope, actor.server_locale)
             with use_locale(chosen):
                 return notice(

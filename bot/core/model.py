@@ -5,9 +5,21 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from .i18n import _, ngettext, number
+
+_D = TypeVar("_D")
+
+
+def amended(value: _D, **changes: Any) -> _D:
+    """A copy of a plain dataclass (no slots, no `__post_init__`) with `changes`: `dataclasses.replace`
+    without its per-field walk, for the few copies made on every click (a third of the time)."""
+    copy = object.__new__(type(value))
+    state = copy.__dict__
+    state.update(value.__dict__)
+    state.update(changes)
+    return copy
 
 Platform = str  # "discord", "slack", "console"
 SessionStatus = Literal["active", "finished", "stopped", "expired"]

@@ -10,7 +10,6 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Awaitable, Callable
-from dataclasses import replace
 from typing import Any, TypeVar
 
 from bot.core.i18n import _, number, pgettext
@@ -25,7 +24,7 @@ from .flow import Flow, Progress, resume_button
 from .gate import Gate, Missing
 from .items import codetext
 from .items.report import run_report
-from .model import Actor, Anchor, ItemState, Owner, Session, Where
+from .model import Actor, Anchor, ItemState, Owner, Session, Where, amended
 from .ports import CodeRunner, RunRequest
 from .replies import Button, Message, Reply, Text, Tone
 from .work import RUN, Unfinished
@@ -141,17 +140,17 @@ class QuizDesk:
                     return await self.flow.restart(actor, session, use_next=parsed.argument == "next")
                 anchor = session.anchor
                 if parsed.verb == ax.CURRENT:
-                    return replace(await self.flow.current(session), anchor=anchor)
+                    return amended(await self.flow.current(session), anchor=anchor)
                 repeated = session.graded_by(request.key)
                 if repeated is not None:  # the same click again: its one grade, in place, and nothing new
                     if not session.items[repeated].done:
                         return Reply(anchor=anchor)
-                    return replace(await self.answered(session, repeated, then=False), anchor=anchor)
+                    return amended(await self.answered(session, repeated, then=False), anchor=anchor)
                 if 0 <= parsed.position < session.position and session.status in ("active", "finished"):
                     # A second click made before (or after) the first one's reply: what follows is shown by
                     # that reply, so only the grade in place; after a restart, the first reply may be lost.
                     then = not self.gate.reply_on_its_way(session, parsed.position)
-                    return replace(await self.answered(session, parsed.position, then=then), anchor=anchor)
+                    return amended(await self.answered(session, parsed.position, then=then), anchor=anchor)
                 self.gate.require_active(session)
                 if parsed.position != session.position:
                     raise StaleAction()
@@ -159,7 +158,7 @@ class QuizDesk:
                 reply = await self.on_item(actor, session, parsed, values, request.key, progress)
                 if session.position > parsed.position or session.status == "finished":
                     self.gate.handed(session.id, parsed.position)
-                return replace(reply, anchor=anchor)
+                return amended(reply, anchor=anchor)
 
         return await retried(change)
 
@@ -189,7 +188,7 @@ class QuizDesk:
                 verb = self.flow.text_verb(question, request.text, code_only=request.code_only)
                 action = ax.Action(session.id, session.position, verb)
                 reply = await self.on_item(actor, session, action, [request.text], request.key, progress)
-                return replace(reply, anchor=session.anchor)
+                return amended(reply, anchor=session.anchor)
 
         return await retried(change)
 
@@ -251,7 +250,7 @@ class QuizDesk:
 
     async def current(self, actor: Actor, request: rq.Current) -> Reply:
         session = await self.gate.find(actor)
-        return replace(await self.flow.current(session), anchor=session.anchor)
+        return amended(await self.flow.current(session), anchor=session.anchor)
 
     async def help(self, actor: Actor, request: rq.Help) -> Reply:
         return Reply(messages=(render.help_message(),))

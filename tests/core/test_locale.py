@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import replace
 
 import pytest
@@ -61,3 +62,43 @@ async def test_a_platform_lookup_is_asked_only_when_the_actor_carries_no_languag
     assert await locales.learner(Actor("discord", "g1", "ann")) == "en"  # another platform: not asked
     assert await locales.learner(Actor("slack", "T1", "U2", locale="es")) == "es"
     assert asked == ["U1"]
+
+
+class _SlowSettings(MemoryRepository):
+    """A repository whose setting reads wait for a gate and are counted."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reads: list[str] = []
+        self.gate = asyncio.Event()
+
+    async def get_setting(self, key: str) -> str | None:
+        self.reads.append(key)
+        value = await super().get_setting(key)  # what is stored when the read begins
+        await self.gate.wait()
+        return value
+
+
+async def test_requests_that_find_the_servers_language_unread_share_one_read() -> None:
+    repo = _SlowSettings()
+    locales = Locales(repo, Admins())
+    waiting = [asyncio.ensure_future(locales.server("discord", "g1")) for _ in range(20)]
+    await asyncio.sleep(0)
+    repo.gate.set()
+    assert await asyncio.gather(*waiting) == ["en"] * 20
+    assert repo.reads == ["language-server:discord:g1", "language-hint:discord:g1"]  # once, not 20 times
+    assert await locales.server("discord", "g1") == "en"
+    assert len(repo.reads) == 2  # remembered
+
+
+async def test_a_change_made_while_a_read_runs_is_not_hidden_by_that_read() -> None:
+    repo = _SlowSettings()
+    locales = Locales(repo, Admins())
+    before = asyncio.ensure_future(locales.server("discord", "g1"))
+    await asyncio.sleep(0)  # the read has begun, with the old value
+    changing = asyncio.ensure_future(locales.on_language(ADA, rq.Language("de", server=True)))
+    await asyncio.sleep(0)
+    repo.gate.set()
+    await changing
+    await before
+    assert await locales.server("discord", "g1") == "de"  # the old read was not kept over the change
