@@ -28,7 +28,7 @@ from discord.http import Route
 
 from bot.adapters.discord import QuizBotClient, create_client
 from bot.adapters.discord.api import use_api
-from bot.adapters.discord.deliver import DiscordPoster
+from bot.adapters.discord.posts import DiscordPoster
 from bot.app import App
 from bot.core import CodeRunner, QuizService
 from bot.core.packs import load_path

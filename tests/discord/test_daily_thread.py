@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.adapters.discord.deliver import DirectResponder
+from bot.adapters.discord.posts import DirectResponder
 from bot.storage import DailyRepository
 from tests.fakes import FakeClock, LocalRunner
 

@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from bench.platform_bench import print_result, run_config, write_pack
+from bench.platform_load.pack import write_pack
+from bench.platform_load.report import print_result
+from bench.platform_load.run import run_config
 
 
 @pytest.mark.parametrize("database", ["postgresql", "sqlite"])

@@ -23,7 +23,7 @@ from aiohttp.test_utils import TestServer
 from slack_sdk.signature import SignatureVerifier
 
 from bot.adapters.slack import Inbound, slack_front_end, web_app
-from bot.adapters.slack.deliver import SlackPoster
+from bot.adapters.slack.posts import SlackPoster
 from bot.core import QuizService
 from bot.core.packs import load_path
 from bot.storage import open_repository

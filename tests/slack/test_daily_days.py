@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.adapters.slack.deliver import SlackPoster
+from bot.adapters.slack.posts import SlackPoster
 from bot.scheduler import PlatformPosters, Scheduler
 from bot.storage import DailyRepository, SqlRepository
 from tests.daily.support import add_cards

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from bot.adapters.slack.deliver import SlackPoster
+from bot.adapters.slack.posts import SlackPoster
 from bot.core import requests as rq
 from bot.core.packs import load_path
 from tests.conftest import DEMO_PACK

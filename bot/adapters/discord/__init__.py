@@ -5,6 +5,7 @@ inbound.py  every event becomes one core request; per-learner order; the reply g
 commands.py the `/quiz` command tree: options become requests
 origin.py   who acted and where: actors, custom_ids, the lasting component templates
 deliver.py  one path for replies: the interaction, or the channel when no interaction is left
+posts.py    sent with no interaction: answers to plain messages, race rounds, the daily question
 render.py   neutral messages -> embeds, components and modals
 markup.py   Markdown as Discord shows it: commands spelt, code fenced
 limits.py   Discord's sizes and counts

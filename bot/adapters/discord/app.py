@@ -26,9 +26,10 @@ from .api import (
     use_api,
 )
 from .commands import build_quiz_group
-from .deliver import APOLOGY, DiscordPoster, post_race
+from .deliver import APOLOGY
 from .inbound import Inbound, time_events
 from .origin import PLATFORM, DailyControl, PageButton, QuizControl, RaceControl, note_language
+from .posts import DiscordPoster, post_race
 
 if TYPE_CHECKING:
     from bot.app import App

@@ -23,7 +23,7 @@ from bot.metrics import Metrics, receiving, replied
 
 from . import limits as lim
 from .api import SettingsStore
-from .deliver import ChannelResponder, DirectResponder, ItemRefs, Responder, answered_before
+from .deliver import ItemRefs, Responder, answered_before
 from .origin import (
     PLATFORM,
     RUN_FORM_ID,
@@ -36,6 +36,7 @@ from .origin import (
     note_language,
     where_of,
 )
+from .posts import ChannelResponder, DirectResponder
 from .render import render_modal
 
 log = logging.getLogger(__name__)

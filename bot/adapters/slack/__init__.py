@@ -5,6 +5,7 @@ inbound.py  every request becomes one core request; per-learner order; the reply
 commands.py the `/quiz` text, read by the core's command reader; Slack mentions
 origin.py   who acted and where: team, user, channel, thread, response URL
 deliver.py  one path for replies: the quiz's thread or DM, or only to the person
+posts.py    the scheduler's posts: the daily question, its tally and reveal, reminders' DMs
 render.py   neutral messages -> Block Kit blocks and modal views
 markup.py   Markdown -> Slack mrkdwn; commands spelt as `/quiz ...`
 limits.py   Slack's sizes and counts

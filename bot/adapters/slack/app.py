@@ -29,9 +29,9 @@ from bot.core.service import QuizService
 from bot.metrics import Metrics, Platforms, acked, receiving
 
 from .api import SlackApi, SlackCallFailed, make_client
-from .deliver import SlackPoster
 from .inbound import QUIZ_ACTIONS, Inbound
 from .origin import ReplayGuard, checked_request, protect, replay_key
+from .posts import SlackPoster
 
 if TYPE_CHECKING:
     from bot.app import App

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Any, TypeVar, cast
 
 from bot.core import queries as q
-from bot.core.daily import DailyPost
 from bot.core.errors import QuizError
 from bot.core.i18n import _, current, use_locale
 from bot.core.model import Anchor
@@ -19,7 +17,6 @@ from bot.core.race import ChannelPost
 from bot.core.replies import Message, Reply, Tone, notice
 from bot.core.service import QuizService, error_reply
 from bot.metrics import delivered, finished
-from bot.scheduler import DeliveryFailed
 
 from . import render as bk
 from .api import Place, SlackApi, SlackCallFailed
@@ -289,49 +286,3 @@ def anchor_of(anchor: Anchor | None) -> tuple[Place | None, str | None]:
     if anchor is None or not anchor.channel:
         return None, None
     return Place(anchor.channel, anchor.thread), anchor.message
-
-
-# Slack's answers that mean the bot can no longer post there (or reach the person): pause, do not retry.
-REFUSED = frozenset({
-    "channel_not_found", "not_in_channel", "is_archived", "restricted_action", "cant_update_message",
-    "message_not_found", "user_not_found", "user_disabled", "cannot_dm_bot", "messages_tab_disabled",
-    "not_allowed_token_type", "missing_scope", "account_inactive", "team_access_not_granted",
-})
-
-
-class SlackPoster:
-    """Post the daily question, edit its tally, post the reveal in its thread and send DMs.
-
-    The scheduler calls these (`bot.scheduler.Poster`); a refusal in REFUSED raises DeliveryFailed,
-    other failures (rate limits left after retries, the network) propagate and are retried later.
-    """
-
-    def __init__(self, api: SlackApi) -> None:
-        self._api = api
-
-    async def post_item(self, post: DailyPost, message: Message) -> str:
-        with _refused():
-            return await self._api.post(Place(post.channel_id), message)
-
-    async def edit_post(self, post: DailyPost, message: Message) -> None:
-        if post.message_ref:
-            with _refused():
-                await self._api.update(post.channel_id, post.message_ref, message)
-
-    async def post_reveal(self, post: DailyPost, message: Message) -> None:
-        with _refused():
-            await self._api.post(Place(post.channel_id, post.message_ref or None), message)
-
-    async def send_dm(self, platform: str, user_id: str, message: Message) -> None:
-        with _refused():
-            await self._api.post(Place(await self._api.open_dm(user_id)), message)
-
-
-@contextlib.contextmanager
-def _refused() -> Iterator[None]:
-    try:
-        yield
-    except SlackCallFailed as exc:
-        if exc.error in REFUSED:
-            raise DeliveryFailed(exc.error) from exc
-        raise
