@@ -12,7 +12,7 @@ from collections.abc import Collection
 from datetime import UTC, date, datetime, time
 from typing import Any
 
-from sqlalchemy import and_, delete, false, insert, or_, select, true, update
+from sqlalchemy import and_, bindparam, delete, false, insert, or_, select, true, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -149,13 +149,23 @@ def _learner_values(learner: Learner, now: datetime) -> dict[str, Any]:
 
 
 
+# Built once: a learner's first answer runs these, and a statement built per call costs its cache key each time.
+_L = d.daily_learners.c
+_FIND_LEARNER = select(d.daily_learners).where(and_(_L.platform == bindparam("b_platform"), _L.user_id == bindparam("b_user_id")))
+_FIND_LEARNER_LOCKED = _FIND_LEARNER.with_for_update()
+_INSERT_LEARNER = {
+    "sqlite": sqlite_insert(d.daily_learners).on_conflict_do_nothing(),
+    "postgresql": pg_insert(d.daily_learners).on_conflict_do_nothing(),
+}
+_UPDATE_LEARNER = update(d.daily_learners).where(
+    and_(_L.platform == bindparam("b_platform"), _L.user_id == bindparam("b_user_id"))
+)
+
+
 async def find_learner(c: AsyncConnection, platform: str, user_id: str, *, lock: bool = False) -> Learner | None:
     """Return the learner's row, or None when never stored; `lock` holds it (PostgreSQL) until commit."""
-    l_ = d.daily_learners.c
-    query = select(d.daily_learners).where(and_(l_.platform == platform, l_.user_id == user_id))
-    if lock and c.dialect.name != "sqlite":
-        query = query.with_for_update()
-    row = (await c.execute(query)).first()
+    query = _FIND_LEARNER_LOCKED if lock and c.dialect.name != "sqlite" else _FIND_LEARNER
+    row = (await c.execute(query, {"b_platform": platform, "b_user_id": user_id})).first()
     return _learner(row) if row is not None else None
 
 
@@ -172,7 +182,7 @@ async def read_learner(c: AsyncConnection, platform: str, user_id: str, *, lock:
 async def insert_learner(c: AsyncConnection, learner: Learner) -> bool:
     """Insert the learner's row unless one is stored (another transaction made it at once); say whether this did."""
     values = _learner_values(learner, datetime.now(UTC))
-    result = await c.execute(_insert(c, d.daily_learners).values(**values).on_conflict_do_nothing())
+    result = await c.execute(_INSERT_LEARNER[c.dialect.name], values)
     return bool(result.rowcount == 1)
 
 
@@ -180,11 +190,8 @@ async def put_learner(c: AsyncConnection, learner: Learner) -> None:
     """Store the learner's row."""
     # Update in place (never delete and insert): a transaction waiting on this row's lock
     # must find it again, not a gap.
-    l_ = d.daily_learners.c
     values = _learner_values(learner, datetime.now(UTC))
-    result = await c.execute(
-        update(d.daily_learners).where(and_(l_.platform == learner.platform, l_.user_id == learner.user_id)).values(**values)
-    )
+    result = await c.execute(_UPDATE_LEARNER, {"b_platform": learner.platform, "b_user_id": learner.user_id, **values})
     if result.rowcount == 0:
         await c.execute(insert(d.daily_learners).values(**values))
 
