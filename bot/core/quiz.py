@@ -27,6 +27,7 @@ from .items.report import run_report
 from .model import Actor, Anchor, ItemState, Owner, Session, Where, amended
 from .ports import CodeRunner, RunRequest
 from .replies import Button, Message, Reply, Text, Tone
+from .starting import Starter
 from .work import RUN, Unfinished
 
 log = logging.getLogger(__name__)
@@ -74,8 +75,11 @@ async def retried(change: Callable[[], Awaitable[T]]) -> T:
 class QuizDesk:
     """A personal quiz from the learner's side: start, answer, hint, skip, stop, see it again, run code."""
 
-    def __init__(self, *, flow: Flow, gate: Gate, runner: CodeRunner | None, work: Unfinished | None) -> None:
+    def __init__(
+        self, *, flow: Flow, starter: Starter, gate: Gate, runner: CodeRunner | None, work: Unfinished | None
+    ) -> None:
         self.flow = flow
+        self.starter = starter
         self.gate = gate
         self._runner = runner
         self._work = work
@@ -98,16 +102,16 @@ class QuizDesk:
 
     async def start(self, actor: Actor, request: rq.Start) -> Reply:
         if request.replace or request.owner is not None:
-            return await self.flow.start(actor, request)
+            return await self.starter.start(actor, request)
         active = await self.gate.active(Owner.user(actor))
         if active is None or active.current is None:
-            return await self.flow.start(actor, request)
-        await self.flow.candidates(actor, request)  # a start that cannot happen is refused before asking
+            return await self.starter.start(actor, request)
+        await self.starter.candidates(actor, request)  # a start that cannot happen is refused before asking
         # Ask first: a quiz the learner lost sight of (a dismissed message) is still theirs to resume.
         async with self.gate.editing(active.id):
             session = await self.gate.load(actor, active.id)
             if session.status != "active":
-                return await self.flow.start(actor, request)
+                return await self.starter.start(actor, request)
             session.filters["next"] = {
                 "pack": request.pack,
                 "topic": request.topic,
@@ -137,7 +141,7 @@ class QuizDesk:
                 except Missing as exc:
                     raise Unclaimed(exc) from exc
                 if parsed.verb == ax.RESTART:
-                    return await self.flow.restart(actor, session, use_next=parsed.argument == "next")
+                    return await self.starter.restart(actor, session, use_next=parsed.argument == "next")
                 anchor = session.anchor
                 if parsed.verb == ax.CURRENT:
                     return amended(await self.flow.current(session), anchor=anchor)

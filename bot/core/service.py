@@ -5,7 +5,8 @@ The service builds the features and lets each register what it answers with the 
 request by name. Where each rule lives:
 
 - `quiz.py`        a personal quiz: start, clicks on items (`qz:`), text answers, run code
-- `flow.py`, `gate.py`  a quiz from start to summary; loading, locking and saving sessions
+- `starting.py`    a new quiz: which items it asks (then opened by the flow)
+- `flow.py`, `gate.py`  a quiz from its first item to summary; loading, locking and saving sessions
 - `views.py`       stats and the pack list, the pack names front ends complete
 - `admin.py`       who is an admin; loading, enabling and removing packs (`pk:`)
 - `privacy.py`     my-data export and delete (`md:`)
@@ -50,6 +51,7 @@ from .replies import Reply
 from .report.routes import ReportDesk
 from .report.service import Reports
 from .shorthands import Shorthands
+from .starting import Starter
 from .views import Views
 from .work import Unfinished
 
@@ -88,11 +90,12 @@ class QuizService(Shorthands):
         self.admins = Admins(admins)
         rng = rng or random.Random()
         flow = Flow(
-            repository=repository, catalogue=self.catalogue, gate=self.gate, clock=clock, runner=runner, rng=rng, work=work,
+            repository=repository, catalogue=self.catalogue, gate=self.gate, clock=clock, runner=runner, work=work,
             answers=answers or Answers(log=repository, faults=self.faults), faults=self.faults,
         )  # fmt: skip
         self.answers = flow.answers  # every graded answer is recorded through it (bot.core.answer)
-        self.quiz = QuizDesk(flow=flow, gate=self.gate, runner=runner, work=work)
+        starter = Starter(flow=flow, repository=repository, catalogue=self.catalogue, clock=clock, rng=rng)
+        self.quiz = QuizDesk(flow=flow, starter=starter, gate=self.gate, runner=runner, work=work)
         self.pack_admin = PackAdmin(
             catalogue=self.catalogue, admins=self.admins, runner=runner,
             pending=PendingPacks(pending, clock) if pending is not None else None,

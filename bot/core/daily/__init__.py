@@ -23,13 +23,14 @@ processes never repeat one. The claim comes before the platform call: at most on
 """
 
 from .actions import DailyAction
+from .answering import ChannelAnswer
 from .channel import DailyPost, MemberAnswer, Tally
 from .errors import AlreadyAnswered, BadSetting, BadTime, DailyError, NoSchedule, QuestionClosed, UnknownZone
 from .learner import Learner
 from .queue import Caps, DailyQueue, DayCount, DueCard
 from .reminders import Reminder
 from .schedule import Schedule, parse_time, parse_zone
-from .service import ChannelAnswer, DailyService
+from .service import DailyService
 from .streak import Streak
 
 __all__ = [

@@ -1,50 +1,38 @@
-"""Daily practice for the adapters: one method per command, a neutral reply out."""
+"""Daily practice for the adapters: one method per command, a neutral reply out.
+
+Here: the channel schedule, the personal review and its leeches, the learner's settings,
+reminders, the daily stats. Answering a channel's daily post is `answering.py`'s
+(`PostAnswering`): its methods are handed out as the service's own (`DailyService.answer_post`).
+"""
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, replace
+from collections.abc import Callable
+from dataclasses import replace
 from datetime import timedelta
 
-from bot.core.answer import AnswerWrite, Leech, PracticeDay, TallyRow
+from bot.core.answer import AnswerWrite, Leech, PracticeDay
 from bot.core.errors import NotAllowed, UnknownName
 from bot.core.faults import FaultLog
 from bot.core.i18n import _, number
 from bot.core.model import Actor
-from bot.core.packs.models import AnyQuestion, Pack
-from bot.core.ports import Clock, Conflict, WorkTaken
+from bot.core.packs.models import Pack
+from bot.core.ports import Clock
 from bot.core.progress import is_mastered, streak_on
-from bot.core.render import correct_answer_text
 from bot.core.replies import Fields, Message, Reply, Tone, cmd, notice
 
+from .answering import MAX_ID, PostAnswering
 from .cards import LEECH_FAILURES
-from .channel import DailyPost, MemberAnswer, apply_attempt, apply_hint, apply_selection
-from .errors import AlreadyAnswered, AnswerCounted, BadSetting, NoSchedule, QuestionClosed
+from .errors import BadSetting, NoSchedule
 from .learner import Learner
-from .messages import answer_feedback, daily_stats_fields, queue_message, schedule_message
+from .messages import daily_stats_fields, queue_message, schedule_message
 from .ports import DailyStore, Packs
 from .queue import Caps, DailyQueue, build_queue, review_day
 from .reminders import Reminder
 from .rotation import ItemKey
 from .schedule import Schedule, check_filters, parse_reveal_hours, parse_time, parse_zone
 from .timing import local_day, next_run, occurrence
-
-MAX_ID = 100  # platform ids (channels, users) are far shorter; the columns hold 100
-MAX_SELECTIONS = 25  # a question has at most 25 choices or blank options
-
-
-@dataclass(frozen=True)
-class ChannelAnswer:
-    """A member's answer to the daily question, after one graded attempt."""
-
-    reply: Reply  # private feedback for the member
-    answer: MemberAnswer
-    scored: bool  # this attempt scored it: store the attempt and the review card like a quiz answer
-
-
-Record = Callable[[AnswerWrite], Awaitable[None]]  # `Flow.record`: the unit of work, in one transaction
-Scored = Callable[[MemberAnswer], Awaitable[AnswerWrite]]  # the attempt, card and day of a scored answer
 
 
 class DailyService:
@@ -60,12 +48,21 @@ class DailyService:
         wake: Callable[[], None] | None = None,
         faults: FaultLog | None = None,
     ) -> None:
-        self._faults = faults or FaultLog()  # what fails after an answer's commit is logged, not raised
         self._store = store
         self._packs = packs
         self._clock = clock
         self._admins = admins
         self._wake = wake or (lambda: None)  # tells this process's scheduler that a job changed
+        # Answering the daily post (answering.py). Its bound methods are the service's attributes:
+        # `service.answer_post(...)` calls `PostAnswering.answer_post` itself, no call in between.
+        answering = PostAnswering(
+            store=store, packs=packs, clock=clock, wake=self._wake,
+            faults=faults or FaultLog(),  # what fails after an answer's commit is logged, not raised
+        )  # fmt: skip
+        self.answering = answering
+        self.post, self.post_at, self.open_post = answering.post, answering.post_at, answering.open_post
+        self.answer_post, self.hint_post, self.select = answering.answer_post, answering.hint_post, answering.select
+        self.member_answer, self.member_hinted = answering.member_answer, answering.member_hinted
 
     def is_admin(self, actor: Actor) -> bool:
         return actor.is_admin or actor.key in self._admins
@@ -153,117 +150,6 @@ class DailyService:
         await self._store.delete_schedule(actor.platform, channel_id)
         self._wake()
         return notice(_("The daily question for {channel} is off.").format(channel=f"<#{channel_id}>"), tone=Tone.SUCCESS)
-
-    # ------------------------------------------------------------ answering the daily question
-
-    async def post(self, post_id: str) -> DailyPost | None:
-        """Return the daily post a control names, or None when the id is not a daily post."""
-        if not post_id or len(post_id) > 32:
-            return None
-        return await self._store.get_post(post_id)
-
-    async def post_at(self, platform: str, message_ref: str, channel_id: str | None = None) -> DailyPost | None:
-        """Return the daily post a platform message is (a thread's parent, a replied-to message), or None."""
-        if not message_ref or len(message_ref) > MAX_ID or (channel_id is not None and len(channel_id) > MAX_ID):
-            return None
-        return await self._store.post_at(platform, message_ref, channel_id)
-
-    async def open_post(self, actor: Actor, post_id: str) -> tuple[DailyPost, Pack, AnyQuestion]:
-        """Return the post and its question, ready to grade; raise QuestionClosed or AlreadyAnswered."""
-        post = await self.post(post_id)
-        if post is None:
-            raise QuestionClosed("")
-        pack = await self._packs.get_pack(post.pack)
-        question = pack.question(post.question) if pack is not None else None
-        if pack is None or question is None:
-            raise QuestionClosed("")
-        if post.closed(self._clock.now()):
-            raise QuestionClosed(correct_answer_text(question))
-        mine = await self._store.member_answer(post.id, actor.user_id)
-        if mine is not None and mine.done:
-            raise AlreadyAnswered(correct=mine.correct, key=mine.last_key)
-        return post, pack, question
-
-    async def answer_post(
-        self,
-        actor: Actor,
-        post_id: str,
-        *,
-        correct: bool,
-        detail: str = "",
-        key: str | None = None,
-        record: Record | None = None,
-        scored: Scored | None = None,
-    ) -> ChannelAnswer:
-        """Count one graded attempt of the member; `detail` is the grader's feedback line.
-
-        The member's row, the post's tally, and for the attempt that scores it (`scored` builds the
-        attempt, card and practice day) the rest of the answer are recorded by `record` in one
-        transaction. `key` names the platform's delivery: the same delivery twice is refused.
-        Without them (the scheduler's tests), the answer is written with its practice day only.
-        """
-        record = record or self._packs.write_answer
-        post, _pack, question = await self.open_post(actor, post_id)
-        now = self._clock.now()
-        previous = await self._store.member_answer(post.id, actor.user_id)
-        answer = apply_attempt(
-            previous, user_id=actor.user_id, name=actor.mention, correct=correct,
-            max_attempts=question.max_attempts(), at=now,
-        )
-        row = TallyRow(post.id, answer, previous.attempts if previous is not None else None, key)
-        if not answer.done:
-            unit = AnswerWrite()
-        elif scored is not None:
-            unit = await scored(answer)
-        else:
-            unit = AnswerWrite(day=PracticeDay(actor.platform, actor.user_id, now, channel=1))
-        try:
-            await record(replace(unit, tally=row))
-        except WorkTaken:
-            raise
-        except Conflict:
-            now_stored = await self._store.member_answer(post.id, actor.user_id)
-            if now_stored is not None and now_stored.done:
-                raise AlreadyAnswered(correct=now_stored.correct, key=now_stored.last_key) from None
-            raise AnswerCounted() from None  # this very delivery was counted already, or another answer got there first
-        if answer.done:
-            with self._faults.after_commit("waking the scheduler for a daily post's tally"):
-                self._wake()  # the post's tally changed: the scheduler edits it within TALLY_EVERY
-        left = max(question.max_attempts() - answer.attempts, 0)
-        feedback = answer_feedback(answer, attempts_left=left, detail=detail)
-        return ChannelAnswer(Reply(messages=(feedback,)), answer, answer.done)
-
-    async def hint_post(self, actor: Actor, post_id: str) -> Reply:
-        """Show the member the hint privately; a right answer afterwards rates Hard."""
-        post, _pack, question = await self.open_post(actor, post_id)
-        previous = await self._store.member_answer(post.id, actor.user_id)
-        answer = apply_hint(previous, user_id=actor.user_id, name=actor.mention, at=self._clock.now())
-        await self._store.save_member_answer(
-            post.id, answer, previous_attempts=previous.attempts if previous is not None else None
-        )
-        return notice(question.hint or _("There is no hint for this one."), title=_("Hint"))
-
-    async def select(self, actor: Actor, post_id: str, selections: dict[int, int]) -> MemberAnswer:
-        """Remember the member's menu picks on the post (a blank's option, select-all indices) for Check."""
-        if len(selections) > MAX_SELECTIONS:
-            raise BadSetting(_("Too many selections."))
-        post, _pack, _question = await self.open_post(actor, post_id)
-        previous = await self._store.member_answer(post.id, actor.user_id)
-        answer = apply_selection(
-            previous, user_id=actor.user_id, name=actor.mention, selections=selections, at=self._clock.now()
-        )
-        await self._store.save_member_answer(
-            post.id, answer, previous_attempts=previous.attempts if previous is not None else None
-        )
-        return answer
-
-    async def member_answer(self, post_id: str, user_id: str) -> MemberAnswer | None:
-        """Return the member's answer so far (attempts, hint, menu picks), or None."""
-        return await self._store.member_answer(post_id, user_id)
-
-    async def member_hinted(self, post_id: str, user_id: str) -> bool:
-        answer = await self._store.member_answer(post_id, user_id)
-        return answer is not None and answer.hinted
 
     # ------------------------------------------------------------ personal review
 
