@@ -324,7 +324,6 @@ class Inbound:
             except Exception:
                 log.exception("could not remember where a quiz lives")
 
-
     async def _race_anchor(self, interaction: discord.Interaction[Any], sent: Sequence[tuple[Any, int | None]]) -> None:
         """Remember the channel message of a new race's first round, so closing the round can edit it."""
         for message, message_id in sent:
