@@ -211,7 +211,13 @@ class Template:
 
     def start_job(self, msg: dict[str, Any], payload: _sealed.Sealed | None) -> None:
         if payload is None:
-            self.reply({"op": "done", "id": msg.get("id"), "report": {"setup_error": "a job frame without its payload"}})
+            self.reply(
+                {
+                    "op": "done",
+                    "id": msg.get("id"),
+                    "report": {"setup_error": "a job frame without its payload"},
+                }
+            )
             return
         worker = self.pick()
         if worker is None:
