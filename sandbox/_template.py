@@ -31,7 +31,7 @@ import traceback
 from dataclasses import dataclass
 from typing import Any
 
-from . import _cgroup, _landlock, _linux, _rootfs, _sealed, _seccomp, _supervisor, _warm, _wire, harness
+from . import _cgroup_slot, _landlock, _linux, _rootfs, _sealed, _seccomp, _supervisor, _warm, _wire, harness
 from ._messages import JobLimits
 from ._relay import answer, on_report
 
@@ -83,7 +83,7 @@ class Template:
         self.readable: list[str] = []
         self.cap_last = _linux.last_cap()
         self.slots = int(cfg["workers"])  # jobs at once (one without namespaces)
-        self.counters: list[_cgroup.SlotCounters] = []
+        self.counters: list[_cgroup_slot.SlotCounters] = []
         self.workers: list[_Worker] = []
         self.waiting: list[tuple[dict[str, Any], _sealed.Sealed | None]] = []
         self.sel = selectors.DefaultSelector()
@@ -117,7 +117,7 @@ class Template:
         is_root = os.geteuid() == 0
         self.readable = _rootfs.readable_paths(cfg.get("exclude_paths", []))
         self.counters = [
-            _cgroup.SlotCounters(_cgroup.SlotFiles.from_wire(s)) for s in cfg.get("cgroups") or []
+            _cgroup_slot.SlotCounters(_cgroup_slot.SlotFiles.from_wire(s)) for s in cfg.get("cgroups") or []
         ]
         if self.counters:
             self.layers += cfg["cgroup_layers"]
@@ -211,7 +211,13 @@ class Template:
 
     def start_job(self, msg: dict[str, Any], payload: _sealed.Sealed | None) -> None:
         if payload is None:
-            self.reply({"op": "done", "id": msg.get("id"), "report": {"setup_error": "a job frame without its payload"}})
+            self.reply(
+                {
+                    "op": "done",
+                    "id": msg.get("id"),
+                    "report": {"setup_error": "a job frame without its payload"},
+                }
+            )
             return
         worker = self.pick()
         if worker is None:

@@ -25,10 +25,9 @@ import warnings
 from types import TracebackType
 from typing import Any
 
-from . import _assemble, _cgroup, _process, _testprep, _uids
+from . import _assemble, _cgroup, _process, _startup, _testprep, _uids
 from ._admission import Admission
 from ._messages import JobFrame, JobLimits
-from ._seccomp import libseccomp_path
 from .config import MIB, SandboxConfig
 from .errors import IsolationUnavailable, SandboxNotStarted
 from .result import Result
@@ -114,12 +113,7 @@ class Sandbox:
         if self._closed:
             raise SandboxNotStarted("this sandbox was closed")
         cfg = self.config
-        namespaces_possible = cfg.namespaces and os.geteuid() == 0
-        if not namespaces_possible and not (cfg.seccomp and libseccomp_path()) and not cfg.allow_no_isolation:
-            raise IsolationUnavailable(
-                "no namespaces (they need root) and no seccomp (off, or libseccomp missing); set "
-                "QUIZBOT_SANDBOX_ALLOW_NO_ISOLATION=true only if every submitter is trusted"
-            )
+        _startup.refuse_without_isolation(cfg)
         if os.geteuid() == 0 and self._uids is None:
             try:
                 self._uids = _uids.claim(cfg.uid_base, cfg.uid_lock_dir, 2 * cfg.workers)
@@ -153,7 +147,9 @@ class Sandbox:
         started = time.monotonic()
         template = _process.TemplateProcess(on_death=self._on_template_death)
         ready = await template.spawn(
-            self._template_config(), _process.job_environment(cfg.env_allowlist), cfg.start_timeout_s
+            _startup.template_config(cfg, self.uid_base, self._cgroups),
+            _process.job_environment(cfg.env_allowlist),
+            cfg.start_timeout_s,
         )
         self._template = template
         self.start_seconds = time.monotonic() - started
@@ -163,70 +159,21 @@ class Sandbox:
                 os.rmdir(root_dir)
         self._workers = int(ready.get("workers", cfg.workers))
         self._layers = _assemble.order_layers(list(ready.get("layers", [])))
-        namespaces = bool(ready.get("namespaces"))
-        seccomp = bool(ready.get("seccomp"))
-        if ready.get("threads", 1) != 1:
-            log.warning("sandbox template runs %s threads; forked jobs may hang", ready.get("threads"))
-        if not namespaces and not seccomp:
-            if not cfg.allow_no_isolation:
-                await template.stop()
-                self._template = None
-                raise IsolationUnavailable(
-                    "this host offers neither namespaces nor seccomp; set QUIZBOT_SANDBOX_ALLOW_NO_ISOLATION=true "
-                    "only if every submitter is trusted"
-                )
-            log.critical(
-                "SANDBOX RUNS WITHOUT ISOLATION (QUIZBOT_SANDBOX_ALLOW_NO_ISOLATION is on): submitted code may read "
-                "the bot's files and use the network. Never expose this bot to untrusted users."
+        try:
+            degraded = _startup.judge_ready(
+                ready,
+                cfg,
+                workers=self._workers,
+                layers=self._layers,
+                cgroups=self._cgroups is not None,
+                start_seconds=self.start_seconds,
             )
+        except IsolationUnavailable:
+            await template.stop()
+            self._template = None
+            raise
+        if degraded:
             self.degraded = True
-        elif not namespaces or self._cgroups is None:
-            self.degraded = True
-            log.warning(
-                "sandbox isolation is DEGRADED (%s): %d job(s) at a time; pool layers: %s",
-                "no namespaces" if not namespaces else "no cgroups",
-                self._workers,
-                ", ".join(self._layers),
-            )
-        else:
-            log.info("sandbox ready in %.1f s; isolation: %s", self.start_seconds, ", ".join(self._layers))
-
-    def _template_config(self) -> dict[str, Any]:
-        cfg = self.config
-        cwd = os.getcwd()
-        project = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        hidden = [
-            os.path.join(cwd, "quizbot.toml"),
-            os.path.join(cwd, "data"),
-            os.path.join(project, "bot"),
-            os.path.join(project, "sandbox"),
-            os.path.join(project, "pyproject.toml"),
-        ]
-        limits = JobLimits(
-            wall_s=cfg.wall_s,
-            cpu_s=cfg.cpu_s,
-            memory_mb=cfg.memory_mb,
-            output_bytes=cfg.output_bytes,
-            file_bytes=cfg.file_bytes,
-            open_files=cfg.open_files,
-            pids=cfg.pids,
-            data_bytes=None if self._cgroups is not None else cfg.memory_mb * MIB,
-        )
-        return {
-            "limits": limits.to_wire(),
-            "workers": cfg.workers,
-            "uid_base": self.uid_base,
-            "namespaces": cfg.namespaces,
-            "user_namespace": cfg.user_namespace,
-            "seccomp": cfg.seccomp,
-            "landlock": cfg.landlock,
-            "preload": list(cfg.preload),
-            "warm_optimizers": cfg.warm_optimizers,
-            "hidden": hidden,
-            "exclude_paths": [project],
-            "cgroups": [s.to_wire() for s in self._cgroups.slots] if self._cgroups else None,
-            "cgroup_layers": list(self._cgroups.layers) if self._cgroups else [],
-        }
 
     async def close(self) -> None:
         """Stop the template, kill whatever is left, remove the cgroups."""
