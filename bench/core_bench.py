@@ -24,7 +24,12 @@ answer's feedback is shown) or NORMAL (WAL commits synced only at checkpoints: w
 `both` runs NORMAL then FULL in one sitting, each on a new database, and prints the ratios.
 
     .venv/bin/python bench/core_bench.py [--learners 200] [--answers 20] [--rate 1000] [--url ...] [--python-gc]
-        [--loop uvloop|asyncio] [--synchronous FULL|NORMAL|both]
+        [--loop uvloop|asyncio] [--synchronous FULL|NORMAL|both] [--without-report-bookkeeping]
+
+`--without-report-bookkeeping` drops what every stored attempt also writes for the organiser's
+report (the `first_attempts` trigger and the indexes `ix_attempts_pack_learner` and
+`ix_attempts_pack_session`) from the bench's database after it is made: what they cost an answer.
+Measurement only: the bot always has them.
 """
 
 from __future__ import annotations
@@ -187,10 +192,28 @@ def arguments() -> argparse.Namespace:
         "--synchronous", choices=["FULL", "NORMAL", "both"], default="FULL",
         help="SQLite's sync mode (the bot's: FULL); both: NORMAL then FULL, side by side",
     )  # fmt: skip
+    parser.add_argument(
+        "--without-report-bookkeeping", action="store_true",
+        help="drop the report's trigger and its two attempt indexes from the bench's SQLite database first (what they cost)",
+    )  # fmt: skip
     return parser.parse_args()
 
 
 Figures = dict[str, tuple[float, float, float]]
+
+# What every stored attempt also writes for the organiser's report (migrations 0010 and 0011).
+REPORT_BOOKKEEPING = (
+    "DROP TRIGGER first_attempts_note",
+    "DROP INDEX ix_attempts_pack_learner",
+    "DROP INDEX ix_attempts_pack_session",
+)
+
+
+async def drop_report_bookkeeping(repo: object) -> None:
+    """Measure without the report's per-attempt writes (SQLite only): what they cost an answer."""
+    async with repo.engine.begin() as connection:  # type: ignore[attr-defined]
+        for statement in REPORT_BOOKKEEPING:
+            await connection.exec_driver_sql(statement)
 
 
 async def one_sitting(args: argparse.Namespace, synchronous: Literal["FULL", "NORMAL"]) -> Figures:
@@ -199,6 +222,8 @@ async def one_sitting(args: argparse.Namespace, synchronous: Literal["FULL", "NO
         repo = await open_repository(url, synchronous=synchronous)
         service = QuizService(repository=repo, runner=None, clock=SystemClock(), rng=random.Random(1))
         await service.import_pack(make_pack(60), force=True)
+        if args.without_report_bookkeeping:
+            await drop_report_bookkeeping(repo)
         if not args.python_gc:
             settle_gc()
         counts = _count_statements(repo)
