@@ -65,7 +65,9 @@ class ScheduleRows(Base):
         s = d.daily_schedules.c
         async with self._engine.connect() as c:
             row = (
-                await c.execute(select(d.daily_schedules).where(and_(s.platform == platform, s.channel_id == channel_id)))
+                await c.execute(
+                    select(d.daily_schedules).where(and_(s.platform == platform, s.channel_id == channel_id))
+                )
             ).first()
         return _schedule(row) if row is not None else None
 
@@ -73,7 +75,9 @@ class ScheduleRows(Base):
         s = d.daily_schedules.c
         async with self._engine.connect() as c:
             rows = await c.execute(
-                select(d.daily_schedules).where(and_(s.platform == platform, s.scope == scope)).order_by(s.channel_id)
+                select(d.daily_schedules)
+                .where(and_(s.platform == platform, s.scope == scope))
+                .order_by(s.channel_id)
             )
             return [_schedule(r) for r in rows]
 
@@ -85,13 +89,22 @@ class ScheduleRows(Base):
             )
         return bool(result.rowcount)
 
-    async def due_schedules(self, now: datetime, limit: int = 100, *, platforms: Platforms = None) -> list[Schedule]:
+    async def due_schedules(
+        self, now: datetime, limit: int = 100, *, platforms: Platforms = None
+    ) -> list[Schedule]:
         """Return schedules of `platforms` that are not paused and whose next look is due."""
         s = d.daily_schedules.c
         async with self._engine.connect() as c:
             rows = await c.execute(
                 select(d.daily_schedules)
-                .where(and_(_on(s.platform, platforms), s.paused == false(), s.next_at.is_not(None), s.next_at <= now))
+                .where(
+                    and_(
+                        _on(s.platform, platforms),
+                        s.paused == false(),
+                        s.next_at.is_not(None),
+                        s.next_at <= now,
+                    )
+                )
                 .order_by(s.next_at)
                 .limit(limit)
             )
@@ -113,7 +126,13 @@ class ScheduleRows(Base):
         async with self._write() as c:
             result = await c.execute(
                 update(d.daily_schedules)
-                .where(and_(s.platform == schedule.platform, s.channel_id == schedule.channel_id, s.paused == false()))
+                .where(
+                    and_(
+                        s.platform == schedule.platform,
+                        s.channel_id == schedule.channel_id,
+                        s.paused == false(),
+                    )
+                )
                 .values(paused=True, pause_reason=reason[:500], updated_at=datetime.now(UTC))
             )
         return result.rowcount == 1
@@ -147,7 +166,9 @@ class ScheduleRows(Base):
         async with self._engine.connect() as c:
             rows = await c.execute(
                 select(p.pack_id, p.question_id).where(
-                    and_(p.platform == schedule.platform, p.channel_id == schedule.channel_id, p.cycle == cycle)
+                    and_(
+                        p.platform == schedule.platform, p.channel_id == schedule.channel_id, p.cycle == cycle
+                    )
                 )
             )
             return [(r.pack_id, r.question_id) for r in rows]
@@ -205,21 +226,27 @@ class ScheduleRows(Base):
     async def mark_post(self, post_id: str, *, status: str, message_ref: str | None = None) -> None:
         p = d.daily_posts.c
         async with self._write() as c:
-            await c.execute(update(d.daily_posts).where(p.id == post_id).values(status=status, message_ref=message_ref))
+            await c.execute(
+                update(d.daily_posts).where(p.id == post_id).values(status=status, message_ref=message_ref)
+            )
 
     async def get_post(self, post_id: str) -> DailyPost | None:
         async with self._engine.connect() as c:
             row = (await c.execute(select(d.daily_posts).where(d.daily_posts.c.id == post_id))).first()
         return _post(row) if row is not None else None
 
-    async def post_at(self, platform: str, message_ref: str, channel_id: str | None = None) -> DailyPost | None:
+    async def post_at(
+        self, platform: str, message_ref: str, channel_id: str | None = None
+    ) -> DailyPost | None:
         """Return the post whose platform message is `message_ref` (in `channel_id`, when given), or None."""
         p = d.daily_posts.c
         where = [p.platform == platform, p.message_ref == message_ref, p.status == "posted"]
         if channel_id is not None:
             where.append(p.channel_id == channel_id)
         async with self._engine.connect() as c:
-            row = (await c.execute(select(d.daily_posts).where(and_(*where)).order_by(p.day.desc()).limit(1))).first()
+            row = (
+                await c.execute(select(d.daily_posts).where(and_(*where)).order_by(p.day.desc()).limit(1))
+            ).first()
         return _post(row) if row is not None else None
 
     async def posts(self, platform: str, channel_id: str) -> list[DailyPost]:
@@ -227,7 +254,9 @@ class ScheduleRows(Base):
         p = d.daily_posts.c
         async with self._engine.connect() as c:
             rows = await c.execute(
-                select(d.daily_posts).where(and_(p.platform == platform, p.channel_id == channel_id)).order_by(p.day)
+                select(d.daily_posts)
+                .where(and_(p.platform == platform, p.channel_id == channel_id))
+                .order_by(p.day)
             )
             return [_post(r) for r in rows]
 
@@ -237,18 +266,30 @@ class ScheduleRows(Base):
         async with self._engine.connect() as c:
             rows = await c.execute(
                 select(d.daily_posts).where(
-                    and_(p.platform == platform, p.channel_id == channel_id, p.status == "posted", p.revealed_at.is_(None))
+                    and_(
+                        p.platform == platform,
+                        p.channel_id == channel_id,
+                        p.status == "posted",
+                        p.revealed_at.is_(None),
+                    )
                 )
             )
             return [_post(r) for r in rows]
 
-    async def due_reveals(self, now: datetime, limit: int = 100, *, platforms: Platforms = None) -> list[DailyPost]:
+    async def due_reveals(
+        self, now: datetime, limit: int = 100, *, platforms: Platforms = None
+    ) -> list[DailyPost]:
         p = d.daily_posts.c
         async with self._engine.connect() as c:
             rows = await c.execute(
                 select(d.daily_posts)
                 .where(
-                    and_(_on(p.platform, platforms), p.status == "posted", p.revealed_at.is_(None), p.reveal_at <= now)
+                    and_(
+                        _on(p.platform, platforms),
+                        p.status == "posted",
+                        p.revealed_at.is_(None),
+                        p.reveal_at <= now,
+                    )
                 )
                 .order_by(p.reveal_at)
                 .limit(limit)
@@ -260,7 +301,9 @@ class ScheduleRows(Base):
         p = d.daily_posts.c
         async with self._write() as c:
             result = await c.execute(
-                update(d.daily_posts).where(and_(p.id == post_id, p.revealed_at.is_(None))).values(revealed_at=now)
+                update(d.daily_posts)
+                .where(and_(p.id == post_id, p.revealed_at.is_(None)))
+                .values(revealed_at=now)
             )
         return result.rowcount == 1
 
@@ -304,10 +347,11 @@ class ScheduleRows(Base):
             row = (await c.execute(select(d.daily_posts).where(p.id == post_id))).one()
         return _post(row)
 
-
     # ------------------------------------------------------------ reminders
 
-    async def due_reminders(self, now: datetime, limit: int = 100, *, platforms: Platforms = None) -> list[Learner]:
+    async def due_reminders(
+        self, now: datetime, limit: int = 100, *, platforms: Platforms = None
+    ) -> list[Learner]:
         l_ = d.daily_learners.c
         async with self._engine.connect() as c:
             rows = await c.execute(
@@ -341,15 +385,21 @@ class ScheduleRows(Base):
         l_ = d.daily_learners.c
         return await self._claim(
             insert(d.daily_reminders).values(
-                platform=learner.platform, user_id=learner.user_id, day=day,
-                status="claimed" if due else "skipped", due=due, claimed_at=now,
+                platform=learner.platform,
+                user_id=learner.user_id,
+                day=day,
+                status="claimed" if due else "skipped",
+                due=due,
+                claimed_at=now,
             ),
             update(d.daily_learners)
             .where(and_(l_.platform == learner.platform, l_.user_id == learner.user_id))
             .values(remind_last_day=day, remind_next_at=next_at),
         )
 
-    async def finish_reminder(self, learner: Learner, day: date, *, sent: bool, failures: int, stopped: bool) -> None:
+    async def finish_reminder(
+        self, learner: Learner, day: date, *, sent: bool, failures: int, stopped: bool
+    ) -> None:
         """Record how the reminder's delivery went, and the learner's failure count."""
         l_ = d.daily_learners.c
         m = d.daily_reminders.c
@@ -373,10 +423,11 @@ class ScheduleRows(Base):
         m = d.daily_reminders.c
         async with self._engine.connect() as c:
             rows = await c.execute(
-                select(m.day, m.status, m.due).where(and_(m.platform == platform, m.user_id == user_id)).order_by(m.day)
+                select(m.day, m.status, m.due)
+                .where(and_(m.platform == platform, m.user_id == user_id))
+                .order_by(m.day)
             )
             return [(row.day, row.status, row.due) for row in rows]
-
 
     # ------------------------------------------------------------ the scheduler's next wake
 
@@ -387,7 +438,13 @@ class ScheduleRows(Base):
         l_ = d.daily_learners.c
         async with self._engine.connect() as c:
             times = [
-                (await c.execute(select(func.min(s.next_at)).where(and_(_on(s.platform, platforms), s.paused == false())))).scalar(),
+                (
+                    await c.execute(
+                        select(func.min(s.next_at)).where(
+                            and_(_on(s.platform, platforms), s.paused == false())
+                        )
+                    )
+                ).scalar(),
                 (
                     await c.execute(
                         select(func.min(p.reveal_at)).where(

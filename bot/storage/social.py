@@ -98,7 +98,12 @@ class SocialStore(Base):
             row = (
                 await c.execute(
                     select(st.races).where(
-                        and_(R.platform == platform, R.scope == scope, R.channel_id == channel_id, R.status == "running")
+                        and_(
+                            R.platform == platform,
+                            R.scope == scope,
+                            R.channel_id == channel_id,
+                            R.status == "running",
+                        )
                     )
                 )
             ).first()
@@ -153,7 +158,9 @@ class SocialStore(Base):
             answered = list(
                 (
                     await c.execute(
-                        select(A.user_id).where(and_(A.race_id == race_id, A.round == row.round)).order_by(A.seq)
+                        select(A.user_id)
+                        .where(and_(A.race_id == race_id, A.round == row.round))
+                        .order_by(A.seq)
                     )
                 ).scalars()
             )
@@ -208,7 +215,9 @@ class SocialStore(Base):
                     version=race.version,
                 )
             )
-            finished = D.race_id == race_id if not race.running else and_(D.race_id == race_id, D.round < race.round)
+            finished = (
+                D.race_id == race_id if not race.running else and_(D.race_id == race_id, D.round < race.round)
+            )
             await c.execute(delete(st.race_drafts).where(finished))
             if done.attempts:
                 await self._store_attempts(c, done)
@@ -247,7 +256,9 @@ class SocialStore(Base):
         for day in done.days():
             await write_parts(c, day)
 
-    async def save_draft(self, race_id: str, round_index: int, user_id: str, blank: int, option: int) -> dict[int, int]:
+    async def save_draft(
+        self, race_id: str, round_index: int, user_id: str, blank: int, option: int
+    ) -> dict[int, int]:
         key = and_(D.race_id == race_id, D.round == round_index, D.user_id == user_id)
         async with self._write() as c:
             stored = (await c.execute(select(D.picks).where(key))).scalar()
@@ -256,7 +267,9 @@ class SocialStore(Base):
             encoded = json.dumps({str(k): v for k, v in picks.items()})
             if stored is None:
                 await c.execute(
-                    insert(st.race_drafts).values(race_id=race_id, round=round_index, user_id=user_id, picks=encoded)
+                    insert(st.race_drafts).values(
+                        race_id=race_id, round=round_index, user_id=user_id, picks=encoded
+                    )
                 )
             else:
                 await c.execute(update(st.race_drafts).where(key).values(picks=encoded))
@@ -266,7 +279,9 @@ class SocialStore(Base):
         async with self._engine.connect() as c:
             stored = (
                 await c.execute(
-                    select(D.picks).where(and_(D.race_id == race_id, D.round == round_index, D.user_id == user_id))
+                    select(D.picks).where(
+                        and_(D.race_id == race_id, D.round == round_index, D.user_id == user_id)
+                    )
                 )
             ).scalar()
         return _picks(stored)
@@ -278,14 +293,18 @@ class SocialStore(Base):
                 return
             data = json.loads(row.data)
             data["anchor"] = dict(anchor)
-            await c.execute(update(st.races).where(R.id == race_id).values(data=json.dumps(data, separators=(",", ":"))))
+            await c.execute(
+                update(st.races).where(R.id == race_id).values(data=json.dumps(data, separators=(",", ":")))
+            )
 
     # ------------------------------------------------------------ leaderboards
 
     async def set_leaderboard_visible(self, platform: str, user_id: str, visible: bool) -> None:
         """`/quiz privacy leaderboard on|off`: show or hide the learner on every board of the platform."""
         async with self._write() as c:
-            await c.execute(delete(st.leaderboard_privacy).where(and_(P.platform == platform, P.user_id == user_id)))
+            await c.execute(
+                delete(st.leaderboard_privacy).where(and_(P.platform == platform, P.user_id == user_id))
+            )
             await c.execute(
                 insert(st.leaderboard_privacy).values(
                     platform=platform, user_id=user_id, hidden=not visible, updated_at=datetime.now(UTC)
@@ -347,14 +366,19 @@ class SocialStore(Base):
                     scored_at[user] = max(scored_at.get(user, row.scored_at), row.scored_at)
                 last_at[user] = max(last_at.get(user, row.last_at), row.last_at)
         points_rows = [
-            BoardRow(u, board_points(by_source[u]), answers[u], right[u], scored_at.get(u, last_at[u])) for u in by_source
+            BoardRow(u, board_points(by_source[u]), answers[u], right[u], scored_at.get(u, last_at[u]))
+            for u in by_source
         ]
-        accuracy_rows = [BoardRow(u, board_points(by_source[u]), answers[u], right[u], last_at[u]) for u in by_source]
+        accuracy_rows = [
+            BoardRow(u, board_points(by_source[u]), answers[u], right[u], last_at[u]) for u in by_source
+        ]
         return Board(period, since, pack, rank_by_points(points_rows), rank_by_accuracy(accuracy_rows))
 
     # ------------------------------------------------------------ pictures
 
-    async def progress_data(self, platform: str, user_id: str, *, now: datetime, weeks: int = 16) -> ProgressData:
+    async def progress_data(
+        self, platform: str, user_id: str, *, now: datetime, weeks: int = 16
+    ) -> ProgressData:
         """What the progress picture shows: accuracy and mastered items per topic, answers per day."""
         a, r, q = t.attempts.c, t.reviews.c, t.questions.c
         mine = and_(a.platform == platform, a.user_id == user_id)
@@ -376,7 +400,9 @@ class SocialStore(Base):
                 await c.execute(
                     select(r.pack_id, q.topic, r.card)
                     .select_from(
-                        t.reviews.join(t.questions, and_(q.pack_id == r.pack_id, q.question_id == r.question_id))
+                        t.reviews.join(
+                            t.questions, and_(q.pack_id == r.pack_id, q.question_id == r.question_id)
+                        )
                     )
                     .where(and_(r.platform == platform, r.user_id == user_id))
                 )
@@ -390,7 +416,11 @@ class SocialStore(Base):
                 )
             ).all()
             all_days = (
-                await c.execute(select(func.date(a.at).label("day")).where(and_(mine, a.at >= now - timedelta(days=400))).distinct())
+                await c.execute(
+                    select(func.date(a.at).label("day"))
+                    .where(and_(mine, a.at >= now - timedelta(days=400)))
+                    .distinct()
+                )
             ).all()
         topics = tuple(
             TopicProgress(
@@ -416,7 +446,13 @@ class SocialStore(Base):
 async def _load(c: AsyncConnection, row: Any) -> Race:
     answers = [
         RaceAnswer(
-            round=int(x.round), user_id=x.user_id, name=x.name, answer=x.answer, correct=bool(x.correct), at=x.at, seq=int(x.seq)
+            round=int(x.round),
+            user_id=x.user_id,
+            name=x.name,
+            answer=x.answer,
+            correct=bool(x.correct),
+            at=x.at,
+            seq=int(x.seq),
         )
         for x in await c.execute(select(st.race_answers).where(A.race_id == row.id).order_by(A.seq))
     ]
