@@ -3,6 +3,9 @@
 The statements a transaction of another store shares (the learner's row under its lock, the day's
 counts, a member's answer to a post with the post's tally) take an open connection, so the answer
 path (`answers.py`) writes them in its own transaction.
+
+`Claims` is how the scheduler's stores (`daily_schedules`, `daily_reminders`) take a job: a row the
+database makes unique, inserted in its own transaction.
 """
 
 from __future__ import annotations
@@ -15,7 +18,9 @@ from typing import Any
 from sqlalchemy import and_, bindparam, delete, false, insert, or_, select, true, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.sql.dml import Insert, Update
 from sqlalchemy.sql.elements import ColumnElement
 
 from bot.core.daily.channel import DailyPost, MemberAnswer
@@ -27,6 +32,7 @@ from bot.core.daily.schedule import Schedule
 from bot.core.model import Streak
 
 from . import daily_tables as d
+from .base import Base
 
 Platforms = Collection[str] | None  # the platforms a scheduler serves; None: every platform
 
@@ -298,3 +304,21 @@ def _aware(value: Any) -> datetime:
         value = datetime.fromisoformat(value)
     assert isinstance(value, datetime)
     return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+class Claims(Base):
+    """A store whose jobs are taken by claims the database makes unique (see `daily_schedules`)."""
+
+    async def _claim(self, claim: Insert, move_on: Update) -> bool:
+        """Insert a claim the database makes unique and move its owner on, in one transaction; False if taken already.
+
+        A day's post (`claim_post`) and a learner's reminder (`claim_reminder`): of several processes
+        that find the same job due, the one whose insert succeeds runs it.
+        """
+        try:
+            async with self._write() as c:
+                await c.execute(claim)
+                await c.execute(move_on)
+        except IntegrityError:
+            return False
+        return True

@@ -1,35 +1,32 @@
-"""The scheduler's store: schedules, posts and their claims, tallies, reveals, reminders, the next wake.
+"""The scheduler's store: schedules, posts and their claims, tallies, reveals, the next wake.
 
-Every job the scheduler runs is taken by a claim that the database makes unique: a post is a
-row unique per channel and local day, inserted in the transaction that moves the schedule on;
-a reminder is a row unique per learner and local day. Whichever process inserts it runs the job;
-the others get an IntegrityError and move on. `bot.scheduler.SchedulerStore` is its port.
+Every job the scheduler runs is taken by a claim that the database makes unique (`daily_rows.Claims`):
+a post is a row unique per channel and local day, inserted in the transaction that moves the schedule
+on; a reminder (`daily_reminders`) is a row unique per learner and local day. Whichever process
+inserts it runs the job; the others get an IntegrityError and move on. Its port is
+`bot.core.daily.ports.SchedulerStore`, which `daily.DailyRepository` implements with the reminders'
+and the learners' rows.
 """
 
 from __future__ import annotations
 
 import json
-from datetime import UTC, date, datetime, timedelta
-from typing import Any
+from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import and_, delete, false, func, insert, or_, select, true, update
-from sqlalchemy.exc import IntegrityError
-from sqlalchemy.sql.dml import Insert, Update
 from sqlalchemy.sql.elements import ColumnElement
 
 from bot.core.daily.channel import DailyPost
-from bot.core.daily.learner import Learner
 from bot.core.daily.rotation import ItemKey
 from bot.core.daily.schedule import Schedule
 
 from . import daily_tables as d
 from . import tables as t
-from .base import Base
-from .daily_rows import Platforms, _aware, _learner, _on, _post, _schedule
+from .daily_rows import Claims, Platforms, _aware, _on, _post, _schedule
 
 
-class ScheduleRows(Base):
-    """Schedules, posts, tallies, reveals and reminders: what the scheduler claims and runs."""
+class ScheduleRows(Claims):
+    """Schedules, posts, tallies and reveals: what the scheduler claims and runs, and its next wake."""
 
     # ------------------------------------------------------------ schedules
 
@@ -209,20 +206,6 @@ class ScheduleRows(Base):
             .values(last_day=post.day, cycle=cycle, next_at=next_at),
         )
 
-    async def _claim(self, claim: Insert, move_on: Update) -> bool:
-        """Insert a claim the database makes unique and move its owner on, in one transaction; False if taken already.
-
-        A day's post (`claim_post`) and a learner's reminder (`claim_reminder`): of several processes
-        that find the same job due, the one whose insert succeeds runs it.
-        """
-        try:
-            async with self._write() as c:
-                await c.execute(claim)
-                await c.execute(move_on)
-        except IntegrityError:
-            return False
-        return True
-
     async def mark_post(self, post_id: str, *, status: str, message_ref: str | None = None) -> None:
         p = d.daily_posts.c
         async with self._write() as c:
@@ -346,88 +329,6 @@ class ScheduleRows(Base):
                 return None
             row = (await c.execute(select(d.daily_posts).where(p.id == post_id))).one()
         return _post(row)
-
-    # ------------------------------------------------------------ reminders
-
-    async def due_reminders(
-        self, now: datetime, limit: int = 100, *, platforms: Platforms = None
-    ) -> list[Learner]:
-        l_ = d.daily_learners.c
-        async with self._engine.connect() as c:
-            rows = await c.execute(
-                select(d.daily_learners)
-                .where(
-                    and_(
-                        _on(l_.platform, platforms),
-                        l_.remind_next_at.is_not(None),
-                        l_.remind_next_at <= now,
-                        l_.remind_stopped == false(),
-                    )
-                )
-                .order_by(l_.remind_next_at)
-                .limit(limit)
-            )
-            return [_learner(r) for r in rows]
-
-    async def advance_reminder(self, learner: Learner, *, next_at: datetime) -> None:
-        l_ = d.daily_learners.c
-        async with self._write() as c:
-            await c.execute(
-                update(d.daily_learners)
-                .where(and_(l_.platform == learner.platform, l_.user_id == learner.user_id))
-                .values(remind_next_at=next_at)
-            )
-
-    async def claim_reminder(
-        self, learner: Learner, day: date, *, due: int, now: datetime, next_at: datetime
-    ) -> bool:
-        """Take the learner's reminder for `day` and move it on, in one transaction; False if taken."""
-        l_ = d.daily_learners.c
-        return await self._claim(
-            insert(d.daily_reminders).values(
-                platform=learner.platform,
-                user_id=learner.user_id,
-                day=day,
-                status="claimed" if due else "skipped",
-                due=due,
-                claimed_at=now,
-            ),
-            update(d.daily_learners)
-            .where(and_(l_.platform == learner.platform, l_.user_id == learner.user_id))
-            .values(remind_last_day=day, remind_next_at=next_at),
-        )
-
-    async def finish_reminder(
-        self, learner: Learner, day: date, *, sent: bool, failures: int, stopped: bool
-    ) -> None:
-        """Record how the reminder's delivery went, and the learner's failure count."""
-        l_ = d.daily_learners.c
-        m = d.daily_reminders.c
-        async with self._write() as c:
-            await c.execute(
-                update(d.daily_reminders)
-                .where(and_(m.platform == learner.platform, m.user_id == learner.user_id, m.day == day))
-                .values(status="sent" if sent else "failed")
-            )
-            values: dict[str, Any] = {"remind_failures": failures, "remind_stopped": stopped}
-            if stopped:
-                values["remind_next_at"] = None
-            await c.execute(
-                update(d.daily_learners)
-                .where(and_(l_.platform == learner.platform, l_.user_id == learner.user_id))
-                .values(**values)
-            )
-
-    async def reminder_log(self, platform: str, user_id: str) -> list[tuple[date, str, int]]:
-        """Return the learner's reminder claims as (day, status, due), oldest first."""
-        m = d.daily_reminders.c
-        async with self._engine.connect() as c:
-            rows = await c.execute(
-                select(m.day, m.status, m.due)
-                .where(and_(m.platform == platform, m.user_id == user_id))
-                .order_by(m.day)
-            )
-            return [(row.day, row.status, row.due) for row in rows]
 
     # ------------------------------------------------------------ the scheduler's next wake
 
