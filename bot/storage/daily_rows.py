@@ -3,6 +3,9 @@
 The statements a transaction of another store shares (the learner's row under its lock, the day's
 counts, a member's answer to a post with the post's tally) take an open connection, so the answer
 path (`answers.py`) writes them in its own transaction.
+
+`Claims` is how the scheduler's stores (`daily_schedules`, `daily_reminders`) take a job: a row the
+database makes unique, inserted in its own transaction.
 """
 
 from __future__ import annotations
@@ -15,7 +18,9 @@ from typing import Any
 from sqlalchemy import and_, bindparam, delete, false, insert, or_, select, true, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.sql.dml import Insert, Update
 from sqlalchemy.sql.elements import ColumnElement
 
 from bot.core.daily.channel import DailyPost, MemberAnswer
@@ -27,6 +32,7 @@ from bot.core.daily.schedule import Schedule
 from bot.core.model import Streak
 
 from . import daily_tables as d
+from .base import Base
 
 Platforms = Collection[str] | None  # the platforms a scheduler serves; None: every platform
 
@@ -148,10 +154,11 @@ def _learner_values(learner: Learner, now: datetime) -> dict[str, Any]:
     }
 
 
-
 # Built once: a learner's first answer runs these, and a statement built per call costs its cache key each time.
 _L = d.daily_learners.c
-_FIND_LEARNER = select(d.daily_learners).where(and_(_L.platform == bindparam("b_platform"), _L.user_id == bindparam("b_user_id")))
+_FIND_LEARNER = select(d.daily_learners).where(
+    and_(_L.platform == bindparam("b_platform"), _L.user_id == bindparam("b_user_id"))
+)
 _FIND_LEARNER_LOCKED = _FIND_LEARNER.with_for_update()
 _INSERT_LEARNER = {
     "sqlite": sqlite_insert(d.daily_learners).on_conflict_do_nothing(),
@@ -162,7 +169,9 @@ _UPDATE_LEARNER = update(d.daily_learners).where(
 )
 
 
-async def find_learner(c: AsyncConnection, platform: str, user_id: str, *, lock: bool = False) -> Learner | None:
+async def find_learner(
+    c: AsyncConnection, platform: str, user_id: str, *, lock: bool = False
+) -> Learner | None:
     """Return the learner's row, or None when never stored; `lock` holds it (PostgreSQL) until commit."""
     query = _FIND_LEARNER_LOCKED if lock and c.dialect.name != "sqlite" else _FIND_LEARNER
     row = (await c.execute(query, {"b_platform": platform, "b_user_id": user_id})).first()
@@ -191,14 +200,20 @@ async def put_learner(c: AsyncConnection, learner: Learner) -> None:
     # Update in place (never delete and insert): a transaction waiting on this row's lock
     # must find it again, not a gap.
     values = _learner_values(learner, datetime.now(UTC))
-    result = await c.execute(_UPDATE_LEARNER, {"b_platform": learner.platform, "b_user_id": learner.user_id, **values})
+    result = await c.execute(
+        _UPDATE_LEARNER, {"b_platform": learner.platform, "b_user_id": learner.user_id, **values}
+    )
     if result.rowcount == 0:
         await c.execute(insert(d.daily_learners).values(**values))
 
 
-async def add_day(c: AsyncConnection, platform: str, user_id: str, day: date, *, reviews: int, new: int, channel: int) -> None:
+async def add_day(
+    c: AsyncConnection, platform: str, user_id: str, day: date, *, reviews: int, new: int, channel: int
+) -> None:
     """Add to the learner's counts of `day` (the row is made on the day's first answer)."""
-    statement = _insert(c, d.daily_days).values(platform=platform, user_id=user_id, day=day, reviews=reviews, new=new, channel=channel)
+    statement = _insert(c, d.daily_days).values(
+        platform=platform, user_id=user_id, day=day, reviews=reviews, new=new, channel=channel
+    )
     y = d.daily_days.c
     await c.execute(
         statement.on_conflict_do_update(
@@ -213,7 +228,9 @@ def _insert(c: AsyncConnection, table: Any) -> Any:
     return (sqlite_insert if c.dialect.name == "sqlite" else pg_insert)(table)
 
 
-async def put_failures(c: AsyncConnection, platform: str, user_id: str, item: ItemKey, failures: int, suspended: bool) -> None:
+async def put_failures(
+    c: AsyncConnection, platform: str, user_id: str, item: ItemKey, failures: int, suspended: bool
+) -> None:
     """Store a card's failures in the daily review and whether it is suspended (a leech)."""
     k = d.daily_cards.c
     await c.execute(
@@ -223,7 +240,12 @@ async def put_failures(c: AsyncConnection, platform: str, user_id: str, item: It
     )
     await c.execute(
         insert(d.daily_cards).values(
-            platform=platform, user_id=user_id, pack_id=item[0], question_id=item[1], failures=failures, suspended=suspended
+            platform=platform,
+            user_id=user_id,
+            pack_id=item[0],
+            question_id=item[1],
+            failures=failures,
+            suspended=suspended,
         )
     )
 
@@ -283,3 +305,20 @@ def _aware(value: Any) -> datetime:
     assert isinstance(value, datetime)
     return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
+
+class Claims(Base):
+    """A store whose jobs are taken by claims the database makes unique (see `daily_schedules`)."""
+
+    async def _claim(self, claim: Insert, move_on: Update) -> bool:
+        """Insert a claim the database makes unique and move its owner on, in one transaction; False if taken already.
+
+        A day's post (`claim_post`) and a learner's reminder (`claim_reminder`): of several processes
+        that find the same job due, the one whose insert succeeds runs it.
+        """
+        try:
+            async with self._write() as c:
+                await c.execute(claim)
+                await c.execute(move_on)
+        except IntegrityError:
+            return False
+        return True

@@ -1,35 +1,32 @@
-"""The scheduler's store: schedules, posts and their claims, tallies, reveals, reminders, the next wake.
+"""The scheduler's store: schedules, posts and their claims, tallies, reveals, the next wake.
 
-Every job the scheduler runs is taken by a claim that the database makes unique: a post is a
-row unique per channel and local day, inserted in the transaction that moves the schedule on;
-a reminder is a row unique per learner and local day. Whichever process inserts it runs the job;
-the others get an IntegrityError and move on. `bot.scheduler.SchedulerStore` is its port.
+Every job the scheduler runs is taken by a claim that the database makes unique (`daily_rows.Claims`):
+a post is a row unique per channel and local day, inserted in the transaction that moves the schedule
+on; a reminder (`daily_reminders`) is a row unique per learner and local day. Whichever process
+inserts it runs the job; the others get an IntegrityError and move on. Its port is
+`bot.core.daily.ports.SchedulerStore`, which `daily.DailyRepository` implements with the reminders'
+and the learners' rows.
 """
 
 from __future__ import annotations
 
 import json
-from datetime import UTC, date, datetime, timedelta
-from typing import Any
+from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import and_, delete, false, func, insert, or_, select, true, update
-from sqlalchemy.exc import IntegrityError
-from sqlalchemy.sql.dml import Insert, Update
 from sqlalchemy.sql.elements import ColumnElement
 
 from bot.core.daily.channel import DailyPost
-from bot.core.daily.learner import Learner
 from bot.core.daily.rotation import ItemKey
 from bot.core.daily.schedule import Schedule
 
 from . import daily_tables as d
 from . import tables as t
-from .base import Base
-from .daily_rows import Platforms, _aware, _learner, _on, _post, _schedule
+from .daily_rows import Claims, Platforms, _aware, _on, _post, _schedule
 
 
-class ScheduleRows(Base):
-    """Schedules, posts, tallies, reveals and reminders: what the scheduler claims and runs."""
+class ScheduleRows(Claims):
+    """Schedules, posts, tallies and reveals: what the scheduler claims and runs, and its next wake."""
 
     # ------------------------------------------------------------ schedules
 
@@ -65,7 +62,9 @@ class ScheduleRows(Base):
         s = d.daily_schedules.c
         async with self._engine.connect() as c:
             row = (
-                await c.execute(select(d.daily_schedules).where(and_(s.platform == platform, s.channel_id == channel_id)))
+                await c.execute(
+                    select(d.daily_schedules).where(and_(s.platform == platform, s.channel_id == channel_id))
+                )
             ).first()
         return _schedule(row) if row is not None else None
 
@@ -73,7 +72,9 @@ class ScheduleRows(Base):
         s = d.daily_schedules.c
         async with self._engine.connect() as c:
             rows = await c.execute(
-                select(d.daily_schedules).where(and_(s.platform == platform, s.scope == scope)).order_by(s.channel_id)
+                select(d.daily_schedules)
+                .where(and_(s.platform == platform, s.scope == scope))
+                .order_by(s.channel_id)
             )
             return [_schedule(r) for r in rows]
 
@@ -85,13 +86,22 @@ class ScheduleRows(Base):
             )
         return bool(result.rowcount)
 
-    async def due_schedules(self, now: datetime, limit: int = 100, *, platforms: Platforms = None) -> list[Schedule]:
+    async def due_schedules(
+        self, now: datetime, limit: int = 100, *, platforms: Platforms = None
+    ) -> list[Schedule]:
         """Return schedules of `platforms` that are not paused and whose next look is due."""
         s = d.daily_schedules.c
         async with self._engine.connect() as c:
             rows = await c.execute(
                 select(d.daily_schedules)
-                .where(and_(_on(s.platform, platforms), s.paused == false(), s.next_at.is_not(None), s.next_at <= now))
+                .where(
+                    and_(
+                        _on(s.platform, platforms),
+                        s.paused == false(),
+                        s.next_at.is_not(None),
+                        s.next_at <= now,
+                    )
+                )
                 .order_by(s.next_at)
                 .limit(limit)
             )
@@ -113,7 +123,13 @@ class ScheduleRows(Base):
         async with self._write() as c:
             result = await c.execute(
                 update(d.daily_schedules)
-                .where(and_(s.platform == schedule.platform, s.channel_id == schedule.channel_id, s.paused == false()))
+                .where(
+                    and_(
+                        s.platform == schedule.platform,
+                        s.channel_id == schedule.channel_id,
+                        s.paused == false(),
+                    )
+                )
                 .values(paused=True, pause_reason=reason[:500], updated_at=datetime.now(UTC))
             )
         return result.rowcount == 1
@@ -147,7 +163,9 @@ class ScheduleRows(Base):
         async with self._engine.connect() as c:
             rows = await c.execute(
                 select(p.pack_id, p.question_id).where(
-                    and_(p.platform == schedule.platform, p.channel_id == schedule.channel_id, p.cycle == cycle)
+                    and_(
+                        p.platform == schedule.platform, p.channel_id == schedule.channel_id, p.cycle == cycle
+                    )
                 )
             )
             return [(r.pack_id, r.question_id) for r in rows]
@@ -188,38 +206,30 @@ class ScheduleRows(Base):
             .values(last_day=post.day, cycle=cycle, next_at=next_at),
         )
 
-    async def _claim(self, claim: Insert, move_on: Update) -> bool:
-        """Insert a claim the database makes unique and move its owner on, in one transaction; False if taken already.
-
-        A day's post (`claim_post`) and a learner's reminder (`claim_reminder`): of several processes
-        that find the same job due, the one whose insert succeeds runs it.
-        """
-        try:
-            async with self._write() as c:
-                await c.execute(claim)
-                await c.execute(move_on)
-        except IntegrityError:
-            return False
-        return True
-
     async def mark_post(self, post_id: str, *, status: str, message_ref: str | None = None) -> None:
         p = d.daily_posts.c
         async with self._write() as c:
-            await c.execute(update(d.daily_posts).where(p.id == post_id).values(status=status, message_ref=message_ref))
+            await c.execute(
+                update(d.daily_posts).where(p.id == post_id).values(status=status, message_ref=message_ref)
+            )
 
     async def get_post(self, post_id: str) -> DailyPost | None:
         async with self._engine.connect() as c:
             row = (await c.execute(select(d.daily_posts).where(d.daily_posts.c.id == post_id))).first()
         return _post(row) if row is not None else None
 
-    async def post_at(self, platform: str, message_ref: str, channel_id: str | None = None) -> DailyPost | None:
+    async def post_at(
+        self, platform: str, message_ref: str, channel_id: str | None = None
+    ) -> DailyPost | None:
         """Return the post whose platform message is `message_ref` (in `channel_id`, when given), or None."""
         p = d.daily_posts.c
         where = [p.platform == platform, p.message_ref == message_ref, p.status == "posted"]
         if channel_id is not None:
             where.append(p.channel_id == channel_id)
         async with self._engine.connect() as c:
-            row = (await c.execute(select(d.daily_posts).where(and_(*where)).order_by(p.day.desc()).limit(1))).first()
+            row = (
+                await c.execute(select(d.daily_posts).where(and_(*where)).order_by(p.day.desc()).limit(1))
+            ).first()
         return _post(row) if row is not None else None
 
     async def posts(self, platform: str, channel_id: str) -> list[DailyPost]:
@@ -227,7 +237,9 @@ class ScheduleRows(Base):
         p = d.daily_posts.c
         async with self._engine.connect() as c:
             rows = await c.execute(
-                select(d.daily_posts).where(and_(p.platform == platform, p.channel_id == channel_id)).order_by(p.day)
+                select(d.daily_posts)
+                .where(and_(p.platform == platform, p.channel_id == channel_id))
+                .order_by(p.day)
             )
             return [_post(r) for r in rows]
 
@@ -237,18 +249,30 @@ class ScheduleRows(Base):
         async with self._engine.connect() as c:
             rows = await c.execute(
                 select(d.daily_posts).where(
-                    and_(p.platform == platform, p.channel_id == channel_id, p.status == "posted", p.revealed_at.is_(None))
+                    and_(
+                        p.platform == platform,
+                        p.channel_id == channel_id,
+                        p.status == "posted",
+                        p.revealed_at.is_(None),
+                    )
                 )
             )
             return [_post(r) for r in rows]
 
-    async def due_reveals(self, now: datetime, limit: int = 100, *, platforms: Platforms = None) -> list[DailyPost]:
+    async def due_reveals(
+        self, now: datetime, limit: int = 100, *, platforms: Platforms = None
+    ) -> list[DailyPost]:
         p = d.daily_posts.c
         async with self._engine.connect() as c:
             rows = await c.execute(
                 select(d.daily_posts)
                 .where(
-                    and_(_on(p.platform, platforms), p.status == "posted", p.revealed_at.is_(None), p.reveal_at <= now)
+                    and_(
+                        _on(p.platform, platforms),
+                        p.status == "posted",
+                        p.revealed_at.is_(None),
+                        p.reveal_at <= now,
+                    )
                 )
                 .order_by(p.reveal_at)
                 .limit(limit)
@@ -260,7 +284,9 @@ class ScheduleRows(Base):
         p = d.daily_posts.c
         async with self._write() as c:
             result = await c.execute(
-                update(d.daily_posts).where(and_(p.id == post_id, p.revealed_at.is_(None))).values(revealed_at=now)
+                update(d.daily_posts)
+                .where(and_(p.id == post_id, p.revealed_at.is_(None)))
+                .values(revealed_at=now)
             )
         return result.rowcount == 1
 
@@ -304,80 +330,6 @@ class ScheduleRows(Base):
             row = (await c.execute(select(d.daily_posts).where(p.id == post_id))).one()
         return _post(row)
 
-
-    # ------------------------------------------------------------ reminders
-
-    async def due_reminders(self, now: datetime, limit: int = 100, *, platforms: Platforms = None) -> list[Learner]:
-        l_ = d.daily_learners.c
-        async with self._engine.connect() as c:
-            rows = await c.execute(
-                select(d.daily_learners)
-                .where(
-                    and_(
-                        _on(l_.platform, platforms),
-                        l_.remind_next_at.is_not(None),
-                        l_.remind_next_at <= now,
-                        l_.remind_stopped == false(),
-                    )
-                )
-                .order_by(l_.remind_next_at)
-                .limit(limit)
-            )
-            return [_learner(r) for r in rows]
-
-    async def advance_reminder(self, learner: Learner, *, next_at: datetime) -> None:
-        l_ = d.daily_learners.c
-        async with self._write() as c:
-            await c.execute(
-                update(d.daily_learners)
-                .where(and_(l_.platform == learner.platform, l_.user_id == learner.user_id))
-                .values(remind_next_at=next_at)
-            )
-
-    async def claim_reminder(
-        self, learner: Learner, day: date, *, due: int, now: datetime, next_at: datetime
-    ) -> bool:
-        """Take the learner's reminder for `day` and move it on, in one transaction; False if taken."""
-        l_ = d.daily_learners.c
-        return await self._claim(
-            insert(d.daily_reminders).values(
-                platform=learner.platform, user_id=learner.user_id, day=day,
-                status="claimed" if due else "skipped", due=due, claimed_at=now,
-            ),
-            update(d.daily_learners)
-            .where(and_(l_.platform == learner.platform, l_.user_id == learner.user_id))
-            .values(remind_last_day=day, remind_next_at=next_at),
-        )
-
-    async def finish_reminder(self, learner: Learner, day: date, *, sent: bool, failures: int, stopped: bool) -> None:
-        """Record how the reminder's delivery went, and the learner's failure count."""
-        l_ = d.daily_learners.c
-        m = d.daily_reminders.c
-        async with self._write() as c:
-            await c.execute(
-                update(d.daily_reminders)
-                .where(and_(m.platform == learner.platform, m.user_id == learner.user_id, m.day == day))
-                .values(status="sent" if sent else "failed")
-            )
-            values: dict[str, Any] = {"remind_failures": failures, "remind_stopped": stopped}
-            if stopped:
-                values["remind_next_at"] = None
-            await c.execute(
-                update(d.daily_learners)
-                .where(and_(l_.platform == learner.platform, l_.user_id == learner.user_id))
-                .values(**values)
-            )
-
-    async def reminder_log(self, platform: str, user_id: str) -> list[tuple[date, str, int]]:
-        """Return the learner's reminder claims as (day, status, due), oldest first."""
-        m = d.daily_reminders.c
-        async with self._engine.connect() as c:
-            rows = await c.execute(
-                select(m.day, m.status, m.due).where(and_(m.platform == platform, m.user_id == user_id)).order_by(m.day)
-            )
-            return [(row.day, row.status, row.due) for row in rows]
-
-
     # ------------------------------------------------------------ the scheduler's next wake
 
     async def next_wake(self, every: timedelta, *, platforms: Platforms = None) -> datetime | None:
@@ -387,7 +339,13 @@ class ScheduleRows(Base):
         l_ = d.daily_learners.c
         async with self._engine.connect() as c:
             times = [
-                (await c.execute(select(func.min(s.next_at)).where(and_(_on(s.platform, platforms), s.paused == false())))).scalar(),
+                (
+                    await c.execute(
+                        select(func.min(s.next_at)).where(
+                            and_(_on(s.platform, platforms), s.paused == false())
+                        )
+                    )
+                ).scalar(),
                 (
                     await c.execute(
                         select(func.min(p.reveal_at)).where(
