@@ -46,7 +46,11 @@ def _options(
             options[name] = value
         elif sep and not word.startswith("<") and not key.isdigit():
             listed = ", ".join(f"`{k}:`" for k in keys)
-            return Usage(_("`{key}` is not an option of {command}; use {listed}.").format(key=shown(key), command=cmd(command), listed=listed))
+            return Usage(
+                _("`{key}` is not an option of {command}; use {listed}.").format(
+                    key=shown(key), command=cmd(command), listed=listed
+                )
+            )
         else:
             positional.append(word)
     return options, positional
@@ -63,7 +67,9 @@ def _channel_option(options: dict[str, str], positional: list[str]) -> str | Usa
         positional.remove(named)
     found = channel_id_of(named)
     if found is None:
-        return Usage(_("Name the channel as a mention (`#channel`); `{word}` is not one.").format(word=shown(named)))
+        return Usage(
+            _("Name the channel as a mention (`#channel`); `{word}` is not one.").format(word=shown(named))
+        )
     return found
 
 
@@ -75,7 +81,9 @@ def daily(words: tuple[str, ...]) -> Parsed:
     if action not in DAILY_ACTIONS:
         listed = ", ".join(cmd(f"daily {a}") for a in DAILY_ACTIONS)
         return Usage(
-            _("`{word}` is not part of {daily}; use {daily} alone, or {listed}.").format(word=shown(words[0]), daily=cmd("daily"), listed=listed)
+            _("`{word}` is not part of {daily}; use {daily} alone, or {listed}.").format(
+                word=shown(words[0]), daily=cmd("daily"), listed=listed
+            )
         )
     rest = words[1:]
     if action == "settings":
@@ -90,21 +98,33 @@ def daily(words: tuple[str, ...]) -> Parsed:
         return channel
     if action != "set":
         if positional:
-            return Usage(_("{command} takes at most a channel, as a mention.").format(command=cmd("daily " + action)))
+            return Usage(
+                _("{command} takes at most a channel, as a mention.").format(command=cmd("daily " + action))
+            )
         simple: dict[str, type[rq.DailyShow | rq.DailyOff | rq.DailyNow]] = {
-            "show": rq.DailyShow, "off": rq.DailyOff, "now": rq.DailyNow,
+            "show": rq.DailyShow,
+            "off": rq.DailyOff,
+            "now": rq.DailyNow,
         }
         return simple[action](channel_id=channel)
     if len(positional) > 3:
-        return Usage(_("{set} takes a pack, a topic and a difficulty at most; name the rest.").format(set=cmd("daily set")))
+        return Usage(
+            _("{set} takes a pack, a topic and a difficulty at most; name the rest.").format(
+                set=cmd("daily set")
+            )
+        )
     for key, value in zip(("pack", "topic", "difficulty"), positional, strict=False):
         options.setdefault(key, value)
     missing = [k for k in ("time", "timezone") if k not in options]
     if missing:
         needs = (
-            _("{set} needs `{key}:`, as in `time:09:00 timezone:Europe/Berlin`.").format(set=cmd("daily set"), key=missing[0])
+            _("{set} needs `{key}:`, as in `time:09:00 timezone:Europe/Berlin`.").format(
+                set=cmd("daily set"), key=missing[0]
+            )
             if len(missing) == 1
-            else _("{set} needs `time:` and `timezone:`, as in `time:09:00 timezone:Europe/Berlin`.").format(set=cmd("daily set"))
+            else _("{set} needs `time:` and `timezone:`, as in `time:09:00 timezone:Europe/Berlin`.").format(
+                set=cmd("daily set")
+            )
         )
         return Usage(needs)
     return rq.DailySet(
@@ -125,14 +145,20 @@ def _daily_settings(words: tuple[str, ...]) -> Parsed:
     options, positional = parsed
     if positional:
         return Usage(
-            _("Name each setting of {settings}, as in `reviews:30 new:3 timezone:Europe/Berlin`.").format(settings=cmd("daily settings"))
+            _("Name each setting of {settings}, as in `reviews:30 new:3 timezone:Europe/Berlin`.").format(
+                settings=cmd("daily settings")
+            )
         )
     numbers: dict[str, int] = {}
     for key in ("reviews", "new"):
         value = options.get(key)
         if value is not None:
             if not value.isdigit() or len(value) > 4:
-                return Usage(_("`{key}` must be a whole number; you gave `{value}`.").format(key=key, value=shown(value)))
+                return Usage(
+                    _("`{key}` must be a whole number; you gave `{value}`.").format(
+                        key=key, value=shown(value)
+                    )
+                )
             numbers[key] = int(value)
     packs = options.get("packs")
     return rq.DailySettings(
@@ -161,4 +187,6 @@ def remind(words: tuple[str, ...]) -> Parsed:
 
 
 def _remind_usage() -> str:
-    return _("Use {remind} `time:08:00 timezone:Europe/Berlin`, or {off}.").format(remind=cmd("remind"), off=cmd("remind off"))
+    return _("Use {remind} `time:08:00 timezone:Europe/Berlin`, or {off}.").format(
+        remind=cmd("remind"), off=cmd("remind off")
+    )

@@ -25,7 +25,8 @@ from . import view
 from .ports import Change, ChannelPost, Publisher, RaceStore
 from .rules import Race, RaceItem
 
-log = logging.getLogger("bot.core.race.service")  # the race log, under its name from before round closing moved here
+# The race log, under its name from before closing rounds moved here from service.py.
+log = logging.getLogger("bot.core.race.service")
 Sleep = Callable[[float], Awaitable[None]]
 
 
@@ -139,7 +140,9 @@ class Rounds:
                 next_item = race.items[race.round]
                 next_pack = await self._pack(next_item.pack)
                 assert next_pack is not None
-                messages.append(view.round_message(race, race.round, next_pack, await self._question(next_item)))
+                messages.append(
+                    view.round_message(race, race.round, next_pack, await self._question(next_item))
+                )
                 next_round = race.round
             else:
                 messages.append(view.final_message(race))
