@@ -1,7 +1,7 @@
 """Where an answer is recorded: every graded answer of every mode goes through this module.
 
 A quiz item (`bot.core.flow`), a click on a channel's daily post (`bot.core.daily.handlers`), the
-daily review (a quiz session) and a race round's answers (`bot.core.race.service`) all call
+daily review (a quiz session) and a race round's answers (`bot.core.race.rounds`) all call
 `graded()`: the only place an `Attempt` is built and the learner's FSRS review card is moved.
 
 What one click changes is one `AnswerWrite`, a unit of work: the session save, the attempt, the

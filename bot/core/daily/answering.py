@@ -156,7 +156,3 @@ class PostAnswering:
     async def member_answer(self, post_id: str, user_id: str) -> MemberAnswer | None:
         """Return the member's answer so far (attempts, hint, menu picks), or None."""
         return await self._store.member_answer(post_id, user_id)
-
-    async def member_hinted(self, post_id: str, user_id: str) -> bool:
-        answer = await self._store.member_answer(post_id, user_id)
-        return answer is not None and answer.hinted

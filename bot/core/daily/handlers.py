@@ -1,11 +1,11 @@
 """The daily commands and clicks as the quiz service dispatches them.
 
 `DailyDesk` joins `DailyService` (the rules and their state) with the quiz parts: the personal
-review runs as an ordinary quiz session (items render and grade as in a quiz, each graded item
-also counted with `DailyService.record_review`), and a click on a channel's daily post is graded
-by the item's type module, then counted with `DailyService.answer_post` (`answering.py`); a scored
-answer is stored as an attempt and a review card like a quiz answer. Replies to a daily post are
-private.
+review runs as an ordinary quiz session (items render and grade as in a quiz; each graded item's
+day count and leech state join its unit of work through `DailyService.review_parts`), and a click
+on a channel's daily post is graded by the item's type module, then counted with
+`DailyService.answer_post` (`answering.py`); a scored answer is stored as an attempt and a review
+card like a quiz answer. Replies to a daily post are private.
 """
 
 from __future__ import annotations

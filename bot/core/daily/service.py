@@ -62,7 +62,7 @@ class DailyService:
         self.answering = answering
         self.post, self.post_at, self.open_post = answering.post, answering.post_at, answering.open_post
         self.answer_post, self.hint_post, self.select = answering.answer_post, answering.hint_post, answering.select
-        self.member_answer, self.member_hinted = answering.member_answer, answering.member_hinted
+        self.member_answer = answering.member_answer
 
     def is_admin(self, actor: Actor) -> bool:
         return actor.is_admin or actor.key in self._admins

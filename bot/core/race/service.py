@@ -3,26 +3,26 @@
 Adapters call `start`, `act` (every control whose action id starts with `rc:`) and `stop`; they get
 a neutral Reply back. Round ends that no click causes (time up) reach the channel through the
 `publish` port the adapter supplies. Any process may close a round: the store's conditional update
-lets exactly one of them do it.
+lets exactly one of them do it. Closing rounds (timers, `tick`, `resume`, the posts after a round)
+is `rounds.py`'s (`Rounds`); its methods are handed out as the service's own (`RaceService.tick`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import logging
 import random
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 
 from bot.core.admin import Admins
-from bot.core.answer import Answers, graded
+from bot.core.answer import Answers
 from bot.core.dispatch import NOT_OURS
 from bot.core.errors import BadSubmission, QuizError, UnknownName, place_word
-from bot.core.i18n import _, public, use_locales
+from bot.core.i18n import _, public
 from bot.core.items import Changed, Context, Input, NotAnAnswer, kind_of
 from bot.core.locale import Locales
-from bot.core.model import Actor, Attempt, ItemState, new_session_id
+from bot.core.model import Actor, ItemState, new_session_id
 from bot.core.packs import DIFFICULTIES, AnyQuestion, Pack
 from bot.core.ports import Clock, Repository
 from bot.core.replies import Message, Reply, cmd
@@ -30,15 +30,14 @@ from bot.core.replies import Message, Reply, cmd
 from . import actions as rx
 from . import view
 from .errors import BadRaceOption, NoRace, NotEnoughItems, NotRaceStarter, RaceOver, RaceRunning, RoundClosed
-from .ports import Change, ChannelPost, Publisher, RaceStore
+from .ports import Change, Publisher, RaceStore
+from .rounds import Rounds, Sleep, round_attempts
 from .rules import MAX_ANSWER_CHARS, Race, RaceAnswer, RaceItem, check_options
 
-log = logging.getLogger(__name__)
 PACK_CACHE_SECONDS = 30.0
 MAX_CACHED_RACES = 1000
 MAX_VALUES = 25  # a menu holds at most 25 options
 DRAFTED = frozenset({rx.BLANK, rx.CHECK})  # verbs that build on a member's earlier picks (blanks)
-Sleep = Callable[[float], Awaitable[None]]
 
 
 class RaceService:
@@ -58,20 +57,30 @@ class RaceService:
         answers: Answers | None = None,
     ) -> None:
         self._repo = repository
-        self._languages = Locales(repository, Admins(admins))  # the server's language, for posts no request causes
-        self._answers = answers  # counts the round's attempts once stored
         self._store = store
         self._clock = clock
-        self._publish = publish
         self._admins = admins
         self._rng = rng or random.Random()
-        self._sleep = sleep
-        self._use_timers = timers
-        self._timers: dict[str, asyncio.Task[None]] = {}
-        self._background: set[asyncio.Task[None]] = set()
         self._packs: dict[str, tuple[float, Pack | None]] = {}
         self._races: dict[str, Race] = {}  # running races as of their current round's start
         self._loading: dict[str, asyncio.Future[Race | None]] = {}
+        # Closing rounds, timers and the posts after a round (rounds.py). Its bound methods are the
+        # service's attributes: `races.tick()` calls `Rounds.tick` itself, no call in between.
+        rounds = Rounds(
+            store=store,
+            clock=clock,
+            publish=publish,
+            languages=Locales(repository, Admins(admins)),  # the server's language, for posts no request causes
+            answers=answers,  # counts the round's attempts once stored
+            sleep=sleep,
+            timers=timers,
+            remember=self._remember,
+            pack=self._pack,
+            question=self._question,
+        )
+        self._rounds = rounds
+        self.close_round, self.tick, self.resume = rounds.close_round, rounds.tick, rounds.resume
+        self.drain, self.aclose = rounds.drain, rounds.aclose
 
     # ------------------------------------------------------------ commands
 
@@ -145,7 +154,7 @@ class RaceService:
         )
         await self._store.create_race(race)
         self._remember(race)
-        self._schedule(race)
+        self._rounds.schedule(race)
         first_pack, first = candidates[0]
         with public():
             where = f"`{pack}`" if pack else _("the enabled packs")
@@ -173,12 +182,12 @@ class RaceService:
             return await self._stop(actor, parsed.race_id)
         race = await self._snapshot(parsed.race_id, parsed.round)
         now = self._clock.now()
-        self._ensure_timer(race)
+        self._rounds.ensure_timer(race)
         try:
             race.check_answer(actor.user_id, parsed.round, now)
         except RoundClosed:
             if race.running and parsed.round == race.round:
-                self._spawn(self.close_round(race.id, race.round))  # time is up and nobody closed it yet
+                self._rounds.spawn(self.close_round(race.id, race.round))  # time is up and nobody closed it yet
             raise
         if parsed.round >= race.rounds:
             raise RoundClosed()
@@ -208,78 +217,13 @@ class RaceService:
         return await self._answer(actor, race, parsed.round, outcome.answer, outcome.correct)
 
     # ------------------------------------------------------------ rounds
-
-    async def close_round(self, race_id: str, round_index: int) -> bool:
-        """Close round `round_index` if its time is up or every member answered; post the reveal.
-
-        Return whether this call closed it (another process, or an earlier call, may have).
-        """
-        clock = self._clock
-
-        def change(race: Race) -> Change | None:
-            now = clock.now()
-            if not race.running or race.round != round_index:
-                return None
-            if now < race.deadline and not race.all_answered():
-                return None
-            race.close_round(now)
-            race.version += 1
-            return Change(race, _attempts(race, round_index))
-
-        done = await self._store.update_race(race_id, change)
-        if done is None:
-            return False
-        self._count(done)
-        race = done.race
-        self._remember(race)
-        self._schedule(race)
-        await self._post_after_round(race, round_index)
-        return True
-
-    async def tick(self) -> int:
-        """Close every round whose time is up, across all races in the database; return how many.
-
-        Timers do this on their own; a scheduler may also call it now and then, so a race started
-        by a process that died still moves on.
-        """
-        now = self._clock.now()
-        closed = 0
-        for race in await self._store.running_races():
-            if now >= race.deadline and await self.close_round(race.id, race.round):
-                closed += 1
-        return closed
-
-    async def resume(self) -> list[str]:
-        """At start-up: set timers for every running race with the time its round has left."""
-        races = await self._store.running_races()
-        for race in races:
-            self._schedule(race)
-        return [r.id for r in races]
+    # close_round, tick, resume, drain and aclose are `Rounds`' (rounds.py), bound in __init__.
 
     async def set_anchor(self, race_id: str, anchor: dict[str, str]) -> None:
         """Note where the adapter posted the current round, so the closed round can be edited."""
         await self._store.set_anchor(race_id, anchor)
 
-    async def drain(self) -> None:
-        """Wait for round closes started in the background (tests, shutdown)."""
-        while self._background:
-            await asyncio.gather(*list(self._background), return_exceptions=True)
-
-    async def aclose(self) -> None:
-        """Cancel the timers and wait for background work; races stay stored and resume later."""
-        timers = list(self._timers.values())
-        self._timers.clear()
-        for task in timers:
-            task.cancel()
-        await asyncio.gather(*timers, return_exceptions=True)
-        await self.drain()
-
     # ------------------------------------------------------------ helpers
-
-    def _count(self, done: Change) -> None:
-        if self._answers is not None:
-            for attempt in done.attempts:
-                self._answers.counted(attempt)
 
     async def _answer(self, actor: Actor, race: Race, round_index: int, answer: str, correct: bool) -> Reply:
         """Record the answer (the store numbers it); close the round early once every member is in."""
@@ -288,7 +232,7 @@ class RaceService:
             race.id, RaceAnswer(round_index, actor.user_id, actor.mention, answer[:MAX_ANSWER_CHARS], correct, at)
         )
         if race.all_answered(recorded.answered):
-            self._spawn(self.close_round(race.id, round_index))
+            self._rounds.spawn(self.close_round(race.id, round_index))
         return Reply(messages=(view.ack_message(recorded.place, race.time_left(at)),))
 
     async def _stop(self, actor: Actor, race_id: str) -> Reply:
@@ -306,48 +250,15 @@ class RaceService:
             index = current.round
             current.stop()
             current.version += 1
-            return Change(current, _attempts(current, index))
+            return Change(current, round_attempts(current, index))
 
         done = await self._store.update_race(race_id, change)
         if done is None:
             raise RaceOver("finished")
-        self._count(done)
-        self._cancel_timer(race_id)
+        self._rounds.count(done)
+        self._rounds.cancel_timer(race_id)
         self._remember(done.race)
         return Reply(messages=(view.final_message(done.race),), private=False)
-
-    async def _post_after_round(self, race: Race, closed: int) -> None:
-        question = await self._question(race.items[closed])
-        pack = await self._pack(race.items[closed].pack)
-        assert pack is not None
-        # Often no request is running here (time ran out): the posts are in the server's language all the same.
-        server = await self._languages.server(race.platform, race.scope)
-        with use_locales(server, server):
-            messages: list[Message] = [view.reveal_message(race, closed, question)]
-            next_round: int | None = None
-            if race.running:
-                next_item = race.items[race.round]
-                next_pack = await self._pack(next_item.pack)
-                assert next_pack is not None
-                messages.append(view.round_message(race, race.round, next_pack, await self._question(next_item)))
-                next_round = race.round
-            else:
-                messages.append(view.final_message(race))
-            closed_round = view.round_message(race, closed, pack, question, closed=True)
-        post = ChannelPost(
-            platform=race.platform,
-            scope=race.scope,
-            channel_id=race.channel_id,
-            race_id=race.id,
-            messages=tuple(messages),
-            closed_round=closed_round,
-            anchor=dict(race.anchor),
-            next_round=next_round,
-        )
-        try:
-            await self._publish(post)
-        except Exception:
-            log.exception("posting race %s round %d failed", race.id, closed + 1)
 
     async def _snapshot(self, race_id: str, round_index: int) -> Race:
         """Return the race as it was when the clicked round opened, reading it only when needed.
@@ -393,67 +304,3 @@ class RaceService:
                 _("The item `{item}` no longer exists; stop the race and start another.").format(item=f"{item.pack}/{item.question}")
             )
         return question
-
-    # ------------------------------------------------------------ timers
-
-    def _schedule(self, race: Race) -> None:
-        self._cancel_timer(race.id)
-        if not self._use_timers or not race.running:
-            return
-        delay = race.time_left(self._clock.now())
-        self._timers[race.id] = asyncio.create_task(self._wait_and_close(race.id, race.round, delay))
-
-    def _ensure_timer(self, race: Race) -> None:
-        """A process that learns of a race through a click also keeps time for it."""
-        if self._use_timers and race.running and race.id not in self._timers:
-            self._schedule(race)
-
-    def _cancel_timer(self, race_id: str) -> None:
-        task = self._timers.pop(race_id, None)
-        if task is not None and task is not asyncio.current_task():
-            task.cancel()
-
-    async def _wait_and_close(self, race_id: str, round_index: int, delay: float) -> None:
-        await self._sleep(delay)
-        if self._timers.get(race_id) is asyncio.current_task():
-            del self._timers[race_id]
-        try:
-            await self.close_round(race_id, round_index)
-        except Exception:
-            log.exception("closing race %s round %d failed", race_id, round_index + 1)
-
-    def _spawn(self, work: Awaitable[bool]) -> None:
-        async def run() -> None:
-            try:
-                await work
-            except Exception:
-                log.exception("closing a race round failed")
-
-        task = asyncio.create_task(run())
-        self._background.add(task)
-        task.add_done_callback(self._background.discard)
-
-
-def _attempts(race: Race, index: int) -> tuple[Attempt, ...]:
-    """The closed round's answers as attempts, so they count in each member's progress (cards: `Change.cards`)."""
-    item = race.items[index]
-    return tuple(
-        graded(
-            platform=race.platform,
-            scope=race.scope,
-            user_id=s.answer.user_id,
-            pack=item.pack,
-            question=item.question,
-            topic=item.topic,
-            points=s.points,
-            text=s.answer.answer,
-            correct=s.answer.correct,
-            hinted=False,
-            card=None,
-            at=s.answer.at,
-            mode="race",
-            session_id=race.id,
-            final=False,  # the card is moved from the stored one, in the round's transaction
-        )[0]
-        for s in race.scored(index)
-    )
