@@ -58,7 +58,7 @@ class ProgressStore:
             ]
             since = now - timedelta(days=400)
             day_rows = await c.execute(select(func.date(a.at).label("day")).where(and_(mine, a.at >= since)).distinct())
-            days = sorted({_as_date(row.day) for row in day_rows}, reverse=True)
+            days = sorted({as_date(row.day) for row in day_rows}, reverse=True)
             learner = await read_learner(c, platform, user_id)
             r = t.reviews.c
             due = (
@@ -78,7 +78,8 @@ def _as_int(column: Any) -> Any:
     return cast(column, Integer)
 
 
-def _as_date(value: Any) -> date:
+def as_date(value: Any) -> date:
+    """A day as the database returns it (a date, a datetime or ISO text: SQLite keeps text)."""
     if isinstance(value, datetime):
         return value.date()
     if isinstance(value, date):

@@ -8,8 +8,7 @@ these queries read the attempts that those rules weigh and rank.
 from __future__ import annotations
 
 from collections import defaultdict
-from datetime import UTC, date, datetime, timedelta
-from typing import Any
+from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import and_, case, delete, func, insert, select, true, type_coerce
 
@@ -28,6 +27,7 @@ from . import social_tables as st
 from . import tables as t
 from .base import Base
 from .daily_rows import read_learner
+from .progress import as_date
 
 P = st.leaderboard_privacy.c
 
@@ -169,21 +169,13 @@ class BoardRows(Base):
             )
             for row in sorted(topic_rows, key=lambda row: (row.pack_id, row.topic or ""))
         )
-        per_day = {_as_date(row.day): int(row.n) for row in day_rows}
+        per_day = {as_date(row.day): int(row.n) for row in day_rows}
         return ProgressData(
             topics=topics,
             per_day=per_day,
-            practice_days=tuple(sorted({_as_date(row.day) for row in all_days}, reverse=True)),
+            practice_days=tuple(sorted({as_date(row.day) for row in all_days}, reverse=True)),
             today=now.date(),
             stored_streak=learner.streak,
             zone=learner.zone,
             cards=tuple((row.pack_id, row.topic, row.card) for row in card_rows),
         )
-
-
-def _as_date(value: Any) -> date:
-    if isinstance(value, datetime):
-        return value.date()
-    if isinstance(value, date):
-        return value
-    return date.fromisoformat(str(value)[:10])
