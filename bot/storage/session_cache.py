@@ -27,7 +27,12 @@ from .sessions import Row, SessionStore
 if TYPE_CHECKING:
     from bot.core.answer import AnswerWrite
 
-CAPACITY = 20_000  # sessions kept; the least recently used go first
+# Sessions kept, the least recently used going first. A snapshot of a 20-item quiz takes 7 KB or more
+# (tracemalloc), so the bound before, 20,000, let a busy process's memory grow by 150 MB and more;
+# 2,000 is more learners answering at once than one process serves (a quiz pushed out is read from
+# the database when its learner comes back).
+CAPACITY = 2_000
+DONE_CAPACITY = 200  # of those, finished or stopped quizzes: only a late click on one reads it again
 NO_ACTIVE_CAPACITY = 100_000  # owners remembered to have no active quiz
 STALE_READS = 3  # a read overtaken by a save is tried again this often, then returned uncached
 
@@ -93,9 +98,11 @@ def thaw(snapshot: Snapshot) -> Session:
 class CachedSessions:
     """The SessionStore interface, answered from memory where it can be."""
 
-    def __init__(self, store: SessionStore, capacity: int = CAPACITY) -> None:
+    def __init__(self, store: SessionStore, capacity: int = CAPACITY, done_capacity: int = DONE_CAPACITY) -> None:
         self._store = store
         self._capacity = capacity
+        self._done_capacity = done_capacity
+        self._done: OrderedDict[str, None] = OrderedDict()  # the cached sessions that are no longer active, oldest first
         self._rows: OrderedDict[str, tuple[OwnerKey, Snapshot]] = OrderedDict()  # id -> its owner and the session as stored
         self._active: dict[OwnerKey, str] = {}  # owner -> id of its active session, for cached ones
         self._no_active: set[OwnerKey] = set()
@@ -167,6 +174,7 @@ class CachedSessions:
     def drop(self, session_id: str) -> None:
         """Forget one session (it changed elsewhere)."""
         old = self._rows.pop(session_id, None)
+        self._done.pop(session_id, None)
         if old is not None:
             key = old[0]
             if self._active.get(key) == session_id:
@@ -175,6 +183,7 @@ class CachedSessions:
     def clear(self) -> None:
         """Forget everything (after a change made around the cache, such as deleting a learner's data)."""
         self._rows.clear()
+        self._done.clear()
         self._active.clear()
         self._no_active.clear()
         self._floor.clear()
@@ -199,9 +208,15 @@ class CachedSessions:
         self._no_active.discard(key)
         if session.status == "active":
             self._active[key] = sid
-        elif self._active.get(key) == sid:
-            del self._active[key]
-            self._no_active.add(key)
+            self._done.pop(sid, None)
+        else:
+            if self._active.get(key) == sid:
+                del self._active[key]
+                self._no_active.add(key)
+            self._done[sid] = None
+            self._done.move_to_end(sid)
+            while len(self._done) > self._done_capacity:
+                self.drop(next(iter(self._done)))
         while len(self._rows) > self._capacity:
             self.drop(next(iter(self._rows)))
         return True

@@ -82,3 +82,31 @@ async def test_a_read_overtaken_by_a_save_and_a_refusal_reads_again(tmp_path: Pa
         assert later is not None and later.version == 1
     finally:
         await repo.close()
+
+
+async def test_finished_quizzes_leave_the_cache_first_and_are_read_again_from_the_database(tmp_path: Path) -> None:
+    """The cache is bounded in quizzes kept, and finished ones are few of them: memory stays flat under load."""
+    repo = await open_repository(f"sqlite+aiosqlite:///{tmp_path / 'q.db'}")
+    try:
+        base = repo.sessions
+        assert isinstance(base, CachedSessions)
+        cache = CachedSessions(base._store, capacity=6, done_capacity=2)
+        for n in range(5):
+            session = clicks.new_session(f"done{n}", f"learner{n}", 2)
+            await cache.create(session)
+            session.status = "finished"
+            await cache.save(session)
+        live = clicks.new_session("live", "ann", 2)
+        await cache.create(live)
+        assert sorted(cache._rows) == ["done3", "done4", "live"]  # the two newest finished, and the active one
+        old = await cache.get("done0")  # pushed out: read from the database, as stored
+        assert old is not None and old.status == "finished" and old.version == 1
+        assert sorted(cache._rows) == ["done0", "done4", "live"]  # the read keeps it; the oldest finished one goes
+        assert (await cache.active(live.owner)) is not None and "live" in cache._rows
+        for n in range(8):  # more active quizzes than the cache holds: the least recently used go
+            await cache.create(clicks.new_session(f"more{n}", f"other{n}", 2))
+        assert len(cache._rows) == 6 and "live" not in cache._rows
+        again = await cache.active(live.owner)
+        assert again is not None and again.id == "live"  # read from the database
+    finally:
+        await repo.close()
