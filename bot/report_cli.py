@@ -8,10 +8,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from rich.console import Console
-from rich.markdown import Markdown
 from rich.table import Table
 
-from .adapters.console.render import hard_breaks
 from .core.report import Filters, Report
 from .core.report.render import progress_csv, report_csv, summary_text
 from .core.report.service import Reports
@@ -76,6 +74,12 @@ async def report_command(args: argparse.Namespace, settings: Settings, *, out: C
         filters = Filters(pack=pack.pack, topic=args.topic, since=args.since, scope=args.scope, first_only=not args.all_attempts)
         report = await reports.report(pack, filters, now=datetime.now(UTC))
         # The summary is the chat's Markdown: rendered for the terminal (bold, code), not printed raw.
+        # Imported here: rich.markdown (the terminal's renderer needs it too) brings markdown-it and
+        # pygments, about 100 modules and 3 MB that a bot started by `quizbot run` never uses.
+        from rich.markdown import Markdown
+
+        from .adapters.console.render import hard_breaks
+
         out.print(Markdown(hard_breaks(summary_text(report))))
         out.print(_table(report))
         for target, text in ((args.csv, report_csv(report)), (args.class_csv, progress_csv(report))):
