@@ -10,11 +10,11 @@ else the default the platform gave, such as Discord's preferred locale), else En
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 from . import queries as q
@@ -26,6 +26,7 @@ from .i18n import DEFAULT, LANGUAGES, _, language_name, supported, use_locale, u
 from .model import Actor, amended
 from .ports import Repository
 from .replies import Reply, Tone, cmd, notice
+from .shared_reads import SharedReads
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +62,7 @@ class Locales:
         self._learners: dict[tuple[str, str], tuple[float, str | None]] = {}  # the learner's choice, as read at a time
         # The admins' choice and the stored platform default, as read at a time.
         self._servers: dict[tuple[str, str], tuple[float, tuple[str | None, str | None]]] = {}
-        self._reading: dict[tuple[str, str], asyncio.Future[tuple[str | None, str | None]]] = {}  # server reads under way
+        self._reading: SharedReads[tuple[str, str], tuple[str | None, str | None]] = SharedReads()  # server reads under way
 
     def lookup(self, platform: str, user_locale: UserLocale) -> None:
         """Ask `user_locale` for a person's platform language when their actor carries none (Slack)."""
@@ -177,32 +178,23 @@ class Locales:
         cached = self._servers.get(key)
         if cached is not None and time.monotonic() - cached[0] < SETTING_SECONDS:
             return cached[1]
-        reading = self._reading.get(key)
-        if reading is None:
-            reading = self._reading[key] = asyncio.ensure_future(self._read_server(platform, scope))
-            reading.add_done_callback(lambda done: self._keep_server(key, done))
-        return await asyncio.shield(reading)
+        return await self._reading.read(key, partial(self._read_server, platform, scope), partial(self._keep_server, key))
 
     async def _read_server(self, platform: str, scope: str) -> tuple[str | None, str | None]:
         chosen = supported(await self._repo.get_setting(server_key(platform, scope)))
         stored_hint = None if chosen else supported(await self._repo.get_setting(hint_key(platform, scope)))
         return chosen, stored_hint
 
-    def _keep_server(self, key: tuple[str, str], done: asyncio.Future[tuple[str | None, str | None]]) -> None:
-        """Remember what a read found, unless a change was made while it ran (`_forget_server`)."""
-        if self._reading.get(key) is not done:
-            return
-        del self._reading[key]
-        if done.cancelled() or done.exception() is not None:
-            return
+    def _keep_server(self, key: tuple[str, str], found: tuple[str | None, str | None]) -> None:
+        """Remember what a read found (not called when a change was made while it ran: `_forget_server`)."""
         if len(self._servers) > MAX_REMEMBERED:
             self._servers.clear()
-        self._servers[key] = (time.monotonic(), done.result())
+        self._servers[key] = (time.monotonic(), found)
 
     def _forget_server(self, platform: str, scope: str) -> None:
         """Read a server's languages again on its next request (this process changed one)."""
         self._servers.pop((platform, scope), None)
-        self._reading.pop((platform, scope), None)  # a read under way may have missed the change
+        self._reading.forget((platform, scope))  # a read under way may have missed the change
 
     async def _remember_hint(self, platform: str, scope: str, code: str) -> None:
         """Keep the platform's default for posts no request causes (the daily question), once per change."""

@@ -12,6 +12,7 @@ import logging
 import random
 import time
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Final
 from urllib.parse import urlsplit
 
@@ -27,6 +28,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.webhook.async_client import AsyncWebhookClient
 
 from bot.core.replies import Image, Message
+from bot.core.shared_reads import SharedReads
 
 from .limits import IMAGE_UPLOAD_MAX
 from .render import Block, fallback_text, message_blocks
@@ -81,7 +83,7 @@ class SlackApi:
         self._api_host = urlsplit(client.base_url).hostname or ""
         self._json = JsonWebApi(http, client.base_url, token)
         self._users: dict[str, tuple[float, dict[str, Any]]] = {}
-        self._asking: dict[str, asyncio.Future[dict[str, Any] | None]] = {}  # users.info calls under way
+        self._asking: SharedReads[str, dict[str, Any] | None] = SharedReads()  # users.info calls under way
         self._dms: dict[str, str] = {}
 
     async def call(self, method: str, **kwargs: Any) -> dict[str, Any]:
@@ -240,11 +242,7 @@ class SlackApi:
         cached = self._users.get(user)
         if cached is not None and time.monotonic() - cached[0] < ADMIN_CACHE_SECONDS:
             return cached[1]
-        asking = self._asking.get(user)
-        if asking is None:
-            asking = self._asking[user] = asyncio.ensure_future(self._ask_user(user))
-            asking.add_done_callback(lambda _done: self._asking.pop(user, None))
-        return await asyncio.shield(asking)
+        return await self._asking.read(user, partial(self._ask_user, user))
 
     async def _ask_user(self, user: str) -> dict[str, Any] | None:
         try:

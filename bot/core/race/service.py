@@ -14,6 +14,7 @@ import random
 import time
 from collections.abc import Sequence
 from dataclasses import replace
+from functools import partial
 
 from bot.core.admin import Admins
 from bot.core.answer import Answers
@@ -26,6 +27,7 @@ from bot.core.model import Actor, ItemState, new_session_id
 from bot.core.packs import DIFFICULTIES, AnyQuestion, Pack
 from bot.core.ports import Clock, Repository
 from bot.core.replies import Message, Reply, cmd
+from bot.core.shared_reads import SharedReads
 
 from . import actions as rx
 from . import view
@@ -63,7 +65,7 @@ class RaceService:
         self._rng = rng or random.Random()
         self._packs: dict[str, tuple[float, Pack | None]] = {}
         self._races: dict[str, Race] = {}  # running races as of their current round's start
-        self._loading: dict[str, asyncio.Future[Race | None]] = {}
+        self._loading: SharedReads[str, Race | None] = SharedReads()  # one read serves every click that arrives while it runs
         # Closing rounds, timers and the posts after a round (rounds.py). Its bound methods are the
         # service's attributes: `races.tick()` calls `Rounds.tick` itself, no call in between.
         rounds = Rounds(
@@ -269,11 +271,7 @@ class RaceService:
         cached = self._races.get(race_id)
         if cached is not None and cached.running and cached.round == round_index:
             return cached
-        loading = self._loading.get(race_id)
-        if loading is None:  # one read serves every click that arrives while it runs
-            loading = self._loading[race_id] = asyncio.ensure_future(self._store.get_race(race_id))
-            loading.add_done_callback(lambda _: self._loading.pop(race_id, None))
-        race = await asyncio.shield(loading)
+        race = await self._loading.read(race_id, partial(self._store.get_race, race_id))
         if race is None:
             raise NoRace()
         self._remember(race)
