@@ -15,7 +15,7 @@ the core's `PracticeDay.apply` to the learner's row under its lock.
 from __future__ import annotations
 
 from datetime import date
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from sqlalchemy import and_, delete, insert, tuple_
 from sqlalchemy.exc import IntegrityError
@@ -35,6 +35,7 @@ from .daily_rows import (
     put_member_answer,
     read_learner,
 )
+from .prepared import Prepared
 from .work_tables import unfinished_work
 
 if TYPE_CHECKING:
@@ -116,7 +117,7 @@ async def settle_items(c: AsyncConnection, units: list[AnswerWrite]) -> None:
         await c.execute(delete(unfinished_work).where(tuple_(w.platform, w.user_id, w.item).in_(items)))
 
 
-async def write_alone(db: Database, unit: AnswerWrite, upsert_review: Any, counted: Counted | None = None) -> None:
+async def write_alone(db: Database, unit: AnswerWrite, upsert_review: Prepared, counted: Counted | None = None) -> None:
     """Write a unit without a session (a daily post's answer) in one transaction, or raise Conflict."""
     try:
         async with db.write() as c:
@@ -136,7 +137,7 @@ async def write_alone(db: Database, unit: AnswerWrite, upsert_review: Any, count
                 await c.execute(insert(t.attempts), [attempt_row(attempt)])
                 await settle_items(c, [unit])
             if unit.card is not None:
-                await c.execute(upsert_review, [review_row(unit.card)])
+                await upsert_review.run(c, [review_row(unit.card)])
             await write_parts(c, unit, counted)
     except _Refused as refused:
         raise refused.conflict from None

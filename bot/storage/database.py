@@ -23,6 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from bot.core.errors import DatabaseFault, StorageError
 
+from . import sqlite_link
 from . import tables as t
 
 MIGRATIONS = Path(__file__).parent / "migrations"
@@ -81,7 +82,11 @@ def create_engine(
             if driver != "aiosqlite":
                 raise StorageError(f"The database URL {where} does not name an async driver: write sqlite+aiosqlite:///...")
             _make_folder(parsed, where)
-            engine = create_async_engine(parsed, connect_args={"timeout": busy})
+            # One trip to aiosqlite's thread per statement, not four (`sqlite_link.py`).
+            args, options = parsed.get_dialect()().create_connect_args(parsed)
+            engine = create_async_engine(
+                parsed, async_creator=sqlite_link.creator(*args, **{**options, "timeout": busy}), pool_size=10, max_overflow=10
+            )
             event.listen(engine.sync_engine, "connect", _sqlite_pragmas(busy, synchronous))
             _raise_faults(engine, url)
             return engine

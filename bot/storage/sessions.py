@@ -30,6 +30,7 @@ from . import tables as t
 from .answers import Counted, settle_items, write_alone, write_parts
 from .base import Database
 from .codec import SESSION_FIELDS, attempt_row, review_row, session_from_row, session_row
+from .prepared import Prepared
 from .work_tables import unfinished_work
 from .writer import BatchMismatch, GroupWriter, SaveOp
 
@@ -48,7 +49,7 @@ class SessionStore:
     def __init__(self, db: Database) -> None:
         self._db = db
         self._writer = GroupWriter(db.engine, db.write_lock, self._apply) if db.sqlite else None
-        self._upsert_review = _review_upsert(sqlite_insert if db.sqlite else pg_insert)
+        self._upsert_review = Prepared(_review_upsert(sqlite_insert if db.sqlite else pg_insert))
         # SQLite: this process is the only writer, so it may remember whose practice day is stored.
         self._counted: Counted | None = {} if db.sqlite else None
         # PostgreSQL: whose practice day this process stored, a guess `one_statement` checks in the database.
@@ -188,7 +189,7 @@ class SessionStore:
         params = {**{k: op.row[k] for k in SESSION_FIELDS}, "b_id": op.row["id"], "b_expected": op.expected_version}
         try:
             async with self._db.read() as c:  # autocommit: the statement is its own transaction
-                result = await c.execute(_UPDATE_IF_VERSION, params)
+                result = await c.execute(_UPDATE_IF_VERSION.statement, params)
         except IntegrityError as exc:  # made a quiz active while another is: the same refusal as `_run`'s
             raise Conflict(ALREADY_ACTIVE) from exc
         if result.rowcount != 1:
@@ -265,14 +266,13 @@ class SessionStore:
         good = [op for op, outcome in zip(ops, outcomes, strict=True) if outcome is None]
         if not good:
             return outcomes
-        result = await c.execute(
-            _UPDATE_IF_VERSION,
-            [{**{k: op.row[k] for k in SESSION_FIELDS}, "b_id": op.row["id"], "b_expected": op.expected_version} for op in good],
+        updated = await _UPDATE_IF_VERSION.run(
+            c, [{**{k: op.row[k] for k in SESSION_FIELDS}, "b_id": op.row["id"], "b_expected": op.expected_version} for op in good]
         )
-        if result.rowcount != len(good):
+        if updated != len(good):
             if len(ops) == 1:
                 return [Conflict(f"session {ops[0].row['id']} changed since it was read")]
-            raise BatchMismatch(f"{result.rowcount} of {len(good)} sessions updated")
+            raise BatchMismatch(f"{updated} of {len(good)} sessions updated")
         work = [op.work for op in good if op.work is not None]
         if work:  # the answers settle their unfinished work; one already taken refuses its answer
             settled = await c.execute(delete(unfinished_work).where(unfinished_work.c.id.in_(work)))
@@ -281,7 +281,7 @@ class SessionStore:
         await settle_items(c, [op.parts for op in good if op.parts is not None and op.parts.settles is not None])
         attempts = [op.attempt for op in good if op.attempt is not None]
         if attempts:
-            await c.execute(_INSERT_ATTEMPTS, attempts)
+            await _INSERT_ATTEMPTS.run(c, attempts)
         reviews = [op.review for op in good if op.review is not None]
         if reviews:
             await self._upsert_reviews(c, reviews)
@@ -298,11 +298,11 @@ class SessionStore:
             if key in merged:
                 r = {**r, "answers": merged[key]["answers"] + r["answers"]}
             merged[key] = r
-        await c.execute(self._upsert_review, list(merged.values()))
+        await self._upsert_review.run(c, list(merged.values()))
 
 
 # Statements built once: building them on every group costs more than running them on SQLite.
-_UPDATE_IF_VERSION = (
+_UPDATE_IF_VERSION = Prepared(
     update(t.sessions)
     .where(and_(t.sessions.c.id == bindparam("b_id"), t.sessions.c.version == bindparam("b_expected")))
     .values({name: bindparam(name) for name in SESSION_FIELDS})
@@ -321,7 +321,7 @@ _ACTIVE_ROW = select(t.sessions).where(
 _VERSIONS = select(t.sessions.c.id, t.sessions.c.version).where(t.sessions.c.id.in_(bindparam("ids", expanding=True)))
 _STORED_KEYS = select(t.attempts.c.key).where(t.attempts.c.key.in_(bindparam("keys", expanding=True)))
 _OPEN_WORK = select(unfinished_work.c.id).where(unfinished_work.c.id.in_(bindparam("ids", expanding=True)))
-_INSERT_ATTEMPTS = insert(t.attempts)
+_INSERT_ATTEMPTS = Prepared(insert(t.attempts))
 _INSERT_SESSIONS = insert(t.sessions)
 
 
