@@ -8,9 +8,9 @@ import re
 import time
 from typing import Any
 
-from aiohttp import WSMsgType, web
+from aiohttp import web
 
-from tests.discord.fake_discord import APP_ID, BOT_USER, Call, FakeDiscord, check_message
+from tests.discord.fake_discord import Call, FakeDiscord, check_message
 from tests.discord.fake_discord import _json as discord_json
 from tests.slack.conftest import BOT_TOKEN as SLACK_TOKEN
 from tests.slack.conftest import TEAM
@@ -122,30 +122,20 @@ class BenchDiscord(FakeDiscord):
         self._seq += 1
         await self.shard_sockets[shard].send_str(json.dumps({"op": 0, "t": event, "s": self._seq, "d": data}))
 
-    async def _gateway(self, request: web.Request) -> web.WebSocketResponse:
-        ws = web.WebSocketResponse(max_msg_size=0)
-        await ws.prepare(request)
-        self.sockets.append(ws)
-        await ws.send_str(json.dumps({"op": 10, "d": {"heartbeat_interval": 45000}}))
-        async for msg in ws:
-            if msg.type != WSMsgType.TEXT:
-                continue
-            payload = json.loads(msg.data)
-            if payload["op"] == 1:
-                await ws.send_str(json.dumps({"op": 11}))
-            elif payload["op"] == 2:
-                self.identify.append(payload["d"])
-                shard = (payload["d"].get("shard") or [0, 1])[0]
-                self.shard_sockets[shard] = ws
-                ready = {
-                    "v": 10, "user": BOT_USER, "guilds": [], "session_id": f"fake-session-{shard}",
-                    "resume_gateway_url": f"{self.url.replace('http', 'ws')}/gateway",
-                    "application": {"id": str(APP_ID), "flags": 0}, "private_channels": [], "relationships": [],
-                    **({"shard": payload["d"]["shard"]} if "shard" in payload["d"] else {}),
-                }  # fmt: skip
-                await ws.send_str(json.dumps({"op": 0, "t": "READY", "s": 1, "d": ready}))
-                self.ready.set()
-        return ws
+    gateway_max_msg_size = 0  # no limit on what the bot sends
+
+    def _identified(self, ws: web.WebSocketResponse, shard: int, count: int) -> None:
+        super()._identified(ws, shard, count)
+        self.shard_sockets[shard] = ws
+
+    def _ready(
+        self, identify: dict[str, Any], shard: int, count: int, own: list[dict[str, Any]]
+    ) -> dict[str, Any]:
+        # a session per shard, and the shard said back whenever the bot named one
+        ready = {**super()._ready(identify, shard, count, own), "session_id": f"fake-session-{shard}"}
+        if "shard" in identify:
+            ready["shard"] = identify["shard"]
+        return ready
 
     async def _handle(self, request: web.Request) -> web.StreamResponse:
         self.api_calls += 1

@@ -17,6 +17,7 @@ from . import requests as rq
 from .command_results import PackLoadAsked as PackLoadAsked
 from .command_results import Parsed as Parsed
 from .command_results import Usage as Usage
+from .command_results import read_options
 from .command_results import shown as shown
 from .daily_commands import daily, remind
 from .packs import DIFFICULTIES
@@ -163,24 +164,17 @@ def report(words: tuple[str, ...] | list[str]) -> rq.Report | Usage:
 
 def start(words: tuple[str, ...] | list[str]) -> rq.Start | Usage:
     """Read `[pack] [topic]` in order and `pack:`, `topic:`, `difficulty:`, `count:` by name."""
-    options: dict[str, str] = {}
-    positional: list[str] = []
-    for word in words:
-        key, sep, value = word.partition(":")
-        if not sep:
-            key, sep, value = word.partition("=")
-        if sep and key.lower() in START_KEYS:
-            if not value:
-                return Usage(_("`{key}:` needs a value, as in `{key}:{example}`.").format(key=key, example=_example(key.lower())))
-            options[key.lower()] = value
-        elif sep and not word.startswith("<"):
-            return Usage(
-                _("`{key}` is not an option of {start}; use `pack:`, `topic:`, `difficulty:`, `count:` or `language:`.").format(
-                    key=shown(key), start=cmd("start")
-                )
-            )
-        else:
-            positional.append(word)
+    parsed = read_options(
+        words,
+        START_KEYS,
+        needs_value=lambda key, name: _("`{key}:` needs a value, as in `{key}:{example}`.").format(key=key, example=_example(name)),
+        not_an_option=lambda key: _(
+            "`{key}` is not an option of {start}; use `pack:`, `topic:`, `difficulty:`, `count:` or `language:`."
+        ).format(key=shown(key), start=cmd("start")),
+    )
+    if isinstance(parsed, Usage):
+        return parsed
+    options, positional = parsed
     if len(positional) > 2:
         return Usage(_("{start} takes a pack and a topic at most; add `difficulty:` and `count:` by name.").format(start=cmd("start")))
     for key, value in zip(("pack", "topic"), positional, strict=False):

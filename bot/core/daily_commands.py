@@ -11,7 +11,7 @@ import re
 from bot.core.i18n import _
 
 from . import requests as rq
-from .command_results import Parsed, Usage, shown
+from .command_results import Parsed, Usage, read_options, shown
 from .replies import cmd
 
 DAILY_ACTIONS = ("set", "show", "off", "now", "settings")
@@ -32,28 +32,17 @@ def channel_id_of(word: str) -> str | None:
 def _options(
     words: tuple[str, ...], keys: tuple[str, ...], command: str
 ) -> tuple[dict[str, str], list[str]] | Usage:
-    """Split `key:value` words (by the keys given) from positional words."""
-    options: dict[str, str] = {}
-    positional: list[str] = []
-    for word in words:
-        key, sep, value = word.partition(":")
-        if not sep:
-            key, sep, value = word.partition("=")
-        name = KEY_ALIASES.get(key.lower(), key.lower())
-        if sep and name in keys:
-            if not value:
-                return Usage(_("`{key}:` needs a value.").format(key=shown(key)))
-            options[name] = value
-        elif sep and not word.startswith("<") and not key.isdigit():
-            listed = ", ".join(f"`{k}:`" for k in keys)
-            return Usage(
-                _("`{key}` is not an option of {command}; use {listed}.").format(
-                    key=shown(key), command=cmd(command), listed=listed
-                )
-            )
-        else:
-            positional.append(word)
-    return options, positional
+    """Split `key:value` words (by the keys given, or their aliases) from positional words (times among them)."""
+    return read_options(
+        words,
+        keys,
+        aliases=KEY_ALIASES,
+        times=True,
+        needs_value=lambda key, _name: _("`{key}:` needs a value.").format(key=shown(key)),
+        not_an_option=lambda key: _("`{key}` is not an option of {command}; use {listed}.").format(
+            key=shown(key), command=cmd(command), listed=", ".join(f"`{k}:`" for k in keys)
+        ),
+    )
 
 
 def _channel_option(options: dict[str, str], positional: list[str]) -> str | Usage | None:

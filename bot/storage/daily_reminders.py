@@ -16,7 +16,7 @@ from sqlalchemy import and_, false, insert, select, update
 from bot.core.daily.learner import Learner
 
 from . import daily_tables as d
-from .daily_rows import Claims, Platforms, _learner, _on
+from .daily_rows import Claims, Platforms, _due, _learner
 
 
 class ReminderRows(Claims):
@@ -28,30 +28,22 @@ class ReminderRows(Claims):
         self, now: datetime, limit: int = 100, *, platforms: Platforms = None
     ) -> list[Learner]:
         l_ = d.daily_learners.c
-        async with self._engine.connect() as c:
-            rows = await c.execute(
-                select(d.daily_learners)
-                .where(
-                    and_(
-                        _on(l_.platform, platforms),
-                        l_.remind_next_at.is_not(None),
-                        l_.remind_next_at <= now,
-                        l_.remind_stopped == false(),
-                    )
-                )
-                .order_by(l_.remind_next_at)
-                .limit(limit)
-            )
-            return [_learner(r) for r in rows]
+        due = _due(
+            d.daily_learners,
+            platforms,
+            l_.remind_next_at.is_not(None),
+            l_.remind_next_at <= now,
+            l_.remind_stopped == false(),
+        )
+        return await self._all(due.order_by(l_.remind_next_at).limit(limit), _learner)
 
     async def advance_reminder(self, learner: Learner, *, next_at: datetime) -> None:
         l_ = d.daily_learners.c
-        async with self._write() as c:
-            await c.execute(
-                update(d.daily_learners)
-                .where(and_(l_.platform == learner.platform, l_.user_id == learner.user_id))
-                .values(remind_next_at=next_at)
-            )
+        await self._change(
+            update(d.daily_learners)
+            .where(and_(l_.platform == learner.platform, l_.user_id == learner.user_id))
+            .values(remind_next_at=next_at)
+        )
 
     async def claim_reminder(
         self, learner: Learner, day: date, *, due: int, now: datetime, next_at: datetime
@@ -96,10 +88,13 @@ class ReminderRows(Claims):
     async def reminder_log(self, platform: str, user_id: str) -> list[tuple[date, str, int]]:
         """Return the learner's reminder claims as (day, status, due), oldest first."""
         m = d.daily_reminders.c
-        async with self._engine.connect() as c:
-            rows = await c.execute(
-                select(m.day, m.status, m.due)
-                .where(and_(m.platform == platform, m.user_id == user_id))
-                .order_by(m.day)
-            )
-            return [(row.day, row.status, row.due) for row in rows]
+        return await self._all(
+            select(m.day, m.status, m.due)
+            .where(and_(m.platform == platform, m.user_id == user_id))
+            .order_by(m.day),
+            _logged,
+        )
+
+
+def _logged(row: Any) -> tuple[date, str, int]:
+    return (row.day, row.status, row.due)

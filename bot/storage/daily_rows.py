@@ -5,23 +5,26 @@ counts, a member's answer to a post with the post's tally) take an open connecti
 path (`answers.py`) writes them in its own transaction.
 
 `Claims` is how the scheduler's stores (`daily_schedules`, `daily_reminders`) take a job: a row the
-database makes unique, inserted in its own transaction.
+database makes unique, inserted in its own transaction. It also holds the reads and one-statement
+writes those stores share: rows due (`_due`), all or the first of a query's rows, one change.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from datetime import UTC, date, datetime, time
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import and_, bindparam, delete, false, insert, or_, select, true, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
-from sqlalchemy.sql.dml import Insert, Update
+from sqlalchemy.sql.dml import Delete, Insert, Update
 from sqlalchemy.sql.elements import ColumnElement
+from sqlalchemy.sql.schema import Table
+from sqlalchemy.sql.selectable import Select
 
 from bot.core.daily.channel import DailyPost, MemberAnswer
 from bot.core.daily.learner import Learner
@@ -35,11 +38,17 @@ from . import daily_tables as d
 from .base import Base
 
 Platforms = Collection[str] | None  # the platforms a scheduler serves; None: every platform
+T = TypeVar("T")
 
 
 def _on(column: Any, platforms: Platforms) -> ColumnElement[bool]:
     """A condition keeping the rows of the platforms served (every row when `platforms` is None)."""
     return true() if platforms is None else column.in_(sorted(platforms))
+
+
+def _due(table: Table, platforms: Platforms, *conditions: ColumnElement[bool]) -> Select[Any]:
+    """The rows of `table` of the platforms served that meet every condition (a job's rows due)."""
+    return select(table).where(and_(_on(table.c.platform, platforms), *conditions))
 
 
 def _hhmm(text: str) -> time:
@@ -322,3 +331,19 @@ class Claims(Base):
         except IntegrityError:
             return False
         return True
+
+    async def _all(self, query: Select[Any], row: Callable[[Any], T]) -> list[T]:
+        """Read the query's rows, each turned into a `row`."""
+        async with self._engine.connect() as c:
+            return [row(r) for r in await c.execute(query)]
+
+    async def _first(self, query: Select[Any], row: Callable[[Any], T]) -> T | None:
+        """Read the query's first row turned into a `row`, or None when there is none."""
+        async with self._engine.connect() as c:
+            found = (await c.execute(query)).first()
+        return row(found) if found is not None else None
+
+    async def _change(self, statement: Update | Delete) -> int:
+        """Run one update or delete in its own transaction; return how many rows it changed."""
+        async with self._write() as c:
+            return (await c.execute(statement)).rowcount

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from sqlalchemy import and_, delete, false, func, insert, or_, select, true, update
 from sqlalchemy.sql.elements import ColumnElement
@@ -22,7 +23,11 @@ from bot.core.daily.schedule import Schedule
 
 from . import daily_tables as d
 from . import tables as t
-from .daily_rows import Claims, Platforms, _aware, _on, _post, _schedule
+from .daily_rows import Claims, Platforms, _aware, _due, _on, _post, _schedule
+
+
+def _item(row: Any) -> ItemKey:
+    return (row.pack_id, row.question_id)
 
 
 class ScheduleRows(Claims):
@@ -60,79 +65,60 @@ class ScheduleRows(Claims):
 
     async def get_schedule(self, platform: str, channel_id: str) -> Schedule | None:
         s = d.daily_schedules.c
-        async with self._engine.connect() as c:
-            row = (
-                await c.execute(
-                    select(d.daily_schedules).where(and_(s.platform == platform, s.channel_id == channel_id))
-                )
-            ).first()
-        return _schedule(row) if row is not None else None
+        return await self._first(
+            select(d.daily_schedules).where(and_(s.platform == platform, s.channel_id == channel_id)),
+            _schedule,
+        )
 
     async def list_schedules(self, platform: str, scope: str) -> list[Schedule]:
         s = d.daily_schedules.c
-        async with self._engine.connect() as c:
-            rows = await c.execute(
-                select(d.daily_schedules)
-                .where(and_(s.platform == platform, s.scope == scope))
-                .order_by(s.channel_id)
-            )
-            return [_schedule(r) for r in rows]
+        return await self._all(
+            select(d.daily_schedules)
+            .where(and_(s.platform == platform, s.scope == scope))
+            .order_by(s.channel_id),
+            _schedule,
+        )
 
     async def delete_schedule(self, platform: str, channel_id: str) -> bool:
         s = d.daily_schedules.c
-        async with self._write() as c:
-            result = await c.execute(
+        return bool(
+            await self._change(
                 delete(d.daily_schedules).where(and_(s.platform == platform, s.channel_id == channel_id))
             )
-        return bool(result.rowcount)
+        )
 
     async def due_schedules(
         self, now: datetime, limit: int = 100, *, platforms: Platforms = None
     ) -> list[Schedule]:
         """Return schedules of `platforms` that are not paused and whose next look is due."""
         s = d.daily_schedules.c
-        async with self._engine.connect() as c:
-            rows = await c.execute(
-                select(d.daily_schedules)
-                .where(
-                    and_(
-                        _on(s.platform, platforms),
-                        s.paused == false(),
-                        s.next_at.is_not(None),
-                        s.next_at <= now,
-                    )
-                )
-                .order_by(s.next_at)
-                .limit(limit)
-            )
-            return [_schedule(r) for r in rows]
+        due = _due(
+            d.daily_schedules, platforms, s.paused == false(), s.next_at.is_not(None), s.next_at <= now
+        )
+        return await self._all(due.order_by(s.next_at).limit(limit), _schedule)
 
     async def advance_schedule(self, schedule: Schedule, *, next_at: datetime) -> None:
         """Move the schedule's next look on, when another process claimed today's post or none is due."""
         s = d.daily_schedules.c
-        async with self._write() as c:
-            await c.execute(
-                update(d.daily_schedules)
-                .where(and_(s.platform == schedule.platform, s.channel_id == schedule.channel_id))
-                .values(next_at=next_at)
-            )
+        await self._change(
+            update(d.daily_schedules)
+            .where(and_(s.platform == schedule.platform, s.channel_id == schedule.channel_id))
+            .values(next_at=next_at)
+        )
 
     async def pause_schedule(self, schedule: Schedule, reason: str) -> bool:
         """Pause the schedule; return True when this call paused it (so the admin is told once)."""
         s = d.daily_schedules.c
-        async with self._write() as c:
-            result = await c.execute(
-                update(d.daily_schedules)
-                .where(
-                    and_(
-                        s.platform == schedule.platform,
-                        s.channel_id == schedule.channel_id,
-                        s.paused == false(),
-                    )
+        changed = await self._change(
+            update(d.daily_schedules)
+            .where(
+                and_(
+                    s.platform == schedule.platform, s.channel_id == schedule.channel_id, s.paused == false()
                 )
-                .values(paused=True, pause_reason=reason[:500], updated_at=datetime.now(UTC))
             )
-        return result.rowcount == 1
+            .values(paused=True, pause_reason=reason[:500], updated_at=datetime.now(UTC))
+        )
+        return changed == 1
 
     async def candidates(self, schedule: Schedule) -> list[ItemKey]:
         """Return the items a schedule draws from: its packs (or every enabled pack), topic, difficulty."""
@@ -160,15 +146,12 @@ class ScheduleRows(Claims):
 
     async def posted_in_cycle(self, schedule: Schedule, cycle: int) -> list[ItemKey]:
         p = d.daily_posts.c
-        async with self._engine.connect() as c:
-            rows = await c.execute(
-                select(p.pack_id, p.question_id).where(
-                    and_(
-                        p.platform == schedule.platform, p.channel_id == schedule.channel_id, p.cycle == cycle
-                    )
-                )
-            )
-            return [(r.pack_id, r.question_id) for r in rows]
+        return await self._all(
+            select(p.pack_id, p.question_id).where(
+                and_(p.platform == schedule.platform, p.channel_id == schedule.channel_id, p.cycle == cycle)
+            ),
+            _item,
+        )
 
     # ------------------------------------------------------------ posts
 
@@ -208,15 +191,12 @@ class ScheduleRows(Claims):
 
     async def mark_post(self, post_id: str, *, status: str, message_ref: str | None = None) -> None:
         p = d.daily_posts.c
-        async with self._write() as c:
-            await c.execute(
-                update(d.daily_posts).where(p.id == post_id).values(status=status, message_ref=message_ref)
-            )
+        await self._change(
+            update(d.daily_posts).where(p.id == post_id).values(status=status, message_ref=message_ref)
+        )
 
     async def get_post(self, post_id: str) -> DailyPost | None:
-        async with self._engine.connect() as c:
-            row = (await c.execute(select(d.daily_posts).where(d.daily_posts.c.id == post_id))).first()
-        return _post(row) if row is not None else None
+        return await self._first(select(d.daily_posts).where(d.daily_posts.c.id == post_id), _post)
 
     async def post_at(
         self, platform: str, message_ref: str, channel_id: str | None = None
@@ -226,89 +206,67 @@ class ScheduleRows(Claims):
         where = [p.platform == platform, p.message_ref == message_ref, p.status == "posted"]
         if channel_id is not None:
             where.append(p.channel_id == channel_id)
-        async with self._engine.connect() as c:
-            row = (
-                await c.execute(select(d.daily_posts).where(and_(*where)).order_by(p.day.desc()).limit(1))
-            ).first()
-        return _post(row) if row is not None else None
+        return await self._first(
+            select(d.daily_posts).where(and_(*where)).order_by(p.day.desc()).limit(1), _post
+        )
 
     async def posts(self, platform: str, channel_id: str) -> list[DailyPost]:
         """Return the channel's posts, oldest first."""
         p = d.daily_posts.c
-        async with self._engine.connect() as c:
-            rows = await c.execute(
-                select(d.daily_posts)
-                .where(and_(p.platform == platform, p.channel_id == channel_id))
-                .order_by(p.day)
-            )
-            return [_post(r) for r in rows]
+        return await self._all(
+            select(d.daily_posts)
+            .where(and_(p.platform == platform, p.channel_id == channel_id))
+            .order_by(p.day),
+            _post,
+        )
 
     async def open_posts(self, platform: str, channel_id: str) -> list[DailyPost]:
         """Return the channel's posted, unrevealed posts (revealed before a new one goes up)."""
         p = d.daily_posts.c
-        async with self._engine.connect() as c:
-            rows = await c.execute(
-                select(d.daily_posts).where(
-                    and_(
-                        p.platform == platform,
-                        p.channel_id == channel_id,
-                        p.status == "posted",
-                        p.revealed_at.is_(None),
-                    )
+        return await self._all(
+            select(d.daily_posts).where(
+                and_(
+                    p.platform == platform,
+                    p.channel_id == channel_id,
+                    p.status == "posted",
+                    p.revealed_at.is_(None),
                 )
-            )
-            return [_post(r) for r in rows]
+            ),
+            _post,
+        )
 
     async def due_reveals(
         self, now: datetime, limit: int = 100, *, platforms: Platforms = None
     ) -> list[DailyPost]:
         p = d.daily_posts.c
-        async with self._engine.connect() as c:
-            rows = await c.execute(
-                select(d.daily_posts)
-                .where(
-                    and_(
-                        _on(p.platform, platforms),
-                        p.status == "posted",
-                        p.revealed_at.is_(None),
-                        p.reveal_at <= now,
-                    )
-                )
-                .order_by(p.reveal_at)
-                .limit(limit)
-            )
-            return [_post(r) for r in rows]
+        due = _due(
+            d.daily_posts, platforms, p.status == "posted", p.revealed_at.is_(None), p.reveal_at <= now
+        )
+        return await self._all(due.order_by(p.reveal_at).limit(limit), _post)
 
     async def claim_reveal(self, post_id: str, now: datetime) -> bool:
         """Mark the post revealed; True for the one caller that did it."""
         p = d.daily_posts.c
-        async with self._write() as c:
-            result = await c.execute(
-                update(d.daily_posts)
-                .where(and_(p.id == post_id, p.revealed_at.is_(None)))
-                .values(revealed_at=now)
-            )
-        return result.rowcount == 1
+        changed = await self._change(
+            update(d.daily_posts)
+            .where(and_(p.id == post_id, p.revealed_at.is_(None)))
+            .values(revealed_at=now)
+        )
+        return changed == 1
 
     async def due_tallies(
         self, now: datetime, every: timedelta, limit: int = 100, *, platforms: Platforms = None
     ) -> list[DailyPost]:
         p = d.daily_posts.c
-        async with self._engine.connect() as c:
-            rows = await c.execute(
-                select(d.daily_posts)
-                .where(
-                    and_(
-                        _on(p.platform, platforms),
-                        p.tally_dirty == true(),
-                        p.status == "posted",
-                        p.revealed_at.is_(None),
-                        or_(p.tally_edited_at.is_(None), p.tally_edited_at <= now - every),
-                    )
-                )
-                .limit(limit)
-            )
-            return [_post(r) for r in rows]
+        due = _due(
+            d.daily_posts,
+            platforms,
+            p.tally_dirty == true(),
+            p.status == "posted",
+            p.revealed_at.is_(None),
+            or_(p.tally_edited_at.is_(None), p.tally_edited_at <= now - every),
+        )
+        return await self._all(due.limit(limit), _post)
 
     async def claim_tally(self, post_id: str, now: datetime, every: timedelta) -> DailyPost | None:
         """Take the post's pending tally edit; return the post with its current counts, or None."""

@@ -190,8 +190,10 @@ class FakeDiscord:
 
     # ------------------------------------------------------------------ gateway
 
+    gateway_max_msg_size = 4 * 1024 * 1024  # aiohttp's default; 0: no limit
+
     async def _gateway(self, request: web.Request) -> web.WebSocketResponse:
-        ws = web.WebSocketResponse()
+        ws = web.WebSocketResponse(max_msg_size=self.gateway_max_msg_size)
         await ws.prepare(request)
         self.sockets.append(ws)
         await ws.send_str(json.dumps({"op": 10, "d": {"heartbeat_interval": 45000}}))
@@ -207,26 +209,37 @@ class FakeDiscord:
                     await ws.close(code=4014, message=b"Disallowed intent(s).")
                     break
                 shard, count = payload["d"].get("shard") or (0, 1)
-                self.shard_of[id(ws)] = (shard, count)
+                self._identified(ws, shard, count)
                 own = self.guilds_of(shard, count)
-                ready = {
-                    "v": 10,
-                    "user": BOT_USER,
-                    "guilds": [{"id": g["id"], "unavailable": True} for g in own],
-                    "session_id": "fake-session",
-                    "resume_gateway_url": f"{self.url.replace('http', 'ws')}/gateway",
-                    "application": {"id": str(APP_ID), "flags": 0},
-                    "private_channels": [],
-                    "relationships": [],
-                }
-                if count > 1:
-                    ready["shard"] = [shard, count]
+                ready = self._ready(payload["d"], shard, count, own)
                 await ws.send_str(json.dumps({"op": 0, "t": "READY", "s": 1, "d": ready}))
                 for guild in own:  # the guilds come after READY, as Discord sends them
                     await ws.send_str(json.dumps({"op": 0, "t": "GUILD_CREATE", "s": 1, "d": guild}))
                     self.announced.append((shard, guild["id"]))
                 self.ready.set()
         return ws
+
+    def _identified(self, ws: web.WebSocketResponse, shard: int, count: int) -> None:
+        """Note the shard a connection identified as (a subclass may note more)."""
+        self.shard_of[id(ws)] = (shard, count)
+
+    def _ready(
+        self, identify: dict[str, Any], shard: int, count: int, own: list[dict[str, Any]]
+    ) -> dict[str, Any]:
+        """The READY a connection gets after its IDENTIFY: its own guilds, and its shard when sharded."""
+        ready = {
+            "v": 10,
+            "user": BOT_USER,
+            "guilds": [{"id": g["id"], "unavailable": True} for g in own],
+            "session_id": "fake-session",
+            "resume_gateway_url": f"{self.url.replace('http', 'ws')}/gateway",
+            "application": {"id": str(APP_ID), "flags": 0},
+            "private_channels": [],
+            "relationships": [],
+        }
+        if count > 1:
+            ready["shard"] = [shard, count]
+        return ready
 
     # ------------------------------------------------------------------ HTTP
 
