@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from alembic import command
 from alembic.config import Config
@@ -20,6 +20,7 @@ from sqlalchemy import event, insert, text, update
 from sqlalchemy.engine import URL, Connection, ExceptionContext, make_url
 from sqlalchemy.exc import DBAPIError, DisconnectionError, IntegrityError, SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.pool import QueuePool
 
 from bot.core.errors import DatabaseFault, StorageError
 
@@ -31,6 +32,7 @@ DEFAULT_TIMEOUT = 10.0  # seconds to connect to PostgreSQL, and for one statemen
 SQLITE_BUSY_SECONDS = 5.0  # how long SQLite waits for another writer's lock
 IDLE_PING_SECONDS = 10.0  # PostgreSQL: a pooled connection unused this long is pinged before it is handed out
 POOL_SIZE = 20  # PostgreSQL: connections each process keeps open
+SQLITE_POOL_SIZE = 10  # SQLite: connections kept open, and no more (200 learners starting at once opened 180 and closed them)
 # PostgreSQL: how long a request waits for one of them. Far longer than `timeout`: all twenty busy means
 # the process is overloaded, not that the server is gone, and a click acknowledged after the adapters'
 # 2 s (Slack and Discord want an answer in 3) must still be stored, late, rather than lost.
@@ -68,8 +70,9 @@ def create_engine(
 
     `timeout` bounds connecting to PostgreSQL and each statement there, so a server that accepts
     connections but never answers fails in seconds rather than minutes. A request waits up to
-    `pool_wait` seconds for a pooled PostgreSQL connection; one unused for `idle_ping` seconds is
-    pinged before it is handed out. SQLite waits up to
+    `pool_wait` seconds for a pooled connection (PostgreSQL's twenty, SQLite's ten: a connection
+    opened for a burst and closed after it cost a thread, the file's opening and five statements);
+    a PostgreSQL one unused for `idle_ping` seconds is pinged before it is handed out. SQLite waits up to
     `busy` seconds for another writer's lock, and syncs every commit (`synchronous`: NORMAL only to
     measure what FULL costs, in bench/core_bench.py). Every driver error `classify` recognises is raised as
     a `DatabaseFault` (`_raise_faults`).
@@ -83,9 +86,14 @@ def create_engine(
                 raise StorageError(f"The database URL {where} does not name an async driver: write sqlite+aiosqlite:///...")
             _make_folder(parsed, where)
             # One trip to aiosqlite's thread per statement, not four (`sqlite_link.py`).
-            args, options = parsed.get_dialect()().create_connect_args(parsed)
+            dialect = parsed.get_dialect()
+            args, options = dialect().create_connect_args(parsed)
+            # A file's connections are pooled (an in-memory database is one connection, kept).
+            pooled = issubclass(cast(Any, dialect).get_pool_class(parsed), QueuePool)
             engine = create_async_engine(
-                parsed, async_creator=sqlite_link.creator(*args, **{**options, "timeout": busy}), pool_size=10, max_overflow=10
+                parsed,
+                async_creator=sqlite_link.creator(*args, **{**options, "timeout": busy}),
+                **({"pool_size": SQLITE_POOL_SIZE, "max_overflow": 0, "pool_timeout": pool_wait} if pooled else {}),
             )
             event.listen(engine.sync_engine, "connect", _sqlite_pragmas(busy, synchronous))
             _raise_faults(engine, url)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
@@ -9,12 +10,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import bindparam, insert, select, text, update
+from sqlalchemy import bindparam, event, insert, select, text, update
 from sqlalchemy.exc import IntegrityError
 
 from bot.core.errors import DatabaseFault
 from bot.storage import SqlRepository, open_repository
 from bot.storage import tables as t
+from bot.storage.database import SQLITE_POOL_SIZE
 from bot.storage.prepared import Prepared
 from bot.storage.sqlite_link import OneTripConnection
 
@@ -107,3 +109,28 @@ async def test_a_prepared_statement_fails_as_sqlalchemy_would_and_keeps_nothing(
                 await c.execute(text("PRAGMA query_only = OFF"))
     assert fault.value.kind == "read-only"
     assert isinstance(fault.value.__cause__, sqlite3.OperationalError)
+
+
+async def test_a_burst_of_readers_shares_the_kept_connections(repo: SqlRepository) -> None:
+    opened: list[object] = []
+    event.listen(repo.engine.sync_engine, "connect", lambda connection, _record: opened.append(connection))
+
+    async def read() -> int:
+        async with repo.engine.connect() as c:
+            await asyncio.sleep(0.01)  # all of them hold a connection at once
+            return int((await c.execute(text("SELECT 1"))).scalar_one())
+
+    assert await asyncio.gather(*(read() for _ in range(60))) == [1] * 60
+    assert len(opened) <= SQLITE_POOL_SIZE  # the rest waited their turn; nothing opened for the burst and closed after it
+    assert repo.engine.sync_engine.pool.checkedin() == len(opened) + 1  # kept: the one the repository opened, and these
+
+
+async def test_an_in_memory_database_is_one_kept_connection() -> None:
+    repository = await open_repository("sqlite+aiosqlite://")
+    try:
+        async with repository.engine.begin() as c:
+            await c.execute(insert(t.settings).values(key="k", value="v"))
+        async with repository.engine.connect() as c:
+            assert (await c.execute(select(t.settings.c.value))).scalar_one() == "v"
+    finally:
+        await repository.close()
