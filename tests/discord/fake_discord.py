@@ -5,15 +5,11 @@ channel messages, DMs, attachment downloads) with payloads shaped as Discord doc
 records every call, checks every message and modal against Discord's size limits (answering 400
 like Discord when one is broken), and can be told to fail a call (429, 401, 500...).
 
-The gateway is shard-aware as Discord's is: IDENTIFY carries `shard: [id, count]` (none: [0, 1]);
-a guild belongs to shard `(guild_id >> 22) % count`; each connection's READY and GUILD_CREATE
-events carry its own guilds only (those added with `add_guild`), and `dispatch` sends an event
-about a guild to the connections of that guild's shard only (DMs to shard 0).
+The gateway (`fake_gateway.py`) is shard-aware as Discord's is; the limits are in `discord_limits.py`.
 """
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import json
 import re
@@ -22,18 +18,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from aiohttp import WSMsgType, web
+from aiohttp import web
 
-APP_ID = 900000000000000001
-BOT_USER = {
-    "id": str(APP_ID),
-    "username": "quizbot",
-    "global_name": "QuizBot",
-    "discriminator": "0",
-    "avatar": None,
-    "bot": True,
-    "flags": 0,
-}
+from tests.discord.discord_limits import check_message, check_modal
+from tests.discord.fake_gateway import APP_ID, BOT_USER, FakeGateway, shard_for
+
 BOT_TOKEN = "MTAxMjM0NTY3ODkwMTIzNDU2Nzg5.GhIjKl.abcdefghijklmnopqrstuvwxyz0123456789AB"
 
 
@@ -58,8 +47,9 @@ class Failure:
     times: int
 
 
-class FakeDiscord:
+class FakeDiscord(FakeGateway):
     def __init__(self) -> None:
+        super().__init__()
         self.calls: list[Call] = []
         self.violations: list[str] = []
         self.messages: dict[str, dict[str, Any]] = {}
@@ -67,18 +57,9 @@ class FakeDiscord:
         self.interactions: dict[str, dict[str, Any]] = {}  # id -> the payload the test sent
         self.reactions: list[tuple[str, str, str]] = []  # (channel id, message id, emoji) the bot added
         self.originals: dict[str, str] = {}  # interaction token -> id of its original response message
-        self.identify: list[dict[str, Any]] = []
-        self.sockets: list[web.WebSocketResponse] = []
         self._failures: list[Failure] = []
         self._ids = itertools.count(1_300_000_000_000_000_000)
         self._runner: web.AppRunner | None = None
-        self.url = ""
-        self.ready = asyncio.Event()
-        self.allowed_intents: int | None = None  # None: any; else IDENTIFY with others is closed with 4014
-        self.guilds: dict[str, dict[str, Any]] = {}  # guild id -> its GUILD_CREATE payload (add_guild)
-        self.shard_of: dict[int, tuple[int, int]] = {}  # id(socket) -> (shard id, shard count) it identified with
-        self.delivered: list[tuple[int, str, str]] = []  # (shard id, event, payload id) of every dispatch sent
-        self.announced: list[tuple[int, str]] = []  # (shard id, guild id) of every GUILD_CREATE sent
 
     # ------------------------------------------------------------------ life
 
@@ -132,114 +113,6 @@ class FakeDiscord:
 
     def callbacks(self, interaction_id: str) -> list[Call]:
         return self.find("POST", rf"^/interactions/{interaction_id}/[^/]+/callback$")
-
-    async def dispatch(self, event: str, data: dict[str, Any]) -> int:
-        """Send a gateway DISPATCH event to the connections of its shard; return how many got it.
-
-        An event about a guild goes to the shard the guild belongs to, one without a guild (a DM) to
-        shard 0, as Discord routes them; an unsharded connection gets everything.
-        """
-        sent = 0
-        guild_id = data.get("guild_id")
-        for ws in self.sockets:
-            shard, count = self.shard_of.get(id(ws), (0, 1))
-            if ws.closed or shard != (shard_for(guild_id, count) if guild_id else 0):
-                continue
-            await ws.send_str(json.dumps({"op": 0, "t": event, "s": 2, "d": data}))
-            self.delivered.append((shard, event, str(data.get("id", ""))))
-            sent += 1
-        return sent
-
-    def add_guild(self, guild_id: str, name: str = "Study server") -> dict[str, Any]:
-        """A guild the bot is in: announced (READY, GUILD_CREATE) to the connection of its shard."""
-        guild = {
-            "id": guild_id,
-            "name": name,
-            "icon": None,
-            "owner_id": "1",
-            "afk_timeout": 300,
-            "verification_level": 0,
-            "default_message_notifications": 0,
-            "explicit_content_filter": 0,
-            "mfa_level": 0,
-            "nsfw_level": 0,
-            "premium_tier": 0,
-            "preferred_locale": "en-US",
-            "features": [],
-            "roles": [],
-            "emojis": [],
-            "stickers": [],
-            "channels": [],
-            "threads": [],
-            "members": [],
-            "voice_states": [],
-            "presences": [],
-            "stage_instances": [],
-            "guild_scheduled_events": [],
-            "member_count": 2,
-            "large": False,
-            "unavailable": False,
-            "joined_at": "2026-01-01T00:00:00+00:00",
-            "system_channel_flags": 0,
-        }
-        self.guilds[guild_id] = guild
-        return guild
-
-    def guilds_of(self, shard: int, count: int) -> list[dict[str, Any]]:
-        return [g for gid, g in self.guilds.items() if shard_for(gid, count) == shard]
-
-    # ------------------------------------------------------------------ gateway
-
-    gateway_max_msg_size = 4 * 1024 * 1024  # aiohttp's default; 0: no limit
-
-    async def _gateway(self, request: web.Request) -> web.WebSocketResponse:
-        ws = web.WebSocketResponse(max_msg_size=self.gateway_max_msg_size)
-        await ws.prepare(request)
-        self.sockets.append(ws)
-        await ws.send_str(json.dumps({"op": 10, "d": {"heartbeat_interval": 45000}}))
-        async for msg in ws:
-            if msg.type != WSMsgType.TEXT:
-                continue
-            payload = json.loads(msg.data)
-            if payload["op"] == 1:
-                await ws.send_str(json.dumps({"op": 11}))
-            elif payload["op"] == 2:
-                self.identify.append(payload["d"])
-                if self.allowed_intents is not None and payload["d"]["intents"] & ~self.allowed_intents:
-                    await ws.close(code=4014, message=b"Disallowed intent(s).")
-                    break
-                shard, count = payload["d"].get("shard") or (0, 1)
-                self._identified(ws, shard, count)
-                own = self.guilds_of(shard, count)
-                ready = self._ready(payload["d"], shard, count, own)
-                await ws.send_str(json.dumps({"op": 0, "t": "READY", "s": 1, "d": ready}))
-                for guild in own:  # the guilds come after READY, as Discord sends them
-                    await ws.send_str(json.dumps({"op": 0, "t": "GUILD_CREATE", "s": 1, "d": guild}))
-                    self.announced.append((shard, guild["id"]))
-                self.ready.set()
-        return ws
-
-    def _identified(self, ws: web.WebSocketResponse, shard: int, count: int) -> None:
-        """Note the shard a connection identified as (a subclass may note more)."""
-        self.shard_of[id(ws)] = (shard, count)
-
-    def _ready(
-        self, identify: dict[str, Any], shard: int, count: int, own: list[dict[str, Any]]
-    ) -> dict[str, Any]:
-        """The READY a connection gets after its IDENTIFY: its own guilds, and its shard when sharded."""
-        ready = {
-            "v": 10,
-            "user": BOT_USER,
-            "guilds": [{"id": g["id"], "unavailable": True} for g in own],
-            "session_id": "fake-session",
-            "resume_gateway_url": f"{self.url.replace('http', 'ws')}/gateway",
-            "application": {"id": str(APP_ID), "flags": 0},
-            "private_channels": [],
-            "relationships": [],
-        }
-        if count > 1:
-            ready["shard"] = [shard, count]
-        return ready
 
     # ------------------------------------------------------------------ HTTP
 
@@ -456,11 +329,6 @@ class FakeDiscord:
         return message
 
 
-def shard_for(guild_id: str | int, count: int) -> int:
-    """The shard a guild belongs to, by Discord's formula."""
-    return (int(guild_id) >> 22) % count
-
-
 def _json(data: Any, status: int = 200, headers: dict[str, str] | None = None) -> web.Response:
     """Answer JSON as Discord does: exactly `application/json`, which discord.py checks for."""
     return web.Response(
@@ -480,95 +348,4 @@ async def _read_body(request: web.Request) -> tuple[Any, list[tuple[str, bytes]]
     return (json.loads(text) if text else None), []
 
 
-# ---------------------------------------------------------------------- Discord's limits
-
-
-def _size(text: str) -> int:
-    return len(text.encode("utf-16-le")) // 2
-
-
-def check_message(body: Any) -> list[str]:
-    """Return every way a message payload breaks Discord's documented limits."""
-    if not isinstance(body, dict):
-        return []
-    problems: list[str] = []
-    if _size(body.get("content") or "") > 2000:
-        problems.append("content longer than 2000")
-    embeds = body.get("embeds") or []
-    if len(embeds) > 10:
-        problems.append("more than 10 embeds")
-    total = 0
-    for embed in embeds:
-        checks = [
-            ("title", embed.get("title") or "", 256),
-            ("description", embed.get("description") or "", 4096),
-            ("footer", (embed.get("footer") or {}).get("text") or "", 2048),
-        ]
-        fields = embed.get("fields") or []
-        if len(fields) > 25:
-            problems.append("more than 25 fields")
-        for f in fields:
-            checks += [("field name", f.get("name") or "", 256), ("field value", f.get("value") or "", 1024)]
-            if not f.get("name") or not f.get("value"):
-                problems.append("empty field name or value")
-        for name, text, limit in checks:
-            total += _size(text)
-            if _size(text) > limit:
-                problems.append(f"embed {name} longer than {limit}: {_size(text)}")
-    if total > 6000:
-        problems.append(f"embeds longer than 6000 in all: {total}")
-    rows = body.get("components") or []
-    if len(rows) > 5:
-        problems.append("more than 5 rows")
-    ids: list[str] = []
-    for row in rows:
-        children = row.get("components") or []
-        if row.get("type") != 1 or not children:
-            problems.append("a row that is not an action row with components")
-        selects = [c for c in children if c.get("type") == 3]
-        if selects and len(children) > 1:
-            problems.append("a select shares its row")
-        if len(children) > 5:
-            problems.append("more than 5 buttons in a row")
-        for c in children:
-            ids.append(c.get("custom_id", ""))
-            if _size(c.get("custom_id", "")) > 100:
-                problems.append("custom_id longer than 100")
-            if c.get("type") == 2:
-                if _size(c.get("label") or "") > 80:
-                    problems.append("button label longer than 80")
-                if not c.get("label") and not c.get("emoji"):
-                    problems.append("button without label")
-            if c.get("type") == 3:
-                options = c.get("options") or []
-                if not 1 <= len(options) <= 25:
-                    problems.append(f"select with {len(options)} options")
-                if _size(c.get("placeholder") or "") > 150:
-                    problems.append("placeholder longer than 150")
-                if not (
-                    0 <= c.get("min_values", 1) <= c.get("max_values", 1) <= min(25, max(1, len(options)))
-                ):
-                    problems.append("select min/max values out of range")
-                for o in options:
-                    if _size(o.get("label", "")) > 100 or _size(o.get("value", "")) > 100:
-                        problems.append("option label or value longer than 100")
-    if len(ids) != len(set(ids)):
-        problems.append("duplicate custom_id")
-    return problems
-
-
-def check_modal(data: dict[str, Any]) -> list[str]:
-    problems: list[str] = []
-    if not 1 <= _size(data.get("title") or "") <= 45:
-        problems.append("modal title not 1-45")
-    if _size(data.get("custom_id") or "") > 100:
-        problems.append("modal custom_id longer than 100")
-    for row in data.get("components") or []:
-        inner = row.get("component") or {}
-        if row.get("type") == 18 and _size(row.get("label") or "") > 45:
-            problems.append("label longer than 45")
-        if _size(inner.get("value") or "") > 4000 or (inner.get("max_length") or 0) > 4000:
-            problems.append("text input value longer than 4000")
-        if _size(inner.get("placeholder") or "") > 100:
-            problems.append("placeholder longer than 100")
-    return problems
+__all__ = ["APP_ID", "BOT_TOKEN", "BOT_USER", "Call", "FakeDiscord", "check_message", "shard_for"]
