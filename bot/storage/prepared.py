@@ -55,8 +55,9 @@ class Prepared:
         """Run the statement once for each row in the open transaction; return the rows it changed."""
         driver = (await c.get_raw_connection()).driver_connection
         form = self._form(c, tuple(rows[0])) if isinstance(driver, OneTripConnection) else None
-        if form is None or not isinstance(driver, OneTripConnection):
+        if form is None:
             return int((await c.execute(self.statement, list(rows))).rowcount)
+        assert isinstance(driver, OneTripConnection)  # the form is made for this driver only
         sql, binds = form
         values = [
             tuple(row[name] if convert is None else convert(row[name]) for name, convert in binds)
