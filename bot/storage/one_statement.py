@@ -25,12 +25,12 @@ from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Boolean, Date, Integer, String, Text, bindparam, text
-from sqlalchemy.engine import CursorResult
-from sqlalchemy.ext.asyncio import AsyncConnection
 
+from .prepared import Prepared
 from .tables import UTCDateTime
 
 if TYPE_CHECKING:
+    from .pg_link import Direct
     from .writer import SaveOp
 
 Guesses = dict[tuple[str, str], tuple[str, date]]  # learner -> (zone, practice day) this process last stored
@@ -80,7 +80,7 @@ SELECT (SELECT count(*) FROM known) AS known, (SELECT count(*) FROM s) AS saved"
     names = {*(f"a_{c}" for c in _ATTEMPT), *(f"r_{c}" for c in _REVIEW)} if with_card else {f"a_{c}" for c in _ATTEMPT}
     names |= {"l_day", "updated_at", "b_expected", "position", "version", "data"}
     params = [bindparam(n, type_=_TYPES.get(n.split("_", 1)[1] if n[:2] in ("a_", "r_") else n, String())) for n in sorted(names)]
-    return text(sql).bindparams(*params)
+    return Prepared(text(sql).bindparams(*params).columns(known=Integer(), saved=Integer()))
 
 
 _WITH_CARD = _statement(True)
@@ -103,8 +103,8 @@ def fits(op: SaveOp, guesses: Guesses) -> tuple[str, date] | None:
     return known
 
 
-async def write(c: AsyncConnection, op: SaveOp, guess: tuple[str, date]) -> tuple[bool, bool]:
-    """Run the one statement in autocommit; return (the learner's day was stored already, the session was saved)."""
+async def write(d: Direct, op: SaveOp, guess: tuple[str, date]) -> tuple[bool, bool]:
+    """Run the one statement on its own; return (the learner's day was stored already, the session was saved)."""
     row, day = op.row, op.parts.day
     params: dict[str, Any] = {
         "l_platform": day.platform, "l_user": day.user_id, "l_zone": guess[0], "l_day": guess[1],
@@ -117,6 +117,5 @@ async def write(c: AsyncConnection, op: SaveOp, guess: tuple[str, date]) -> tupl
     if op.review is not None:
         params.update({f"r_{k}": op.review[k] for k in _REVIEW})
         statement = _WITH_CARD
-    result: CursorResult[Any] = await c.execute(statement, params)
-    values: tuple[Any, ...] = tuple(result.one())
-    return bool(values[0]), bool(values[1])
+    (outcome,) = await d.rows(statement, params)
+    return bool(outcome["known"]), bool(outcome["saved"])

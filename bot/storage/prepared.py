@@ -19,48 +19,60 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from sqlalchemy.engine import Dialect
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from .database import classify
 from .sqlite_link import OneTripConnection
 
-Binds = tuple[str, tuple[tuple[str, Callable[[Any], Any] | None], ...]]
+Converters = tuple[tuple[str, Callable[[Any], Any] | None], ...]  # each name, and its type's converter
+Form = tuple[str, Converters, Converters]  # the SQL, its parameters in order, the columns it returns
 
 
 class Prepared:
-    """One statement, compiled for SQLite once per set of column names it is given."""
+    """One statement, compiled once per dialect and set of parameter names it is given."""
 
     def __init__(self, statement: Any) -> None:
         self.statement = statement
-        self._forms: dict[tuple[str, ...], Binds] = {}
+        self._forms: dict[tuple[str, tuple[str, ...]], Form | None] = {}
 
-    def _form(self, c: AsyncConnection, keys: tuple[str, ...]) -> Binds | None:
-        """The SQL and each parameter's converter for rows with these keys; None if a parameter is not among them."""
-        form = self._forms.get(keys)
-        if form is None:
-            dialect = c.dialect
+    def form(self, dialect: Dialect, keys: tuple[str, ...]) -> Form | None:
+        """The SQL, each parameter's converter and each returned column's, for parameters with these keys.
+
+        None when the statement has a parameter that is neither among the keys nor a constant (a
+        column default SQLAlchemy would fill in): such a statement goes through SQLAlchemy.
+        """
+        key = (dialect.name, keys)
+        if key not in self._forms:
             compiled = self.statement.compile(dialect=dialect, column_keys=list(keys))
-            names = compiled.positiontup or []
-            if not set(names) <= set(keys):  # a default SQLAlchemy would fill in: let it
-                return None
-            binds = tuple(
-                (name, compiled.binds[name].type.dialect_impl(dialect).bind_processor(dialect))
-                for name in names
+            binds = []
+            for name in compiled.positiontup or []:
+                bind = compiled.binds[name]
+                if name in keys:
+                    binds.append((name, bind.type.dialect_impl(dialect).bind_processor(dialect)))
+                elif bind.callable is None and bind.value is not None:  # a constant written in the statement
+                    binds.append((name, _constant(bind.type.dialect_impl(dialect).bind_processor(dialect), bind.value)))
+                else:
+                    self._forms[key] = None
+                    return None
+            results = tuple(
+                (column.key, column.type.dialect_impl(dialect).result_processor(dialect, None))
+                for column in getattr(self.statement, "selected_columns", ())
             )
-            form = self._forms[keys] = (compiled.string, binds)
-        return form
+            self._forms[key] = (compiled.string, tuple(binds), results)
+        return self._forms[key]
 
     async def run(self, c: AsyncConnection, rows: Sequence[dict[str, Any]]) -> int:
         """Run the statement once for each row in the open transaction; return the rows it changed."""
         driver = (await c.get_raw_connection()).driver_connection
-        form = self._form(c, tuple(rows[0])) if isinstance(driver, OneTripConnection) else None
+        form = self.form(c.dialect, tuple(rows[0])) if isinstance(driver, OneTripConnection) else None
         if form is None:
             return int((await c.execute(self.statement, list(rows))).rowcount)
         assert isinstance(driver, OneTripConnection)  # the form is made for this driver only
-        sql, binds = form
+        sql, binds, _ = form
         values = [
-            tuple(row[name] if convert is None else convert(row[name]) for name, convert in binds)
+            tuple(row.get(name) if convert is None else convert(row.get(name)) for name, convert in binds)
             for row in rows
         ]
         connection = c.sync_connection
@@ -72,3 +84,9 @@ class Prepared:
             wrapped = DBAPIError.instance(sql, values, exc, sqlite3.Error, dialect=c.dialect)
             raise classify(wrapped, c.engine.url.render_as_string(hide_password=True)) or wrapped from exc
         return outcome[2]
+
+
+def _constant(convert: Callable[[Any], Any] | None, value: Any) -> Callable[[Any], Any]:
+    """A converter that ignores its argument: the statement's constant, converted once."""
+    converted = value if convert is None else convert(value)
+    return lambda _: converted

@@ -25,7 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from bot.core.model import Attempt, Owner, Review, Session
 from bot.core.ports import Conflict, WorkTaken
 
-from . import one_statement
+from . import one_statement, pg_link
 from . import tables as t
 from .answers import Counted, settle_items, write_alone, write_parts
 from .base import Database
@@ -87,15 +87,21 @@ class SessionStore:
         return [session_from_row(dict(row._mapping)) for row in rows]
 
     async def get_row(self, session_id: str) -> Row | None:
-        async with self._db.read() as c:
-            row = (await c.execute(_GET_ROW, {"id": session_id})).first()
-        return None if row is None else dict(row._mapping)
+        return await self._one_row(_GET_ROW, {"id": session_id})
 
     async def active_row(self, owner: Owner) -> Row | None:
         """Return the row of the owner's active session."""
-        params = {"platform": owner.platform, "scope": owner.scope, "kind": owner.kind, "owner": owner.id}
+        return await self._one_row(
+            _ACTIVE_ROW, {"platform": owner.platform, "scope": owner.scope, "kind": owner.kind, "owner": owner.id}
+        )
+
+    async def _one_row(self, query: Prepared, params: dict[str, Any]) -> Row | None:
+        if not self._db.sqlite:  # on asyncpg itself: half the CPU of SQLAlchemy's execute (`pg_link.py`)
+            async with pg_link.direct(self._db.engine) as d:
+                rows = await d.rows(query, params)
+            return rows[0] if rows else None
         async with self._db.read() as c:
-            row = (await c.execute(_ACTIVE_ROW, params)).first()
+            row = (await c.execute(query.statement, params)).first()
         return None if row is None else dict(row._mapping)
 
     async def recent(self, session_id: str) -> Session | None:
@@ -174,8 +180,8 @@ class SessionStore:
         if guess is None:
             return False
         try:
-            async with self._db.read() as c:  # autocommit: the statement is its own transaction
-                known, saved = await one_statement.write(c, op, guess)
+            async with pg_link.direct(self._db.engine) as d:  # the statement is its own transaction
+                known, saved = await one_statement.write(d, op, guess)
         except IntegrityError as exc:  # the attempt's key is stored: the same click, delivered twice
             raise Conflict("this action was already recorded") from exc
         if not known:
@@ -188,11 +194,11 @@ class SessionStore:
         """PostgreSQL: a session saved with nothing else is one statement, run without BEGIN and COMMIT."""
         params = {**{k: op.row[k] for k in SESSION_FIELDS}, "b_id": op.row["id"], "b_expected": op.expected_version}
         try:
-            async with self._db.read() as c:  # autocommit: the statement is its own transaction
-                result = await c.execute(_UPDATE_IF_VERSION.statement, params)
+            async with pg_link.direct(self._db.engine) as d:  # the statement is its own transaction
+                changed = await d.changed(_UPDATE_IF_VERSION, params)
         except IntegrityError as exc:  # made a quiz active while another is: the same refusal as `_run`'s
             raise Conflict(ALREADY_ACTIVE) from exc
-        if result.rowcount != 1:
+        if changed != 1:
             self._recent.pop(op.row["id"], None)
             raise Conflict(f"session {op.row['id']} changed since it was read")
 
@@ -308,8 +314,8 @@ _UPDATE_IF_VERSION = Prepared(
     .values({name: bindparam(name) for name in SESSION_FIELDS})
 )
 
-_GET_ROW = select(t.sessions).where(t.sessions.c.id == bindparam("id"))
-_ACTIVE_ROW = select(t.sessions).where(
+_GET_ROW = Prepared(select(t.sessions).where(t.sessions.c.id == bindparam("id")))
+_ACTIVE_ROW = Prepared(select(t.sessions).where(
     and_(
         t.sessions.c.platform == bindparam("platform"),
         t.sessions.c.scope == bindparam("scope"),
@@ -317,7 +323,7 @@ _ACTIVE_ROW = select(t.sessions).where(
         t.sessions.c.owner_id == bindparam("owner"),
         t.sessions.c.status == "active",
     )
-)
+))
 _VERSIONS = select(t.sessions.c.id, t.sessions.c.version).where(t.sessions.c.id.in_(bindparam("ids", expanding=True)))
 _STORED_KEYS = select(t.attempts.c.key).where(t.attempts.c.key.in_(bindparam("keys", expanding=True)))
 _OPEN_WORK = select(unfinished_work.c.id).where(unfinished_work.c.id.in_(bindparam("ids", expanding=True)))

@@ -1,0 +1,100 @@
+"""PostgreSQL: the click's statements run on asyncpg's own connection, each its own transaction.
+
+A click on PostgreSQL runs one to three single statements: the session's read, the answer's one
+statement (`one_statement.py`) and, on Slack, the save of where the next item was posted. Through
+SQLAlchemy's `execute` each cost about 280 µs of the bot's CPU (a cache lookup for the compiled
+form, an execution context, the asyncpg adapter's own statement cache and cursor, the result's
+wrapping, and an AUTOCOMMIT switch on checkout); on the driver's connection the same statement costs
+about 135 µs (/tmp-free figures in docs/reference/measured.md, "the click's statements").
+
+`Direct` borrows a pooled connection through the engine (so the pool, its size, its idle ping and
+its invalidation stay SQLAlchemy's) and runs statements on asyncpg directly. SQLAlchemy's adapter
+never sees them, so it opens no transaction: each statement commits alone, as in autocommit. The
+SQL is compiled once per set of parameter names (`Prepared.form`, with the dialect's casts) and
+values go through the column types' own converters, both ways, so what is stored and read back is
+what SQLAlchemy would store and read.
+
+Errors come out as SQLAlchemy's would: asyncpg's error translated by SQLAlchemy's adapter and
+wrapped in its `DBAPIError` class (a duplicate key is an `IntegrityError`), or the `DatabaseFault`
+that `database.classify` makes of it. A connection the server closed is invalidated, so the pool
+opens a new one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from typing import Any
+
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from .database import classify
+from .prepared import Prepared
+
+Row = dict[str, Any]
+
+
+class Direct:
+    """One pooled PostgreSQL connection, used through asyncpg itself; every statement commits alone."""
+
+    def __init__(self, connection: AsyncConnection, raw: Any) -> None:
+        self._connection = connection
+        self._adapter = raw.dbapi_connection  # SQLAlchemy's adapter: its error translation
+        self._driver = raw.driver_connection  # asyncpg's Connection
+
+    async def rows(self, prepared: Prepared, params: Mapping[str, Any]) -> list[Row]:
+        """Run a statement that returns rows; each row as a dict of its columns, converted by their types."""
+        sql, args, results = self._bound(prepared, params)
+        try:
+            records = await self._driver.fetch(sql, *args)
+        except Exception as exc:
+            raise await self._translated(exc, sql, args) from exc
+        return [
+            {name: value if convert is None else convert(value) for (name, convert), value in zip(results, record.values(), strict=True)}
+            for record in records
+        ]
+
+    async def changed(self, prepared: Prepared, params: Mapping[str, Any]) -> int:
+        """Run a statement that changes rows; the number it changed."""
+        sql, args, _ = self._bound(prepared, params)
+        try:
+            status: str = await self._driver.execute(sql, *args)
+        except Exception as exc:
+            raise await self._translated(exc, sql, args) from exc
+        return int(status.rsplit(" ", 1)[-1])  # "UPDATE 1", "INSERT 0 1"
+
+    def _bound(self, prepared: Prepared, params: Mapping[str, Any]) -> tuple[str, list[Any], Any]:
+        form = prepared.form(self._connection.dialect, tuple(params))
+        if form is None:
+            raise ValueError(f"the statement needs parameters SQLAlchemy would fill in: {sorted(params)}")
+        sql, binds, results = form
+        args = [params.get(name) if convert is None else convert(params.get(name)) for name, convert in binds]
+        connection = self._connection.sync_connection
+        if connection is not None:  # tell listeners, as SQLAlchemy does
+            connection.dispatch.before_cursor_execute(connection, None, sql, args, None, False)
+        return sql, args, results
+
+    async def _translated(self, exc: Exception, sql: str, args: list[Any]) -> BaseException:
+        """The error SQLAlchemy would have raised for asyncpg's `exc`; a closed connection is invalidated."""
+        dialect = self._connection.dialect
+        url = self._connection.engine.url.render_as_string(hide_password=True)
+        dbapi_error = dialect.loaded_dbapi.Error
+        try:
+            self._adapter._handle_exception(exc)  # raises asyncpg's error as the DB-API error SQLAlchemy maps it to
+        except dbapi_error as translated:
+            disconnect = bool(dialect.is_disconnect(translated, self._adapter, None))
+            wrapped = DBAPIError.instance(sql, args, translated, dbapi_error, connection_invalidated=disconnect, dialect=dialect)
+            if disconnect:
+                await self._connection.invalidate()
+            return classify(wrapped, url, disconnect=disconnect) or wrapped
+        except Exception as other:  # not the driver's (a timeout): as SQLAlchemy's handle_error sees it
+            return classify(other, url) or other
+        return exc  # pragma: no cover (the adapter always raises)
+
+
+@asynccontextmanager
+async def direct(engine: AsyncEngine) -> AsyncIterator[Direct]:
+    """Borrow a PostgreSQL connection from the engine's pool for statements run on asyncpg directly."""
+    async with engine.connect() as connection:
+        yield Direct(connection, await connection.get_raw_connection())

@@ -1,0 +1,86 @@
+"""PostgreSQL: the click's statements on asyncpg itself read and write what SQLAlchemy would, and fail as it would."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+
+import asyncpg
+import pytest
+from sqlalchemy import insert, select
+
+from bot.core.errors import DatabaseFault
+from bot.core.ports import Conflict
+from bot.storage import SqlRepository, open_repository, pg_link
+from bot.storage.sessions import SessionStore
+from bot.storage import tables as t
+from bot.storage.prepared import Prepared
+from tests.storage import clicks
+from tests.storage.conftest import PG_ADMIN
+
+
+@pytest.fixture
+async def repo(pg_url: str) -> AsyncIterator[SqlRepository]:
+    repository = await open_repository(pg_url)
+    await repository.create_session(clicks.new_session("s1", "ann", 5))
+    yield repository
+    await repository.close()
+
+
+def _store(repo: SqlRepository) -> SessionStore:
+    assert isinstance(repo.sessions, SessionStore)  # PostgreSQL: no cache in front
+    return repo.sessions
+
+
+async def test_a_row_read_directly_is_the_row_sqlalchemy_reads(repo: SqlRepository) -> None:
+    direct = await _store(repo).get_row("s1")
+    async with repo.engine.connect() as c:
+        through_sqlalchemy = dict((await c.execute(select(t.sessions).where(t.sessions.c.id == "s1"))).one()._mapping)
+    assert direct == through_sqlalchemy
+    assert direct["updated_at"].tzinfo is not None  # the column type's converter ran (UTC, aware)
+    assert await _store(repo).get_row("nope") is None
+
+
+async def test_a_write_stores_what_sqlalchemy_stores_and_a_duplicate_is_an_integrity_error(repo: SqlRepository) -> None:
+    at = datetime(2026, 12, 5, 7, 30, 15, 123456, tzinfo=UTC)
+    row = {"platform": "slack", "user_id": "u1", "pack_id": "p", "question_id": "q", "card": "{}", "due": at,
+           "correct": True, "answers": 1}  # fmt: skip
+    statement = Prepared(insert(t.reviews))
+    async with pg_link.direct(repo.engine) as d:
+        assert await d.changed(statement, row) == 1
+        with pytest.raises(Exception) as caught:
+            await d.changed(statement, row)
+    assert type(caught.value).__name__ == "IntegrityError" and "duplicate key" in str(caught.value)
+    async with repo.engine.connect() as c:
+        stored = (await c.execute(select(t.reviews.c.due, t.reviews.c.correct))).one()
+    assert stored.due == at and stored.correct is True  # autocommit: kept though the next statement failed
+
+
+async def test_a_stale_save_alone_is_refused_and_changes_nothing(repo: SqlRepository) -> None:
+    first, second = await repo.get_session("s1"), await repo.get_session("s1")
+    assert first is not None and second is not None
+    first.position = 1
+    await repo.save_session(first)  # one statement: version 0 -> 1
+    second.position = 3
+    with pytest.raises(Conflict):
+        await repo.save_session(second)  # read at version 0: stale
+    stored = await _store(repo).get_row("s1")
+    assert stored is not None and (stored["version"], stored["position"]) == (1, 1)
+
+
+async def test_a_connection_the_server_closed_is_replaced(repo: SqlRepository) -> None:
+    database = repo.engine.url.database
+    assert await _store(repo).get_row("s1") is not None  # the pool holds an open connection now
+    admin = await asyncpg.connect(PG_ADMIN)
+    try:
+        closed = await admin.fetchval(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
+            database,
+        )
+    finally:
+        await admin.close()
+    assert closed >= 1
+    with pytest.raises(DatabaseFault) as caught:
+        await _store(repo).get_row("s1")
+    assert caught.value.kind == "unavailable" and "password" not in str(caught.value)
+    assert (await _store(repo).get_row("s1") or {}).get("id") == "s1"  # the pool opened a new connection
