@@ -12,9 +12,9 @@ from sqlalchemy import insert, select
 from bot.core.errors import DatabaseFault
 from bot.core.ports import Conflict
 from bot.storage import SqlRepository, open_repository, pg_link
-from bot.storage.sessions import SessionStore
 from bot.storage import tables as t
 from bot.storage.prepared import Prepared
+from bot.storage.sessions import SessionStore
 from tests.storage import clicks
 from tests.storage.conftest import PG_ADMIN
 

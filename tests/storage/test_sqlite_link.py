@@ -16,7 +16,7 @@ from sqlalchemy.exc import IntegrityError
 from bot.core.errors import DatabaseFault
 from bot.storage import SqlRepository, open_repository
 from bot.storage import tables as t
-from bot.storage.database import SQLITE_POOL_SIZE
+from bot.storage.database import SQLITE_CACHE_KIB, SQLITE_POOL_SIZE
 from bot.storage.prepared import Prepared
 from bot.storage.sqlite_link import OneTripConnection
 
@@ -123,6 +123,15 @@ async def test_a_burst_of_readers_shares_the_kept_connections(repo: SqlRepositor
     assert await asyncio.gather(*(read() for _ in range(60))) == [1] * 60
     assert len(opened) <= SQLITE_POOL_SIZE  # the rest waited their turn; nothing opened for the burst and closed after it
     assert repo.engine.sync_engine.pool.checkedin() == len(opened) + 1  # kept: the one the repository opened, and these
+
+
+async def test_each_connection_keeps_a_small_page_cache(repo: SqlRepository) -> None:
+    async def cache_size() -> int:
+        async with repo.engine.connect() as c:
+            await asyncio.sleep(0.01)  # held at once: several connections answer
+            return int((await c.execute(text("PRAGMA cache_size"))).scalar_one())
+
+    assert set(await asyncio.gather(*(cache_size() for _ in range(5)))) == {-SQLITE_CACHE_KIB}
 
 
 async def test_an_in_memory_database_is_one_kept_connection() -> None:

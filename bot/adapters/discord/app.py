@@ -64,6 +64,9 @@ class QuizBotClient(discord.Client):
         super().__init__(
             intents=intents(message_content=message_content),
             allowed_mentions=discord.AllowedMentions.none(),
+            # No message cache: the bot never looks a message up in it (an answer, a click and a
+            # post carry what they need), and discord.py would keep the last 1,000 messages it saw.
+            max_messages=None,
             **client_options,
         )
         time_events(self._connection.parsers, metrics)  # receipt -> callback (ack) and -> answer delivered
