@@ -2,10 +2,10 @@
 
 A click on PostgreSQL runs one to three single statements: the session's read, the answer's one
 statement (`one_statement.py`) and, on Slack, the save of where the next item was posted. Through
-SQLAlchemy's `execute` each cost about 280 µs of the bot's CPU (a cache lookup for the compiled
-form, an execution context, the asyncpg adapter's own statement cache and cursor, the result's
-wrapping, and an AUTOCOMMIT switch on checkout); on the driver's connection the same statement costs
-about 135 µs (/tmp-free figures in docs/reference/measured.md, "the click's statements").
+SQLAlchemy's `execute` a session's read cost 330 µs of the bot's CPU (a cache lookup for the
+compiled form, an execution context, the asyncpg adapter's own statement cache and cursor, the
+result's wrapping, and an AUTOCOMMIT switch on checkout); on the driver's connection it costs 190
+(`bench/pg_statement_bench.py`; docs/reference/measured.md).
 
 `Direct` borrows a pooled connection through the engine (so the pool, its size, its idle ping and
 its invalidation stay SQLAlchemy's) and runs statements on asyncpg directly. SQLAlchemy's adapter

@@ -10,7 +10,9 @@ it in one trip (`sqlite_link.OneTripConnection.run`), inside the transaction SQL
 
 Errors come out as SQLAlchemy's would: the driver's error wrapped in its `DBAPIError` class, or
 the `DatabaseFault` that `database.classify` makes of it (full, read-only, busy). On any other
-driver (PostgreSQL) `Prepared.run` is plain `AsyncConnection.execute`.
+driver (PostgreSQL) `Prepared.run` is plain `AsyncConnection.execute`; PostgreSQL's single
+statements outside a transaction use the same compiled forms (`Prepared.form`) on asyncpg itself
+(`pg_link.py`).
 """
 
 from __future__ import annotations

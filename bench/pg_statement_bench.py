@@ -1,0 +1,89 @@
+"""What a click's statement costs the bot on PostgreSQL: through SQLAlchemy's execute, and on asyncpg itself.
+
+Reads one stored quiz by its id, as every click does, in blocks that alternate the two ways on the
+same database and connection pool: SQLAlchemy's `execute` on a pooled connection switched to
+AUTOCOMMIT (the way before `bot/storage/pg_link.py`) and `SessionStore.get_row` (the way now: the
+pool's asyncpg connection itself, the statement compiled once). Prints this process's CPU per read
+for each block, then the medians side by side. Not a test: figures depend on the machine and on
+what else runs on it (the load average is printed).
+
+    .venv/bin/python bench/pg_statement_bench.py [--reads 2000] [--blocks 6]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import asyncpg
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the package, and tests' quiz builders
+
+from bot.storage import open_repository
+from bot.storage.sessions import _GET_ROW, SessionStore
+from tests.storage import clicks
+
+PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/test"
+
+
+async def _through_sqlalchemy(store: SessionStore, session_id: str) -> Any:
+    async with store._db.engine.connect() as c:
+        await c.execution_options(isolation_level="AUTOCOMMIT")
+        row = (await c.execute(_GET_ROW.statement, {"id": session_id})).first()
+    return None if row is None else dict(row._mapping)
+
+
+async def _cpu_per_read(read: Any, reads: int) -> float:
+    start = time.process_time()
+    for _ in range(reads):
+        await read()
+    return (time.process_time() - start) / reads * 1e6
+
+
+async def main(reads: int, blocks: int) -> None:
+    name = f"quizbot_bench_{uuid.uuid4().hex[:10]}"
+    admin = await asyncpg.connect(PG_ADMIN)
+    await admin.execute(f'CREATE DATABASE "{name}"')
+    try:
+        repo = await open_repository(f"postgresql+asyncpg://postgres@127.0.0.1:5432/{name}")
+        try:
+            await repo.create_session(clicks.new_session("s1", "ann", 20))
+            store = repo.sessions
+            assert isinstance(store, SessionStore)
+            ways = {
+                "SQLAlchemy execute": lambda: _through_sqlalchemy(store, "s1"),
+                "asyncpg itself (pg_link)": lambda: store.get_row("s1"),
+            }
+            assert await ways["SQLAlchemy execute"]() == await ways["asyncpg itself (pg_link)"]()
+            for read in ways.values():
+                await _cpu_per_read(read, 200)  # warm: connections open, statements prepared
+            figures: dict[str, list[float]] = {way: [] for way in ways}
+            print(f"load average {os.getloadavg()[0]:.2f}; {reads} reads of a 20-item quiz per block")
+            for block in range(blocks):
+                for way, read in ways.items():
+                    figures[way].append(await _cpu_per_read(read, reads))
+                    print(f"  block {block + 1}: {way}: {figures[way][-1]:.0f} µs CPU per read")
+            old, new = (statistics.median(v) for v in figures.values())
+            print(f"median: SQLAlchemy execute {old:.0f} µs, asyncpg itself {new:.0f} µs per read ({new / old:.0%})")
+            print(f"load average {os.getloadavg()[0]:.2f}")
+        finally:
+            await repo.close()
+    finally:
+        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        await admin.close()
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reads", type=int, default=2000)
+    parser.add_argument("--blocks", type=int, default=6)
+    args = parser.parse_args()
+    import uvloop
+
+    uvloop.run(main(args.reads, args.blocks))
