@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 
 import asyncpg
 import pytest
-from sqlalchemy import insert, select
+from sqlalchemy import Boolean, insert, select, text
 
 from bot.core.errors import DatabaseFault
 from bot.core.ports import Conflict
@@ -84,3 +85,19 @@ async def test_a_connection_the_server_closed_is_replaced(repo: SqlRepository) -
         await _store(repo).get_row("s1")
     assert caught.value.kind == "unavailable" and "password" not in str(caught.value)
     assert (await _store(repo).get_row("s1") or {}).get("id") == "s1"  # the pool opened a new connection
+
+
+async def test_a_statement_cut_off_by_cancellation_leaves_no_broken_connection(repo: SqlRepository) -> None:
+    sleep = Prepared(text("SELECT pg_sleep(CAST(:s AS FLOAT)) IS NULL AS slept").columns(slept=Boolean()))
+
+    async def slow() -> None:
+        async with pg_link.direct(repo.engine) as d:
+            await d.rows(sleep, {"s": 2})
+
+    task = asyncio.create_task(slow())
+    await asyncio.sleep(0.3)  # the statement is running on the server
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    for _ in range(30):  # every pooled connection in turn, the one the cancelled statement had among them
+        assert (await _store(repo).get_row("s1") or {}).get("id") == "s1"
