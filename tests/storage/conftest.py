@@ -9,6 +9,9 @@ from pathlib import Path
 import asyncpg
 import pytest
 
+from bot.storage import SqlRepository, open_repository
+from tests.storage import clicks
+
 PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/test"
 
 
@@ -36,3 +39,12 @@ async def any_url(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterat
 async def pg_url() -> AsyncIterator[str]:
     async for url in _pg_database():
         yield url
+
+
+@pytest.fixture
+async def pg_quiz_repo(pg_url: str) -> AsyncIterator[SqlRepository]:
+    """A repository on a fresh PostgreSQL database holding one quiz: "s1", Ann's, five items."""
+    repository = await open_repository(pg_url)
+    await repository.create_session(clicks.new_session("s1", "ann", 5))
+    yield repository
+    await repository.close()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -10,18 +9,15 @@ from sqlalchemy import delete, event, func, select, update
 
 from bot.core.answer import AnswerWrite, PracticeDay
 from bot.core.ports import Conflict
-from bot.storage import SqlRepository, open_repository
+from bot.storage import SqlRepository
 from bot.storage import tables as t
 from bot.storage.daily_tables import daily_learners
 from tests.storage import clicks
 
 
 @pytest.fixture
-async def repo(pg_url: str) -> AsyncIterator[SqlRepository]:
-    repository = await open_repository(pg_url)
-    await repository.create_session(clicks.new_session("s1", "ann", 5))
-    yield repository
-    await repository.close()
+def repo(pg_quiz_repo: SqlRepository) -> SqlRepository:
+    return pg_quiz_repo
 
 
 def _counting(repo: SqlRepository) -> list[str]:

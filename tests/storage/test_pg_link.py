@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 
 import asyncpg
@@ -12,20 +11,16 @@ from sqlalchemy import Boolean, insert, select, text
 
 from bot.core.errors import DatabaseFault
 from bot.core.ports import Conflict
-from bot.storage import SqlRepository, open_repository, pg_link
+from bot.storage import SqlRepository, pg_link
 from bot.storage import tables as t
 from bot.storage.prepared import Prepared
 from bot.storage.sessions import SessionStore
-from tests.storage import clicks
 from tests.storage.conftest import PG_ADMIN
 
 
 @pytest.fixture
-async def repo(pg_url: str) -> AsyncIterator[SqlRepository]:
-    repository = await open_repository(pg_url)
-    await repository.create_session(clicks.new_session("s1", "ann", 5))
-    yield repository
-    await repository.close()
+def repo(pg_quiz_repo: SqlRepository) -> SqlRepository:
+    return pg_quiz_repo
 
 
 def _store(repo: SqlRepository) -> SessionStore:
