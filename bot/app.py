@@ -112,7 +112,9 @@ async def build(
     `platforms` are the front ends this process runs: its scheduler takes only their daily jobs (and
     `/quiz daily now` refuses the others), so processes running different platforms can share a database.
     """
-    repository = await open_repository(settings.database_url, db_timeout=settings.database_timeout_seconds)
+    repository = await open_repository(
+        settings.database_url, db_timeout=settings.database_timeout_seconds, migrate_apart=live
+    )
     metrics = Metrics()
     faults = FaultLog()  # one log line per kind of database failure per interval, for the whole process
     count_faults(faults, metrics)

@@ -15,13 +15,21 @@ from .repository import SqlRepository
 
 
 async def open_repository(
-    url: str, *, migrate: bool = True, db_timeout: float = DEFAULT_TIMEOUT, synchronous: Literal["FULL", "NORMAL"] = "FULL"
+    url: str,
+    *,
+    migrate: bool = True,
+    db_timeout: float = DEFAULT_TIMEOUT,
+    synchronous: Literal["FULL", "NORMAL"] = "FULL",
+    migrate_apart: bool = False,
 ) -> SqlRepository:
-    """Create the engine, apply migrations, check it can be written, and return the repository (raise StorageError)."""
+    """Create the engine, apply migrations, check it can be written, and return the repository (raise StorageError).
+
+    `migrate_apart`: migrations run in a child process (the serving bot: see `database.upgrade`).
+    """
     engine = create_engine(url, timeout=db_timeout, synchronous=synchronous)
     try:
         if migrate:
-            await upgrade(engine, url)
+            await upgrade(engine, url, apart=migrate_apart)
     except BaseException:
         await engine.dispose()
         raise

@@ -7,16 +7,16 @@ never answers) becomes one StorageError line that names the database without its
 
 from __future__ import annotations
 
+import asyncio
+import os
+import sys
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from sqlalchemy import event, insert, text, update
+from sqlalchemy import event, insert, inspect, text, update
 from sqlalchemy.engine import URL, Connection, ExceptionContext, make_url
 from sqlalchemy.exc import DBAPIError, DisconnectionError, IntegrityError, SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
@@ -27,7 +27,14 @@ from bot.core.errors import DatabaseFault, StorageError
 from . import sqlite_link
 from . import tables as t
 
+if TYPE_CHECKING:
+    from alembic.config import Config
+
 MIGRATIONS = Path(__file__).parent / "migrations"
+# The newest migration's revision (a test checks it against Alembic's scripts). A database already
+# at it is opened without importing Alembic, whose modules (with Mako's and Pygments') are 9 MB of
+# a bot process that would never use them again.
+HEAD_REVISION = "0011_first_attempts"
 DEFAULT_TIMEOUT = 10.0  # seconds to connect to PostgreSQL, and for one statement there
 SQLITE_BUSY_SECONDS = 5.0  # how long SQLite waits for another writer's lock
 IDLE_PING_SECONDS = 10.0  # PostgreSQL: a pooled connection unused this long is pinged before it is handed out
@@ -183,6 +190,8 @@ def _sqlite_pragmas(busy: float, synchronous: str) -> Callable[[Any, Any], None]
 
 
 def _alembic_config(connection: Connection) -> Config:
+    from alembic.config import Config
+
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
     config.attributes["connection"] = connection
@@ -193,20 +202,37 @@ def _upgrade(connection: Connection) -> None:
     if connection.dialect.name == "postgresql":
         # Several bot processes may start at once: one migrates, the others wait.
         connection.execute(text("SELECT pg_advisory_xact_lock(7301)"))
+    from alembic import command
+
     command.upgrade(_alembic_config(connection), "head")
 
 
 def _current(connection: Connection) -> str | None:
-    return MigrationContext.configure(connection).get_current_revision()
+    """The database's revision as Alembic keeps it (None: no schema yet)."""
+    if not inspect(connection).has_table("alembic_version"):
+        return None
+    revision = connection.execute(text("SELECT version_num FROM alembic_version")).scalar()
+    return None if revision is None else str(revision)
 
 
-async def upgrade(engine: AsyncEngine, url: str, *, check: bool = True) -> str | None:
-    """Apply migrations, then check the database can be read whole and written; raise StorageError in one line."""
+async def upgrade(engine: AsyncEngine, url: str, *, check: bool = True, apart: bool = False) -> str | None:
+    """Apply migrations, then check the database can be read whole and written; raise StorageError in one line.
+
+    A database at `HEAD_REVISION` needs none. `apart`: a file or server database is migrated by a
+    child process (`quizbot db upgrade`), so that the bot never imports Alembic (an in-memory one,
+    which no other process can see, is migrated here).
+    """
     try:
-        async with engine.begin() as connection:
-            await connection.run_sync(_upgrade)
         async with engine.connect() as connection:
             revision = await connection.run_sync(_current)
+        if revision != HEAD_REVISION:
+            if apart and engine.url.database not in (None, "", ":memory:"):
+                await _upgrade_apart(url)
+            else:
+                async with engine.begin() as connection:
+                    await connection.run_sync(_upgrade)
+            async with engine.connect() as connection:
+                revision = await connection.run_sync(_current)
         if check:
             await check_integrity(engine, url)
             await check_writable(engine, url)
@@ -215,6 +241,21 @@ async def upgrade(engine: AsyncEngine, url: str, *, check: bool = True) -> str |
         raise
     except (TimeoutError, SQLAlchemyError, OSError) as exc:
         raise StorageError(describe_error(exc, url)) from None
+
+
+async def _upgrade_apart(url: str) -> None:
+    """Run `quizbot db upgrade` on `url` in a child process; its error line as StorageError."""
+    child = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", "import sys; from bot.cli import main; sys.exit(main(['db', 'upgrade']))",
+        env={**os.environ, "QUIZBOT_DATABASE_URL": url},  # not on its command line, where `ps` shows it
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    _, errors = await child.communicate()
+    if child.returncode != 0:
+        lines = errors.decode(errors="replace").strip().splitlines()
+        last = lines[-1].removeprefix("Database error: ") if lines else f"exit code {child.returncode}"
+        raise StorageError(f"Migrating the database {safe_url(url)} failed: {last}")
 
 
 async def check_integrity(engine: AsyncEngine, url: str) -> None:
