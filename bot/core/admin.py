@@ -12,7 +12,6 @@ from bot.core.i18n import _, ngettext, number, pgettext
 from . import actions as ax
 from . import requests as rq
 from .catalogue import Catalogue
-from .convert import convert_bytes, in_source, is_native_pack
 from .dispatch import NOT_OURS, Dispatcher, Unclaimed
 from .errors import NotAllowed, PackInvalid, Problem, QuizError, UnknownName, place_word
 from .importing import UPLOAD_SUFFIXES, PendingPacks
@@ -118,6 +117,9 @@ class PackAdmin:
         `skip_failing` stores the questions that pass their proof and lists the others.
         """
         self._admins.require(actor, _("load packs"))
+        # The importers (1.3 MB of modules) are loaded with the first pack an admin uploads.
+        from .convert import is_native_pack
+
         if self._pending is not None and not is_native_pack(filename, data):
             return await self._preview(actor, filename, data, force=force, progress=progress)
         if unproven and not self._admins.is_operator(actor):
@@ -184,6 +186,8 @@ class PackAdmin:
         if not filename.lower().endswith(UPLOAD_SUFFIXES):
             known = ", ".join(f"`{s}`" for s in UPLOAD_SUFFIXES)
             raise QuizError(_("`{file}` is not a file I can load; send one of {known}.").format(file=filename, known=known))
+        from .convert import convert_bytes
+
         conversion = await asyncio.to_thread(convert_bytes, filename, data)
         preview = Text(conversion.preview(problems=5))
         if not conversion.ok or conversion.loaded is None:
@@ -218,6 +222,8 @@ class PackAdmin:
         try:
             reply = await self.load(actor, pending.filename, pending.data, force=pending.force, skip_failing=passing)
         except PackInvalid as exc:  # name the uploaded file's lines, not the .zip it was converted into
+            from .convert import in_source
+
             raise PackInvalid(in_source(exc.problems, pending.data)) from None
         await self._pending.drop(key)
         return reply
@@ -291,6 +297,8 @@ def left_out_text(failing: dict[str, tuple[Problem, ...]], data: bytes, loaded: 
 def _listed(failing: dict[str, tuple[Problem, ...]], data: bytes) -> str:
     lines = []
     for problems in list(failing.values())[:MAX_LISTED]:
+        from .convert import in_source
+
         first = in_source(list(problems[:1]), data)[0]
         lines.append(f"- {first}" + (" (" + _("and {n} more").format(n=len(problems) - 1) + ")" if len(problems) > 1 else ""))
     if len(failing) > MAX_LISTED:
