@@ -295,10 +295,10 @@ def left_out_text(failing: dict[str, tuple[Problem, ...]], data: bytes, loaded: 
 
 
 def _listed(failing: dict[str, tuple[Problem, ...]], data: bytes) -> str:
+    from .convert import in_source
+
     lines = []
     for problems in list(failing.values())[:MAX_LISTED]:
-        from .convert import in_source
-
         first = in_source(list(problems[:1]), data)[0]
         lines.append(f"- {first}" + (" (" + _("and {n} more").format(n=len(problems) - 1) + ")" if len(problems) > 1 else ""))
     if len(failing) > MAX_LISTED:

@@ -26,11 +26,10 @@ from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 
-from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from .database import classify
-from .prepared import Prepared
+from .prepared import Prepared, announce, bound, driver_error
 
 Row = dict[str, Any]
 
@@ -64,32 +63,28 @@ class Direct:
             raise await self._translated(exc, sql, args) from exc
         return int(status.rsplit(" ", 1)[-1])  # "UPDATE 1", "INSERT 0 1"
 
-    def _bound(self, prepared: Prepared, params: Mapping[str, Any]) -> tuple[str, list[Any], Any]:
+    def _bound(self, prepared: Prepared, params: Mapping[str, Any]) -> tuple[str, tuple[Any, ...], Any]:
         form = prepared.form(self._connection.dialect, tuple(params))
         if form is None:
             raise ValueError(f"the statement needs parameters SQLAlchemy would fill in: {sorted(params)}")
         sql, binds, results = form
-        args = [params.get(name) if convert is None else convert(params.get(name)) for name, convert in binds]
-        connection = self._connection.sync_connection
-        if connection is not None:  # tell listeners, as SQLAlchemy does
-            connection.dispatch.before_cursor_execute(connection, None, sql, args, None, False)
+        args = bound(binds, params)
+        announce(self._connection, sql, args, many=False)
         return sql, args, results
 
-    async def _translated(self, exc: Exception, sql: str, args: list[Any]) -> BaseException:
+    async def _translated(self, exc: Exception, sql: str, args: tuple[Any, ...]) -> BaseException:
         """The error SQLAlchemy would have raised for asyncpg's `exc`; a closed connection is invalidated."""
         dialect = self._connection.dialect
-        url = self._connection.engine.url.render_as_string(hide_password=True)
         dbapi_error = dialect.loaded_dbapi.Error
         try:
             self._adapter._handle_exception(exc)  # raises asyncpg's error as the DB-API error SQLAlchemy maps it to
         except dbapi_error as translated:
             disconnect = bool(dialect.is_disconnect(translated, self._adapter, None))
-            wrapped = DBAPIError.instance(sql, args, translated, dbapi_error, connection_invalidated=disconnect, dialect=dialect)
             if disconnect:
                 await self._connection.invalidate()
-            return classify(wrapped, url, disconnect=disconnect) or wrapped
+            return driver_error(self._connection, sql, args, translated, dbapi_error, disconnect=disconnect)
         except Exception as other:  # not the driver's (a timeout): as SQLAlchemy's handle_error sees it
-            return classify(other, url) or other
+            return classify(other, self._connection.engine.url.render_as_string(hide_password=True)) or other
         return exc  # pragma: no cover (the adapter always raises)
 
 

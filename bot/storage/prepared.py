@@ -18,7 +18,7 @@ statements outside a transaction use the same compiled forms (`Prepared.form`) o
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from sqlalchemy.engine import Dialect
@@ -73,19 +73,33 @@ class Prepared:
             return int((await c.execute(self.statement, list(rows))).rowcount)
         assert isinstance(driver, OneTripConnection)  # the form is made for this driver only
         sql, binds, _ = form
-        values = [
-            tuple(row.get(name) if convert is None else convert(row.get(name)) for name, convert in binds)
-            for row in rows
-        ]
-        connection = c.sync_connection
-        if connection is not None:  # tell listeners, as SQLAlchemy does
-            connection.dispatch.before_cursor_execute(connection, None, sql, values, None, True)
+        values = [bound(binds, row) for row in rows]
+        announce(c, sql, values, many=True)
         try:
             outcome = await driver.run(sql, values, many=True)
         except sqlite3.Error as exc:
-            wrapped = DBAPIError.instance(sql, values, exc, sqlite3.Error, dialect=c.dialect)
-            raise classify(wrapped, c.engine.url.render_as_string(hide_password=True)) or wrapped from exc
+            raise driver_error(c, sql, values, exc, sqlite3.Error) from exc
         return outcome[2]
+
+
+def bound(binds: Converters, params: Mapping[str, Any]) -> tuple[Any, ...]:
+    """The statement's parameters in order, each converted by its type."""
+    return tuple(params.get(name) if convert is None else convert(params.get(name)) for name, convert in binds)
+
+
+def announce(c: AsyncConnection, sql: str, params: Any, *, many: bool) -> None:
+    """Tell `before_cursor_execute` listeners of a statement run on the driver, as SQLAlchemy does."""
+    connection = c.sync_connection
+    if connection is not None:
+        connection.dispatch.before_cursor_execute(connection, None, sql, params, None, many)
+
+
+def driver_error(
+    c: AsyncConnection, sql: str, params: Any, error: Exception, dbapi_error: type[Exception], *, disconnect: bool = False
+) -> BaseException:
+    """What SQLAlchemy raises for the driver's `error`: its `DBAPIError` class, or the `DatabaseFault` `classify` makes of it."""
+    wrapped = DBAPIError.instance(sql, params, error, dbapi_error, connection_invalidated=disconnect, dialect=c.dialect)
+    return classify(wrapped, c.engine.url.render_as_string(hide_password=True), disconnect=disconnect) or wrapped
 
 
 def _constant(convert: Callable[[Any], Any] | None, value: Any) -> Callable[[Any], Any]:
