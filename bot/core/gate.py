@@ -106,9 +106,13 @@ class Gate:
             raise NoActiveQuiz()
         return max(sessions, key=lambda s: s.updated_at)
 
-    async def load(self, actor: Actor, session_id: str) -> Session:
-        """Load a session for a change by `actor`: it must exist and be theirs (or their channel's)."""
-        session = await self._repo.get_session(session_id)
+    async def load(self, actor: Actor, session_id: str, *, guess: bool = False) -> Session:
+        """Load a session for a change by `actor`: it must exist and be theirs (or their channel's).
+
+        With `guess`, the session as this process last stored it (`recent`): only for a change whose
+        save checks the version, and whose refusals are made again on a fresh load.
+        """
+        session = await (self._repo.recent_session if guess else self._repo.get_session)(session_id)
         if session is None:
             raise Missing()
         owner = session.owner

@@ -34,6 +34,7 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 SAVE_TRIES = 3  # a change whose save lost to another write is read and made again, this many times in all
+GUESSED = frozenset({ax.CHOOSE, ax.MULTI, ax.BLANK, ax.CHECK})  # clicks first decided on a guess (`QuizDesk.act`)
 
 # A daily review counts each graded item: (actor, session, the item before, the reply) -> the reply.
 AfterItem = Callable[[Actor, Session, ItemState | None, Reply], Awaitable[Reply]]
@@ -128,41 +129,60 @@ class QuizDesk:
         return Reply(messages=(message,))
 
     async def act(self, actor: Actor, request: rq.Act) -> Reply:
-        """A click on a quiz item: one read of its session (an id naming no session may be another feature's)."""
+        """A click on a quiz item: one read of its session (an id naming no session may be another feature's).
+
+        A plain click on a choice or a menu (`GUESSED`) is first decided on the session as this
+        process last stored it, with no read at all (on PostgreSQL, a round trip of the two a click
+        makes): the save checks the version, so a guess another process overtook stores nothing. A
+        decision on a guess counts only when its save went through; a refusal, or a reply that
+        stored nothing, is made again on the session as read.
+        """
         parsed = ax.parse(request.action)
         if parsed is None or parsed.session_id == ax.NO_SESSION:
             raise Unclaimed()
         progress = once(request.progress)
 
+        async def decide(session: Session) -> Reply:
+            if parsed.verb == ax.RESTART:
+                return await self.starter.restart(actor, session, use_next=parsed.argument == "next")
+            anchor = session.anchor
+            if parsed.verb == ax.CURRENT:
+                return amended(await self.flow.current(session), anchor=anchor)
+            repeated = session.graded_by(request.key)
+            if repeated is not None:  # the same click again: its one grade, in place, and nothing new
+                if not session.items[repeated].done:
+                    return Reply(anchor=anchor)
+                return amended(await self.answered(session, repeated, then=False), anchor=anchor)
+            if 0 <= parsed.position < session.position and session.status in ("active", "finished"):
+                # A second click made before (or after) the first one's reply: what follows is shown by
+                # that reply, so only the grade in place; after a restart, the first reply may be lost.
+                then = not self.gate.reply_on_its_way(session, parsed.position)
+                return amended(await self.answered(session, parsed.position, then=then), anchor=anchor)
+            self.gate.require_active(session)
+            if parsed.position != session.position:
+                raise StaleAction()
+            values = list(request.values)
+            reply = await self.on_item(actor, session, parsed, values, request.key, progress)
+            if session.position > parsed.position or session.status == "finished":
+                self.gate.handed(session.id, parsed.position)
+            return amended(reply, anchor=anchor)
+
         async def change() -> Reply:
             async with self.gate.editing(parsed.session_id):
+                if parsed.verb in GUESSED:
+                    try:
+                        guess = await self.gate.load(actor, parsed.session_id, guess=True)
+                        stored = guess.version
+                        reply = await decide(guess)
+                        if guess.version != stored:
+                            return reply  # its save went through: the guess was the stored session
+                    except QuizError:
+                        pass  # refused on a guess (or its save lost): decided again below, on what is stored
                 try:
                     session = await self.gate.load(actor, parsed.session_id)
                 except Missing as exc:
                     raise Unclaimed(exc) from exc
-                if parsed.verb == ax.RESTART:
-                    return await self.starter.restart(actor, session, use_next=parsed.argument == "next")
-                anchor = session.anchor
-                if parsed.verb == ax.CURRENT:
-                    return amended(await self.flow.current(session), anchor=anchor)
-                repeated = session.graded_by(request.key)
-                if repeated is not None:  # the same click again: its one grade, in place, and nothing new
-                    if not session.items[repeated].done:
-                        return Reply(anchor=anchor)
-                    return amended(await self.answered(session, repeated, then=False), anchor=anchor)
-                if 0 <= parsed.position < session.position and session.status in ("active", "finished"):
-                    # A second click made before (or after) the first one's reply: what follows is shown by
-                    # that reply, so only the grade in place; after a restart, the first reply may be lost.
-                    then = not self.gate.reply_on_its_way(session, parsed.position)
-                    return amended(await self.answered(session, parsed.position, then=then), anchor=anchor)
-                self.gate.require_active(session)
-                if parsed.position != session.position:
-                    raise StaleAction()
-                values = list(request.values)
-                reply = await self.on_item(actor, session, parsed, values, request.key, progress)
-                if session.position > parsed.position or session.status == "finished":
-                    self.gate.handed(session.id, parsed.position)
-                return amended(reply, anchor=anchor)
+                return await decide(session)
 
         return await retried(change)
 
