@@ -58,14 +58,34 @@ def answered_before(exc: BaseException) -> bool:
     return isinstance(exc, discord.HTTPException) and exc.code == ANSWERED_BEFORE
 
 
+ORIGINAL = "@original"  # in place of a message id: the interaction's original response (Discord's own alias)
+
+
 @dataclass
 class ItemRef:
-    """Where an item message lives, so a later answer (a command, a DM) can mark it answered."""
+    """Where an item message lives, so a later answer (a command, a DM) can mark it answered.
 
-    interaction: discord.Interaction[Any] | None  # the interaction whose token can edit it
-    message_id: int | None  # None: the interaction's original response
-    channel_message: discord.Message | None = None  # a plain message the bot sent (DMs, threads)
+    Kept light, as thousands are: the interaction's webhook (its application id and token) and the
+    message's id, or the channel and id of a plain message, never the interaction or message objects
+    discord.py parsed (with them, a busy process grew by 12 MB a minute).
+    """
+
+    webhook: discord.Webhook | None  # the interaction's, whose token can edit its messages
+    message_id: int | str | None  # ORIGINAL: the interaction's original response
+    channel_message: discord.PartialMessage | None = None  # a plain message the bot sent (DMs, threads)
+    channel_id: int | None = None
     created: float = 0.0
+
+    @classmethod
+    def answering(cls, interaction: discord.Interaction[Any], message_id: int | None) -> ItemRef:
+        """The message `message_id` sent through the interaction's webhook; None: its original response."""
+        return cls(interaction.followup, ORIGINAL if message_id is None else message_id, channel_id=interaction.channel_id)
+
+    @classmethod
+    def posted(cls, message: discord.Message) -> ItemRef:
+        """A plain message the bot sent in a channel."""
+        partial = message.channel.get_partial_message(message.id)  # type: ignore[union-attr]
+        return cls(None, None, channel_message=partial, channel_id=message.channel.id)
 
     def usable(self) -> bool:
         if self.channel_message is not None:
@@ -76,11 +96,9 @@ class ItemRef:
         kwargs = rendered.edit_kwargs()
         if self.channel_message is not None:
             await self.channel_message.edit(**kwargs)
-        elif self.interaction is not None:
-            if self.message_id is None:
-                await self.interaction.edit_original_response(**kwargs)
-            else:
-                await self.interaction.followup.edit_message(self.message_id, **kwargs)
+        elif self.webhook is not None and self.message_id is not None:
+            # Discord's "@original" stands for the original response wherever a message id goes.
+            await self.webhook.edit_message(cast(int, self.message_id), **kwargs)
 
 
 class ItemRefs:
@@ -205,22 +223,22 @@ class Responder:
                 callback = await interaction.response.send_message(
                     ephemeral=ephemeral, **rendered.send_kwargs()
                 )
-                self._sent(message, ItemRef(interaction, None), callback.message_id)
+                self._sent(message, ItemRef.answering(interaction, None), callback.message_id)
                 return
             if self._token_expiring():
                 raise _Expired()
             if self.placeholder is not None:
                 placeholder, self.placeholder = self.placeholder, None
                 await interaction.followup.edit_message(placeholder, **rendered.edit_kwargs())
-                self._sent(message, ItemRef(interaction, placeholder), placeholder)
+                self._sent(message, ItemRef.answering(interaction, placeholder), placeholder)
                 return
             if self.original_note:
                 self.original_note = False
                 await interaction.edit_original_response(**rendered.edit_kwargs())
-                self._sent(message, ItemRef(interaction, None), None)
+                self._sent(message, ItemRef.answering(interaction, None), None)
                 return
             sent = await interaction.followup.send(wait=True, ephemeral=ephemeral, **rendered.send_kwargs())
-            self._sent(message, ItemRef(interaction, sent.id), sent.id)
+            self._sent(message, ItemRef.answering(interaction, sent.id), sent.id)
         except _Expired:
             await self._fallback(message, private)
         except discord.HTTPException as exc:
@@ -273,7 +291,7 @@ class Responder:
                 await self._fallback(message, private=True)  # feedback, or a confirmation's outcome, must reach them
             return
         if message.kind == "item" and message.session_id:
-            self.refs.remember(message.session_id, ItemRef(interaction, None))
+            self.refs.remember(message.session_id, ItemRef.answering(interaction, None))
 
     async def _quiet_ack(self) -> None:
         try:
@@ -305,7 +323,7 @@ class Responder:
             return
         self.sent.append((message, sent.id))
         if message.kind == "item" and message.session_id:
-            self.refs.remember(message.session_id, ItemRef(None, None, channel_message=sent))
+            self.refs.remember(message.session_id, ItemRef.posted(sent))
 
 
     async def progress(self, text: str) -> None:

@@ -52,15 +52,11 @@ class ChannelResponder:
                 log.warning("could not answer a message (%s %s)", exc.status, exc.code)
                 return
             if core_message.kind == "item" and core_message.session_id:
-                self.refs.remember(core_message.session_id, ItemRef(None, None, channel_message=sent))
+                self.refs.remember(core_message.session_id, ItemRef.posted(sent))
 
     def _here(self, ref: ItemRef | None) -> bool:
         """Whether an item message lives in the channel the learner's message was sent in."""
-        if ref is None:
-            return False
-        if ref.channel_message is not None:
-            return ref.channel_message.channel.id == self.message.channel.id
-        return ref.interaction is not None and ref.interaction.channel_id == self.message.channel.id
+        return ref is not None and ref.channel_id == self.message.channel.id
 
     async def apologise(self) -> None:
         try:
