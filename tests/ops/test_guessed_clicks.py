@@ -7,9 +7,9 @@ guess's save is refused by its version, and the click is decided again on what i
 from __future__ import annotations
 
 import random
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from sqlalchemy import event, func, select
@@ -27,6 +27,8 @@ from tests.fakes import FakeClock, LocalRunner
 from tests.ops.services import write_choice_pack
 
 ALICE = Actor("discord", "G1", "111", "Alice")
+BOB = Actor("discord", "G1", "222", "Bob")
+T = TypeVar("T")
 
 
 @pytest.fixture
@@ -36,7 +38,7 @@ async def two(pg_url: str, tmp_path: Path) -> AsyncIterator[tuple[QuizService, Q
     try:
         here = QuizService(repository=mine, runner=LocalRunner(), clock=FakeClock(), rng=random.Random(3))
         there = QuizService(repository=theirs, runner=LocalRunner(), clock=FakeClock(), rng=random.Random(3))
-        await here.import_pack(load_path(write_choice_pack(tmp_path, 3) / "ops").pack)
+        await here.import_pack(load_path(write_choice_pack(tmp_path, 5) / "ops").pack)
         await here.handle(ALICE, rq.Start(pack="ops", count=3))
         session = await mine.active_session(Owner.user(ALICE))
         assert session is not None
@@ -50,6 +52,23 @@ def click(session_id: str, position: int, key: str, choice: int = 0) -> rq.Act:
     return rq.Act(ax.make(session_id, position, ax.CHOOSE, choice), key=key)
 
 
+async def statements_of(repository: SqlRepository, work: Awaitable[T], statements: list[str]) -> T:
+    """Do `work`, with the SQL it sends through `repository` added to `statements`."""
+
+    def seen(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        statements.append(statement)
+
+    event.listen(repository.engine.sync_engine, "before_cursor_execute", seen)
+    try:
+        return await work
+    finally:
+        event.remove(repository.engine.sync_engine, "before_cursor_execute", seen)
+
+
+def reads_of_sessions(statements: list[str]) -> list[str]:
+    return [s for s in statements if s.lstrip().upper().startswith("SELECT") and "sessions" in s]
+
+
 async def attempts_in(repository: SqlRepository) -> int:
     async with repository.engine.connect() as c:
         return int((await c.execute(select(func.count()).select_from(t.attempts))).scalar_one())
@@ -60,17 +79,10 @@ async def test_a_click_on_a_quiz_this_process_stored_last_reads_no_session(two: 
     await here.handle(ALICE, click(sid, 0, "k0"))
     statements: list[str] = []
 
-    def seen(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
-        statements.append(statement)
-
-    event.listen(mine.engine.sync_engine, "before_cursor_execute", seen)
-    try:
-        reply = await here.handle(ALICE, click(sid, 1, "k1"))
-    finally:
-        event.remove(mine.engine.sync_engine, "before_cursor_execute", seen)
+    reply = await statements_of(mine, here.handle(ALICE, click(sid, 1, "k1")), statements)
     assert reply.update is not None and "Correct" in reply.update.text()
     assert statements, "the answer was written"
-    assert not [s for s in statements if s.lstrip().upper().startswith("SELECT") and "sessions" in s]
+    assert not reads_of_sessions(statements)
     stored = await mine.get_session(sid)
     assert stored is not None and stored.position == 2
 
@@ -118,3 +130,20 @@ async def test_a_reply_that_stores_nothing_is_made_on_the_stored_quiz(two: Any) 
     assert reply.update is not None and "Correct" in reply.update.text()
     assert reply.anchor == posted  # not the anchor of this process's guess
     assert await attempts_in(mine) == 1
+
+
+async def test_a_quiz_two_processes_take_turns_at_is_read_not_guessed(two: Any) -> None:
+    here, there, mine, _alice = two
+    await here.handle(BOB, rq.Start(pack="ops", count=5))
+    session = await mine.active_session(Owner.user(BOB))
+    assert session is not None
+    sid = session.id
+    for position, service in enumerate((here, there, here, there)):  # round robin: each guess is behind
+        await service.handle(BOB, click(sid, position, f"b{position}"))
+    statements: list[str] = []
+    reply = await statements_of(mine, here.handle(BOB, click(sid, 4, "b4")), statements)
+    assert reply.update is not None and "Correct" in reply.update.text()
+    assert len(reads_of_sessions(statements)) == 1  # read once, as stored...
+    writes = [s for s in statements if not s.lstrip().upper().startswith("SELECT")]
+    assert len(writes) == 1, writes  # ...and no save on the guess: it was refused before it wrote
+    assert await attempts_in(mine) == 5
