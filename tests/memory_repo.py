@@ -75,7 +75,7 @@ class MemoryRepository:
         stored = self.sessions.get(session_id)
         return stored.copy() if stored is not None else None
 
-    async def recent_session(self, session_id: str) -> Session | None:
+    async def recent_session(self, session_id: str, position: int | None = None) -> Session | None:
         return await self.get_session(session_id)
 
     def forget(self, session_id: str) -> None:

@@ -77,9 +77,9 @@ class Gate:
     async def get(self, session_id: str) -> Session | None:
         return await self._repo.get_session(session_id)
 
-    async def recent(self, session_id: str) -> Session | None:
+    async def recent(self, session_id: str, position: int | None = None) -> Session | None:
         """A guess at the stored session, for a save that checks its version (see `Repository.recent_session`)."""
-        return await self._repo.recent_session(session_id)
+        return await self._repo.recent_session(session_id, position)
 
     async def active(self, owner: Owner) -> Session | None:
         return await self._repo.active_session(owner)
@@ -106,13 +106,16 @@ class Gate:
             raise NoActiveQuiz()
         return max(sessions, key=lambda s: s.updated_at)
 
-    async def load(self, actor: Actor, session_id: str, *, guess: bool = False) -> Session:
+    async def load(self, actor: Actor, session_id: str, *, guess_at: int | None = None) -> Session:
         """Load a session for a change by `actor`: it must exist and be theirs (or their channel's).
 
-        With `guess`, the session as this process last stored it (`recent`): only for a change whose
-        save checks the version, and whose refusals are made again on a fresh load.
+        With `guess_at`, a guess (`recent`) for a click on that item: only for a change whose save
+        checks the version, and whose refusals are made again on a fresh load.
         """
-        session = await (self._repo.recent_session if guess else self._repo.get_session)(session_id)
+        if guess_at is None:
+            session = await self._repo.get_session(session_id)
+        else:
+            session = await self._repo.recent_session(session_id, guess_at)
         if session is None:
             raise Missing()
         owner = session.owner

@@ -60,10 +60,13 @@ class Repository(Protocol):
         """Return the owner's active session as stored: the caller's own copy, as `get_session`."""
         ...
 
-    async def recent_session(self, session_id: str) -> Session | None:
+    async def recent_session(self, session_id: str, position: int | None = None) -> Session | None:
         """The session as this process last stored it (another may have saved since), else as stored.
 
-        Only for a save that is refused when the version moved on (see `Gate.save`), never to decide.
+        With `position`, as last stored only if it was then at that item (else as stored): a guess
+        that is behind the click it is for is not worth a try. Only for a change whose save is
+        refused when the version moved on (see `Gate.save`), and whose refusals are made again on
+        the session as stored.
         """
         ...
 

@@ -171,7 +171,7 @@ class QuizDesk:
             async with self.gate.editing(parsed.session_id):
                 if parsed.verb in GUESSED:
                     try:
-                        guess = await self.gate.load(actor, parsed.session_id, guess=True)
+                        guess = await self.gate.load(actor, parsed.session_id, guess_at=parsed.position)
                         stored = guess.version
                         reply = await decide(guess)
                         if guess.version != stored:
@@ -302,7 +302,10 @@ class QuizDesk:
         for attempt in range(SAVE_TRIES):
             async with self.gate.editing(query.session_id):
                 # first as this process last stored it (usually the answer's own save), then as read
-                session = await (self.gate.recent if attempt == 0 else self.gate.get)(query.session_id)
+                if attempt == 0:
+                    session = await self.gate.recent(query.session_id, query.position)
+                else:
+                    session = await self.gate.get(query.session_id)
                 if session is None or (query.position is not None and session.position != query.position):
                     if attempt == 0:
                         continue  # the guess may be behind what another process stored: read it

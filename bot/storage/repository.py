@@ -83,8 +83,8 @@ class SqlRepository:
     async def active_session(self, owner: Owner) -> Session | None:
         return await self.sessions.active(owner)
 
-    async def recent_session(self, session_id: str) -> Session | None:
-        return await self.sessions.recent(session_id)
+    async def recent_session(self, session_id: str, position: int | None = None) -> Session | None:
+        return await self.sessions.recent(session_id, position)
 
     async def write_answer(self, unit: AnswerWrite) -> None:
         """Write a graded answer's unit of work in one transaction (`bot.storage.answers`), or raise Conflict."""

@@ -130,7 +130,7 @@ class CachedSessions:
                 return thaw(cached[1])
         return session  # still behind a save that was refused: the next save says so
 
-    async def recent(self, session_id: str) -> Session | None:
+    async def recent(self, session_id: str, position: int | None = None) -> Session | None:
         return await self.get(session_id)  # the cache is never behind this process's own saves
 
     async def active(self, owner: Owner) -> Session | None:

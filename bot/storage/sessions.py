@@ -104,14 +104,16 @@ class SessionStore:
             row = (await c.execute(query.statement, params)).first()
         return None if row is None else dict(row._mapping)
 
-    async def recent(self, session_id: str) -> Session | None:
+    async def recent(self, session_id: str, position: int | None = None) -> Session | None:
         """The session as this process last stored it, else as read: a guess for a save that checks its version.
 
         A caller that changes a little (where an item was posted) saves straight away; if another
         process wrote in between, the save is refused as any stale save is, and the caller reads again.
         """
         row = self._recent.get(session_id)
-        return session_from_row(row) if row is not None else await self.get(session_id)
+        if row is None or (position is not None and row["position"] != position):
+            return await self.get(session_id)  # none, or behind: another process moved the quiz on
+        return session_from_row(row)
 
     def _remember_row(self, row: Row) -> None:
         if self._writer is not None:

@@ -147,3 +147,15 @@ async def test_a_quiz_two_processes_take_turns_at_is_read_not_guessed(two: Any) 
     writes = [s for s in statements if not s.lstrip().upper().startswith("SELECT")]
     assert len(writes) == 1, writes  # ...and no save on the guess: it was refused before it wrote
     assert await attempts_in(mine) == 5
+
+
+async def test_a_guess_behind_the_item_clicked_is_not_taken(two: Any) -> None:
+    here, there, mine, sid = two
+    await here.handle(ALICE, click(sid, 0, "k0"))  # this process stored the quiz at item 1
+    await there.handle(ALICE, click(sid, 1, "k1"))  # the other moved it to item 2
+    behind = await mine.recent_session(sid)
+    assert behind is not None and behind.position == 1  # as this process last stored it
+    clicked = await mine.recent_session(sid, 2)  # for a click on item 2: that guess is behind, so read
+    stored = await mine.get_session(sid)
+    assert clicked is not None and stored is not None
+    assert (clicked.position, clicked.version) == (stored.position, stored.version) == (2, behind.version + 1)
