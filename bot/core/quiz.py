@@ -170,14 +170,18 @@ class QuizDesk:
         async def change() -> Reply:
             async with self.gate.editing(parsed.session_id):
                 if parsed.verb in GUESSED:
+                    guess, stored = None, -1
                     try:
                         guess = await self.gate.load(actor, parsed.session_id, guess_at=parsed.position)
                         stored = guess.version
                         reply = await decide(guess)
+                    except QuizError:
+                        if guess is not None and guess.version != stored:
+                            raise  # refused after its save went through: as it would be on a read
+                        # refused on a guess (or its save lost): decided again below, on what is stored
+                    else:
                         if guess.version != stored:
                             return reply  # its save went through: the guess was the stored session
-                    except QuizError:
-                        pass  # refused on a guess (or its save lost): decided again below, on what is stored
                 try:
                     session = await self.gate.load(actor, parsed.session_id)
                 except Missing as exc:
