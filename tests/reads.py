@@ -23,6 +23,10 @@ class CountingRepository:
         self.reads.append(f"get_session {session_id}")
         return await self.inner.get_session(session_id)  # type: ignore[no-any-return]
 
+    async def recent_session(self, session_id: str, position: int | None = None) -> Session | None:
+        self.reads.append(f"recent_session {session_id}")  # a guess: no read where this process stored it last
+        return await self.inner.recent_session(session_id, position)  # type: ignore[no-any-return]
+
     async def active_session(self, owner: Owner) -> Session | None:
         self.reads.append(f"active_session {owner.id}")
         return await self.inner.active_session(owner)  # type: ignore[no-any-return]
