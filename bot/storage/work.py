@@ -20,13 +20,15 @@ import time
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, delete, or_, select, update
+from sqlalchemy import and_, bindparam, delete, or_, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from bot.core.work import Work
 
+from . import pg_link
 from .base import Database
+from .prepared import Prepared
 from .work_tables import unfinished_work as w
 
 POLL_S = 2.0
@@ -47,23 +49,29 @@ class WorkStore:
         statement = insert(w)
         # Another process's live row for the same item is never replaced: it grades the same
         # delivery (a retry that reached both), and replacing its row would refuse its answer.
-        self._upsert = statement.on_conflict_do_update(
+        self._upsert = Prepared(statement.on_conflict_do_update(
             index_elements=["platform", "user_id", "item"],
             set_={name: statement.excluded[name] for name in COLUMNS if name not in ("platform", "user_id", "item")},
             where=or_(w.c.process == statement.excluded.process, w.c.deadline <= statement.excluded.started_at),
-        )
+        ))
         self._learners: set[Learner] | None = None  # SQLite: who may have rows (None: not read yet)
 
     async def begin(self, work: Work) -> bool:
-        async with self._db.write() as c:
-            result = await c.execute(self._upsert, {name: getattr(work, name) for name in COLUMNS})
+        changed = await self._alone(self._upsert, {name: getattr(work, name) for name in COLUMNS})
         if self._learners is not None:
             self._learners.add((work.platform, work.user_id))
-        return bool(result.rowcount == 1)
+        return changed == 1
 
     async def end(self, work_id: str) -> None:
+        await self._alone(_END, {"id": work_id})
+
+    async def _alone(self, statement: Prepared, params: dict[str, Any]) -> int:
+        """Run one statement in a transaction of its own; the rows it changed (on PostgreSQL on asyncpg itself)."""
+        if not self._db.sqlite:  # each code answer's begin and end: one round trip each (`pg_link.py`)
+            async with pg_link.direct(self._db.engine) as d:
+                return await d.changed(statement, params)
         async with self._db.write() as c:
-            await c.execute(delete(w).where(w.c.id == work_id))
+            return int((await c.execute(statement.statement, params)).rowcount)
 
     async def overdue(self, platform: str, user_id: str, now: datetime) -> list[Work]:
         if self._db.sqlite:
@@ -116,6 +124,9 @@ class WorkStore:
         """Every row (operators' checks and tests)."""
         async with self._db.read() as c:
             return [_work(dict(r._mapping)) for r in await c.execute(select(w).order_by(w.c.started_at))]
+
+
+_END = Prepared(delete(w).where(w.c.id == bindparam("id")))
 
 
 def _work(row: dict[str, Any]) -> Work:

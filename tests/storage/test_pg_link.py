@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import asyncpg
 import pytest
-from sqlalchemy import Boolean, insert, select, text
+from sqlalchemy import Boolean, event, insert, select, text
 
 from bot.core.errors import DatabaseFault
 from bot.core.ports import Conflict
@@ -96,3 +96,23 @@ async def test_a_statement_cut_off_by_cancellation_leaves_no_broken_connection(r
         await task
     for _ in range(30):  # every pooled connection in turn, the one the cancelled statement had among them
         assert (await _store(repo).get_row("s1") or {}).get("id") == "s1"
+
+
+async def test_a_code_answers_work_row_is_begun_and_ended_in_one_statement_each(repo: SqlRepository) -> None:
+    from tests.storage.test_unfinished_work import work  # the same row as the unfinished-work tests
+
+    transactions: list[object] = []
+
+    def began(connection: object) -> None:
+        transactions.append(connection)
+
+    event.listen(repo.engine.sync_engine, "begin", began)
+    try:
+        assert await repo.work.begin(work(1)) is True
+        assert await repo.work.begin(work(2, item="s1:0", process="p2")) is False  # another live row: kept
+        assert [w.id for w in await repo.work.all()] == ["w1"]
+        await repo.work.end("w1")
+    finally:
+        event.remove(repo.engine.sync_engine, "begin", began)
+    assert await repo.work.all() == []
+    assert len(transactions) == 1  # only `all()`'s read: no BEGIN ... COMMIT around the begin and end
