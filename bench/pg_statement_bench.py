@@ -1,11 +1,15 @@
 """What a click's statement costs the bot on PostgreSQL: through SQLAlchemy's execute, and on asyncpg itself.
 
-Reads one stored quiz by its id, as every click does, in blocks that alternate the two ways on the
-same database and connection pool: SQLAlchemy's `execute` on a pooled connection switched to
-AUTOCOMMIT (the way before `bot/storage/pg_link.py`) and `SessionStore.get_row` (the way now: the
-pool's asyncpg connection itself, the statement compiled once). Prints this process's CPU per read
-for each block, then the medians side by side. Not a test: figures depend on the machine and on
-what else runs on it (the load average is printed).
+Two operations, each in blocks that alternate the two ways on the same database and connection pool:
+
+- reading one stored quiz by its id, as a click did: SQLAlchemy's `execute` on a pooled connection
+  switched to AUTOCOMMIT (the way before `bot/storage/pg_link.py`) against `SessionStore.get_row`
+  (the pool's asyncpg connection itself, the statement compiled once);
+- a code answer's unfinished-work row begun and ended: each in a SQLAlchemy transaction (the way
+  before) against `WorkStore.begin` and `end` (one statement each on asyncpg itself).
+
+Prints this process's CPU per operation for each block, then the medians side by side. Not a
+test: figures depend on the machine and on what else runs on it (the load average is printed).
 
     .venv/bin/python bench/pg_statement_bench.py [--reads 2000] [--blocks 6]
 """
@@ -25,8 +29,12 @@ import asyncpg
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the package, and tests' quiz builders
 
-from bot.storage import open_repository
+from datetime import UTC, datetime, timedelta
+
+from bot.core.work import Work
+from bot.storage import SqlRepository, open_repository
 from bot.storage.sessions import _GET_ROW, SessionStore
+from bot.storage.work import _END, COLUMNS
 from tests.storage import clicks
 
 PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/test"
@@ -37,6 +45,43 @@ async def _through_sqlalchemy(store: SessionStore, session_id: str) -> Any:
         await c.execution_options(isolation_level="AUTOCOMMIT")
         row = (await c.execute(_GET_ROW.statement, {"id": session_id})).first()
     return None if row is None else dict(row._mapping)
+
+
+def _work(n: int) -> Work:
+    at = datetime(2026, 12, 1, tzinfo=UTC)
+    return Work(
+        id=f"w{n}", platform="slack", user_id="u1", item=f"s1:{n}", kind="grade", title="Q", process="p1",
+        started_at=at, deadline=at + timedelta(minutes=3),
+    )  # fmt: skip
+
+
+async def _work_through_sqlalchemy(repo: SqlRepository, n: int) -> None:
+    store = repo.work
+    for statement, params in (
+        (store._upsert.statement, {name: getattr(_work(n), name) for name in COLUMNS}),
+        (_END.statement, {"id": f"w{n}"}),
+    ):
+        async with store._db.write() as c:
+            await c.execute(statement, params)
+
+
+async def _work_directly(repo: SqlRepository, n: int) -> None:
+    await repo.work.begin(_work(n))
+    await repo.work.end(f"w{n}")
+
+
+async def _compare(what: str, ways: dict[str, Any], times: int, blocks: int) -> None:
+    for run in ways.values():
+        await _cpu_per_read(run, 200)  # warm: connections open, statements prepared
+    figures: dict[str, list[float]] = {way: [] for way in ways}
+    print(f"load average {os.getloadavg()[0]:.2f}; {times} of {what} per block")
+    for block in range(blocks):
+        for way, run in ways.items():
+            figures[way].append(await _cpu_per_read(run, times))
+            print(f"  block {block + 1}: {way}: {figures[way][-1]:.0f} µs CPU each")
+    (old_way, old), (new_way, new) = ((way, statistics.median(v)) for way, v in figures.items())
+    print(f"median: {old_way} {old:.0f} µs, {new_way} {new:.0f} µs each ({new / old:.0%})")
+    print(f"load average {os.getloadavg()[0]:.2f}")
 
 
 async def _cpu_per_read(read: Any, reads: int) -> float:
@@ -61,17 +106,17 @@ async def main(reads: int, blocks: int) -> None:
                 "asyncpg itself (pg_link)": lambda: store.get_row("s1"),
             }
             assert await ways["SQLAlchemy execute"]() == await ways["asyncpg itself (pg_link)"]()
-            for read in ways.values():
-                await _cpu_per_read(read, 200)  # warm: connections open, statements prepared
-            figures: dict[str, list[float]] = {way: [] for way in ways}
-            print(f"load average {os.getloadavg()[0]:.2f}; {reads} reads of a 20-item quiz per block")
-            for block in range(blocks):
-                for way, read in ways.items():
-                    figures[way].append(await _cpu_per_read(read, reads))
-                    print(f"  block {block + 1}: {way}: {figures[way][-1]:.0f} µs CPU per read")
-            old, new = (statistics.median(v) for v in figures.values())
-            print(f"median: SQLAlchemy execute {old:.0f} µs, asyncpg itself {new:.0f} µs per read ({new / old:.0%})")
-            print(f"load average {os.getloadavg()[0]:.2f}")
+            await _compare("reads of a 20-item quiz", ways, reads, blocks)
+            count = iter(range(10**9))
+            await _compare(
+                "a work row begun and ended",
+                {
+                    "SQLAlchemy transactions": lambda: _work_through_sqlalchemy(repo, next(count)),
+                    "one statement each (pg_link)": lambda: _work_directly(repo, next(count)),
+                },
+                reads,
+                blocks,
+            )
         finally:
             await repo.close()
     finally:
