@@ -65,12 +65,15 @@ ORIGINAL = "@original"  # in place of a message id: the interaction's original r
 class ItemRef:
     """Where an item message lives, so a later answer (a command, a DM) can mark it answered.
 
-    Kept light, as thousands are: the interaction's webhook (its application id and token) and the
-    message's id, or the channel and id of a plain message, never the interaction or message objects
-    discord.py parsed (with them, a busy process grew by 12 MB a minute).
+    Kept light, as thousands are, and made on every click: the interaction's application id and
+    token (its webhook is made only to edit) and the message's id, or the channel and id of a plain
+    message, never the interaction or message objects discord.py parsed (with them, a busy process
+    grew by 12 MB a minute).
     """
 
-    webhook: discord.Webhook | None  # the interaction's, whose token can edit its messages
+    client: discord.Client | None  # whose HTTP session and state the webhook uses
+    application_id: int | None
+    token: str | None  # the interaction's, which can edit its messages
     message_id: int | str | None  # ORIGINAL: the interaction's original response
     channel_message: discord.PartialMessage | None = None  # a plain message the bot sent (DMs, threads)
     channel_id: int | None = None
@@ -79,13 +82,16 @@ class ItemRef:
     @classmethod
     def answering(cls, interaction: discord.Interaction[Any], message_id: int | None) -> ItemRef:
         """The message `message_id` sent through the interaction's webhook; None: its original response."""
-        return cls(interaction.followup, ORIGINAL if message_id is None else message_id, channel_id=interaction.channel_id)
+        return cls(
+            interaction.client, interaction.application_id, interaction.token,
+            ORIGINAL if message_id is None else message_id, channel_id=interaction.channel_id,
+        )  # fmt: skip
 
     @classmethod
     def posted(cls, message: discord.Message) -> ItemRef:
         """A plain message the bot sent in a channel."""
         partial = message.channel.get_partial_message(message.id)  # type: ignore[union-attr]
-        return cls(None, None, channel_message=partial, channel_id=message.channel.id)
+        return cls(None, None, None, None, channel_message=partial, channel_id=message.channel.id)
 
     def usable(self) -> bool:
         if self.channel_message is not None:
@@ -96,9 +102,10 @@ class ItemRef:
         kwargs = rendered.edit_kwargs()
         if self.channel_message is not None:
             await self.channel_message.edit(**kwargs)
-        elif self.webhook is not None and self.message_id is not None:
+        elif self.client is not None and self.application_id is not None and self.token is not None:
+            webhook = discord.Webhook.partial(self.application_id, self.token, client=self.client)
             # Discord's "@original" stands for the original response wherever a message id goes.
-            await self.webhook.edit_message(cast(int, self.message_id), **kwargs)
+            await webhook.edit_message(cast(int, self.message_id), **kwargs)
 
 
 class ItemRefs:
