@@ -17,19 +17,19 @@ test: figures depend on the machine and on what else runs on it (the load averag
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import statistics
 import sys
 import time
 import uuid
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import asyncpg
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the package, and tests' quiz builders
-
-from datetime import UTC, datetime, timedelta
 
 from bot.core.work import Work
 from bot.storage import SqlRepository, open_repository
@@ -72,23 +72,23 @@ async def _work_directly(repo: SqlRepository, n: int) -> None:
 
 async def _compare(what: str, ways: dict[str, Any], times: int, blocks: int) -> None:
     for run in ways.values():
-        await _cpu_per_read(run, 200)  # warm: connections open, statements prepared
+        await _cpu_each(run, 200)  # warm: connections open, statements prepared
     figures: dict[str, list[float]] = {way: [] for way in ways}
     print(f"load average {os.getloadavg()[0]:.2f}; {times} of {what} per block")
     for block in range(blocks):
         for way, run in ways.items():
-            figures[way].append(await _cpu_per_read(run, times))
+            figures[way].append(await _cpu_each(run, times))
             print(f"  block {block + 1}: {way}: {figures[way][-1]:.0f} µs CPU each")
     (old_way, old), (new_way, new) = ((way, statistics.median(v)) for way, v in figures.items())
     print(f"median: {old_way} {old:.0f} µs, {new_way} {new:.0f} µs each ({new / old:.0%})")
     print(f"load average {os.getloadavg()[0]:.2f}")
 
 
-async def _cpu_per_read(read: Any, reads: int) -> float:
+async def _cpu_each(run: Any, times: int) -> float:
     start = time.process_time()
-    for _ in range(reads):
-        await read()
-    return (time.process_time() - start) / reads * 1e6
+    for _ in range(times):
+        await run()
+    return (time.process_time() - start) / times * 1e6
 
 
 async def main(reads: int, blocks: int) -> None:
@@ -107,7 +107,7 @@ async def main(reads: int, blocks: int) -> None:
             }
             assert await ways["SQLAlchemy execute"]() == await ways["asyncpg itself (pg_link)"]()
             await _compare("reads of a 20-item quiz", ways, reads, blocks)
-            count = iter(range(10**9))
+            count = itertools.count()
             await _compare(
                 "a work row begun and ended",
                 {
