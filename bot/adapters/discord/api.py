@@ -6,7 +6,7 @@ import hashlib
 import json
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 import discord
@@ -16,9 +16,10 @@ from discord.webhook.async_ import AsyncWebhookAdapter, async_context
 
 from bot.core.i18n import _, supported, use_locale
 from bot.logs import RedactSecrets
-from bot.metrics import acked
+from bot.metrics import Metrics, acked, receiving
 
 from .markup import CHOICE, COMMAND, OPTION, localized
+from .origin import PLATFORM
 
 log = logging.getLogger(__name__)
 
@@ -205,3 +206,26 @@ class AckingWebhookAdapter(AsyncWebhookAdapter):
 def time_acknowledgements() -> None:
     """Have interaction callbacks made from here on (in this context and the tasks it starts) mark their event acknowledged."""
     async_context.set(AckingWebhookAdapter())  # type: ignore[no-untyped-call]
+
+
+INTERACTION_KINDS = {2: "command", 3: "action", 4: "autocomplete", 5: "form"}  # metrics' names of the types
+
+
+def time_events(parsers: dict[str, Callable[[Any], None]], metrics: Metrics | None) -> None:
+    """Start each interaction's and message's clock as discord.py receives it from the gateway.
+
+    The acknowledgement is the interaction callback (`acks.time_acknowledgements`); `Inbound`
+    marks the reply once the answer is delivered. Without metrics nothing changes.
+    """
+    if metrics is None:
+        return
+
+    def timed(parse: Callable[[Any], None], kind: Callable[[Any], str]) -> Callable[[Any], None]:
+        def parse_timed(data: Any) -> None:
+            with receiving(metrics, PLATFORM, kind(data)):
+                parse(data)  # the tasks discord.py starts for the event inherit its clock
+
+        return parse_timed
+
+    parsers["INTERACTION_CREATE"] = timed(parsers["INTERACTION_CREATE"], lambda d: INTERACTION_KINDS.get(d.get("type"), "other"))
+    parsers["MESSAGE_CREATE"] = timed(parsers["MESSAGE_CREATE"], lambda d: "message")

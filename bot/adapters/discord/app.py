@@ -23,12 +23,13 @@ from .api import (
     invite_url,
     sync_commands,
     time_acknowledgements,
+    time_events,
     use_api,
 )
 from .commands import build_quiz_group
 from .deliver import APOLOGY
-from .inbound import Inbound, time_events
-from .origin import PLATFORM, DailyControl, PageButton, QuizControl, RaceControl, note_language
+from .inbound import Inbound
+from .origin import PLATFORM, note_language
 from .posts import DiscordPoster, post_race
 
 if TYPE_CHECKING:
@@ -80,7 +81,6 @@ class QuizBotClient(discord.Client):
 
     async def setup_hook(self) -> None:
         install_redaction(self.http.token or "")
-        self.add_dynamic_items(QuizControl, RaceControl, PageButton, DailyControl)
         if self.api_url:
             # Another Discord API (tests, a proxy) also names the gateway to connect to.
             _shards, url, _limit = await self.http.get_bot_gateway()
@@ -99,9 +99,12 @@ class QuizBotClient(discord.Client):
         log.info("connected to Discord as %s; invite: %s", self.user, invite_url(self.application_id or 0))
 
     async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
-        # Buttons and menus are dispatched by their templates, commands by the tree; forms come here
-        # because none is kept in memory: a form opened before a restart is still answered.
-        if interaction.type is discord.InteractionType.modal_submit:
+        # Commands are dispatched by the tree. Buttons, menus and forms come here and are routed by their
+        # custom_id: none is kept in memory, so a click or form on a message sent before a restart is
+        # still answered (and discord.py builds no view of the clicked message to find its item).
+        if interaction.type is discord.InteractionType.component:
+            await self.handler.click(interaction)
+        elif interaction.type is discord.InteractionType.modal_submit:
             await self.handler.modal(interaction)
 
     async def on_message(self, message: discord.Message) -> None:

@@ -19,16 +19,17 @@ from bot.core.errors import NotAddressed
 from bot.core.i18n import _, number, use_locale
 from bot.core.importing import UPLOAD_SUFFIXES
 from bot.core.replies import Button, InputRequest, Select
-from bot.metrics import Metrics, receiving, replied
+from bot.metrics import replied
 
 from . import limits as lim
 from .api import SettingsStore
 from .deliver import ItemRefs, Responder, answered_before
 from .origin import (
-    PLATFORM,
+    PAGE_ID,
     RUN_FORM_ID,
     actor_of,
     anchor_of,
+    is_daily_id,
     is_quiz_id,
     is_race_id,
     message_ids,
@@ -46,27 +47,6 @@ ACK_WITHIN = 2.0  # seconds; Discord wants an answer within 3
 MAX_CODE_FILE_BYTES = 1024 * 1024  # the core refuses long code itself; this only caps the download
 MAX_LEARNER_LOCKS = 10_000
 PUBLIC_REQUESTS = (rq.RaceStart, rq.RaceStop, rq.Leaderboard)  # answered in the channel, for everyone
-INTERACTION_KINDS = {2: "command", 3: "action", 4: "autocomplete", 5: "form"}  # metrics' names of the types
-
-
-def time_events(parsers: dict[str, Callable[[Any], None]], metrics: Metrics | None) -> None:
-    """Start each interaction's and message's clock as discord.py receives it from the gateway.
-
-    The acknowledgement is the interaction callback (`acks.time_acknowledgements`); `Inbound`
-    marks the reply once the answer is delivered. Without metrics nothing changes.
-    """
-    if metrics is None:
-        return
-
-    def timed(parse: Callable[[Any], None], kind: Callable[[Any], str]) -> Callable[[Any], None]:
-        def parse_timed(data: Any) -> None:
-            with receiving(metrics, PLATFORM, kind(data)):
-                parse(data)  # the tasks discord.py starts for the event inherit its clock
-
-        return parse_timed
-
-    parsers["INTERACTION_CREATE"] = timed(parsers["INTERACTION_CREATE"], lambda d: INTERACTION_KINDS.get(d.get("type"), "other"))
-    parsers["MESSAGE_CREATE"] = timed(parsers["MESSAGE_CREATE"], lambda d: "message")
 
 
 Asked = rq.Request | Callable[[Actor], Awaitable[rq.Request]]  # a request, or one made once a download is done
@@ -165,6 +145,17 @@ class Inbound:
             return await task
         finally:
             task.cancel()  # only does something when we were cancelled ourselves
+
+    async def click(self, interaction: discord.Interaction[Any]) -> None:
+        """Route a button or menu by its custom_id: a quiz's, a race's or a daily button's action, or a step of a long item."""
+        data: Any = interaction.data or {}
+        custom_id = str(data.get("custom_id", ""))
+        if is_quiz_id(custom_id) or is_race_id(custom_id):
+            await self.component(interaction, custom_id, [str(v) for v in data.get("values") or ()])
+        elif is_daily_id(custom_id):
+            await self.component(interaction, custom_id, [])
+        elif (page := PAGE_ID.fullmatch(custom_id)) is not None:
+            await self.page(interaction, page["session"], int(page["page"]))
 
     async def component(self, interaction: discord.Interaction[Any], custom_id: str, values: Sequence[str]) -> None:
         await self.handle(interaction, rq.Act(custom_id, tuple(values), key=str(interaction.id)), clicked=custom_id)

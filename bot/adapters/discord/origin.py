@@ -1,15 +1,14 @@
 """Who acted and where, and the lasting components that turn any click back into a core action.
 
 The custom_id of every quiz button and menu is the core's action id, and the state it names lives
-in the database, so the templates registered at start answer clicks on messages sent before a
-restart. A stopped `View` carries the components; nothing is kept in memory per message.
+in the database, so a click is routed by its custom_id alone (`Inbound.click`), also on a message
+sent before a restart. A stopped `View` carries the components; nothing is kept in memory per message.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any
 
 import discord
 
@@ -38,23 +37,6 @@ def is_quiz_id(custom_id: str) -> bool:
 def is_race_id(custom_id: str) -> bool:
     """Say whether a custom_id is a race control's action id (it goes to the core like a quiz's)."""
     return RACE_ID.fullmatch(custom_id) is not None
-
-
-class Clicks(Protocol):
-    """What the lasting components hand their clicks to (the client's `Inbound`)."""
-
-    async def component(self, interaction: discord.Interaction[Any], custom_id: str, values: Sequence[str]) -> None: ...
-
-    async def page(self, interaction: discord.Interaction[Any], session_id: str, page: int) -> None: ...
-
-
-class HasHandler(Protocol):
-    handler: Clicks
-
-
-def _handler(interaction: discord.Interaction[Any]) -> Clicks:
-    client: HasHandler = interaction.client
-    return client.handler
 
 
 def actor_of(
@@ -112,58 +94,11 @@ def message_ids(message: discord.Message | None) -> set[str]:
     return ids
 
 
-class QuizControl(discord.ui.DynamicItem[discord.ui.Item[Any]], template=QUIZ_ID):
-    """Any quiz button or menu: its custom_id goes to the core unchanged, with the chosen values."""
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
-    ) -> QuizControl:
-        return cls(item)
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        values = list(getattr(self.item, "values", []) or [])
-        await _handler(interaction).component(interaction, self.custom_id, values)
+PAGE_ID = re.compile(rf"{PAGE_PREFIX}:(?P<session>[^:\s]+):(?P<page>\d+)")  # Back/Next between an item's steps
 
 
-class RaceControl(discord.ui.DynamicItem[discord.ui.Item[Any]], template=RACE_ID):
-    """Any race button or menu in a channel: its custom_id goes to the core unchanged, with the chosen values."""
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
-    ) -> RaceControl:
-        return cls(item)
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        values = list(getattr(self.item, "values", []) or [])
-        await _handler(interaction).component(interaction, self.custom_id, values)
-
-
-class PageButton(
-    discord.ui.DynamicItem[discord.ui.Button[Any]],
-    template=rf"{PAGE_PREFIX}:(?P<session>[^:\s]+):(?P<page>\d+)",
-):
-    """Back/Next between the steps of an item whose menus do not fit in one message."""
-
-    def __init__(self, item: discord.ui.Button[Any], *, row: int | None = None) -> None:
-        super().__init__(item, row=row)
-
-    @staticmethod
-    def make_id(session_id: str, page: int) -> str:
-        return f"{PAGE_PREFIX}:{session_id}:{page}"
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
-    ) -> PageButton:
-        assert isinstance(item, discord.ui.Button)
-        return cls(item)
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        match = self.template.fullmatch(self.custom_id)
-        assert match is not None
-        await _handler(interaction).page(interaction, match["session"], int(match["page"]))
+def page_id(session_id: str, page: int) -> str:
+    return f"{PAGE_PREFIX}:{session_id}:{page}"
 
 
 DAILY_ID = re.compile(rf"{re.escape(dx.PREFIX)}:\S+")
@@ -172,19 +107,6 @@ DAILY_ID = re.compile(rf"{re.escape(dx.PREFIX)}:\S+")
 def is_daily_id(custom_id: str) -> bool:
     """Say whether a custom_id is a daily-practice button's (`dy:...`)."""
     return DAILY_ID.fullmatch(custom_id) is not None
-
-
-class DailyControl(discord.ui.DynamicItem[discord.ui.Item[Any]], template=DAILY_ID):
-    """A daily-practice button (the reminder's Start, a leech's Reset): its custom_id goes to the core."""
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str], /
-    ) -> DailyControl:
-        return cls(item)
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await _handler(interaction).component(interaction, self.custom_id, [])
 
 
 def where_of(message: discord.Message) -> Where:

@@ -27,7 +27,7 @@ from bot.core.replies import (
 
 from . import limits as lim
 from .markup import fence, plain, spell
-from .origin import DailyControl, PageButton, QuizControl, RaceControl, is_daily_id, is_quiz_id, is_race_id
+from .origin import is_daily_id, is_quiz_id, is_race_id, page_id
 
 log = logging.getLogger(__name__)
 
@@ -304,18 +304,17 @@ def _item(
     if isinstance(control, tuple):
         target = control[1]
         label = _next() if target > page else _back()
-        custom_id = PageButton.make_id(message.session_id or "-", target)
-        return PageButton(
-            discord.ui.Button(label=label, style=discord.ButtonStyle.secondary, custom_id=custom_id), row=row
+        return discord.ui.Button(
+            label=label, style=discord.ButtonStyle.secondary, custom_id=page_id(message.session_id or "-", target), row=row
         )
     if isinstance(control, Button) and is_daily_id(control.action) and lim.size(control.action) <= lim.CUSTOM_ID:
-        daily: discord.ui.Button[Any] = discord.ui.Button(
+        return discord.ui.Button(
             label=lim.clip_plain(control.label, lim.BUTTON_LABEL) or "…",
             style=STYLES.get(control.style, discord.ButtonStyle.secondary),
             disabled=control.disabled,
             custom_id=control.action,
+            row=row,
         )
-        return DailyControl(daily, row=row)
     if lim.size(control.action) > lim.CUSTOM_ID or not (is_quiz_id(control.action) or is_race_id(control.action)):
         log.warning("control %r has an action id Discord cannot carry; left out", control.action[:40])
         return None
@@ -323,13 +322,13 @@ def _item(
         label = control.label
         if control.text and not long_texts:
             label = f"{control.label}. {plain(control.text)}"
-        button: discord.ui.Button[Any] = discord.ui.Button(
+        return discord.ui.Button(
             label=lim.clip_plain(label, lim.BUTTON_LABEL) or "…",
             style=STYLES.get(control.style, discord.ButtonStyle.secondary),
             disabled=control.disabled,
             custom_id=control.action,
+            row=row,
         )
-        return RaceControl(button, row=row) if is_race_id(control.action) else QuizControl(button, row=row)
     options = control.options
     if not options:
         log.warning("menu %r has no options; left out", control.action[:40])
@@ -349,12 +348,12 @@ def _item(
     ]
     max_values = max(1, min(control.max_values, len(select_options)))
     min_values = max(0, min(control.min_values, max_values))
-    select: discord.ui.Select[Any] = discord.ui.Select(
+    return discord.ui.Select(
         custom_id=control.action,
         placeholder=lim.clip_plain(control.placeholder, lim.PLACEHOLDER) if control.placeholder else None,
         min_values=min_values,
         max_values=max_values,
         options=select_options,
         disabled=control.disabled,
+        row=row,
     )
-    return RaceControl(select, row=row) if is_race_id(control.action) else QuizControl(select, row=row)
