@@ -29,7 +29,16 @@ from . import one_statement, pg_link
 from . import tables as t
 from .answers import Counted, settle_items, write_alone, write_parts
 from .base import Database
-from .codec import SESSION_FIELDS, attempt_row, review_row, session_from_row, session_row
+from .codec import (
+    SESSION_FIELDS,
+    Snapshot,
+    attempt_row,
+    freeze,
+    review_row,
+    session_from_row,
+    session_row,
+    thaw,
+)
 from .prepared import Prepared
 from .work_tables import unfinished_work
 from .writer import BatchMismatch, GroupWriter, SaveOp
@@ -40,7 +49,7 @@ if TYPE_CHECKING:
 ALREADY_ACTIVE = "another quiz is already active for this owner"
 WORK_TAKEN = "this answer's work was taken as abandoned (the learner was told to send it again)"
 Row = dict[str, Any]  # a session's columns, as stored
-RECENT = 2_000  # PostgreSQL: rows this process stored last, kept only as a first guess for `recent`
+RECENT = 2_000  # PostgreSQL: sessions this process stored last, kept only as a first guess for `recent`
 
 
 class SessionStore:
@@ -54,15 +63,16 @@ class SessionStore:
         self._counted: Counted | None = {} if db.sqlite else None
         # PostgreSQL: whose practice day this process stored, a guess `one_statement` checks in the database.
         self._guesses: Counted | None = None if db.sqlite else {}
-        # PostgreSQL: the rows this process stored last. Never an answer to `get` (another process may
-        # have written since); only the first guess of `recent`, whose save checks the version anyway.
-        self._recent: OrderedDict[str, Row] = OrderedDict()
+        # PostgreSQL: the sessions this process stored last, as snapshots (a copy from one costs a third
+        # of rebuilding it from the row's JSON). Never an answer to `get` (another process may have
+        # written since); only the first guess of `recent`, whose save checks the version anyway.
+        self._recent: OrderedDict[str, Snapshot] = OrderedDict()
 
     async def create(self, session: Session) -> Row:
         """Insert a new session and return its row; Conflict if its owner already has an active one."""
         op = SaveOp(session_row(session, session.version), -1, None, None, insert=True)
         await self._run(op)
-        self._remember_row(op.row)
+        self._remember(session)
         return op.row
 
     async def get(self, session_id: str) -> Session | None:
@@ -110,16 +120,17 @@ class SessionStore:
         A caller that changes a little (where an item was posted) saves straight away; if another
         process wrote in between, the save is refused as any stale save is, and the caller reads again.
         """
-        row = self._recent.get(session_id)
-        if row is None or (position is not None and row["position"] != position):
+        recent = self._recent.get(session_id)
+        session = None if recent is None else thaw(recent)
+        if session is None or (position is not None and session.position != position):
             return await self.get(session_id)  # none, or behind: another process moved the quiz on
-        return session_from_row(row)
+        return session
 
-    def _remember_row(self, row: Row) -> None:
+    def _remember(self, session: Session) -> None:
         if self._writer is not None:
-            return  # SQLite: the cache in front of this store keeps rows already
-        self._recent[row["id"]] = row
-        self._recent.move_to_end(row["id"])
+            return  # SQLite: the cache in front of this store keeps sessions already
+        self._recent[session.id] = freeze(session)
+        self._recent.move_to_end(session.id)
         while len(self._recent) > RECENT:
             self._recent.popitem(last=False)
 
@@ -147,8 +158,8 @@ class SessionStore:
         except Conflict:
             self._recent.pop(session.id, None)
             raise
-        self._remember_row(op.row)
         session.version += 1
+        self._remember(session)
         return op.row
 
     async def write(self, unit: AnswerWrite) -> Row | None:

@@ -1,0 +1,56 @@
+"""The quiz a process last stored, handed out as a guess (`recent_session`), is the caller's own copy."""
+
+from __future__ import annotations
+
+from bot.core.model import Anchor
+from bot.storage import open_repository
+from tests.storage import clicks
+
+
+async def test_a_guess_changed_without_a_save_leaves_the_next_guess_as_stored(any_url: str) -> None:
+    repo = await open_repository(any_url)
+    try:
+        await repo.create_session(clicks.new_session("s1", "ann", 3))
+        session = await repo.get_session("s1")
+        assert session is not None
+        session.items[0].order = [2, 0, 1]
+        session.items[0].picked.append(1)
+        session.items[1].selections[1] = 3
+        session.filters["topics"] = ["tensors"]
+        session.anchor = Anchor(channel="c1", message="m1")
+        session.position = 1
+        await repo.save_session(session, clicks.attempt(session, "k1"))
+
+        guess = await repo.recent_session("s1", 1)
+        assert guess is not None and guess.version == 1
+        assert (guess.items[0].order, guess.items[0].picked, guess.items[1].selections) == ([2, 0, 1], [1], {1: 3})
+        assert (guess.filters, guess.anchor) == ({"topics": ["tensors"]}, Anchor(channel="c1", message="m1"))
+
+        # a caller that changes its guess and never saves it (a refused answer) changes nothing stored
+        guess.items[0].picked.append(2)
+        guess.items[1].selections[2] = 0
+        guess.filters["topics"].append("autograd")
+        guess.anchor = Anchor(channel="c2")
+        for again in (await repo.recent_session("s1", 1), await repo.recent_session("s1")):
+            assert again is not None
+            assert (again.position, again.items[0].picked, again.items[1].selections) == (1, [1], {1: 3})
+            assert (again.filters, again.anchor) == ({"topics": ["tensors"]}, Anchor(channel="c1", message="m1"))
+        # and the quiz as read from the database is the same
+        read = await repo.get_session("s1")
+        assert read is not None and (read.items[0].picked, read.version) == ([1], 1)
+    finally:
+        await repo.close()
+
+
+async def test_a_guess_behind_the_item_asked_for_is_read_from_the_database(pg_url: str) -> None:
+    mine, other = await open_repository(pg_url), await open_repository(pg_url)
+    try:
+        await mine.create_session(clicks.new_session("s1", "ann", 3))
+        assert await clicks.click(other, "s1", 0, "k1") == "saved"  # the other process moved the quiz on
+        guess = await mine.recent_session("s1", 1)
+        assert guess is not None and (guess.position, guess.version) == (1, 1)
+        stale = await mine.recent_session("s1")  # no item named: this process's own last save is the guess
+        assert stale is not None and (stale.position, stale.version) == (0, 0)
+    finally:
+        await mine.close()
+        await other.close()
