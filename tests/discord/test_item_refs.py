@@ -39,3 +39,20 @@ async def test_an_item_message_is_remembered_without_the_interaction_that_sent_i
     skipped = await bot.command(p.ALICE, "skip")  # the light reference still edits the item (its original response)
     assert "Skipped" in skipped.text()
     assert all(c.get("disabled") for c in components(bot.fake.messages[item["id"]]))
+
+
+async def test_a_click_leaves_nothing_of_discord_py_for_the_garbage_collector(bot: Harness) -> None:
+    start = await bot.command(p.ALICE, "start", [p.option("count", 2)])
+    item = start.item()
+    gc.collect()
+    gc.set_debug(gc.DEBUG_SAVEALL)  # what a collection finds unreachable is kept in gc.garbage to look at
+    try:
+        answer = await bot.click(p.ALICE, item, "Skip")
+        gc.collect()
+        left = [o for o in gc.garbage if isinstance(o, discord.Interaction | discord.ui.View | discord.ui.Item)]
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+    assert answer.kind == 7 and answer.item()  # graded in place, and the next item sent
+    # the interaction and the two views rendered (the graded item, the next one) were freed as the click ended
+    assert not left, sorted({type(o).__name__ for o in left})

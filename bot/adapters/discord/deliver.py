@@ -133,11 +133,14 @@ class ItemRefs:
         ref = self.get(message.session_id)
         if ref is None:
             return False
+        rendered = render(message)
         try:
-            await ref.edit(render(message))
+            await ref.edit(rendered)
         except discord.HTTPException as exc:
             log.info("could not update an earlier item message (%s %s)", exc.status, exc.code)
             return False
+        finally:
+            rendered.release()
         return True
 
 
@@ -257,6 +260,8 @@ class Responder:
                 exc.code,
             )
             await self._fallback(message, private)
+        finally:
+            rendered.release()
 
     # ------------------------------------------------------------------ internals
 
@@ -297,6 +302,8 @@ class Responder:
             if message.tone != Tone.INFO or message.kind != "item":
                 await self._fallback(message, private=True)  # feedback, or a confirmation's outcome, must reach them
             return
+        finally:
+            rendered.release()
         if message.kind == "item" and message.session_id:
             self.refs.remember(message.session_id, ItemRef.answering(interaction, None))
 

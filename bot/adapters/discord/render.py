@@ -65,6 +65,12 @@ class Rendered:
             kwargs["files"] = self.files
         return kwargs
 
+    def release(self) -> None:
+        """Once sent: unlink the view from its items. They refer to each other, so linked they wait for the
+        garbage collector; unlinked, reference counting frees them at once (a click renders two messages)."""
+        if self.view is not None:
+            self.view.clear_items()
+
     def edit_kwargs(self) -> dict[str, Any]:
         # An edit replaces the components too: None removes buttons that no longer apply.
         kwargs: dict[str, Any] = {"embeds": self.embeds, "view": self.view}
