@@ -90,6 +90,16 @@ class Metrics:
             "quizbot_scheduler_lag_seconds", "How late the scheduler began its last due jobs.", registry=r
         )
         self._refreshers: list[Callable[[], Awaitable[None]]] = []
+        self._series: dict[tuple[int, tuple[str, ...]], Any] = {}
+
+    def series(self, metric: Any, *values: str) -> Any:
+        """`metric.labels(*values)` (in its labels' order), looked up once: each call of `labels` takes a lock and
+        checks the names again, five times a click. The label values are few (platforms, kinds, outcomes)."""
+        key = (id(metric), values)
+        found = self._series.get(key)
+        if found is None:
+            found = self._series[key] = metric.labels(*values)
+        return found
 
     def refresh_with(self, refresher: Callable[[], Awaitable[None]]) -> None:
         """Run ``refresher`` before each exposition (a gauge read from elsewhere, e.g. the database)."""
@@ -123,12 +133,12 @@ class Received:
     def ack(self) -> None:
         if not self._acked:
             self._acked = True
-            self._metrics.ack_seconds.labels(platform=self.platform, request=self.request).observe(self._since())
+            self._metrics.series(self._metrics.ack_seconds, self.platform, self.request).observe(self._since())
 
     def reply(self) -> None:
         if not self._replied:
             self._replied = True
-            self._metrics.reply_seconds.labels(platform=self.platform, request=self.request).observe(self._since())
+            self._metrics.series(self._metrics.reply_seconds, self.platform, self.request).observe(self._since())
 
     def _since(self) -> float:
         return time.perf_counter() - self.started
@@ -238,8 +248,8 @@ class Timing:
             outcome = "refused"
             raise
         finally:
-            self._metrics.latency.labels(platform=platform, request=kind).observe(time.perf_counter() - started)
-            self._metrics.requests.labels(platform=platform, request=kind, outcome=outcome).inc()
+            self._metrics.series(self._metrics.latency, platform, kind).observe(time.perf_counter() - started)
+            self._metrics.series(self._metrics.requests, platform, kind, outcome).inc()
 
 
 def count_faults(faults: FaultLog, metrics: Metrics) -> None:
@@ -255,7 +265,7 @@ def count_answer(metrics: Metrics) -> Callable[[Any], None]:
     """Return the counter `bot.core.answer.Answers` calls for every stored answer, in every mode."""
 
     def counted(attempt: Any) -> None:
-        metrics.answers.labels(platform=str(attempt.platform), outcome="correct" if attempt.correct else "wrong").inc()
+        metrics.series(metrics.answers, str(attempt.platform), "correct" if attempt.correct else "wrong").inc()
 
     return counted
 
