@@ -6,6 +6,7 @@ type's module in `items/`; this module only places it in the frame that every it
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 
@@ -99,9 +100,13 @@ def short_title(question: AnyQuestion) -> str:
 
     Code blocks go; inline code keeps its text (`requires_grad` stays one word) without the backticks.
     """
-    if question.title:
-        return question.title
-    text = _FENCED.sub(" ", question.prompt)
+    return question.title or _first_words(question.prompt) or question.id
+
+
+@functools.lru_cache(maxsize=4096)
+def _first_words(prompt: str) -> str:
+    """The prompt's first words, worked out once per prompt (a quiz's summary names each of its items)."""
+    text = _FENCED.sub(" ", prompt)
     spans: list[str] = []
 
     def hold(match: re.Match[str]) -> str:
@@ -111,7 +116,7 @@ def short_title(question: AnyQuestion) -> str:
     text = _EMPHASIS.sub("", _INLINE_CODE.sub(hold, text))
     text = re.sub("\ue000(\\d+)\ue001", lambda m: spans[int(m.group(1))], text)
     text = _SPACE_BEFORE_MARK.sub(r"\1", " ".join(text.split()))
-    return clip(text, 60) or question.id
+    return clip(text, 60)
 
 
 def help_message() -> Message:
