@@ -101,3 +101,13 @@ async def test_a_failure_inside_the_bot_gets_an_apology_not_silence(
     assert answer.kind == 4 and "Sorry, something went wrong" in answer.text()
     assert any("error while handling" in r.getMessage() for r in caplog.records)
     no_secrets_in(caplog, BOT_TOKEN, answer.payload["token"])
+
+
+@pytest.mark.parametrize("custom_id", ["zz:forged", "qz:not-a-session", "x" * 100])
+async def test_a_button_the_bot_does_not_know_is_answered_not_left_to_fail(bot: Harness, custom_id: str) -> None:
+    item = (await bot.command(p.ALICE, "start", [p.option("pack", "demo")])).item()
+    forged = {**item, "components": [{"type": 1, "components": [{"type": 2, "style": 2, "label": "?", "custom_id": custom_id}]}]}
+    answer = await bot.click(p.ALICE, forged, custom_id)
+    assert "not one of this bot's" in answer.text()
+    bot.assert_all_acknowledged()
+    assert "Skipped" in (await bot.click(p.ALICE, item, "Skip")).text()  # the quiz itself is untouched

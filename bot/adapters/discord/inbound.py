@@ -29,7 +29,6 @@ from .origin import (
     RUN_FORM_ID,
     actor_of,
     anchor_of,
-    is_daily_id,
     is_quiz_id,
     is_race_id,
     message_ids,
@@ -147,15 +146,17 @@ class Inbound:
             task.cancel()  # only does something when we were cancelled ourselves
 
     async def click(self, interaction: discord.Interaction[Any]) -> None:
-        """Route a button or menu by its custom_id: a quiz's, a race's or a daily button's action, or a step of a long item."""
+        """Route a button or menu by its custom_id: a step of a long item, else an action for the core.
+
+        The core routes a quiz's, a race's, a daily button's or a confirmation's action, and answers
+        any other id (a button of an older version, a forged id) with "not one of this bot's".
+        """
         data: Any = interaction.data or {}
         custom_id = str(data.get("custom_id", ""))
-        if is_quiz_id(custom_id) or is_race_id(custom_id):
-            await self.component(interaction, custom_id, [str(v) for v in data.get("values") or ()])
-        elif is_daily_id(custom_id):
-            await self.component(interaction, custom_id, [])
-        elif (page := PAGE_ID.fullmatch(custom_id)) is not None:
+        if (page := PAGE_ID.fullmatch(custom_id)) is not None:
             await self.page(interaction, page["session"], int(page["page"]))
+        else:
+            await self.component(interaction, custom_id, [str(v) for v in data.get("values") or ()])
 
     async def component(self, interaction: discord.Interaction[Any], custom_id: str, values: Sequence[str]) -> None:
         await self.handle(interaction, rq.Act(custom_id, tuple(values), key=str(interaction.id)), clicked=custom_id)
