@@ -214,7 +214,7 @@ INTERACTION_KINDS = {2: "command", 3: "action", 4: "autocomplete", 5: "form"}  #
 def time_events(parsers: dict[str, Callable[[Any], None]], metrics: Metrics | None) -> None:
     """Start each interaction's and message's clock as discord.py receives it from the gateway.
 
-    The acknowledgement is the interaction callback (`acks.time_acknowledgements`); `Inbound`
+    The acknowledgement is the interaction callback (`time_acknowledgements`); `Inbound`
     marks the reply once the answer is delivered. Without metrics nothing changes.
     """
     if metrics is None:

@@ -313,15 +313,8 @@ def _item(
         return discord.ui.Button(
             label=label, style=discord.ButtonStyle.secondary, custom_id=page_id(message.session_id or "-", target), row=row
         )
-    if isinstance(control, Button) and is_daily_id(control.action) and lim.size(control.action) <= lim.CUSTOM_ID:
-        return discord.ui.Button(
-            label=lim.clip_plain(control.label, lim.BUTTON_LABEL) or "…",
-            style=STYLES.get(control.style, discord.ButtonStyle.secondary),
-            disabled=control.disabled,
-            custom_id=control.action,
-            row=row,
-        )
-    if lim.size(control.action) > lim.CUSTOM_ID or not (is_quiz_id(control.action) or is_race_id(control.action)):
+    action = control.action
+    if lim.size(action) > lim.CUSTOM_ID or not (is_quiz_id(action) or is_race_id(action) or is_daily_id(action)):
         log.warning("control %r has an action id Discord cannot carry; left out", control.action[:40])
         return None
     if isinstance(control, Button):
