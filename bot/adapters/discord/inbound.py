@@ -156,10 +156,8 @@ class Inbound:
         if (page := PAGE_ID.fullmatch(custom_id)) is not None:
             await self.page(interaction, page["session"], int(page["page"]))
         else:
-            await self.component(interaction, custom_id, [str(v) for v in data.get("values") or ()])
-
-    async def component(self, interaction: discord.Interaction[Any], custom_id: str, values: Sequence[str]) -> None:
-        await self.handle(interaction, rq.Act(custom_id, tuple(values), key=str(interaction.id)), clicked=custom_id)
+            values = tuple(str(v) for v in data.get("values") or ())
+            await self.handle(interaction, rq.Act(custom_id, values, key=str(interaction.id)), clicked=custom_id)
 
     async def modal(self, interaction: discord.Interaction[Any]) -> None:
         """Handle a submitted form, whether it was opened before or after a restart."""
