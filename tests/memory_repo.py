@@ -94,6 +94,9 @@ class MemoryRepository:
             if s.owner.platform == platform and s.owner.kind == "user" and s.owner.id == user_id and s.status == "active"
         ]
 
+    async def save_anchor(self, session: Session) -> None:
+        await self.save_session(session)
+
     async def save_session(self, session: Session, attempt: Attempt | None = None, review: Review | None = None) -> None:
         stored = self.sessions.get(session.id)
         if stored is None or stored.version != session.version:

@@ -134,6 +134,13 @@ class Gate:
     async def create(self, session: Session) -> None:
         await self._repo.create_session(session)
 
+    async def save_anchor(self, session: Session) -> None:
+        """Save a session whose only change is its anchor (it may be stored a moment later: `Repository.save_anchor`)."""
+        try:
+            await self._repo.save_anchor(session)
+        except Conflict as exc:
+            raise SaveConflict() from exc
+
     async def save(self, session: Session, attempt: Attempt | None = None, card: Review | None = None) -> None:
         try:
             await self._repo.save_session(session, attempt, card)

@@ -84,6 +84,16 @@ class Repository(Protocol):
         """
         ...
 
+    async def save_anchor(self, session: Session) -> None:
+        """Store the session, whose only change since it was loaded is its anchor (where its item was posted).
+
+        As `save_session`, or later: this process's reads see it at once, the session's next save
+        carries it, and other processes see it a moment later (PostgreSQL: `bot/storage/anchors.py`).
+        A later one never raises; one whose quiz moved on by then is kept only while the quiz is
+        still at the item.
+        """
+        ...
+
     async def write_answer(self, unit: AnswerWrite) -> None:
         """Write a graded answer's unit of work in one transaction (see `bot.core.answer`), or raise Conflict."""
         ...

@@ -301,7 +301,8 @@ class QuizDesk:
         made again on a fresh read while the quiz is still at `position`; once the quiz has moved past
         it, this item's message is no longer the one to remember (whoever posted the newer item
         remembers that one) and nothing is written. Should the saves keep losing, the anchor is left
-        as it was, with a warning: the answers' saves always go first.
+        as it was, with a warning: the answers' saves always go first. On PostgreSQL the save may
+        wait for the quiz's next one (`Repository.save_anchor`), which then follows the same rules.
         """
         for attempt in range(SAVE_TRIES):
             async with self.gate.editing(query.session_id):
@@ -316,7 +317,7 @@ class QuizDesk:
                     return
                 session.anchor = query.anchor
                 try:
-                    await self.gate.save(session)
+                    await self.gate.save_anchor(session)
                     return
                 except SaveConflict:
                     log.info("quiz %s changed while its anchor was saved (another process wrote it); reading it again", session.id)

@@ -96,6 +96,13 @@ class SqlRepository:
     async def save_session(self, session: Session, attempt: Attempt | None = None, review: Review | None = None) -> None:
         await self.sessions.save(session, attempt, review)
 
+    async def save_anchor(self, session: Session) -> None:
+        await self.sessions.save_anchor(session)
+
+    async def write_anchors(self) -> None:
+        """Write the anchors waiting now (PostgreSQL, `anchors.py`): what other processes see at once."""
+        await self.sessions.write_anchors()
+
     # progress
     async def history(self, platform: str, user_id: str, packs: Sequence[str]) -> dict[tuple[str, str], History]:
         return await self.progress.history(platform, user_id, packs)

@@ -108,6 +108,12 @@ class CachedSessions:
     async def active_of(self, platform: str, user_id: str) -> list[Session]:
         return await self._store.active_of(platform, user_id)
 
+    async def save_anchor(self, session: Session) -> None:
+        await self.save(session)  # one process: nothing waits (the group writer batches it with the others)
+
+    async def write_anchors(self) -> None:
+        return None
+
     async def save(
         self, session: Session, attempt: Attempt | None = None, review: Review | None = None, *, parts: AnswerWrite | None = None
     ) -> Row:

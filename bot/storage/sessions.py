@@ -27,6 +27,7 @@ from bot.core.ports import Conflict, WorkTaken
 
 from . import one_statement, pg_link
 from . import tables as t
+from .anchors import Waiting, WaitingAnchors, store_again, written
 from .answers import Counted, settle_items, write_alone, write_parts
 from .base import Database
 from .codec import (
@@ -67,6 +68,8 @@ class SessionStore:
         # of rebuilding it from the row's JSON). Never an answer to `get` (another process may have
         # written since); only the first guess of `recent`, whose save checks the version anyway.
         self._recent: OrderedDict[str, Snapshot] = OrderedDict()
+        # PostgreSQL: where items were posted, stored with their quiz's next save or a moment later (`anchors.py`)
+        self._anchors = None if db.sqlite else WaitingAnchors(db.engine, again=self._anchor_again, written=self._anchor_written)
 
     async def create(self, session: Session) -> Row:
         """Insert a new session and return its row; Conflict if its owner already has an active one."""
@@ -77,11 +80,17 @@ class SessionStore:
 
     async def get(self, session_id: str) -> Session | None:
         row = await self.get_row(session_id)
-        return None if row is None else session_from_row(row)
+        return None if row is None else self._as_known(session_from_row(row))
 
     async def active(self, owner: Owner) -> Session | None:
         row = await self.active_row(owner)
-        return None if row is None else session_from_row(row)
+        return None if row is None else self._as_known(session_from_row(row))
+
+    def _as_known(self, session: Session) -> Session:
+        """The session with what this process knows of it and has not written yet: where its item was posted."""
+        if self._anchors is not None:
+            self._anchors.apply(session)
+        return session
 
     async def active_of(self, platform: str, user_id: str) -> list[Session]:
         """Every active quiz a learner owns, in any server or workspace (and DMs)."""
@@ -94,7 +103,7 @@ class SessionStore:
                     )
                 )
             ).all()
-        return [session_from_row(dict(row._mapping)) for row in rows]
+        return [self._as_known(session_from_row(dict(row._mapping))) for row in rows]
 
     async def get_row(self, session_id: str) -> Row | None:
         return await self._one_row(_GET_ROW, {"id": session_id})
@@ -124,7 +133,7 @@ class SessionStore:
         session = None if recent is None else thaw(recent)
         if session is None or (position is not None and session.position != position):
             return await self.get(session_id)  # none, or behind: another process moved the quiz on
-        return session
+        return self._as_known(session)
 
     def _remember(self, session: Session) -> None:
         if self._writer is not None:
@@ -142,6 +151,7 @@ class SessionStore:
         `parts` is the answer's unit of work, whose practice day and leech state are written in the
         same transaction. On success `session.version` is the stored version; returns the row as stored.
         """
+        waiting = None if self._anchors is None else await self._anchors.before_save(session)  # taken: rides with this save
         op = SaveOp(
             session_row(session, session.version + 1),
             session.version,
@@ -155,12 +165,32 @@ class SessionStore:
                 await self._save_alone(op)  # one conditional UPDATE: its own transaction, one round trip
             elif not await self._one_statement(op):
                 await self._run(op)
-        except Conflict:
-            self._recent.pop(session.id, None)
+        except Exception as exc:
+            if isinstance(exc, Conflict):
+                self._recent.pop(session.id, None)
+            if waiting is not None:  # not stored: it waits again (it is written where its item still is)
+                self._anchors.put_back(session.id, waiting)  # type: ignore[union-attr]
             raise
         session.version += 1
         self._remember(session)
         return op.row
+
+    async def save_anchor(self, session: Session) -> None:
+        """Store the session, whose only change is its anchor: on PostgreSQL with its next save or soon (`anchors.py`)."""
+        if self._anchors is None:
+            await self.save(session)
+        else:
+            self._anchors.add(session)
+
+    async def write_anchors(self) -> None:
+        if self._anchors is not None:
+            await self._anchors.write()
+
+    async def _anchor_again(self, session_id: str, waiting: Waiting) -> None:
+        await store_again(self.get, self.save, session_id, waiting)
+
+    def _anchor_written(self, session_id: str, waiting: Waiting) -> None:
+        written(self._recent, session_id, waiting)
 
     async def write(self, unit: AnswerWrite) -> Row | None:
         """Write a graded answer's unit of work in one transaction (see `answers.py`); the session's row, if any."""
@@ -170,6 +200,7 @@ class SessionStore:
         return None
 
     async def close(self) -> None:
+        await self.write_anchors()
         if self._writer is not None:
             await self._writer.close()
 

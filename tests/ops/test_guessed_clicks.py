@@ -6,6 +6,7 @@ guess's save is refused by its version, and the click is decided again on what i
 
 from __future__ import annotations
 
+import asyncio
 import random
 from collections.abc import AsyncIterator, Awaitable
 from pathlib import Path
@@ -46,6 +47,16 @@ async def two(pg_url: str, tmp_path: Path) -> AsyncIterator[tuple[QuizService, Q
     finally:
         await mine.close()
         await theirs.close()
+
+
+async def written(repository: SqlRepository, session_id: str, anchor: Anchor) -> None:
+    """Wait for another process's anchor to be stored (it waits a moment for its quiz's next save: storage/anchors.py)."""
+    for _ in range(200):
+        stored = await repository.get_session(session_id)
+        if stored is not None and stored.anchor == anchor:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"the anchor {anchor} was never stored")
 
 
 def click(session_id: str, position: int, key: str, choice: int = 0) -> rq.Act:
@@ -126,6 +137,7 @@ async def test_a_reply_that_stores_nothing_is_made_on_the_stored_quiz(two: Any) 
     await here.handle(ALICE, click(sid, 0, "k0"))
     posted = Anchor(channel="C9", message="9001")  # where the other process posted item 1
     await there.ask(q.RememberQuiz(sid, posted, position=1))
+    await written(mine, sid, posted)
     reply = await here.handle(ALICE, click(sid, 0, "k0"))  # the same click, delivered again
     assert reply.update is not None and "Correct" in reply.update.text()
     assert reply.anchor == posted  # not the anchor of this process's guess

@@ -1,7 +1,7 @@
 """What the two-process tests found, pinned down in one process each.
 
-A learner's click whose save loses to another process's write of the same quiz (the next item's
-message being remembered) is made again on what is stored, not refused as an old click; the
+A learner's click whose save loses to another process's write of the same quiz (a change that
+keeps the item) is made again on what is stored, not refused as an old click; the
 next item's message being remembered never refuses anything when the learner's answer to it is
 stored first by another process; and a Slack click is acknowledged only once its answer is stored.
 """
@@ -38,8 +38,8 @@ ALICE = Actor("slack", TEAM, "U1ALICE", "Alice")
 class WrittenMeanwhile:
     """A repository (the port) that lets another process write the quiz just before this one's first answer is saved."""
 
-    def __init__(self, inner: SqlRepository, other: QuizService) -> None:
-        self.inner, self.other, self.interleaved = inner, other, 0
+    def __init__(self, inner: SqlRepository, theirs: SqlRepository) -> None:
+        self.inner, self.theirs, self.interleaved = inner, theirs, 0
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
@@ -55,8 +55,10 @@ class WrittenMeanwhile:
     async def save_session(self, session: Session, attempt: Attempt | None = None, review: Review | None = None) -> None:
         if attempt is not None and self.interleaved == 0:
             self.interleaved += 1
-            anchor = replace(session.anchor, message="1700000000.000042")
-            await self.other.ask(q.RememberQuiz(session.id, anchor))  # the other process, first
+            theirs = await self.theirs.get_session(session.id)  # the other process writes the quiz first
+            assert theirs is not None
+            theirs.filters = {**theirs.filters, "next": {"pack": "ops"}}  # a change that keeps the item
+            await self.theirs.save_session(theirs)
         await self.inner.save_session(session, attempt, review)
 
 
@@ -79,22 +81,21 @@ class AnsweredMeanwhile:
             return
         await self.save_session(unit.session, unit.attempt, unit.card)
 
-    async def save_session(self, session: Session, attempt: Attempt | None = None, review: Review | None = None) -> None:
-        if attempt is None and session.anchor.message is not None:
-            stored = await self.inner.get_session(session.id)
-            if stored is not None and stored.status == "active":
-                self.answered += 1
-                action = ax.make(session.id, stored.position, ax.CHOOSE, 0)  # "A", the right one
-                await self.other.handle(self.actor, rq.Act(action, (), f"other-process-{self.answered}"))
-        await self.inner.save_session(session, attempt, review)
+    async def save_anchor(self, session: Session) -> None:
+        stored = await self.inner.get_session(session.id)
+        if stored is not None and stored.status == "active":
+            self.answered += 1
+            action = ax.make(session.id, stored.position, ax.CHOOSE, 0)  # "A", the right one
+            await self.other.handle(self.actor, rq.Act(action, (), f"other-process-{self.answered}"))
+        await self.inner.save_anchor(session)
 
 
 class AnchoredMeanwhile:
     """A repository (the port) where the other process remembers the item's message just before this one
     stores the learner's code answer to it: this process read the quiz before the anchor was stored."""
 
-    def __init__(self, inner: SqlRepository, other: QuizService) -> None:
-        self.inner, self.other, self.item_ts, self.anchored = inner, other, "", 0
+    def __init__(self, inner: SqlRepository, other: QuizService, theirs: SqlRepository) -> None:
+        self.inner, self.other, self.theirs, self.item_ts, self.anchored = inner, other, theirs, "", 0
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
@@ -112,6 +113,7 @@ class AnchoredMeanwhile:
             self.anchored += 1
             anchor = replace(session.anchor, message=self.item_ts)
             await self.other.ask(q.RememberQuiz(session.id, anchor, position=session.position - 1))
+            await self.theirs.write_anchors()  # stored now (not with its next save, or a moment later)
         await self.inner.save_session(session, attempt, review)
 
 
@@ -147,7 +149,7 @@ async def test_an_answer_whose_save_lost_to_another_processes_write_is_made_agai
     try:
         other = QuizService(repository=theirs, runner=LocalRunner(), clock=FakeClock())
         await other.import_pack(load_path(write_choice_pack(tmp_path, 3) / "ops").pack)
-        repository = WrittenMeanwhile(mine, other)
+        repository = WrittenMeanwhile(mine, theirs)
         service = QuizService(repository=repository, runner=LocalRunner(), clock=FakeClock(), rng=random.Random(3))  # type: ignore[arg-type]
         await service.handle(ALICE, rq.Start(pack="ops", count=2))
         session = await mine.active_session(Owner.user(ALICE))
@@ -157,7 +159,7 @@ async def test_an_answer_whose_save_lost_to_another_processes_write_is_made_agai
         assert reply.update is not None and "Correct" in reply.update.text()
         stored = await mine.get_session(session.id)
         assert stored is not None and stored.position == 1  # the answer is in...
-        assert stored.anchor.message == "1700000000.000042"  # ...and the other process's write kept
+        assert stored.filters["next"] == {"pack": "ops"}  # ...and the other process's write kept
         assert await attempts_in(mine) == 1
     finally:
         await mine.close()
@@ -222,6 +224,7 @@ async def test_remembering_an_item_answered_meanwhile_on_another_process_refuses
             said += [block_text(m["blocks"]) + str(m.get("text") or "") for m in slack.fake.posts()]
             assert not [text for text in said if "already answered" in text]  # the learner is refused nothing
             assert repository.answered >= 1  # the other process's answer did come before the anchor's save
+        await mine.write_anchors()  # what still waits for its quiz's next save
         async with mine.engine.connect() as c:
             rows = (await c.execute(select(t.sessions.c.id))).scalars().all()
         (session_id,) = rows
@@ -242,16 +245,18 @@ async def test_a_code_answer_edits_the_item_whose_message_was_remembered_while_i
     try:
         other = make_service(theirs, runner, clock)
         await other.import_pack(load_path(DEMO_PACK).pack)
-        repository = AnchoredMeanwhile(mine, other)
+        repository = AnchoredMeanwhile(mine, other, theirs)
         service = make_service(repository, runner, clock)
         async with open_slack(service) as slack:
             await slack.command("start demo difficulty:hard count:1")
             channel = dm(LEARNER)
             (item,) = [m for m in slack.fake.posts(channel) if is_item(m)]
             session_id = (await mine.active_sessions_of("slack", LEARNER))[0].id
+            await mine.write_anchors()  # this process's own anchor first, then:
             remembered = await mine.get_session(session_id)
             assert remembered is not None  # as if the item's poster had not remembered its message yet:
             await other.ask(q.RememberQuiz(session_id, replace(remembered.anchor, message=None)))
+            await theirs.write_anchors()
             repository.item_ts = item["ts"]
             await slack.message(f"```python\n{SOLUTION}```")
             assert repository.anchored == 1  # remembered between this process's read and its answer's save

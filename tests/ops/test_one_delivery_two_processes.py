@@ -105,16 +105,21 @@ def false_notes(fake: FakeSlack) -> list[str]:
     return [text for text in everything_told(fake) if any(note in text for note in FALSE_NOTES)]
 
 
-async def start_code_quiz(slack: Slack, fake: FakeSlack) -> None:
+async def start_code_quiz(slack: Slack, fake: FakeSlack, bots: Pair) -> None:
     assert (await slack.command("start demo difficulty:hard count:1"))[0] == 200
     await fake.wait_for(lambda: fake.posts(dm(LEARNER)), 30)
+
+    async def item_remembered() -> bool:  # the item's message is stored a moment after it is posted (storage/anchors.py)
+        return any('"message"' in row["data"] for row in await bots.rows("SELECT data FROM sessions"))
+
+    await until(item_remembered, "the item's message to be stored", 30)
 
 
 async def test_a_code_message_graded_by_both_processes_is_stored_and_shown_once(
     tmp_path: Path, pg_url: str, fake: FakeSlack, processes: list[BotProcess]
 ) -> None:
     async with pair(tmp_path, pg_url, fake, processes) as (bots, (a, b)):
-        await start_code_quiz(a, fake)
+        await start_code_quiz(a, fake, bots)
         # what each process ran before (the proof of the packs at start), left out of the count below
         before = [sample(await bots.scrape(n), "quizbot_sandbox_jobs_total", status="passed") for n in (0, 1)]
         body = code_event()
@@ -145,7 +150,7 @@ async def test_the_process_that_stored_a_delivery_settles_the_row_of_one_killed_
     tmp_path: Path, pg_url: str, fake: FakeSlack, processes: list[BotProcess]
 ) -> None:
     async with pair(tmp_path, pg_url, fake, processes) as (bots, (a, b)):
-        await start_code_quiz(a, fake)
+        await start_code_quiz(a, fake, bots)
         body = code_event()
         assert (await a.send(body, "application/json"))[0] == 200  # acknowledged: A's row is stored
 

@@ -145,7 +145,8 @@ async def test_remembering_an_items_message_is_right_when_another_process_saved_
 
     Another process (a second repository on the same database) moved the quiz on, then saved it again
     at the same position: both guesses this process holds are behind, and the anchor is still stored,
-    on the row as the other process left it.
+    on the row as the other process left it. (An anchor waits for the quiz's next save, or `WAIT`:
+    `write_anchors` is that moment, at once.)
     """
     from bot.core import queries as q
     from bot.core.model import Anchor
@@ -158,12 +159,14 @@ async def test_remembering_an_items_message_is_right_when_another_process_saved_
         mine = await here.active_session(Owner.user(ANN))
         assert mine is not None and mine.position == 0
         await service.ask(q.RememberQuiz(mine.id, Anchor(channel="C1", message="m0"), 0))  # stored by this process
+        await here.write_anchors()  # what waited for the quiz's next save: written for the other process
 
         theirs = await there.get_session(mine.id)
         assert theirs is not None
         theirs.position = 1  # the learner's answer, stored by the other process
         await there.save_session(theirs)
         await service.ask(q.RememberQuiz(mine.id, Anchor(channel="C1", message="m1"), 1))
+        await here.write_anchors()
         stored = await there.get_session(mine.id)
         assert stored is not None and (stored.position, stored.anchor.message) == (1, "m1")
 
@@ -171,11 +174,13 @@ async def test_remembering_an_items_message_is_right_when_another_process_saved_
         stored.filters = {**stored.filters}  # a change at the same position (the version moves on)
         await there.save_session(stored)
         await service.ask(q.RememberQuiz(mine.id, Anchor(channel="C1", message="m1-again"), 1))
+        await here.write_anchors()
         final = await there.get_session(mine.id)
         assert final is not None and (final.position, final.anchor.message, final.version) == (1, "m1-again", stored.version + 1)
 
         # an anchor for an item the quiz has moved past is not written, whatever this process guessed
         await service.ask(q.RememberQuiz(mine.id, Anchor(channel="C1", message="m0-late"), 0))
+        await here.write_anchors()
         assert (await there.get_session(mine.id)).anchor.message == "m1-again"  # type: ignore[union-attr]
     finally:
         await here.close()

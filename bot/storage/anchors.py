@@ -1,0 +1,204 @@
+"""PostgreSQL: where a quiz's item was posted (its anchor), stored with the quiz's next save or a moment later.
+
+On Slack every click posts the next item and then remembers its message: a statement of its own,
+0.3 ms of the 2.2 ms of bot CPU per answer (`bench/platform_bench.py` with that save taken out;
+docs/reference/measured.md). Here the anchor waits instead:
+
+- this process sees it at once: a session it reads or guesses at the version the anchor was
+  remembered at carries it;
+- the quiz's next save from this process carries it (the learner's next click, when it comes
+  first), so it costs no statement at all;
+- what still waits after `WAIT` is written in one statement for every such quiz, each on condition
+  that its version did not move, and raises the version as any save does. A click of this process
+  decided on the version before is brought up to the one written (`before_save`), so the write
+  never refuses it. A quiz another process saved meanwhile is read again, and its anchor kept only
+  while it is still at the item (as `QuizDesk.remember` did: the saves of answers go first).
+
+What this changes: another process sees the anchor up to `WAIT` (and a round trip) later, and a
+process killed in that moment loses it. A code answer or a `/quiz` command handled elsewhere in that
+moment finds the item before, and shows its reply as a new message (a person's next message comes
+seconds after the item, not milliseconds). A graceful stop writes what waits (`SessionStore.close`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, MutableMapping
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import ARRAY, Integer, String, Text, bindparam, text
+
+from bot.core.model import Anchor, Session
+from bot.core.ports import Conflict
+
+from . import pg_link
+from .codec import Snapshot, dumps
+from .prepared import Prepared
+
+log = logging.getLogger("quizbot.storage")
+
+WAIT = 0.05  # seconds an anchor waits for its quiz's next save before it is written with the others
+MAX_WAITING = 5_000  # anchors waiting at once; more are written at once (a database that stopped answering)
+
+
+@dataclass(frozen=True, slots=True)
+class Waiting:
+    anchor: Anchor
+    version: int  # the stored version the anchor was remembered at
+    position: int  # the item it is for
+
+
+class WaitingAnchors:
+    """The anchors remembered and not yet written, by session id; `write` stores them in one statement."""
+
+    def __init__(
+        self,
+        engine: Any,
+        *,
+        again: Callable[[str, Waiting], Awaitable[None]],
+        written: Callable[[str, Waiting], None],
+        wait: float = WAIT,
+    ) -> None:
+        self._engine = engine
+        self._again = again  # store one whose quiz moved on meanwhile, as read again
+        self._written = written  # note that one was written (this process's guess moves on with it)
+        self._wait = wait
+        self._waiting: dict[str, Waiting] = {}
+        self._timer: asyncio.Task[None] | None = None
+        self._flying: dict[str, Waiting] = {}  # being written now; `_landed` is set once they are
+        self._landed = asyncio.Event()
+        self._wrote: OrderedDict[str, Waiting] = OrderedDict()  # written by this process, the newest last
+
+    def add(self, session: Session) -> None:
+        """Remember the session's anchor, for the stored version the session has (`session.version`)."""
+        self._waiting[session.id] = Waiting(session.anchor, session.version, session.position)
+        if self._timer is None or len(self._waiting) >= MAX_WAITING:
+            self._timer = asyncio.get_running_loop().create_task(self._soon(0 if self._timer else self._wait))
+
+    def apply(self, session: Session) -> Waiting | None:
+        """Give the session, as stored at its version, the anchor waiting for that version; the one given."""
+        waiting = self._waiting.get(session.id)
+        if waiting is None or waiting.version != session.version:
+            return None
+        session.anchor = waiting.anchor
+        return waiting
+
+    async def before_save(self, session: Session) -> Waiting | None:
+        """Ready a session for its save: the anchor waiting for its version rides with it (taken, and returned).
+
+        A session decided on the version this process's `write` raised (a click read before it) is
+        brought up to the version written, with its anchor: the row at that version is the row it
+        was read from with that anchor, so the save is not refused for it (it would be made again
+        on a fresh read). A write on its way is waited for first.
+        """
+        waiting = self.apply(session)
+        if waiting is not None:
+            del self._waiting[session.id]  # taken now: written by the timer meanwhile, it would refuse this save
+            return waiting
+        flying = self._flying.get(session.id)
+        if flying is not None and flying.version == session.version:
+            await self._landed.wait()
+        wrote = self._wrote.get(session.id)
+        if wrote is not None and wrote.version == session.version:
+            session.anchor, session.version = wrote.anchor, wrote.version + 1
+        return None
+
+    def put_back(self, session_id: str, waiting: Waiting) -> None:
+        """A save that carried the anchor failed: it waits again, unless a newer one does."""
+        if session_id not in self._waiting:
+            self._waiting[session_id] = waiting
+            if self._timer is None:
+                self._timer = asyncio.get_running_loop().create_task(self._soon(self._wait))
+
+    async def _soon(self, delay: float) -> None:
+        await asyncio.sleep(delay)
+        await self.write()
+
+    async def write(self) -> None:
+        """Store every anchor waiting now; those whose quiz was saved meanwhile are read again (`again`)."""
+        self._timer = None
+        waiting, self._waiting = self._waiting, {}
+        if not waiting:
+            return
+        if self._flying:  # one write at a time: `_flying` is the one on its way
+            await self._landed.wait()
+        self._flying, self._landed = waiting, asyncio.Event()
+        try:
+            async with pg_link.direct(self._engine) as d:
+                rows = await d.rows(_WRITE, {
+                    "ids": list(waiting),
+                    "anchors": [_json(w.anchor) for w in waiting.values()],
+                    "versions": [w.version for w in waiting.values()],
+                })  # fmt: skip
+        except Exception:  # the database's faults are classified and logged by the link; the quizzes go on
+            log.warning("could not store where %d items were posted; their quizzes go on", len(waiting), exc_info=True)
+            rows = None
+        finally:
+            done = {row["id"] for row in rows or ()}
+            for session_id in done:
+                self._wrote[session_id] = w = waiting[session_id]
+                self._wrote.move_to_end(session_id)
+                self._written(session_id, w)
+            while len(self._wrote) > MAX_WAITING:
+                self._wrote.popitem(last=False)
+            self._flying = {}
+            self._landed.set()
+        for session_id, w in waiting.items():
+            if rows is not None and session_id not in done:
+                try:
+                    await self._again(session_id, w)
+                except Exception:  # as above: one quiz's anchor is not worth the others'
+                    log.warning("could not store where quiz %s's item was posted", session_id, exc_info=True)
+
+
+async def store_again(get: Callable[[str], Awaitable[Session | None]], save: Callable[[Session], Awaitable[Any]], session_id: str, w: Waiting) -> None:
+    """Store an anchor whose quiz was saved meanwhile: on the quiz as read, while it is still at the item."""
+    session = await get(session_id)
+    if session is None or session.position != w.position:
+        return  # moved past the item: whoever posted the newer one remembers that one
+    session.anchor = w.anchor
+    try:
+        await save(session)
+    except Conflict:
+        log.info("quiz %s changed while its anchor was stored (another process wrote it); the anchor is left as it was", session_id)
+
+
+def written(recent: MutableMapping[str, Snapshot], session_id: str, w: Waiting) -> None:
+    """The anchor was written with the version after `w.version`: this process's guess at the quiz moves on with it."""
+    snapshot = recent.get(session_id)
+    if snapshot is None:
+        return
+    d = dict(snapshot)
+    if d["version"] == w.version:
+        d["version"], d["anchor"] = w.version + 1, w.anchor
+        recent[session_id] = tuple(d.items())
+    else:
+        del recent[session_id]
+
+
+def _json(anchor: Anchor) -> str:
+    return dumps(anchor.to_json())
+
+
+# Each row changes only the anchor in its `data` (`jsonb ||` replaces the one key; the stored text is
+# then PostgreSQL's own spelling of the same JSON, which `session_from_row` reads) and raises the
+# version, on condition the row is at the version the anchor was remembered at.
+_WRITE = Prepared(
+    text(
+        """
+UPDATE sessions AS s
+SET data = (s.data::jsonb || jsonb_build_object('anchor', v.anchor::jsonb))::text, version = s.version + 1
+FROM unnest(CAST(:ids AS VARCHAR[]), CAST(:anchors AS TEXT[]), CAST(:versions AS INTEGER[])) AS v(id, anchor, version)
+WHERE s.id = v.id AND s.version = v.version
+RETURNING s.id"""
+    )
+    .bindparams(
+        bindparam("ids", type_=ARRAY(String())),
+        bindparam("anchors", type_=ARRAY(Text())),
+        bindparam("versions", type_=ARRAY(Integer())),
+    )
+    .columns(id=String())
+)
