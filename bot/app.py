@@ -11,7 +11,6 @@ from datetime import timedelta
 from .core import CodeRunner, QuizService, SystemClock
 from .core.answer import Answers
 from .core.daily import DailyService
-from .core.faults import FaultLog
 from .core.race import Outbox, RaceService, SocialService
 from .core.report.service import Reports
 from .core.work import Unfinished
@@ -116,7 +115,7 @@ async def build(
         settings.database_url, db_timeout=settings.database_timeout_seconds, migrate_apart=live
     )
     metrics = Metrics()
-    faults = FaultLog()  # one log line per kind of database failure per interval, for the whole process
+    faults = repository.faults  # one log line per kind of database failure per interval, for the whole process
     count_faults(faults, metrics)
     plain = make_runner(settings=settings) if sandbox else None
     runner = MeteredRunner(plain, metrics) if plain is not None else None

@@ -18,6 +18,9 @@ What this changes: another process sees the anchor up to `WAIT` (and a round tri
 process killed in that moment loses it. A code answer or a `/quiz` command handled elsewhere in that
 moment finds the item before, and shows its reply as a new message (a person's next message comes
 seconds after the item, not milliseconds). A graceful stop writes what waits (`SessionStore.close`).
+
+SQLite (one process) keeps the anchor in its session cache, which is what the process reads, and
+writes it with the next save or `WAIT` later (`write_kept`), the version unchanged.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,12 +38,14 @@ from bot.core.model import Anchor, Session
 from bot.core.ports import Conflict
 
 from . import pg_link
+from .base import Database
 from .codec import Snapshot, dumps
 from .prepared import Prepared
 
 log = logging.getLogger("quizbot.storage")
 
 WAIT = 0.05  # seconds an anchor waits for its quiz's next save before it is written with the others
+DOING = "storing where items were posted"  # in the log's line of a failed write (`Database.faults`)
 MAX_WAITING = 5_000  # anchors waiting at once; more are written at once (a database that stopped answering)
 
 
@@ -56,15 +61,16 @@ class WaitingAnchors:
 
     def __init__(
         self,
-        engine: Any,
+        db: Database,
         *,
-        again: Callable[[str, Waiting], Awaitable[None]],
-        written: Callable[[str, Waiting], None],
+        get: Callable[[str], Awaitable[Session | None]],
+        save: Callable[[Session], Awaitable[Any]],
+        recent: MutableMapping[str, Snapshot],
         wait: float = WAIT,
     ) -> None:
-        self._engine = engine
-        self._again = again  # store one whose quiz moved on meanwhile, as read again
-        self._written = written  # note that one was written (this process's guess moves on with it)
+        self._db = db
+        self._get, self._save = get, save  # the store's: one whose quiz moved on meanwhile is read again
+        self._recent = recent  # the store's guesses, which move on with what is written here
         self._wait = wait
         self._waiting: dict[str, Waiting] = {}
         self._timer: asyncio.Task[None] | None = None
@@ -118,7 +124,7 @@ class WaitingAnchors:
         await self.write()
 
     async def write(self) -> None:
-        """Store every anchor waiting now; those whose quiz was saved meanwhile are read again (`again`)."""
+        """Store every anchor waiting now; those whose quiz was saved meanwhile are read again (`store_again`)."""
         self._timer = None
         waiting, self._waiting = self._waiting, {}
         if not waiting:
@@ -127,21 +133,21 @@ class WaitingAnchors:
             await self._landed.wait()
         self._flying, self._landed = waiting, asyncio.Event()
         try:
-            async with pg_link.direct(self._engine) as d:
+            async with pg_link.direct(self._db.engine) as d:
                 rows = await d.rows(_WRITE, {
                     "ids": list(waiting),
                     "anchors": [_json(w.anchor) for w in waiting.values()],
                     "versions": [w.version for w in waiting.values()],
                 })  # fmt: skip
-        except Exception:  # the database's faults are classified and logged by the link; the quizzes go on
-            log.warning("could not store where %d items were posted; their quizzes go on", len(waiting), exc_info=True)
+        except Exception as exc:  # the quizzes go on
+            self._db.faults.failure(exc, DOING)
             rows = None
         finally:
             done = {row["id"] for row in rows or ()}
             for session_id in done:
                 self._wrote[session_id] = w = waiting[session_id]
                 self._wrote.move_to_end(session_id)
-                self._written(session_id, w)
+                written(self._recent, session_id, w)
             while len(self._wrote) > MAX_WAITING:
                 self._wrote.popitem(last=False)
             self._flying = {}
@@ -149,9 +155,9 @@ class WaitingAnchors:
         for session_id, w in waiting.items():
             if rows is not None and session_id not in done:
                 try:
-                    await self._again(session_id, w)
-                except Exception:  # as above: one quiz's anchor is not worth the others'
-                    log.warning("could not store where quiz %s's item was posted", session_id, exc_info=True)
+                    await store_again(self._get, self._save, session_id, w)
+                except Exception as exc:  # as above: one quiz's anchor is not worth the others'
+                    self._db.faults.failure(exc, DOING)
 
 
 async def store_again(get: Callable[[str], Awaitable[Session | None]], save: Callable[[Session], Awaitable[Any]], session_id: str, w: Waiting) -> None:
@@ -177,6 +183,22 @@ def written(recent: MutableMapping[str, Snapshot], session_id: str, w: Waiting) 
         recent[session_id] = tuple(d.items())
     else:
         del recent[session_id]
+
+
+async def write_kept(db: Database, anchors: Mapping[str, tuple[int, Anchor]]) -> None:
+    """SQLite: write anchors the session cache kept into their quizzes' rows still at those versions.
+
+    The version stays: on SQLite this process is the only one, and its cache (what it reads) has
+    the anchor at that version already; a save on its way from it must not be refused.
+    """
+    try:
+        async with db.write() as c:
+            await c.execute(_SET_KEPT, [{"id": i, "version": v, "anchor": _json(a)} for i, (v, a) in anchors.items()])
+    except Exception as exc:  # the quizzes go on
+        db.faults.failure(exc, DOING)
+
+
+_SET_KEPT = text("UPDATE sessions SET data = json_set(data, '$.anchor', json(:anchor)) WHERE id = :id AND version = :version")
 
 
 def _json(anchor: Anchor) -> str:

@@ -1,4 +1,4 @@
-"""What every store shares: the engine, whether it is SQLite, and the one write path."""
+"""What every store shares: the engine, whether it is SQLite, the one write path, and the fault log."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ from contextlib import asynccontextmanager
 from typing import Protocol
 
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from bot.core.faults import FaultLog
 
 
 class Database:
@@ -21,6 +23,9 @@ class Database:
         self.engine = engine
         self.sqlite = engine.dialect.name == "sqlite"
         self.write_lock = asyncio.Lock()
+        # Where a write in the background logs its failure (`anchors.py`): bot/app.py makes it the
+        # process's one fault log, so a kind of failure is one line per interval, wherever it happens.
+        self.faults = FaultLog()
 
     @asynccontextmanager
     async def read(self) -> AsyncIterator[AsyncConnection]:

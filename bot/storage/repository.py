@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from bot.core.faults import FaultLog
 from bot.core.model import Attempt, History, ImportReport, Owner, PackInfo, Review, Session, UserStats
 from bot.core.packs import Pack
 
@@ -52,6 +53,11 @@ class SqlRepository:
     @property
     def engine(self) -> AsyncEngine:
         return self.db.engine
+
+    @property
+    def faults(self) -> FaultLog:
+        """The log of the failures of storage's writes in the background (one line per kind per interval)."""
+        return self.db.faults
 
     async def close(self) -> None:
         await self.sessions.close()

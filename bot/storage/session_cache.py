@@ -15,12 +15,14 @@ kept, or it would hide the newer one until the next save.
 
 from __future__ import annotations
 
+import asyncio
 from collections import OrderedDict
 from typing import TYPE_CHECKING
 
-from bot.core.model import Attempt, Owner, Review, Session
+from bot.core.model import Anchor, Attempt, Owner, Review, Session
 from bot.core.ports import Conflict
 
+from .anchors import WAIT, write_kept
 from .codec import Snapshot, freeze, session_from_row, thaw
 from .sessions import Row, SessionStore
 
@@ -56,6 +58,8 @@ class CachedSessions:
         self._active: dict[OwnerKey, str] = {}  # owner -> id of its active session, for cached ones
         self._no_active: set[OwnerKey] = set()
         self._floor: dict[str, int] = {}  # session id -> the highest version known to exist
+        self._unwritten: dict[str, tuple[int, Anchor]] = {}  # anchors kept here and not yet in the file, at that version
+        self._timer: asyncio.Task[None] | None = None
 
     async def create(self, session: Session) -> Row:
         row = await self._store.create(session)
@@ -109,10 +113,26 @@ class CachedSessions:
         return await self._store.active_of(platform, user_id)
 
     async def save_anchor(self, session: Session) -> None:
-        await self.save(session)  # one process: nothing waits (the group writer batches it with the others)
+        """Keep the session with its new anchor; it is written with its next save, or `WAIT` later.
+
+        One process: the cache is what is read, so nothing waits for the file but a restart (or a
+        kill in that moment, which loses it, as on PostgreSQL: `anchors.py`).
+        """
+        self._keep(session)
+        self._unwritten[session.id] = (session.version, session.anchor)
+        if self._timer is None:
+            self._timer = asyncio.get_running_loop().create_task(self._write_soon())
+
+    async def _write_soon(self) -> None:
+        await asyncio.sleep(WAIT)
+        await self.write_anchors()
 
     async def write_anchors(self) -> None:
-        return None
+        """Write the anchors kept and not yet saved, each where the quiz is still at that version (the version stays)."""
+        self._timer = None
+        unwritten, self._unwritten = self._unwritten, {}
+        if unwritten:
+            await write_kept(self._store.db, unwritten)
 
     async def save(
         self, session: Session, attempt: Attempt | None = None, review: Review | None = None, *, parts: AnswerWrite | None = None
@@ -124,6 +144,9 @@ class CachedSessions:
             self._raise_floor(session.id, session.version + 1)
             raise
         self._keep(session)  # as stored: `save` raised its version
+        unwritten = self._unwritten.get(session.id)
+        if unwritten is not None and unwritten[0] < session.version:
+            del self._unwritten[session.id]  # a save from the cache carries what the cache holds
         return row
 
     def drop(self, session_id: str) -> None:
@@ -144,6 +167,7 @@ class CachedSessions:
         self._floor.clear()
 
     async def close(self) -> None:
+        await self.write_anchors()
         await self._store.close()
 
     def _raise_floor(self, session_id: str, version: int) -> None:

@@ -27,7 +27,7 @@ from bot.core.ports import Conflict, WorkTaken
 
 from . import one_statement, pg_link
 from . import tables as t
-from .anchors import Waiting, WaitingAnchors, store_again, written
+from .anchors import WaitingAnchors
 from .answers import Counted, settle_items, write_alone, write_parts
 from .base import Database
 from .codec import (
@@ -57,7 +57,7 @@ class SessionStore:
     """Read and save sessions; no cache (see `CachedSessions` for the single-process one)."""
 
     def __init__(self, db: Database) -> None:
-        self._db = db
+        self._db = self.db = db
         self._writer = GroupWriter(db.engine, db.write_lock, self._apply) if db.sqlite else None
         self._upsert_review = Prepared(_review_upsert(sqlite_insert if db.sqlite else pg_insert))
         # SQLite: this process is the only writer, so it may remember whose practice day is stored.
@@ -69,7 +69,7 @@ class SessionStore:
         # written since); only the first guess of `recent`, whose save checks the version anyway.
         self._recent: OrderedDict[str, Snapshot] = OrderedDict()
         # PostgreSQL: where items were posted, stored with their quiz's next save or a moment later (`anchors.py`)
-        self._anchors = None if db.sqlite else WaitingAnchors(db.engine, again=self._anchor_again, written=self._anchor_written)
+        self._anchors = None if db.sqlite else WaitingAnchors(db, get=self.get, save=self.save, recent=self._recent)
 
     async def create(self, session: Session) -> Row:
         """Insert a new session and return its row; Conflict if its owner already has an active one."""
@@ -185,12 +185,6 @@ class SessionStore:
     async def write_anchors(self) -> None:
         if self._anchors is not None:
             await self._anchors.write()
-
-    async def _anchor_again(self, session_id: str, waiting: Waiting) -> None:
-        await store_again(self.get, self.save, session_id, waiting)
-
-    def _anchor_written(self, session_id: str, waiting: Waiting) -> None:
-        written(self._recent, session_id, waiting)
 
     async def write(self, unit: AnswerWrite) -> Row | None:
         """Write a graded answer's unit of work in one transaction (see `answers.py`); the session's row, if any."""

@@ -1,6 +1,6 @@
-"""PostgreSQL: where an item was posted (the anchor) waits for its quiz's next save, or is written a moment later.
+"""Where an item was posted (the anchor) waits for its quiz's next save, or is written a moment later.
 
-Two repositories on one database stand for two bot processes.
+On PostgreSQL two repositories on one database stand for two bot processes; the last test is SQLite (one process).
 """
 
 from __future__ import annotations
@@ -131,3 +131,31 @@ async def test_a_stop_writes_what_waits(pg_url: str) -> None:
         assert stored is not None and stored.anchor.message == "m0"
     finally:
         await there.close()
+
+
+async def test_sqlite_keeps_an_anchor_in_its_cache_and_writes_it_without_refusing_a_save(db_url: str) -> None:
+    """SQLite (one process): the anchor is in the cache at once, in the file with the next save or soon after."""
+    repo = await open_repository(db_url)
+    try:
+        await repo.create_session(clicks.new_session("s1", "ann", 3))
+        await anchored(repo, "s1", "m0")
+        click = await repo.recent_session("s1", 0)  # what this process reads: the cache
+        assert click is not None and (click.anchor.message, click.version) == ("m0", 0)
+        await repo.write_anchors()  # written while the click is decided...
+        click.position = 1
+        await repo.save_session(click, clicks.attempt(click, "k1"))  # ...which is not refused for it
+        later = await open_repository(db_url)  # the file, as the next start reads it
+        try:
+            stored = await later.get_session("s1")
+            assert stored is not None and (stored.position, stored.anchor.message, stored.version) == (1, "m0", 1)
+        finally:
+            await later.close()
+        await anchored(repo, "s1", "m1")  # kept, not yet written...
+    finally:
+        await repo.close()  # ...until the stop writes it
+    again = await open_repository(db_url)
+    try:
+        stored = await again.get_session("s1")
+        assert stored is not None and (stored.anchor.message, stored.version) == ("m1", 1)
+    finally:
+        await again.close()
