@@ -85,12 +85,18 @@ class WaitingAnchors:
             self._timer = asyncio.get_running_loop().create_task(self._soon(0 if self._timer else self._wait))
 
     def apply(self, session: Session) -> Waiting | None:
-        """Give the session, as stored at its version, the anchor waiting for that version; the one given."""
-        waiting = self._waiting.get(session.id)
-        if waiting is None or waiting.version != session.version:
-            return None
-        session.anchor = waiting.anchor
-        return waiting
+        """Give the session, as stored at its version, the anchor this process remembered for that version.
+
+        Returns the one given if it still waits. One on its way, or written a moment ago, is given
+        too: the session may have been read from the row as it was just before that write.
+        """
+        sid, version = session.id, session.version
+        for known in (self._waiting, self._flying, self._wrote):
+            found = known.get(sid)
+            if found is not None and found.version == version:
+                session.anchor = found.anchor
+                return found if known is self._waiting else None
+        return None
 
     async def before_save(self, session: Session) -> Waiting | None:
         """Ready a session for its save: the anchor waiting for its version rides with it (taken, and returned).
@@ -104,6 +110,7 @@ class WaitingAnchors:
         if waiting is not None:
             del self._waiting[session.id]  # taken now: written by the timer meanwhile, it would refuse this save
             return waiting
+        # on its way or written: the save starts from the version written
         flying = self._flying.get(session.id)
         if flying is not None and flying.version == session.version:
             await self._landed.wait()

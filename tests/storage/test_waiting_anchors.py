@@ -91,6 +91,23 @@ async def test_a_click_decided_while_its_anchor_is_written_is_not_refused(pg_url
         await there.close()
 
 
+async def test_a_read_while_the_anchor_is_written_still_carries_it(pg_url: str) -> None:
+    """A read racing the write may see the row just before it: this process still knows the anchor."""
+    here = await open_repository(pg_url)
+    try:
+        for n in range(20):
+            sid = f"r{n}"
+            await here.create_session(clicks.new_session(sid, f"u{n}", 3))
+            await anchored(here, sid, f"m{n}")
+            writing = asyncio.create_task(here.write_anchors())
+            await asyncio.sleep(0)  # the write's statement is on its way
+            read = await here.active_session(clicks.new_session(sid, f"u{n}", 3).owner)
+            await writing
+            assert read is not None and read.anchor.message == f"m{n}", f"quiz {sid}, read at version {read and read.version}"
+    finally:
+        await here.close()
+
+
 async def test_a_waiting_anchor_never_undoes_what_another_process_stored(pg_url: str) -> None:
     here, there = await open_repository(pg_url), await open_repository(pg_url)
     try:
