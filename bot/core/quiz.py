@@ -305,22 +305,23 @@ class QuizDesk:
         wait for the quiz's next one (`Repository.save_anchor`), which then follows the same rules.
         """
         for attempt in range(SAVE_TRIES):
-            async with self.gate.editing(query.session_id):
-                # first as this process last stored it (usually the answer's own save), then as read
+            # Not under the quiz's lock: an answer to this item already on its way here (a code answer
+            # grading) holds it, and its save is to carry this anchor (`Repository.save_anchor`).
+            # First as this process last stored it (usually the answer's own save), then as read.
+            if attempt == 0:
+                session = await self.gate.recent(query.session_id, query.position)
+            else:
+                session = await self.gate.get(query.session_id)
+            if session is None or (query.position is not None and session.position != query.position):
                 if attempt == 0:
-                    session = await self.gate.recent(query.session_id, query.position)
-                else:
-                    session = await self.gate.get(query.session_id)
-                if session is None or (query.position is not None and session.position != query.position):
-                    if attempt == 0:
-                        continue  # the guess may be behind what another process stored: read it
-                    return
-                session.anchor = query.anchor
-                try:
-                    await self.gate.save_anchor(session)
-                    return
-                except SaveConflict:
-                    log.info("quiz %s changed while its anchor was saved (another process wrote it); reading it again", session.id)
+                    continue  # the guess may be behind what another process stored: read it
+                return
+            session.anchor = query.anchor
+            try:
+                await self.gate.save_anchor(session)
+                return
+            except SaveConflict:
+                log.info("quiz %s changed while its anchor was saved (another process wrote it); reading it again", session.id)
         log.warning("quiz %s kept changing while its anchor was saved; the anchor is left as it was", query.session_id)
 
     async def run_code(self, actor: Actor, request: rq.RunCode) -> Reply:

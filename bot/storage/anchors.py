@@ -126,6 +126,13 @@ class WaitingAnchors:
             if self._timer is None:
                 self._timer = asyncio.get_running_loop().create_task(self._soon(self._wait))
 
+    async def close(self) -> None:
+        """Write what waits, and stop the timer (the process is stopping)."""
+        timer = self._timer
+        await self.write()
+        if timer is not None:
+            timer.cancel()
+
     async def _soon(self, delay: float) -> None:
         await asyncio.sleep(delay)
         await self.write()

@@ -137,6 +137,9 @@ class CachedSessions:
     async def save(
         self, session: Session, attempt: Attempt | None = None, review: Review | None = None, *, parts: AnswerWrite | None = None
     ) -> Row:
+        unwritten = self._unwritten.get(session.id)
+        if unwritten is not None and unwritten[0] == session.version:
+            session.anchor = unwritten[1]  # kept after this session was read (its save is the quiz's next one)
         try:
             row = await self._store.save(session, attempt, review, parts=parts)
         except Conflict:
@@ -144,8 +147,7 @@ class CachedSessions:
             self._raise_floor(session.id, session.version + 1)
             raise
         self._keep(session)  # as stored: `save` raised its version
-        unwritten = self._unwritten.get(session.id)
-        if unwritten is not None and unwritten[0] < session.version:
+        if unwritten is not None and unwritten[0] < session.version and self._unwritten.get(session.id) is unwritten:
             del self._unwritten[session.id]  # a save from the cache carries what the cache holds
         return row
 
@@ -167,7 +169,10 @@ class CachedSessions:
         self._floor.clear()
 
     async def close(self) -> None:
+        timer = self._timer
         await self.write_anchors()
+        if timer is not None:
+            timer.cancel()
         await self._store.close()
 
     def _raise_floor(self, session_id: str, version: int) -> None:

@@ -194,7 +194,8 @@ class SessionStore:
         return None
 
     async def close(self) -> None:
-        await self.write_anchors()
+        if self._anchors is not None:
+            await self._anchors.close()
         if self._writer is not None:
             await self._writer.close()
 

@@ -9,11 +9,19 @@ import asyncio
 
 import pytest
 
-from bot.core.model import Anchor
-from bot.core.ports import Conflict
+from bot.core import QuizService
+from bot.core import queries as q
+from bot.core import requests as rq
+from bot.core.model import Actor, Anchor, Owner
+from bot.core.packs import load_path
+from bot.core.ports import Conflict, RunOutcome, RunRequest
 from bot.storage import open_repository
 from bot.storage.anchors import WAIT
+from tests.conftest import DEMO_PACK
+from tests.fakes import FakeClock, LocalRunner
 from tests.storage import clicks
+
+ANN = Actor("discord", "guild-1", "ann", "Ann")
 
 
 async def anchored(repo: object, session_id: str, message: str) -> None:
@@ -176,3 +184,43 @@ async def test_sqlite_keeps_an_anchor_in_its_cache_and_writes_it_without_refusin
         assert stored is not None and (stored.anchor.message, stored.version) == ("m1", 1)
     finally:
         await again.close()
+
+
+class HeldRunner(LocalRunner):
+    """A sandbox whose runs wait until the test lets them go: a code answer in the middle of its grading."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.started, self.go = asyncio.Event(), asyncio.Event()
+
+    async def run(self, request: RunRequest) -> RunOutcome:
+        self.started.set()
+        await self.go.wait()
+        return await super().run(request)
+
+
+async def test_an_anchor_remembered_while_a_code_answer_grades_rides_with_its_save(any_url: str) -> None:
+    """The item's message is remembered while the learner's code answer to it grades (a quick learner).
+
+    Remembering waits for no lock the answer holds, and the answer's save carries the anchor: the
+    reply names the item's message (the front end edits it rather than posting the item again).
+    """
+    repo, runner = await open_repository(any_url), HeldRunner()
+    try:
+        service = QuizService(repository=repo, runner=runner, clock=FakeClock())
+        await service.import_pack(load_path(DEMO_PACK).pack)
+        await service.handle(ANN, rq.Start(pack="demo", question="q-code"))
+        session = await repo.active_session(Owner.user(ANN))
+        assert session is not None
+        answering = asyncio.create_task(service.handle(ANN, rq.Submit("```python\ntotal = 55\nprint(total)\n```", code_only=True)))
+        await runner.started.wait()  # grading, the quiz's lock held
+        posted = Anchor(channel="C1", message="item-1")
+        await asyncio.wait_for(service.ask(q.RememberQuiz(session.id, posted, position=0)), 5)
+        runner.go.set()
+        reply = await answering
+        assert reply.anchor == posted
+        await repo.write_anchors()
+        stored = await repo.get_session(session.id)
+        assert stored is not None and (stored.position, stored.anchor) == (1, posted)
+    finally:
+        await repo.close()
