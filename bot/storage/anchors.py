@@ -66,14 +66,15 @@ class WaitingAnchors:
         get: Callable[[str], Awaitable[Session | None]],
         save: Callable[[Session], Awaitable[Any]],
         recent: MutableMapping[str, Snapshot],
-        wait: float = WAIT,
+        wait: float | None = None,
     ) -> None:
         self._db = db
         self._get, self._save = get, save  # the store's: one whose quiz moved on meanwhile is read again
         self._recent = recent  # the store's guesses, which move on with what is written here
-        self._wait = wait
+        self._wait = WAIT if wait is None else wait
         self._waiting: dict[str, Waiting] = {}
         self._timer: asyncio.Task[None] | None = None
+        self._closed = False
         self._flying: dict[str, Waiting] = {}  # being written now; `_landed` is set once they are
         self._landed = asyncio.Event()
         self._wrote: OrderedDict[str, Waiting] = OrderedDict()  # written by this process, the newest last
@@ -81,8 +82,15 @@ class WaitingAnchors:
     def add(self, session: Session) -> None:
         """Remember the session's anchor, for the stored version the session has (`session.version`)."""
         self._waiting[session.id] = Waiting(session.anchor, session.version, session.position)
-        if self._timer is None or len(self._waiting) >= MAX_WAITING:
-            self._timer = asyncio.get_running_loop().create_task(self._soon(0 if self._timer else self._wait))
+        self._schedule(0 if len(self._waiting) >= MAX_WAITING else self._wait)
+
+    def _schedule(self, delay: float) -> None:
+        """Have `write` run `delay` seconds from now, unless it will sooner (one timer at a time; none once closed)."""
+        if self._closed or (self._timer is not None and delay > 0):
+            return
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer = asyncio.get_running_loop().create_task(self._soon(delay))
 
     def apply(self, session: Session) -> Waiting | None:
         """Give the session, as stored at its version, the anchor this process remembered for that version.
@@ -123,28 +131,28 @@ class WaitingAnchors:
         """A save that carried the anchor failed: it waits again, unless a newer one does."""
         if session_id not in self._waiting:
             self._waiting[session_id] = waiting
-            if self._timer is None:
-                self._timer = asyncio.get_running_loop().create_task(self._soon(self._wait))
+            self._schedule(self._wait)
 
     async def close(self) -> None:
         """Write what waits, and stop the timer (the process is stopping)."""
-        timer = self._timer
+        self._closed = True
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
         await self.write()
-        if timer is not None:
-            timer.cancel()
 
     async def _soon(self, delay: float) -> None:
         await asyncio.sleep(delay)
+        self._timer = None
         await self.write()
 
     async def write(self) -> None:
-        """Store every anchor waiting now; those whose quiz was saved meanwhile are read again (`store_again`)."""
-        self._timer = None
+        """Store every anchor remembered until now (one on its way is waited for); those whose quiz was saved meanwhile are read again."""
+        while self._flying:  # one write at a time: `_flying` is the one on its way
+            await self._landed.wait()
         waiting, self._waiting = self._waiting, {}
         if not waiting:
             return
-        if self._flying:  # one write at a time: `_flying` is the one on its way
-            await self._landed.wait()
         self._flying, self._landed = waiting, asyncio.Event()
         try:
             async with pg_link.direct(self._db.engine) as d:
@@ -164,14 +172,16 @@ class WaitingAnchors:
                 written(self._recent, session_id, w)
             while len(self._wrote) > MAX_WAITING:
                 self._wrote.popitem(last=False)
+        try:
+            for session_id, w in waiting.items():
+                if rows is not None and session_id not in done:
+                    try:
+                        await store_again(self._get, self._save, session_id, w)
+                    except Exception as exc:  # as above: one quiz's anchor is not worth the others'
+                        self._db.faults.failure(exc, DOING)
+        finally:
             self._flying = {}
             self._landed.set()
-        for session_id, w in waiting.items():
-            if rows is not None and session_id not in done:
-                try:
-                    await store_again(self._get, self._save, session_id, w)
-                except Exception as exc:  # as above: one quiz's anchor is not worth the others'
-                    self._db.faults.failure(exc, DOING)
 
 
 async def store_again(get: Callable[[str], Awaitable[Session | None]], save: Callable[[Session], Awaitable[Any]], session_id: str, w: Waiting) -> None:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from bot.core.model import Anchor, Attempt, Owner, Review, Session
 from bot.core.ports import Conflict
 
-from .anchors import WAIT, write_kept
+from . import anchors
 from .codec import Snapshot, freeze, session_from_row, thaw
 from .sessions import Row, SessionStore
 
@@ -58,8 +58,13 @@ class CachedSessions:
         self._active: dict[OwnerKey, str] = {}  # owner -> id of its active session, for cached ones
         self._no_active: set[OwnerKey] = set()
         self._floor: dict[str, int] = {}  # session id -> the highest version known to exist
-        self._unwritten: dict[str, tuple[int, Anchor]] = {}  # anchors kept here and not yet in the file, at that version
+        # anchors remembered, at the version they were remembered at, until the quiz's next save carries
+        # them (a session read before they were remembered gets them there); `_unwritten`: not yet in the file
+        self._remembered: dict[str, tuple[int, Anchor]] = {}
+        self._unwritten: set[str] = set()
         self._timer: asyncio.Task[None] | None = None
+        self._writing = asyncio.Lock()
+        self._closed = False
 
     async def create(self, session: Session) -> Row:
         row = await self._store.create(session)
@@ -113,33 +118,42 @@ class CachedSessions:
         return await self._store.active_of(platform, user_id)
 
     async def save_anchor(self, session: Session) -> None:
-        """Keep the session with its new anchor; it is written with its next save, or `WAIT` later.
+        """Keep the session with its new anchor; it is written with its next save, or `anchors.WAIT` later.
 
         One process: the cache is what is read, so nothing waits for the file but a restart (or a
         kill in that moment, which loses it, as on PostgreSQL: `anchors.py`).
         """
         self._keep(session)
-        self._unwritten[session.id] = (session.version, session.anchor)
-        if self._timer is None:
+        self._remembered.pop(session.id, None)
+        self._remembered[session.id] = (session.version, session.anchor)  # the newest last
+        while len(self._remembered) > self._capacity:
+            del self._remembered[next(iter(self._remembered))]
+        self._unwritten.add(session.id)
+        if self._timer is None and not self._closed:
             self._timer = asyncio.get_running_loop().create_task(self._write_soon())
 
     async def _write_soon(self) -> None:
-        await asyncio.sleep(WAIT)
+        await asyncio.sleep(anchors.WAIT)
+        self._timer = None
         await self.write_anchors()
 
     async def write_anchors(self) -> None:
-        """Write the anchors kept and not yet saved, each where the quiz is still at that version (the version stays)."""
-        self._timer = None
-        unwritten, self._unwritten = self._unwritten, {}
-        if unwritten:
-            await write_kept(self._store.db, unwritten)
+        """Write the anchors kept and not yet saved, each where the quiz is still at that version (the version stays).
+
+        One write at a time: a stop waits for the timer's, under way, before the engine goes.
+        """
+        async with self._writing:
+            ids, self._unwritten = self._unwritten, set()
+            unwritten = {i: self._remembered[i] for i in ids if i in self._remembered}
+            if unwritten:
+                await anchors.write_kept(self._store.db, unwritten)
 
     async def save(
         self, session: Session, attempt: Attempt | None = None, review: Review | None = None, *, parts: AnswerWrite | None = None
     ) -> Row:
-        unwritten = self._unwritten.get(session.id)
-        if unwritten is not None and unwritten[0] == session.version:
-            session.anchor = unwritten[1]  # kept after this session was read (its save is the quiz's next one)
+        remembered = self._remembered.get(session.id)
+        if remembered is not None and remembered[0] == session.version:
+            session.anchor = remembered[1]  # kept after this session was read (its save is the quiz's next one)
         try:
             row = await self._store.save(session, attempt, review, parts=parts)
         except Conflict:
@@ -147,8 +161,9 @@ class CachedSessions:
             self._raise_floor(session.id, session.version + 1)
             raise
         self._keep(session)  # as stored: `save` raised its version
-        if unwritten is not None and unwritten[0] < session.version and self._unwritten.get(session.id) is unwritten:
-            del self._unwritten[session.id]  # a save from the cache carries what the cache holds
+        if remembered is not None and self._remembered.get(session.id) is remembered:
+            del self._remembered[session.id]  # stored with this save
+            self._unwritten.discard(session.id)
         return row
 
     def drop(self, session_id: str) -> None:
@@ -169,10 +184,10 @@ class CachedSessions:
         self._floor.clear()
 
     async def close(self) -> None:
-        timer = self._timer
+        self._closed = True
+        if self._timer is not None:
+            self._timer.cancel()
         await self.write_anchors()
-        if timer is not None:
-            timer.cancel()
         await self._store.close()
 
     def _raise_floor(self, session_id: str, version: int) -> None:

@@ -6,6 +6,7 @@ On PostgreSQL two repositories on one database stand for two bot processes; the 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 
 import pytest
 
@@ -15,8 +16,7 @@ from bot.core import requests as rq
 from bot.core.model import Actor, Anchor, Owner
 from bot.core.packs import load_path
 from bot.core.ports import Conflict, RunOutcome, RunRequest
-from bot.storage import open_repository
-from bot.storage.anchors import WAIT
+from bot.storage import SqlRepository, anchors, open_repository
 from tests.conftest import DEMO_PACK
 from tests.fakes import FakeClock, LocalRunner
 from tests.storage import clicks
@@ -24,79 +24,84 @@ from tests.storage import clicks
 ANN = Actor("discord", "guild-1", "ann", "Ann")
 
 
-async def anchored(repo: object, session_id: str, message: str) -> None:
-    session = await repo.recent_session(session_id)  # type: ignore[attr-defined]
+@pytest.fixture(autouse=True)
+def wait(monkeypatch: pytest.MonkeyPatch) -> float:
+    """A longer moment than the bot's, so that what a test does before it ends is not outrun on a busy host."""
+    monkeypatch.setattr(anchors, "WAIT", 1.0)
+    return anchors.WAIT
+
+
+@pytest.fixture
+async def two(pg_url: str) -> AsyncIterator[tuple[SqlRepository, SqlRepository]]:
+    """Two processes on one PostgreSQL database (`here` remembers, `there` reads), with quiz s1 (three items) stored here."""
+    here, there = await open_repository(pg_url), await open_repository(pg_url)
+    try:
+        await here.create_session(clicks.new_session("s1", "ann", 3))
+        yield here, there
+    finally:
+        await here.close()
+        await there.close()
+
+
+async def anchored(repo: SqlRepository, session_id: str, message: str) -> None:
+    """What `QuizDesk.remember` does with the quiz this process stored last."""
+    session = await repo.recent_session(session_id)
     assert session is not None
     session.anchor = Anchor(channel="C1", message=message)
-    await repo.save_anchor(session)  # type: ignore[attr-defined]
+    await repo.save_anchor(session)
 
 
-async def test_an_anchor_is_written_a_moment_later_for_every_process(pg_url: str) -> None:
-    here, there = await open_repository(pg_url), await open_repository(pg_url)
-    try:
-        await here.create_session(clicks.new_session("s1", "ann", 3))
-        await anchored(here, "s1", "m0")
-        theirs = await there.get_session("s1")
-        assert theirs is not None and theirs.anchor.message is None  # waiting: not written yet
+async def test_an_anchor_is_written_a_moment_later_for_every_process(two: tuple[SqlRepository, SqlRepository]) -> None:
+    here, there = two
+    await anchored(here, "s1", "m0")
+    theirs = await there.get_session("s1")
+    assert theirs is not None and theirs.anchor.message is None  # waiting: not written yet
 
-        await asyncio.sleep(WAIT * 4)  # the moment passes: written, for every process
-        theirs = await there.get_session("s1")
-        assert theirs is not None and (theirs.anchor.message, theirs.version, theirs.position) == ("m0", 1, 0)
-        guess = await here.recent_session("s1", 0)  # this process's guess moved on with it
-        assert guess is not None and (guess.version, guess.anchor.message) == (1, "m0")
-        guess.position = 1
-        await here.save_session(guess, clicks.attempt(guess, "k1"))  # the guess saves: no conflict
-    finally:
-        await here.close()
-        await there.close()
+    await asyncio.sleep(anchors.WAIT * 3)  # the moment passes: written, for every process
+    theirs = await there.get_session("s1")
+    assert theirs is not None and (theirs.anchor.message, theirs.version, theirs.position) == ("m0", 1, 0)
+    guess = await here.recent_session("s1", 0)  # this process's guess moved on with it
+    assert guess is not None and (guess.version, guess.anchor.message) == (1, "m0")
+    guess.position = 1
+    await here.save_session(guess, clicks.attempt(guess, "k1"))  # the guess saves: no conflict
 
 
-async def test_an_anchor_rides_with_the_quizs_next_save(pg_url: str) -> None:
-    here, there = await open_repository(pg_url), await open_repository(pg_url)
-    try:
-        await here.create_session(clicks.new_session("s1", "ann", 3))
-        await anchored(here, "s1", "m0")
-        assert (await here.get_session("s1")).anchor.message == "m0"  # type: ignore[union-attr] # here: at once
-        click = await here.recent_session("s1", 0)
-        assert click is not None and click.anchor.message == "m0"
-        click.items[0].picked.append(1)  # a click that stays on the item (a multi-select's toggle)
-        await here.save_session(click)
-        stored = await there.get_session("s1")
-        assert stored is not None and (stored.anchor.message, stored.version) == ("m0", 1)  # one save, both in
-        await asyncio.sleep(WAIT * 4)  # nothing waits: no second write
-        stored = await there.get_session("s1")
-        assert stored is not None and stored.version == 1
-    finally:
-        await here.close()
-        await there.close()
+async def test_an_anchor_rides_with_the_quizs_next_save(two: tuple[SqlRepository, SqlRepository]) -> None:
+    here, there = two
+    await anchored(here, "s1", "m0")
+    assert (await here.get_session("s1")).anchor.message == "m0"  # type: ignore[union-attr] # here: at once
+    click = await here.recent_session("s1", 0)
+    assert click is not None and click.anchor.message == "m0"
+    click.items[0].picked.append(1)  # a click that stays on the item (a multi-select's toggle)
+    await here.save_session(click)
+    stored = await there.get_session("s1")
+    assert stored is not None and (stored.anchor.message, stored.version) == ("m0", 1)  # one save, both in
+    await asyncio.sleep(anchors.WAIT * 3)  # nothing waits: no second write
+    stored = await there.get_session("s1")
+    assert stored is not None and stored.version == 1
 
 
-async def test_a_click_decided_while_its_anchor_is_written_is_not_refused(pg_url: str) -> None:
-    here, there = await open_repository(pg_url), await open_repository(pg_url)
-    try:
-        await here.create_session(clicks.new_session("s1", "ann", 3))
-        await anchored(here, "s1", "m0")
-        click = await here.recent_session("s1", 0)  # decided on...
-        assert click is not None
-        await here.write_anchors()  # ...while the anchor is written
-        click.position = 1
-        await here.save_session(click, clicks.attempt(click, "k1"))  # no Conflict: made once, not again
-        stored = await there.get_session("s1")
-        assert stored is not None and (stored.position, stored.anchor.message, stored.version) == (1, "m0", 2)
+async def test_a_click_decided_while_its_anchor_is_written_is_not_refused(two: tuple[SqlRepository, SqlRepository]) -> None:
+    here, there = two
+    await anchored(here, "s1", "m0")
+    click = await here.recent_session("s1", 0)  # decided on...
+    assert click is not None
+    await here.write_anchors()  # ...while the anchor is written
+    click.position = 1
+    await here.save_session(click, clicks.attempt(click, "k1"))  # no Conflict: made once, not again
+    stored = await there.get_session("s1")
+    assert stored is not None and (stored.position, stored.anchor.message, stored.version) == (1, "m0", 2)
 
-        # another process's save from before the anchor was written is refused, as any stale save
-        await anchored(here, "s1", "m1")
-        stale = await there.get_session("s1")
-        assert stale is not None and stale.anchor.message == "m0"
-        await here.write_anchors()
-        stale.filters = {"topics": ["tensors"]}
-        with pytest.raises(Conflict):
-            await there.save_session(stale)
-        stored = await there.get_session("s1")
-        assert stored is not None and (stored.anchor.message, stored.filters, stored.version) == ("m1", {}, 3)
-    finally:
-        await here.close()
-        await there.close()
+    # another process's save from before the anchor was written is refused, as any stale save
+    await anchored(here, "s1", "m1")
+    stale = await there.get_session("s1")
+    assert stale is not None and stale.anchor.message == "m0"
+    await here.write_anchors()
+    stale.filters = {"topics": ["tensors"]}
+    with pytest.raises(Conflict):
+        await there.save_session(stale)
+    stored = await there.get_session("s1")
+    assert stored is not None and (stored.anchor.message, stored.filters, stored.version) == ("m1", {}, 3)
 
 
 async def test_a_read_while_the_anchor_is_written_still_carries_it(pg_url: str) -> None:
@@ -116,32 +121,27 @@ async def test_a_read_while_the_anchor_is_written_still_carries_it(pg_url: str) 
         await here.close()
 
 
-async def test_a_waiting_anchor_never_undoes_what_another_process_stored(pg_url: str) -> None:
-    here, there = await open_repository(pg_url), await open_repository(pg_url)
-    try:
-        await here.create_session(clicks.new_session("s1", "ann", 3))
-        await here.create_session(clicks.new_session("s2", "bob", 3))
-        await anchored(here, "s1", "m0")  # item 1's message
-        await anchored(here, "s2", "n0")
-        # the learner answers item 1 on the other process before the anchor is written
-        theirs = await there.get_session("s1")
-        assert theirs is not None
-        theirs.position = 1
-        theirs.anchor = Anchor(channel="C1", message="m1")
-        await there.save_session(theirs, clicks.attempt(theirs, "k1"))
-        # the quiz of s2 was saved there at the same item: its anchor still belongs, on the row as read
-        other = await there.get_session("s2")
-        assert other is not None
-        other.filters = {"topics": ["tensors"]}
-        await there.save_session(other)
+async def test_a_waiting_anchor_never_undoes_what_another_process_stored(two: tuple[SqlRepository, SqlRepository]) -> None:
+    here, there = two
+    await here.create_session(clicks.new_session("s2", "bob", 3))
+    await anchored(here, "s1", "m0")  # item 1's message
+    await anchored(here, "s2", "n0")
+    # the learner answers item 1 on the other process before the anchor is written
+    theirs = await there.get_session("s1")
+    assert theirs is not None
+    theirs.position = 1
+    theirs.anchor = Anchor(channel="C1", message="m1")
+    await there.save_session(theirs, clicks.attempt(theirs, "k1"))
+    # the quiz of s2 was saved there at the same item: its anchor still belongs, on the row as read
+    other = await there.get_session("s2")
+    assert other is not None
+    other.filters = {"topics": ["tensors"]}
+    await there.save_session(other)
 
-        await here.write_anchors()
-        s1, s2 = await there.get_session("s1"), await there.get_session("s2")
-        assert s1 is not None and (s1.position, s1.anchor.message, s1.version) == (1, "m1", 1)  # untouched
-        assert s2 is not None and (s2.anchor.message, s2.filters, s2.version) == ("n0", {"topics": ["tensors"]}, 2)
-    finally:
-        await here.close()
-        await there.close()
+    await here.write_anchors()
+    s1, s2 = await there.get_session("s1"), await there.get_session("s2")
+    assert s1 is not None and (s1.position, s1.anchor.message, s1.version) == (1, "m1", 1)  # untouched
+    assert s2 is not None and (s2.anchor.message, s2.filters, s2.version) == ("n0", {"topics": ["tensors"]}, 2)
 
 
 async def test_a_stop_writes_what_waits(pg_url: str) -> None:
