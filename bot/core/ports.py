@@ -88,7 +88,7 @@ class Repository(Protocol):
         """Store the session, whose only change since it was loaded is its anchor (where its item was posted).
 
         As `save_session`, or later: this process's reads see it at once, the session's next save
-        carries it, and other processes see it a moment later (PostgreSQL: `bot/storage/anchors.py`).
+        carries it, and other processes (or a restart) see it a moment later (`bot/storage/anchors.py`).
         A later one never raises; one whose quiz moved on by then is kept only while the quiz is
         still at the item.
         """

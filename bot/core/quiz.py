@@ -301,8 +301,8 @@ class QuizDesk:
         made again on a fresh read while the quiz is still at `position`; once the quiz has moved past
         it, this item's message is no longer the one to remember (whoever posted the newer item
         remembers that one) and nothing is written. Should the saves keep losing, the anchor is left
-        as it was, with a warning: the answers' saves always go first. On PostgreSQL the save may
-        wait for the quiz's next one (`Repository.save_anchor`), which then follows the same rules.
+        as it was, with a warning: the answers' saves always go first. The save may wait for the
+        quiz's next one (`Repository.save_anchor`), which then follows the same rules.
         """
         for attempt in range(SAVE_TRIES):
             # Not under the quiz's lock: an answer to this item already on its way here (a code answer

@@ -1,6 +1,6 @@
-"""PostgreSQL: where a quiz's item was posted (its anchor), stored with the quiz's next save or a moment later.
+"""Where a quiz's item was posted (its anchor), stored with the quiz's next save or a moment later.
 
-On Slack every click posts the next item and then remembers its message: a statement of its own,
+PostgreSQL. On Slack every click posts the next item and then remembers its message: a statement of its own,
 0.3 ms of the 2.2 ms of bot CPU per answer (`bench/platform_bench.py` with that save taken out;
 docs/reference/measured.md). Here the anchor waits instead:
 
@@ -20,7 +20,8 @@ moment finds the item before, and shows its reply as a new message (a person's n
 seconds after the item, not milliseconds). A graceful stop writes what waits (`SessionStore.close`).
 
 SQLite (one process) keeps the anchor in its session cache, which is what the process reads, and
-writes it with the next save or `WAIT` later (`write_kept`), the version unchanged.
+writes it with the next save or `WAIT` later (`write_kept`), the version unchanged. Both time
+their writes with `Soon`.
 """
 
 from __future__ import annotations
@@ -56,6 +57,43 @@ class Waiting:
     position: int  # the item it is for
 
 
+class Soon:
+    """Run `job` `WAIT` seconds after it is first asked for (once for every ask meanwhile), one run at a time.
+
+    `close` stops the timer and runs the job a last time (the process is stopping): no timer is
+    left to run it on an engine that is gone.
+    """
+
+    def __init__(self, job: Callable[[], Awaitable[None]]) -> None:
+        self._job = job
+        self._timer: asyncio.Task[None] | None = None  # only while it sleeps
+        self._running = asyncio.Lock()
+        self._closed = False
+
+    def ask(self, *, now: bool = False) -> None:
+        if self._closed or (self._timer is not None and not now):
+            return
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer = asyncio.get_running_loop().create_task(self._later(0 if now else WAIT))
+
+    async def run(self) -> None:
+        async with self._running:
+            await self._job()
+
+    async def close(self) -> None:
+        self._closed = True
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        await self.run()
+
+    async def _later(self, delay: float) -> None:
+        await asyncio.sleep(delay)
+        self._timer = None
+        await self.run()
+
+
 class WaitingAnchors:
     """The anchors remembered and not yet written, by session id; `write` stores them in one statement."""
 
@@ -66,15 +104,12 @@ class WaitingAnchors:
         get: Callable[[str], Awaitable[Session | None]],
         save: Callable[[Session], Awaitable[Any]],
         recent: MutableMapping[str, Snapshot],
-        wait: float | None = None,
     ) -> None:
         self._db = db
         self._get, self._save = get, save  # the store's: one whose quiz moved on meanwhile is read again
         self._recent = recent  # the store's guesses, which move on with what is written here
-        self._wait = WAIT if wait is None else wait
         self._waiting: dict[str, Waiting] = {}
-        self._timer: asyncio.Task[None] | None = None
-        self._closed = False
+        self._soon = Soon(self._write)
         self._flying: dict[str, Waiting] = {}  # being written now; `_landed` is set once they are
         self._landed = asyncio.Event()
         self._wrote: OrderedDict[str, Waiting] = OrderedDict()  # written by this process, the newest last
@@ -82,15 +117,7 @@ class WaitingAnchors:
     def add(self, session: Session) -> None:
         """Remember the session's anchor, for the stored version the session has (`session.version`)."""
         self._waiting[session.id] = Waiting(session.anchor, session.version, session.position)
-        self._schedule(0 if len(self._waiting) >= MAX_WAITING else self._wait)
-
-    def _schedule(self, delay: float) -> None:
-        """Have `write` run `delay` seconds from now, unless it will sooner (one timer at a time; none once closed)."""
-        if self._closed or (self._timer is not None and delay > 0):
-            return
-        if self._timer is not None:
-            self._timer.cancel()
-        self._timer = asyncio.get_running_loop().create_task(self._soon(delay))
+        self._soon.ask(now=len(self._waiting) >= MAX_WAITING)
 
     def apply(self, session: Session) -> Waiting | None:
         """Give the session, as stored at its version, the anchor this process remembered for that version.
@@ -131,25 +158,17 @@ class WaitingAnchors:
         """A save that carried the anchor failed: it waits again, unless a newer one does."""
         if session_id not in self._waiting:
             self._waiting[session_id] = waiting
-            self._schedule(self._wait)
+            self._soon.ask()
 
     async def close(self) -> None:
         """Write what waits, and stop the timer (the process is stopping)."""
-        self._closed = True
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-        await self.write()
-
-    async def _soon(self, delay: float) -> None:
-        await asyncio.sleep(delay)
-        self._timer = None
-        await self.write()
+        await self._soon.close()
 
     async def write(self) -> None:
         """Store every anchor remembered until now (one on its way is waited for); those whose quiz was saved meanwhile are read again."""
-        while self._flying:  # one write at a time: `_flying` is the one on its way
-            await self._landed.wait()
+        await self._soon.run()
+
+    async def _write(self) -> None:
         waiting, self._waiting = self._waiting, {}
         if not waiting:
             return

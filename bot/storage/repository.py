@@ -106,7 +106,7 @@ class SqlRepository:
         await self.sessions.save_anchor(session)
 
     async def write_anchors(self) -> None:
-        """Write the anchors waiting now (PostgreSQL, `anchors.py`): what other processes see at once."""
+        """Write the anchors waiting now (`anchors.py`): other processes, and a restart, see them at once."""
         await self.sessions.write_anchors()
 
     # progress

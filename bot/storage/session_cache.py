@@ -15,7 +15,6 @@ kept, or it would hide the newer one until the next save.
 
 from __future__ import annotations
 
-import asyncio
 from collections import OrderedDict
 from typing import TYPE_CHECKING
 
@@ -62,9 +61,7 @@ class CachedSessions:
         # them (a session read before they were remembered gets them there); `_unwritten`: not yet in the file
         self._remembered: dict[str, tuple[int, Anchor]] = {}
         self._unwritten: set[str] = set()
-        self._timer: asyncio.Task[None] | None = None
-        self._writing = asyncio.Lock()
-        self._closed = False
+        self._soon = anchors.Soon(self._write_anchors)
 
     async def create(self, session: Session) -> Row:
         row = await self._store.create(session)
@@ -129,24 +126,17 @@ class CachedSessions:
         while len(self._remembered) > self._capacity:
             del self._remembered[next(iter(self._remembered))]
         self._unwritten.add(session.id)
-        if self._timer is None and not self._closed:
-            self._timer = asyncio.get_running_loop().create_task(self._write_soon())
-
-    async def _write_soon(self) -> None:
-        await asyncio.sleep(anchors.WAIT)
-        self._timer = None
-        await self.write_anchors()
+        self._soon.ask()
 
     async def write_anchors(self) -> None:
-        """Write the anchors kept and not yet saved, each where the quiz is still at that version (the version stays).
+        """Write the anchors kept and not yet saved, each where the quiz is still at that version (the version stays)."""
+        await self._soon.run()
 
-        One write at a time: a stop waits for the timer's, under way, before the engine goes.
-        """
-        async with self._writing:
-            ids, self._unwritten = self._unwritten, set()
-            unwritten = {i: self._remembered[i] for i in ids if i in self._remembered}
-            if unwritten:
-                await anchors.write_kept(self._store.db, unwritten)
+    async def _write_anchors(self) -> None:
+        ids, self._unwritten = self._unwritten, set()
+        unwritten = {i: self._remembered[i] for i in ids if i in self._remembered}
+        if unwritten:
+            await anchors.write_kept(self._store.db, unwritten)
 
     async def save(
         self, session: Session, attempt: Attempt | None = None, review: Review | None = None, *, parts: AnswerWrite | None = None
@@ -184,10 +174,7 @@ class CachedSessions:
         self._floor.clear()
 
     async def close(self) -> None:
-        self._closed = True
-        if self._timer is not None:
-            self._timer.cancel()
-        await self.write_anchors()
+        await self._soon.close()
         await self._store.close()
 
     def _raise_floor(self, session_id: str, version: int) -> None:
