@@ -95,6 +95,8 @@ class SqlRepository:
     async def write_answer(self, unit: AnswerWrite) -> None:
         """Write a graded answer's unit of work in one transaction (`bot.storage.answers`), or raise Conflict."""
         await self.sessions.write(unit)
+        if unit.attempt is not None and unit.attempt.work is not None:
+            self.work.settled(unit.attempt.work)  # stored: the transaction deleted its unfinished-work row
 
     async def active_sessions_of(self, platform: str, user_id: str) -> list[Session]:
         return await self.sessions.active_of(platform, user_id)

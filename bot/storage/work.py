@@ -2,7 +2,8 @@
 
 Taking an abandoned row is a conditional delete (`... WHERE id = :id AND deadline <= :now`): of two
 processes that try, exactly one removes it, so the learner is told once. The graded attempt removes
-its row in its own transaction (see `sessions.py`).
+its row in its own transaction (see `sessions.py`); the repository then says so (`settled`), and the
+request's end, which would delete the row again, costs no statement (a round trip on PostgreSQL).
 
 Every request asks whether its learner has overdue rows, and most learners have none. On SQLite this
 process is the database's only user, so it remembers which learners may have rows (all of them read
@@ -32,6 +33,7 @@ from .prepared import Prepared
 from .work_tables import unfinished_work as w
 
 POLL_S = 2.0
+SETTLED_CAPACITY = 10_000  # ids settled by their answer's save whose request has not ended yet (then forgotten)
 COLUMNS = ("id", "platform", "user_id", "item", "kind", "title", "process", "started_at", "deadline")
 Learner = tuple[str, str]
 
@@ -55,6 +57,13 @@ class WorkStore:
             where=or_(w.c.process == statement.excluded.process, w.c.deadline <= statement.excluded.started_at),
         ))
         self._learners: set[Learner] | None = None  # SQLite: who may have rows (None: not read yet)
+        self._settled: set[str] = set()  # rows their answer's save deleted, until their request ends
+
+    def settled(self, work_id: str) -> None:
+        """The answer's save deleted this row (in its transaction): `end` has nothing left to remove."""
+        if len(self._settled) >= SETTLED_CAPACITY:
+            self._settled.clear()  # requests that never ended (cancelled): at worst a needless DELETE later
+        self._settled.add(work_id)
 
     async def begin(self, work: Work) -> bool:
         changed = await self._alone(self._upsert, {name: getattr(work, name) for name in COLUMNS})
@@ -63,6 +72,9 @@ class WorkStore:
         return changed == 1
 
     async def end(self, work_id: str) -> None:
+        if work_id in self._settled:
+            self._settled.discard(work_id)
+            return
         await self._alone(_END, {"id": work_id})
 
     async def _alone(self, statement: Prepared, params: dict[str, Any]) -> int:

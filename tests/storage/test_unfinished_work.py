@@ -7,7 +7,7 @@ from dataclasses import replace
 from datetime import timedelta
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import event, func, select
 
 from bot.core.answer import AnswerWrite
 from bot.core.model import Attempt
@@ -131,6 +131,46 @@ async def test_concurrent_saves_each_settle_their_own_row(any_url: str) -> None:
         assert await repo.work.all() == [] and await _attempts(repo) == 5
         refused = await repo.get_session("s3")
         assert refused is not None and refused.version == 0
+    finally:
+        await repo.close()
+
+
+async def test_a_request_whose_answer_settled_its_row_ends_without_a_statement(db_url: str) -> None:
+    """The answer's transaction deleted the row: ending the request sends nothing (on PostgreSQL, a round trip)."""
+    repo = await open_repository(db_url)
+    sent: list[str] = []
+    event.listen(repo.engine.sync_engine, "before_cursor_execute", lambda *a: sent.append(a[2]))
+    try:
+        await repo.create_session(clicks.new_session("s1", "ann", 3))
+        for n in (1, 2):
+            await repo.work.begin(work(n, item=f"s1:{n}"))
+        session = await repo.get_session("s1")
+        assert session is not None
+        await repo.write_answer(AnswerWrite(attempt=_settling(clicks.attempt(session, "k1"), "w1"), session=session))
+        sent.clear()
+        await repo.work.end("w1")
+        assert sent == []
+        await repo.work.end("w2")  # not settled by an answer: deleted here
+        assert len(sent) == 1 and sent[0].startswith("DELETE")
+        assert await repo.work.all() == []
+    finally:
+        await repo.close()
+
+
+async def test_a_refused_answer_leaves_its_row_for_the_requests_end(any_url: str) -> None:
+    repo = await open_repository(any_url)
+    try:
+        await repo.create_session(clicks.new_session("s1", "ann", 3))
+        await repo.work.begin(work(1))
+        stale = await repo.get_session("s1")
+        fresh = await repo.get_session("s1")
+        assert stale is not None and fresh is not None
+        await repo.save_session(fresh)  # another change first: the answer's save is refused
+        with pytest.raises(Conflict):
+            await repo.write_answer(AnswerWrite(attempt=_settling(clicks.attempt(stale, "k1"), "w1"), session=stale))
+        assert [w.id for w in await repo.work.all()] == ["w1"]
+        await repo.work.end("w1")
+        assert await repo.work.all() == [] and await _attempts(repo) == 0
     finally:
         await repo.close()
 
