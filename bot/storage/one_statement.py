@@ -12,7 +12,15 @@ all or nothing in autocommit:
 - `s`: the session's conditional update (`WHERE version = :expected`), as in a transaction;
 - the attempt and the card are inserted only when `s` changed its row.
 
-The statement returns whether `known` held and whether `s` changed its row. When `known` did not
+A code answer also settles its row of unfinished work (`Attempt.work`), and every process's row
+for its item (`AnswerWrite.settles`). Its statement first locks its own row (`lw`, `FOR UPDATE`):
+`s` changes the session only when that row is there, so an answer whose row another process took
+as abandoned (the learner was told to send it again) stores nothing, as in a transaction; held
+locked, the row cannot be taken before this statement deletes it (`w`, only when `s` changed its
+row; a process taking it waits, then finds it gone).
+
+The statement returns whether `known` held, whether `s` changed its row and (a code answer) whether
+its work row was there. When `known` did not
 hold (the day's first answer, or a learner this process has not seen), nothing was written and the
 caller stores the answer in a transaction as before. A stored attempt key raises IntegrityError,
 which rolls the whole statement back as it would a transaction. The practice-day rule stays the
@@ -50,7 +58,7 @@ def _values(prefix: str, columns: tuple[str, ...]) -> str:
     return ", ".join(f"CAST(:{prefix}{c} AS {_CASTS.get(c, 'TEXT')})" for c in columns)
 
 
-def _statement(with_card: bool) -> Any:
+def _statement(with_card: bool, with_work: bool = False) -> Any:
     card = (
         f"""
 , r AS (
@@ -63,36 +71,49 @@ def _statement(with_card: bool) -> Any:
         if with_card
         else ""
     )
+    lock, held, settle, worked = "", "", "", "1"
+    if with_work:
+        lock = """
+lw AS (
+    SELECT id FROM unfinished_work WHERE id = :w_id AND EXISTS (SELECT 1 FROM known) FOR UPDATE
+), """
+        held = " AND EXISTS (SELECT 1 FROM lw)"
+        settle = """
+, w AS (
+    DELETE FROM unfinished_work
+    WHERE (id IN (SELECT id FROM lw) OR (platform = :l_platform AND user_id = :l_user AND item = :w_item))
+        AND EXISTS (SELECT 1 FROM s)
+)"""
+        worked = "(SELECT count(*) FROM lw)"
     sql = f"""
 WITH known AS (
     SELECT 1 FROM daily_learners
     WHERE platform = :l_platform AND user_id = :l_user AND zone = :l_zone AND streak_last_day = :l_day
-), s AS (
+), {lock}s AS (
     UPDATE sessions SET status = :status, position = :position, data = :data, updated_at = :updated_at,
         version = :version
-    WHERE id = :b_id AND version = :b_expected AND EXISTS (SELECT 1 FROM known)
+    WHERE id = :b_id AND version = :b_expected AND EXISTS (SELECT 1 FROM known){held}
     RETURNING id
 ), a AS (
     INSERT INTO attempts ({", ".join(_ATTEMPT)})
     SELECT {_values("a_", _ATTEMPT)} FROM s
-){card}
-SELECT (SELECT count(*) FROM known) AS known, (SELECT count(*) FROM s) AS saved"""  # noqa: S608 (as above)
+){card}{settle}
+SELECT (SELECT count(*) FROM known) AS known, (SELECT count(*) FROM s) AS saved, {worked} AS worked"""  # noqa: S608 (as above)
     names = {*(f"a_{c}" for c in _ATTEMPT), *(f"r_{c}" for c in _REVIEW)} if with_card else {f"a_{c}" for c in _ATTEMPT}
     names |= {"l_day", "updated_at", "b_expected", "position", "version", "data"}
     params = [bindparam(n, type_=_TYPES.get(n.split("_", 1)[1] if n[:2] in ("a_", "r_") else n, String())) for n in sorted(names)]
-    return Prepared(text(sql).bindparams(*params).columns(known=Integer(), saved=Integer()))
+    return Prepared(text(sql).bindparams(*params).columns(known=Integer(), saved=Integer(), worked=Integer()))
 
 
-_WITH_CARD = _statement(True)
-_WITHOUT_CARD = _statement(False)
+_STATEMENTS = {(card, work): _statement(card, work) for card in (False, True) for work in (False, True)}
 
 
 def fits(op: SaveOp, guesses: Guesses) -> tuple[str, date] | None:
     """The learner's (zone, day) guess when the click can be stored in one statement, else None."""
     unit = op.parts
-    if unit is None or op.attempt is None or op.work is not None or op.insert:
+    if unit is None or op.attempt is None or op.insert:
         return None
-    if unit.settles is not None or unit.leech is not None or unit.tally is not None:
+    if unit.leech is not None or unit.tally is not None or (unit.settles is not None and op.work is None):
         return None
     day = unit.day
     if day is None or day.counts:
@@ -103,8 +124,9 @@ def fits(op: SaveOp, guesses: Guesses) -> tuple[str, date] | None:
     return known
 
 
-async def write(d: Direct, op: SaveOp, guess: tuple[str, date]) -> tuple[bool, bool]:
-    """Run the one statement on its own; return (the learner's day was stored already, the session was saved)."""
+async def write(d: Direct, op: SaveOp, guess: tuple[str, date]) -> tuple[bool, bool, bool]:
+    """Run the one statement on its own; return (the learner's day was stored already, the session was
+    saved, the answer's work row was there to settle: always true of an answer without one)."""
     row, day = op.row, op.parts.day
     params: dict[str, Any] = {
         "l_platform": day.platform, "l_user": day.user_id, "l_zone": guess[0], "l_day": guess[1],
@@ -113,9 +135,9 @@ async def write(d: Direct, op: SaveOp, guess: tuple[str, date]) -> tuple[bool, b
     }  # fmt: skip
     assert op.attempt is not None
     params.update({f"a_{k}": op.attempt[k] for k in _ATTEMPT})
-    statement = _WITHOUT_CARD
     if op.review is not None:
         params.update({f"r_{k}": op.review[k] for k in _REVIEW})
-        statement = _WITH_CARD
-    (outcome,) = await d.rows(statement, params)
-    return bool(outcome["known"]), bool(outcome["saved"])
+    if op.work is not None:
+        params.update(w_id=op.work, w_item=op.parts.settles)
+    (outcome,) = await d.rows(_STATEMENTS[op.review is not None, op.work is not None], params)
+    return bool(outcome["known"]), bool(outcome["saved"]), bool(outcome["worked"])

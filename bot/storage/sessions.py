@@ -220,11 +220,13 @@ class SessionStore:
             return False
         try:
             async with pg_link.direct(self._db.engine) as d:  # the statement is its own transaction
-                known, saved = await one_statement.write(d, op, guess)
+                known, saved, worked = await one_statement.write(d, op, guess)
         except IntegrityError as exc:  # the attempt's key is stored: the same click, delivered twice
             raise Conflict("this action was already recorded") from exc
         if not known:
             return False  # nothing was written: the learner's day needs the transaction
+        if not worked:
+            raise WorkTaken(WORK_TAKEN)
         if not saved:
             raise Conflict(f"session {op.row['id']} changed since it was read")
         return True

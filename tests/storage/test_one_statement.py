@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
+from dataclasses import replace
+from datetime import timedelta
 from typing import Any
 
 import pytest
 from sqlalchemy import delete, event, func, select, update
 
 from bot.core.answer import AnswerWrite, PracticeDay
-from bot.core.ports import Conflict
-from bot.storage import SqlRepository
+from bot.core.ports import Conflict, WorkTaken
+from bot.core.work import Work
+from bot.storage import SqlRepository, open_repository
 from bot.storage import tables as t
 from bot.storage.daily_tables import daily_learners
 from tests.storage import clicks
@@ -30,17 +34,24 @@ def _counting(repo: SqlRepository) -> list[str]:
     return seen
 
 
-async def _click(repo: SqlRepository, key: str, *, version: int | None = None) -> None:
+async def _click(repo: SqlRepository, key: str, *, version: int | None = None, work: str | None = None) -> None:
+    """Answer Ann's current item of "s1"; with `work`, a code answer settling that row and its item's rows."""
     session = await repo.get_session("s1")
     assert session is not None
     if version is not None:
         session.version = version
-    made = clicks.attempt(session, key)
+    made = replace(clicks.attempt(session, key), work=work)
     card = clicks.card(session)
+    settles = f"s1:{session.position}" if work is not None else None
     session.items[session.position].done = True
     session.position += 1
     day = PracticeDay("discord", "ann", clicks.AT)
-    await repo.write_answer(AnswerWrite(session=session, attempt=made, card=card, day=day))
+    await repo.write_answer(AnswerWrite(session=session, attempt=made, card=card, day=day, settles=settles))
+
+
+def _work(work_id: str, position: int, process: str) -> Work:
+    at = clicks.AT
+    return Work(work_id, "discord", "ann", f"s1:{position}", "grade", None, process, at, at + timedelta(minutes=3))
 
 
 async def _count(repo: SqlRepository, table: Any) -> int:
@@ -91,3 +102,56 @@ async def test_a_learner_changed_elsewhere_is_stored_in_a_transaction(repo: SqlR
         last = (await c.execute(select(daily_learners.c.streak_last_day))).scalar_one()
     assert last is not None  # stored by the transaction, in the learner's new zone
     assert await _count(repo, t.attempts) == 3
+
+
+async def test_a_code_answer_settles_its_work_rows_in_the_one_statement(repo: SqlRepository) -> None:
+    await _click(repo, "k1")
+    await repo.work.begin(_work("mine", 1, "p1"))
+    await repo.work.begin(_work("other", 2, "p2"))  # another item's: stays
+    seen = _counting(repo)
+    await _click(repo, "k2", work="mine")
+    writes = [s for s in seen if not s.startswith("SELECT sessions")]
+    assert writes == ["WITH known AS ( SE"]
+    assert [w.id for w in await repo.work.all()] == ["other"]
+    assert await _count(repo, t.attempts) == 2
+
+
+async def test_a_code_answer_whose_work_row_was_taken_stores_nothing(repo: SqlRepository) -> None:
+    await _click(repo, "k1")
+    await repo.work.begin(_work("mine", 1, "p1"))
+    assert await repo.work.take("mine", clicks.AT + timedelta(minutes=5))  # the learner was told to send it again
+    assert await repo.work.begin(_work("theirs", 1, "p2"))  # the answer sent again, grading elsewhere
+    with pytest.raises(WorkTaken):
+        await _click(repo, "k2", work="mine")
+    assert await _count(repo, t.attempts) == 1
+    assert [w.id for w in await repo.work.all()] == ["theirs"]
+    stored = await repo.get_session("s1")
+    assert stored is not None and stored.position == 1 and stored.version == 1
+
+
+async def test_a_code_answer_and_another_process_taking_its_row_never_both_win(pg_url: str) -> None:
+    """Each round: the answer is stored and its row not taken, or the row taken and the answer refused."""
+    mine, other = await open_repository(pg_url), await open_repository(pg_url, migrate=False)
+    try:
+        await mine.create_session(clicks.new_session("s1", "ann", 25))
+        await _click(mine, "k0")  # the day stored: the answers below are one statement each
+        outcomes = []
+        for n in range(1, 21):
+            await mine.work.begin(_work(f"w{n}", n, "p1"))
+            answered, taken = await asyncio.gather(
+                _click(mine, f"k{n}", work=f"w{n}"), other.work.take(f"w{n}", clicks.AT + timedelta(minutes=5)),
+                return_exceptions=True,
+            )
+            assert (answered is None) != (taken is True), (n, answered, taken)
+            assert answered is None or isinstance(answered, WorkTaken)
+            outcomes.append(answered is None)
+            if answered is not None:  # refused: the quiz is still at this item; skip it for the next round
+                session = await mine.get_session("s1")
+                assert session is not None
+                session.position += 1
+                await mine.save_session(session)
+        assert await _count(mine, t.attempts) == 1 + sum(outcomes)
+        assert await mine.work.all() == []
+    finally:
+        await mine.close()
+        await other.close()
