@@ -158,3 +158,10 @@ async def test_a_step_button_shows_the_current_item_from_the_database(bot: Harne
     stale = await bot.click(p.ALICE, paged, "Next ▶")
     assert "already answered" in stale.text()
     bot.assert_all_acknowledged()
+
+
+def test_size_counts_utf16_units_as_discord_does() -> None:
+    assert size("plain text") == 10
+    assert size("café") == 4  # é: one unit
+    assert size("ok 😀") == 5  # an emoji beyond the first plane: two units
+    assert size("") == 0

@@ -32,6 +32,8 @@ CUT_NOTE = "\n… _(cut to fit Discord's limits)_"
 
 def size(text: str) -> int:
     """Measure text as Discord does at worst: in UTF-16 code units (an emoji may count twice)."""
+    if text.isascii():  # most texts, told by a flag CPython keeps on every string: one unit a character
+        return len(text)
     return len(text.encode("utf-16-le")) // 2
 
 
