@@ -22,7 +22,7 @@ import discord
 from bot.core.i18n import N_, _, current, use_locale
 from bot.core.replies import InputRequest, Message, Reply, Text, Tone
 
-from .render import Rendered, page_of, render, render_modal, render_notice
+from .render import Rendered, render, render_modal, render_notice
 
 log = logging.getLogger(__name__)
 
@@ -286,7 +286,7 @@ class Responder:
             if not await self.refs.edit(message) and message.tone != Tone.INFO:
                 await self.send(message, private=True)  # feedback must reach the learner somewhere
             return
-        rendered = render(message, page=page_of(message, clicked))
+        rendered = render(message, clicked=clicked)
         interaction = self.interaction
         try:
             if not interaction.response.is_done():

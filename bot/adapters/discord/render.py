@@ -79,10 +79,13 @@ class Rendered:
         return kwargs
 
 
-def render(message: Message, *, page: int = 0) -> Rendered:
-    """Turn one core message into an embed and components; `page` picks the step of a long item."""
+def render(message: Message, *, page: int = 0, clicked: str | None = None) -> Rendered:
+    """Turn one core message into an embed and components; `page` picks the step of a long item,
+    `clicked` (a control's custom_id) the step that holds that control, if any holds it."""
     notes: list[str] = []
     pages = layout(message.rows)
+    if clicked is not None:
+        page = _page_holding(pages, clicked)
     page = min(max(page, 0), len(pages) - 1)
     view = _view(message, pages, page, notes)
     embed, files = _embed(message, notes)
@@ -113,11 +116,9 @@ def render_modal(form: InputRequest, custom_id: str | None = None) -> discord.ui
     return modal
 
 
-def page_of(message: Message, custom_id: str | None) -> int:
-    """Return the step of `message` that holds the control `custom_id` (0 when none does)."""
-    if custom_id is None:
-        return 0
-    for number, rows in enumerate(layout(message.rows)):
+def _page_holding(pages: list[list[Row]], custom_id: str) -> int:
+    """Return the step that holds the control `custom_id` (0 when none does)."""
+    for number, rows in enumerate(pages):
         if any(isinstance(c, Button | Select) and c.action == custom_id for row in rows for c in row):
             return number
     return 0
