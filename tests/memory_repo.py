@@ -14,7 +14,17 @@ from datetime import datetime
 
 from bot.core.answer import AnswerWrite
 from bot.core.errors import PackRefused
-from bot.core.model import Attempt, History, ImportReport, Owner, PackInfo, Session, TopicStats, UserStats
+from bot.core.model import (
+    Anchor,
+    Attempt,
+    History,
+    ImportReport,
+    Owner,
+    PackInfo,
+    Session,
+    TopicStats,
+    UserStats,
+)
 from bot.core.packs import Pack
 from bot.core.ports import Conflict, WorkTaken
 from bot.core.review import Review
@@ -96,6 +106,9 @@ class MemoryRepository:
 
     async def save_anchor(self, session: Session) -> None:
         await self.save_session(session)
+
+    async def save_anchor_at(self, session_id: str, position: int | None, anchor: Anchor) -> bool:
+        return False  # the caller reads the quiz and saves it
 
     async def save_session(self, session: Session, attempt: Attempt | None = None, review: Review | None = None) -> None:
         stored = self.sessions.get(session.id)

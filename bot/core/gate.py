@@ -8,7 +8,7 @@ from datetime import timedelta
 from bot.core.i18n import N_, _
 
 from .errors import NoActiveQuiz, NotYourQuiz, QuizError, QuizExpired, SaveConflict
-from .model import Actor, Attempt, Owner, Session
+from .model import Actor, Anchor, Attempt, Owner, Session
 from .ports import Clock, Conflict, Repository, WorkTaken
 from .review import Review
 
@@ -133,6 +133,10 @@ class Gate:
 
     async def create(self, session: Session) -> None:
         await self._repo.create_session(session)
+
+    async def save_anchor_at(self, session_id: str, position: int | None, anchor: Anchor) -> bool:
+        """Save the anchor without a read where storage can (`Repository.save_anchor_at`); False: read and `save_anchor`."""
+        return await self._repo.save_anchor_at(session_id, position, anchor)
 
     async def save_anchor(self, session: Session) -> None:
         """Save a session whose only change is its anchor (it may be stored a moment later: `Repository.save_anchor`)."""

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Protocol
 
 from .coderun import CodeRunner, RunOutcome, RunRequest, RunStatus, TestLine
-from .model import Attempt, History, ImportReport, Owner, PackInfo, Review, Session, UserStats
+from .model import Anchor, Attempt, History, ImportReport, Owner, PackInfo, Review, Session, UserStats
 from .packs import Pack
 
 if TYPE_CHECKING:
@@ -91,6 +91,14 @@ class Repository(Protocol):
         carries it, and other processes (or a restart) see it a moment later (`bot/storage/anchors.py`).
         A later one never raises; one whose quiz moved on by then is kept only while the quiz is
         still at the item.
+        """
+        ...
+
+    async def save_anchor_at(self, session_id: str, position: int | None, anchor: Anchor) -> bool:
+        """As `save_anchor` of the quiz as this process holds it, when it is at item `position` (any, if None).
+
+        Without a read or a copy of the quiz. False when that cannot be told here (not held, or at
+        another item): nothing changed, and the caller reads the quiz.
         """
         ...
 

@@ -304,6 +304,8 @@ class QuizDesk:
         as it was, with a warning: the answers' saves always go first. The save may wait for the
         quiz's next one (`Repository.save_anchor`), which then follows the same rules.
         """
+        if await self.gate.save_anchor_at(query.session_id, query.position, query.anchor):
+            return  # stored on the quiz as this process holds it (SQLite's cache), no copy made
         for attempt in range(SAVE_TRIES):
             # Not under the quiz's lock: an answer to this item already on its way here (a code answer
             # grading) holds it, and its save is to carry this anchor (`Repository.save_anchor`).

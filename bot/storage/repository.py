@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.core.faults import FaultLog
-from bot.core.model import Attempt, History, ImportReport, Owner, PackInfo, Review, Session, UserStats
+from bot.core.model import Anchor, Attempt, History, ImportReport, Owner, PackInfo, Review, Session, UserStats
 from bot.core.packs import Pack
 
 from .base import Database
@@ -106,6 +106,11 @@ class SqlRepository:
 
     async def save_anchor(self, session: Session) -> None:
         await self.sessions.save_anchor(session)
+
+    async def save_anchor_at(self, session_id: str, position: int | None, anchor: Anchor) -> bool:
+        if isinstance(self.sessions, CachedSessions):  # SQLite: the cache holds the quiz as stored
+            return self.sessions.save_anchor_at(session_id, position, anchor)
+        return False  # PostgreSQL: the caller reads a guess (`recent`), then `save_anchor`
 
     async def write_anchors(self) -> None:
         """Write the anchors waiting now (`anchors.py`): other processes, and a restart, see them at once."""

@@ -121,11 +121,28 @@ class CachedSessions:
         kill in that moment, which loses it, as on PostgreSQL: `anchors.py`).
         """
         self._keep(session)
-        self._remembered.pop(session.id, None)
-        self._remembered[session.id] = (session.version, session.anchor)  # the newest last
+        self._kept_anchor(session.id, session.version, session.anchor)
+
+    def save_anchor_at(self, session_id: str, position: int | None, anchor: Anchor) -> bool:
+        """As `save_anchor`, on the cached snapshot itself when the quiz is at `position`: no copy made or read."""
+        cached = self._rows.get(session_id)
+        if cached is None:
+            return False
+        fields = dict(cached[1])
+        if position is not None and fields["position"] != position:
+            return False
+        fields["anchor"] = anchor
+        self._rows[session_id] = (cached[0], tuple(fields.items()))  # what a thaw copies is shared, never changed
+        self._rows.move_to_end(session_id)
+        self._kept_anchor(session_id, fields["version"], anchor)
+        return True
+
+    def _kept_anchor(self, session_id: str, version: int, anchor: Anchor) -> None:
+        self._remembered.pop(session_id, None)
+        self._remembered[session_id] = (version, anchor)  # the newest last
         while len(self._remembered) > self._capacity:
             del self._remembered[next(iter(self._remembered))]
-        self._unwritten.add(session.id)
+        self._unwritten.add(session_id)
         self._soon.ask()
 
     async def write_anchors(self) -> None:

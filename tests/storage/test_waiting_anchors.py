@@ -186,6 +186,37 @@ async def test_sqlite_keeps_an_anchor_in_its_cache_and_writes_it_without_refusin
         await again.close()
 
 
+async def test_an_anchor_is_kept_on_the_quiz_this_process_holds_without_a_read(any_url: str) -> None:
+    """`save_anchor_at`: SQLite sets it on the cached quiz at that item; elsewhere (or PostgreSQL) the caller reads."""
+    repo = await open_repository(any_url)
+    try:
+        await repo.create_session(clicks.new_session("s1", "ann", 3))
+        click = await repo.recent_session("s1", 0)  # a click decided before the item's message is known
+        assert click is not None
+        kept = await repo.save_anchor_at("s1", 0, Anchor(channel="C1", message="m0"))
+        assert kept == repo.db.sqlite
+        assert not await repo.save_anchor_at("s1", 2, Anchor(channel="C1", message="m2"))  # not at that item
+        assert not await repo.save_anchor_at("nope", None, Anchor(channel="C1", message="m9"))  # not held here
+        if not kept:
+            return
+        read = await repo.get_session("s1")
+        assert read is not None and (read.anchor.message, read.version) == ("m0", 0)
+        click.position = 1
+        await repo.save_session(click, clicks.attempt(click, "k1"))  # its save carries the anchor
+        stored = await repo.get_session("s1")
+        assert stored is not None and (stored.position, stored.anchor.message, stored.version) == (1, "m0", 1)
+        assert await repo.save_anchor_at("s1", None, Anchor(channel="C1", message="m1"))
+    finally:
+        await repo.close()  # writes what was kept
+    if repo.db.sqlite:
+        again = await open_repository(any_url)
+        try:
+            stored = await again.get_session("s1")
+            assert stored is not None and (stored.anchor.message, stored.version) == ("m1", 1)
+        finally:
+            await again.close()
+
+
 class HeldRunner(LocalRunner):
     """A sandbox whose runs wait until the test lets them go: a code answer in the middle of its grading."""
 
