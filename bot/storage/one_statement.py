@@ -20,11 +20,11 @@ locked, the row cannot be taken before this statement deletes it (`w`, only when
 row; a process taking it waits, then finds it gone).
 
 The statement returns whether `known` held, whether `s` changed its row and (a code answer) whether
-its work row was there. When `known` did not
-hold (the day's first answer, or a learner this process has not seen), nothing was written and the
-caller stores the answer in a transaction as before. A stored attempt key raises IntegrityError,
-which rolls the whole statement back as it would a transaction. The practice-day rule stays the
-core's (`PracticeDay.apply`): this only compares the values the core's rule stored.
+its work row was there. When `known` did not hold (the day's first answer, or a learner this process
+has not seen), nothing was written and the caller stores the answer in a transaction as before. A
+stored attempt key raises IntegrityError, which rolls the whole statement back as it would a
+transaction. The practice-day rule stays the core's (`PracticeDay.apply`): this only compares the
+values the core's rule stored.
 """
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ lw AS (
         settle = """
 , w AS (
     DELETE FROM unfinished_work
-    WHERE (id IN (SELECT id FROM lw) OR (platform = :l_platform AND user_id = :l_user AND item = :w_item))
+    WHERE (id IN (SELECT id FROM lw) OR (platform = :a_platform AND user_id = :a_user_id AND item = :w_item))
         AND EXISTS (SELECT 1 FROM s)
 )"""
         worked = "(SELECT count(*) FROM lw)"
