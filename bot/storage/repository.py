@@ -108,9 +108,7 @@ class SqlRepository:
         await self.sessions.save_anchor(session)
 
     async def save_anchor_at(self, session_id: str, position: int | None, anchor: Anchor) -> bool:
-        if isinstance(self.sessions, CachedSessions):  # SQLite: the cache holds the quiz as stored
-            return self.sessions.save_anchor_at(session_id, position, anchor)
-        return False  # PostgreSQL: the caller reads a guess (`recent`), then `save_anchor`
+        return await self.sessions.save_anchor_at(session_id, position, anchor)
 
     async def write_anchors(self) -> None:
         """Write the anchors waiting now (`anchors.py`): other processes, and a restart, see them at once."""

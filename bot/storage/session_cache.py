@@ -123,7 +123,7 @@ class CachedSessions:
         self._keep(session)
         self._kept_anchor(session.id, session.version, session.anchor)
 
-    def save_anchor_at(self, session_id: str, position: int | None, anchor: Anchor) -> bool:
+    async def save_anchor_at(self, session_id: str, position: int | None, anchor: Anchor) -> bool:
         """As `save_anchor`, on the cached snapshot itself when the quiz is at `position`: no copy made or read."""
         cached = self._rows.get(session_id)
         if cached is None:

@@ -22,7 +22,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from bot.core.model import Attempt, Owner, Review, Session
+from bot.core.model import Anchor, Attempt, Owner, Review, Session
 from bot.core.ports import Conflict, WorkTaken
 
 from . import one_statement, pg_link
@@ -95,14 +95,9 @@ class SessionStore:
     async def active_of(self, platform: str, user_id: str) -> list[Session]:
         """Every active quiz a learner owns, in any server or workspace (and DMs)."""
         s = t.sessions.c
+        mine = and_(s.platform == platform, s.owner_kind == "user", s.owner_id == user_id, s.status == "active")
         async with self._db.read() as c:
-            rows = (
-                await c.execute(
-                    select(t.sessions).where(
-                        and_(s.platform == platform, s.owner_kind == "user", s.owner_id == user_id, s.status == "active")
-                    )
-                )
-            ).all()
+            rows = (await c.execute(select(t.sessions).where(mine))).all()
         return [self._as_known(session_from_row(dict(row._mapping))) for row in rows]
 
     async def get_row(self, session_id: str) -> Row | None:
@@ -181,6 +176,9 @@ class SessionStore:
             await self.save(session)
         else:
             self._anchors.add(session)
+
+    async def save_anchor_at(self, session_id: str, position: int | None, anchor: Anchor) -> bool:
+        return False  # the caller reads a guess (`recent`), then `save_anchor`: no copy is kept in memory to change
 
     async def write_anchors(self) -> None:
         if self._anchors is not None:
