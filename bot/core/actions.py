@@ -9,7 +9,7 @@ prefix carry `qz` (a post's id in the session slot, `-` for a confirmation) and 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from .record import record
 
 PREFIX = "qz"
 POST_PREFIX = "dp"  # a channel's daily post (its id in the session slot)
@@ -43,7 +43,7 @@ VERBS = {CHOOSE, MULTI, BLANK, CHECK, ANSWER, SHORT_FORM, CODE_FORM, HINT, SKIP,
          LOAD_CONVERTED, DROP_CONVERTED, LOAD_PASSING, DELETE_DATA, KEEP_DATA}
 
 
-@dataclass(frozen=True)
+@record
 class Action:
     session_id: str
     position: int

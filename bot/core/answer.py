@@ -18,7 +18,7 @@ leaderboard and summary reads them from there.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Literal, Protocol
 from zoneinfo import ZoneInfo
@@ -26,6 +26,7 @@ from zoneinfo import ZoneInfo
 from .faults import FaultLog
 from .model import Attempt, Session
 from .progress import practice_day, record_day
+from .record import record
 from .review import Review, review
 
 if TYPE_CHECKING:
@@ -91,7 +92,7 @@ def card_after(attempt: Attempt, card: str | None, *, hinted: bool = False) -> R
     return Review(attempt.platform, attempt.user_id, attempt.pack, attempt.question, card_json, due, attempt.correct)
 
 
-@dataclass(frozen=True)
+@record
 class PracticeDay:
     """A day of practice for the learner: counts for the daily caps, and the streak moved.
 
@@ -121,7 +122,7 @@ class PracticeDay:
         return day, replace(learner, streak=record_day(learner.streak, day))
 
 
-@dataclass(frozen=True)
+@record
 class TallyRow:
     """A member's answer to a daily post after this attempt; a scored one counts in the post's tally."""
 
@@ -131,7 +132,7 @@ class TallyRow:
     key: str | None = None  # the platform's delivery: the same one twice changes nothing the second time
 
 
-@dataclass(frozen=True)
+@record
 class Leech:
     """A daily-review card's failures, and whether it left the review."""
 
@@ -141,7 +142,7 @@ class Leech:
     suspended: bool
 
 
-@dataclass(frozen=True)
+@record
 class AnswerWrite:
     """Everything one graded click changes, written in one transaction or not at all."""
 

@@ -8,6 +8,7 @@ from datetime import date, datetime
 from typing import Any, Literal, TypeVar
 
 from .i18n import _, ngettext, number
+from .record import record
 
 _D = TypeVar("_D")
 
@@ -25,7 +26,7 @@ Platform = str  # "discord", "slack", "console"
 SessionStatus = Literal["active", "finished", "stopped", "expired"]
 
 
-@dataclass(frozen=True)
+@record
 class Actor:
     """A person acting in one place: a Discord guild or DM, a Slack workspace, the console."""
 
@@ -49,7 +50,7 @@ class Actor:
         return self.name or self.user_id
 
 
-@dataclass(frozen=True)
+@record
 class Owner:
     """Who a session belongs to: one user, or one channel (races, the daily question)."""
 
@@ -171,7 +172,7 @@ OLD_ITEM_KEYS = {
 }
 
 
-@dataclass(frozen=True)
+@record
 class Where:
     """Where a message was sent, as the front end saw it: the core decides from it what the message answers.
 
@@ -186,7 +187,7 @@ class Where:
     dm: bool = False
 
 
-@dataclass(frozen=True)
+@record
 class Anchor:
     """Where a quiz lives on its platform, as the front end that posted it remembered (same on every platform).
 
@@ -272,7 +273,7 @@ class Session:
         return next((n for n, item in enumerate(self.items) if item.key == key), None)
 
 
-@dataclass(frozen=True)
+@record
 class Attempt:
     platform: Platform
     scope: str
@@ -298,7 +299,7 @@ class Attempt:
     detail: str | None = None
 
 
-@dataclass(frozen=True)
+@record
 class History:
     """What one learner has done with one question."""
 
@@ -308,7 +309,7 @@ class History:
     card: str | None = None
 
 
-@dataclass(frozen=True)
+@record
 class TopicStats:
     pack: str
     topic: str | None
@@ -316,7 +317,7 @@ class TopicStats:
     correct: int
 
 
-@dataclass(frozen=True)
+@record
 class UserStats:
     attempts: int
     correct: int
@@ -328,7 +329,7 @@ class UserStats:
     zone: str = "UTC"  # the learner's time zone, where their practice days roll over
 
 
-@dataclass(frozen=True)
+@record
 class PackInfo:
     id: str
     title: str
@@ -339,7 +340,7 @@ class PackInfo:
     language: str = ""  # the language the pack is written in, as it declares (packs are not translated)
 
 
-@dataclass(frozen=True)
+@record
 class ImportReport:
     pack: str
     version: int
@@ -359,7 +360,7 @@ class ImportReport:
         )  # fmt: skip
 
 
-@dataclass(frozen=True)
+@record
 class Review:
     platform: str
     user_id: str
@@ -370,7 +371,7 @@ class Review:
     correct: bool  # this answer was right
 
 
-@dataclass(frozen=True)
+@record
 class Streak:
     current: int = 0
     longest: int = 0

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from enum import StrEnum
 from typing import Literal
 
 from .model import Anchor
+from .record import record
 from .words import plural as plural  # re-exported: the replies module is where texts are made
 
 COMMAND = re.compile(r"⟦(=?[a-z][a-z -]*)⟧")
@@ -48,32 +49,32 @@ class Tone(StrEnum):
     ERROR = "error"
 
 
-@dataclass(frozen=True)
+@record
 class Text:
     markdown: str
 
 
-@dataclass(frozen=True)
+@record
 class Code:
     code: str
     language: str = "python"
 
 
-@dataclass(frozen=True)
+@record
 class Fields:
     """Name/value pairs, such as stats per topic."""
 
     items: tuple[tuple[str, str], ...]
 
 
-@dataclass(frozen=True)
+@record
 class Image:
     data: bytes
     filename: str
     alt: str = ""
 
 
-@dataclass(frozen=True)
+@record
 class Attachment:
     """A file for the person to keep (a data export): sent as a file, never shown inline."""
 
@@ -92,7 +93,7 @@ Role = Literal[
 ]
 
 
-@dataclass(frozen=True)
+@record
 class Button:
     action: str
     label: str
@@ -102,14 +103,14 @@ class Button:
     role: Role = ""
 
 
-@dataclass(frozen=True)
+@record
 class Option:
     value: str
     label: str
     selected: bool = False
 
 
-@dataclass(frozen=True)
+@record
 class Select:
     action: str
     placeholder: str
@@ -124,7 +125,7 @@ class Select:
 Control = Button | Select
 
 
-@dataclass(frozen=True)
+@record
 class InputRequest:
     """Ask the adapter to open a form with one text field; its submission goes to `action`."""
 
@@ -140,7 +141,7 @@ class InputRequest:
 MessageKind = Literal["item", "feedback", "summary", "notice", "stats", "packs", "help", "run", "admin"]
 
 
-@dataclass(frozen=True)
+@record
 class Message:
     kind: MessageKind
     parts: tuple[Part, ...] = ()
@@ -167,7 +168,7 @@ class Message:
         return "\n\n".join(chunks)
 
 
-@dataclass(frozen=True)
+@record
 class Reply:
     """The answer to one user action.
 

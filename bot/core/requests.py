@@ -7,17 +7,18 @@ the answer is always a `Reply`. Text front ends read typed commands with `comman
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from bot.core.i18n import N_, _
 
 from .model import Owner, Where
+from .record import record
 
 DEFAULT_COUNT = 10
 MAX_COUNT = 50
 
 
-@dataclass(frozen=True)
+@record
 class Start:
     pack: str | None = None
     topic: str | None = None
@@ -29,7 +30,7 @@ class Start:
     language: str | None = None  # only packs written in this language (`es`, `de`, `pt-BR` ...)
 
 
-@dataclass(frozen=True)
+@record
 class Act:
     """A click, a menu pick or a form submission named by the action id its control carried."""
 
@@ -40,7 +41,7 @@ class Act:
     progress: Callable[[str], Awaitable[None]] | None = field(default=None, compare=False)
 
 
-@dataclass(frozen=True)
+@record
 class Submit:
     """Free text for the current item: a message, a code block, an attached file, a terminal line.
 
@@ -61,54 +62,54 @@ class Submit:
     where: Where | None = None
 
 
-@dataclass(frozen=True)
+@record
 class OpenAnswer:
     """`/quiz answer`: the form for the current item."""
 
 
-@dataclass(frozen=True)
+@record
 class Hint:
     pass
 
 
-@dataclass(frozen=True)
+@record
 class Skip:
     pass
 
 
-@dataclass(frozen=True)
+@record
 class Stop:
     pass
 
 
-@dataclass(frozen=True)
+@record
 class Current:
     """`/quiz current`: the current item again, with working controls."""
 
 
-@dataclass(frozen=True)
+@record
 class Stats:
     user_id: str | None = None
     name: str | None = None
     picture: bool = True  # False: the text only (Slack's App Home, which cannot show it)
 
 
-@dataclass(frozen=True)
+@record
 class Packs:
     language: str | None = None  # only packs written in this language
 
 
-@dataclass(frozen=True)
+@record
 class Help:
     pass
 
 
-@dataclass(frozen=True)
+@record
 class RunCode:
     text: str
 
 
-@dataclass(frozen=True)
+@record
 class PackLoad:
     """Load a pack from a file; it is proven in the sandbox first unless an operator says `unproven`."""
 
@@ -119,13 +120,13 @@ class PackLoad:
     progress: Callable[[str], Awaitable[None]] | None = field(default=None, compare=False)  # edits the working note
 
 
-@dataclass(frozen=True)
+@record
 class PackEnable:
     pack: str
     enabled: bool
 
 
-@dataclass(frozen=True)
+@record
 class PackRemove:
     pack: str
     confirmed: bool = False
@@ -134,7 +135,7 @@ class PackRemove:
 # --- the social side: races in a channel, leaderboards (clicks on a race arrive as `Act` with an `rc:` id)
 
 
-@dataclass(frozen=True)
+@record
 class RaceStart:
     """`/quiz race [pack] [topic] [difficulty] [rounds] [seconds]`: a race in the actor's channel."""
 
@@ -145,12 +146,12 @@ class RaceStart:
     seconds: int | None = None
 
 
-@dataclass(frozen=True)
+@record
 class RaceStop:
     """`/quiz race stop`: stop the channel's race (its starter or an admin)."""
 
 
-@dataclass(frozen=True)
+@record
 class Leaderboard:
     """`/quiz leaderboard [week|month|all] [pack]`."""
 
@@ -158,7 +159,7 @@ class Leaderboard:
     pack: str | None = None
 
 
-@dataclass(frozen=True)
+@record
 class Privacy:
     """`/quiz privacy leaderboard on|off`."""
 
@@ -168,12 +169,12 @@ class Privacy:
 SocialRequest = RaceStart | RaceStop | Leaderboard | Privacy
 
 
-@dataclass(frozen=True)
+@record
 class DailyReview:
     """`/quiz daily` (`review` in the terminal): today's personal review as a quiz."""
 
 
-@dataclass(frozen=True)
+@record
 class DailySet:
     """`/quiz daily set`: the channel's daily question (admins); no channel means the one typed in."""
 
@@ -186,22 +187,22 @@ class DailySet:
     reveal_after_hours: str | None = None
 
 
-@dataclass(frozen=True)
+@record
 class DailyShow:
     channel_id: str | None = None  # None: every schedule of the server
 
 
-@dataclass(frozen=True)
+@record
 class DailyOff:
     channel_id: str | None = None
 
 
-@dataclass(frozen=True)
+@record
 class DailyNow:
     channel_id: str | None = None
 
 
-@dataclass(frozen=True)
+@record
 class DailySettings:
     """`/quiz daily settings`: the learner's caps, time zone and packs; nothing given shows them."""
 
@@ -211,7 +212,7 @@ class DailySettings:
     packs: tuple[str, ...] | None = None
 
 
-@dataclass(frozen=True)
+@record
 class Remind:
     """`/quiz remind time:<HH:MM> timezone:<IANA>`: the daily reminder DM."""
 
@@ -219,14 +220,14 @@ class Remind:
     timezone: str
 
 
-@dataclass(frozen=True)
+@record
 class RemindOff:
     pass
 
 
 DAILY_REQUESTS = (DailyReview, DailySet, DailyShow, DailyOff, DailyNow, DailySettings, Remind, RemindOff)
 
-@dataclass(frozen=True)
+@record
 class MyDataExport:
     """`my-data export`: everything kept about the actor, or (admins) about `user_id`, as a file."""
 
@@ -234,7 +235,7 @@ class MyDataExport:
     name: str | None = None
 
 
-@dataclass(frozen=True)
+@record
 class MyDataDelete:
     """`my-data delete`: ask first, then remove everything kept about the actor (or, admins, `user_id`)."""
 
@@ -242,7 +243,7 @@ class MyDataDelete:
     name: str | None = None
 
 
-@dataclass(frozen=True)
+@record
 class Language:
     """`/quiz language [code]` (the learner's), `/quiz language server [code]` (admins: the server's default)."""
 
@@ -250,7 +251,7 @@ class Language:
     server: bool = False
 
 
-@dataclass(frozen=True)
+@record
 class Report:
     """`report [pack] [topic] [since]` (admins): the pack's item analysis and class progress here.
 

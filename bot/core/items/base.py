@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Protocol
 
 from bot.core import actions as ax
@@ -18,18 +18,19 @@ from bot.core.errors import QuizError
 from bot.core.i18n import _
 from bot.core.model import ItemState
 from bot.core.packs.models import AnyQuestion, BlanksQuestion
+from bot.core.record import record
 from bot.core.replies import Control, InputRequest, Part, Tone
 
 # Add a problem at a path below the question (`("choices", 2, "text")`) with a message.
 AddProblem = Callable[[tuple[str | int, ...], str], None]
 
 
-@dataclass(frozen=True)
+@record
 class Changed:
     """The input changed the item's state (a menu pick); show the item again."""
 
 
-@dataclass(frozen=True)
+@record
 class Graded:
     """The input was an answer: whether it was right, what was answered, and what to say."""
 
@@ -40,7 +41,7 @@ class Graded:
     detail: str = ""  # stored with the attempt for the item analysis (code: the failing tests' sentences)
 
 
-@dataclass(frozen=True)
+@record
 class NotAnAnswer:
     """The input could not be graded (code that does not parse, a busy sandbox): no attempt used."""
 
@@ -51,7 +52,7 @@ class NotAnAnswer:
 Outcome = Changed | Graded | NotAnAnswer
 
 
-@dataclass(frozen=True)
+@record
 class Input:
     """One learner input on the current item: a verb from `actions`, its argument and values."""
 
@@ -60,7 +61,7 @@ class Input:
     values: Sequence[str] = ()
 
 
-@dataclass(frozen=True)
+@record
 class Context:
     """What a type module may use while grading: the sandbox and who is asking."""
 
@@ -77,7 +78,7 @@ class Context:
         return await self.runner.run(request)
 
 
-@dataclass(frozen=True)
+@record
 class View:
     """The type-specific part of an item's message: body parts and answer controls."""
 
@@ -85,7 +86,7 @@ class View:
     rows: tuple[tuple[Control, ...], ...] = ()
 
 
-@dataclass(frozen=True)
+@record
 class ProofJob:
     """One sandbox run that proves a key: the request and a judge returning a problem or None."""
 
@@ -94,7 +95,7 @@ class ProofJob:
     field: tuple[str | int, ...] = ()
 
 
-@dataclass(frozen=True)
+@record
 class Make:
     """Builds action ids for one item of one session (so type modules need not know the format)."""
 
