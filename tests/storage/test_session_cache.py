@@ -110,3 +110,26 @@ async def test_finished_quizzes_leave_the_cache_first_and_are_read_again_from_th
         assert again is not None and again.id == "live"  # read from the database
     finally:
         await repo.close()
+
+
+async def test_a_copy_read_from_the_cache_shares_nothing_with_it(tmp_path: Path) -> None:
+    repo = await open_repository(f"sqlite+aiosqlite:///{tmp_path / 'q.db'}")
+    try:
+        cache = repo.sessions
+        session = clicks.new_session("s1", "ann", 2)
+        session.filters = {"daily": True, "daily_new": ["p/q1"], "next": {"pack": "p", "count": 2}}
+        session.items[0].order = [2, 0, 1]
+        await cache.create(session)
+        copy = await cache.get("s1")
+        assert copy is not None and copy.filters == session.filters and copy.items[0].order == [2, 0, 1]
+        copy.filters["daily_new"].append("p/q2")
+        copy.filters["next"]["count"] = 9
+        copy.items[0].order.reverse()
+        copy.items[0].picked.append(1)
+        copy.items[0].selections[1] = 0
+        again = await cache.get("s1")
+        assert again is not None
+        assert again.filters == {"daily": True, "daily_new": ["p/q1"], "next": {"pack": "p", "count": 2}}
+        assert (again.items[0].order, again.items[0].picked, again.items[0].selections) == ([2, 0, 1], [], {})
+    finally:
+        await repo.close()
