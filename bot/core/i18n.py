@@ -43,6 +43,7 @@ _current: ContextVar[str] = ContextVar("quizbot_locale", default=DEFAULT)
 _server: ContextVar[str] = ContextVar("quizbot_server_locale", default=DEFAULT)
 
 
+@lru_cache(maxsize=256)  # asked several times a request, of the few locales platforms send
 def supported(code: str | None) -> str | None:
     """The language the bot speaks for a platform's locale ("es-ES", "de_AT", "en-US"), else None."""
     if not code:
