@@ -139,8 +139,6 @@ class ItemRefs:
         except discord.HTTPException as exc:
             log.info("could not update an earlier item message (%s %s)", exc.status, exc.code)
             return False
-        finally:
-            rendered.release()
         return True
 
 
@@ -260,8 +258,6 @@ class Responder:
                 exc.code,
             )
             await self._fallback(message, private)
-        finally:
-            rendered.release()
 
     # ------------------------------------------------------------------ internals
 
@@ -302,8 +298,6 @@ class Responder:
             if message.tone != Tone.INFO or message.kind != "item":
                 await self._fallback(message, private=True)  # feedback, or a confirmation's outcome, must reach them
             return
-        finally:
-            rendered.release()
         if message.kind == "item" and message.session_id:
             self.refs.remember(message.session_id, ItemRef.answering(interaction, None))
 
