@@ -69,14 +69,14 @@ def controls_line(message: Message) -> list[str]:
     view = discord_render(message).view
     if view is None:
         return []
-    rows: dict[int, list[str]] = {}
-    for child in view.children:
-        item: Any = getattr(child, "item", child)  # the daily and quiz controls wrap a plain Button
-        label = getattr(item, "label", None)  # a button has a label, a menu a placeholder
-        shown = f"[ {label} ]" if label is not None else f"[ {item.placeholder} ▾ ]"
-        shown += " (disabled)" if item.disabled else ""
-        rows.setdefault(child.row or 0, []).append(shown)
-    return [" ".join(row) for _, row in sorted(rows.items())]
+    lines = []
+    for row in view.to_components():  # Discord's component JSON, one action row each
+        shown = []
+        for item in row["components"]:  # a button has a label, a menu a placeholder
+            text = f"[ {item['label']} ]" if "label" in item else f"[ {item['placeholder']} ▾ ]"
+            shown.append(text + (" (disabled)" if item["disabled"] else ""))
+        lines.append(" ".join(shown))
+    return lines
 
 
 def screen(message: Message, *, private: bool = False) -> str:

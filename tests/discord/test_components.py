@@ -37,24 +37,11 @@ def _as_discord_ui_writes_them(final: bool) -> list[dict[str, Any]]:
     """The same controls built as discord.ui items, as the adapter rendered them before."""
     style = discord.ButtonStyle
     view = discord.ui.View(timeout=None)
-    view.add_item(
-        discord.ui.Button(
-            label="A. right",
-            style=style.success if final else style.secondary,
-            disabled=final,
-            custom_id="qz:s:0:c:0",
-            row=0,
+    for n, (label, chosen) in enumerate((("A. right", style.success), ("B. wrong", style.danger))):
+        shown = chosen if final else style.secondary
+        view.add_item(
+            discord.ui.Button(label=label, style=shown, disabled=final, custom_id=f"qz:s:0:c:{n}", row=0)
         )
-    )
-    view.add_item(
-        discord.ui.Button(
-            label="B. wrong",
-            style=style.danger if final else style.secondary,
-            disabled=final,
-            custom_id="qz:s:0:c:1",
-            row=0,
-        )
-    )
     options = [
         discord.SelectOption(label="A. right", value="0", default=True),
         discord.SelectOption(label="B. wrong", value="1"),
