@@ -224,6 +224,8 @@ class FakeDiscord(FakeGateway):
                 if kind == 7 and original in self.messages:
                     message = self._update(original, data)
                     call.message_id = original
+        if call.query.get("with_response") not in ("1", "true"):
+            return web.Response(status=204)  # as Discord: the callback's resource only when asked for
         response: dict[str, Any] = {
             "interaction": {
                 "id": iid,

@@ -23,6 +23,7 @@ from bot.core.i18n import N_, _, current, use_locale
 from bot.core.replies import InputRequest, Message, Reply, Text, Tone
 
 from .render import Rendered, render, render_modal, render_notice
+from .rest import edit_clicked, follow_up
 
 log = logging.getLogger(__name__)
 
@@ -245,8 +246,8 @@ class Responder:
                 await interaction.edit_original_response(**rendered.edit_kwargs())
                 self._sent(message, ItemRef.answering(interaction, None), None)
                 return
-            sent = await interaction.followup.send(wait=True, ephemeral=ephemeral, **rendered.send_kwargs())
-            self._sent(message, ItemRef.answering(interaction, sent.id), sent.id)
+            sent = await follow_up(interaction, rendered, ephemeral=ephemeral)
+            self._sent(message, ItemRef.answering(interaction, sent), sent)
         except _Expired:
             await self._fallback(message, private)
         except discord.HTTPException as exc:
@@ -286,7 +287,7 @@ class Responder:
         interaction = self.interaction
         try:
             if not interaction.response.is_done():
-                await interaction.response.edit_message(**rendered.edit_kwargs())
+                await edit_clicked(interaction, rendered)
             elif not self._token_expiring():
                 await interaction.edit_original_response(**rendered.edit_kwargs())
             else:

@@ -1,0 +1,55 @@
+"""A click's callback and follow-up go out as discord.py would send them, without its message objects (rest.py)."""
+
+from __future__ import annotations
+
+import discord
+from discord.http import handle_message_parameters
+
+from bot.adapters.discord.render import render
+from bot.adapters.discord.rest import payload
+from bot.core.replies import Button, Message, Text, Tone
+
+from . import payloads as p
+from .conftest import Harness
+
+
+def _item() -> Message:
+    return Message(
+        kind="item", title="Question 1 of 2", parts=(Text("Which flag makes a tensor track its operations?"),),
+        rows=((Button("q:s1:0:choose:0", "A"), Button("q:s1:0:stop", "Stop", "danger")),),
+        footer="Autograd", tone=Tone.SUCCESS, session_id="s1", position=0,
+    )  # fmt: skip
+
+
+def test_the_bodies_are_the_ones_discord_py_builds() -> None:
+    rendered = render(_item())
+    mentions = discord.AllowedMentions.none()
+    for ephemeral in (False, True):
+        flags = discord.MessageFlags(ephemeral=True) if ephemeral else discord.utils.MISSING
+        with handle_message_parameters(
+            embeds=rendered.embeds, view=rendered.view, flags=flags, previous_allowed_mentions=mentions
+        ) as theirs:
+            expected = {k: v for k, v in theirs.payload.items() if k != "tts"}  # false: Discord's default
+        assert payload(rendered, edit=False, ephemeral=ephemeral) == expected
+    rendered.view = None  # an edit that leaves no controls removes the old ones
+    with handle_message_parameters(embeds=rendered.embeds, view=None, previous_allowed_mentions=mentions) as theirs:
+        expected = {k: v for k, v in theirs.payload.items() if k != "tts"}
+    assert payload(rendered, edit=True) == expected
+    assert expected["components"] == []
+
+
+async def test_a_click_asks_nothing_back_and_its_next_item_can_still_be_edited(bot: Harness) -> None:
+    start = await bot.command(p.ALICE, "start", [p.option("count", 2)])
+    clicked = await bot.click(p.ALICE, start.item(), "Skip")
+    assert clicked.kind == 7  # the clicked item is edited in place, as the callback's answer
+    assert "with_response" not in clicked.callback.query  # Discord sends nothing back for the bot to parse
+    assert "Skipped" in clicked.text()
+    [followup] = clicked.followups()
+    assert followup.query.get("wait") == "1" and followup.message_id is not None
+    assert "Question 2 of 2" in str(bot.fake.messages[followup.message_id]["embeds"][0]["title"])
+    # The follow-up's id, read from the JSON Discord returned, is where a command finds the item to mark.
+    skipped = await bot.command(p.ALICE, "skip")
+    [edit] = skipped.edits()
+    assert edit.path.endswith(f"/messages/{followup.message_id}")
+    assert all(c["disabled"] for row in edit.body["components"] for c in row["components"])
+    bot.assert_all_acknowledged()
