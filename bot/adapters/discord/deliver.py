@@ -22,8 +22,8 @@ import discord
 from bot.core.i18n import N_, _, current, use_locale
 from bot.core.replies import InputRequest, Message, Reply, Text, Tone
 
+from .api import edit_clicked, follow_up
 from .render import Rendered, render, render_modal, render_notice
-from .rest import edit_clicked, follow_up
 
 log = logging.getLogger(__name__)
 

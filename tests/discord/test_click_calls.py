@@ -1,12 +1,12 @@
-"""A click's callback and follow-up go out as discord.py would send them, without its message objects (rest.py)."""
+"""A click's callback and follow-up go out as discord.py would send them, without its message objects (`api.py`)."""
 
 from __future__ import annotations
 
 import discord
 from discord.http import handle_message_parameters
 
+from bot.adapters.discord.api import message_payload
 from bot.adapters.discord.render import render
-from bot.adapters.discord.rest import payload
 from bot.core.replies import Button, Message, Text, Tone
 
 from . import payloads as p
@@ -30,11 +30,11 @@ def test_the_bodies_are_the_ones_discord_py_builds() -> None:
             embeds=rendered.embeds, view=rendered.view, flags=flags, previous_allowed_mentions=mentions
         ) as theirs:
             expected = {k: v for k, v in theirs.payload.items() if k != "tts"}  # false: Discord's default
-        assert payload(rendered, edit=False, ephemeral=ephemeral) == expected
+        assert message_payload(rendered, edit=False, ephemeral=ephemeral) == expected
     rendered.view = None  # an edit that leaves no controls removes the old ones
     with handle_message_parameters(embeds=rendered.embeds, view=None, previous_allowed_mentions=mentions) as theirs:
         expected = {k: v for k, v in theirs.payload.items() if k != "tts"}
-    assert payload(rendered, edit=True) == expected
+    assert message_payload(rendered, edit=True) == expected
     assert expected["components"] == []
 
 
