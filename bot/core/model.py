@@ -96,11 +96,11 @@ class ItemState:
         if self.points:
             data["points"] = self.points
         if self.order:
-            data["order"] = self.order
+            data["order"] = list(self.order)
         if self.selections:
             data["selections"] = {str(k): v for k, v in self.selections.items()}
         if self.picked:
-            data["picked"] = self.picked
+            data["picked"] = list(self.picked)
         if self.card is not None:
             data["card"] = self.card
         if self.key is not None:
@@ -262,9 +262,13 @@ class Session:
 
     @property
     def current(self) -> ItemState | None:
+        """The item being answered, this session's own to change: one shared with a cached copy is copied first."""
         if self.status != "active" or self.position >= len(self.items):
             return None
-        return self.items[self.position]
+        item = self.items[self.position]
+        if type(item) is not ItemState:  # a read-only item a snapshot shares (`bot.storage.codec.freeze`)
+            item = self.items[self.position] = item.copy()
+        return item
 
     def graded_by(self, key: str | None) -> int | None:
         """The position of the item the delivery `key` graded already (the platform sent it twice), else None."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
 import orjson
@@ -118,45 +119,55 @@ def review_row(review: Review) -> dict[str, Any]:
     }
 
 
-Snapshot = tuple[Any, ...]  # a session as stored, in plain values (see `freeze`)
+Snapshot = tuple[Any, ...]  # a session as stored, in values no caller can change (see `freeze`)
+
+
+class StoredItem(ItemState):
+    """An item as a snapshot keeps it, shared by every copy of the session read from it: changing it raises.
+
+    Its lists are tuples and its selections a read-only mapping. `Session.current`, where an item is
+    answered, copies it into an `ItemState` of the session's own first; any other change is a mistake
+    this makes loud.
+    """
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"a stored item is read-only ({name}); change the copy `Session.current` gives")
+
+    __delattr__ = __setattr__  # type: ignore[assignment]
+
+
+_NO_SELECTIONS: Mapping[int, int] = MappingProxyType({})
+
+
+def _stored(item: ItemState) -> StoredItem:
+    state = item.__dict__.copy()
+    state["order"] = tuple(state["order"])
+    state["picked"] = tuple(state["picked"])
+    state["selections"] = MappingProxyType(dict(state["selections"])) if state["selections"] else _NO_SELECTIONS
+    stored = object.__new__(StoredItem)
+    object.__setattr__(stored, "__dict__", state)
+    return stored
 
 
 def freeze(session: Session) -> Snapshot:
-    """Return the session in plain values (tuples, strings, numbers and dates): a copy no caller can change.
+    """Return the session in values no caller can change: plain values, and its items as `StoredItem`s.
 
-    Such values are invisible to Python's garbage collector, so tens of thousands of cached quizzes
-    cost its full collections nothing (live sessions, 50 objects each, would). The filters are kept
-    as their JSON, as in the row: orjson writes and reads them in a fraction of a copy made value by
-    value (which was 2% of a click in bench/core_bench.py).
+    An item unchanged since the session was read is still the snapshot's own `StoredItem`, and is
+    shared again: a click copies the one item it answers, not the whole quiz (each copy, item by
+    item, was 4-6% of a click's CPU on either platform, py-spy). The filters are kept as their JSON,
+    as in the row: orjson writes and reads them in a fraction of a copy made value by value.
     """
-    items = []
-    for item in session.items:
-        state = item.__dict__.copy()
-        state["order"] = tuple(state["order"])
-        state["picked"] = tuple(state["picked"])
-        state["selections"] = tuple(state["selections"].items())
-        items.append(state)
     d = session.__dict__.copy()
-    d["items"] = tuple(items)
+    d["items"] = tuple([i if type(i) is StoredItem else _stored(i) for i in session.items])
     d["filters"] = dumps(session.filters)
     return tuple(d.items())
 
 
 def thaw(snapshot: Snapshot) -> Session:
-    """Return a new Session from a snapshot (cheaper than reading its row's JSON again)."""
+    """Return a new Session from a snapshot, sharing its stored items (`Session.current` copies the one it changes)."""
     d = dict(snapshot)
-    items = []
-    new = object.__new__
-    for frozen in d["items"]:
-        state = frozen.copy()
-        state["order"] = list(state["order"])
-        state["picked"] = list(state["picked"])
-        state["selections"] = dict(state["selections"])
-        item = new(ItemState)
-        item.__dict__ = state
-        items.append(item)
-    d["items"] = items
+    d["items"] = list(d["items"])
     d["filters"] = loads(d["filters"])
-    session = new(Session)
+    session = object.__new__(Session)
     session.__dict__ = d
     return session

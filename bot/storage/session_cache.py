@@ -1,10 +1,10 @@
 """A cache in front of the session store, for a bot that is the database's only user (SQLite).
 
-It keeps each session as last stored, a copy of its own, and hands out a new copy on every read,
-so a caller may change what it got as it likes and nothing of that shows to anyone until a save
-succeeds. A copy costs a fifth of rebuilding the session from its row's JSON (which every click
-paid before: 14% of the bot's CPU in bench/core_bench.py). A save that is refused drops the cached
-session, so the next read comes from the database.
+It keeps each session as last stored, a snapshot of its own (`codec.freeze`), and hands out a new
+copy on every read, so a caller may change what it got and nothing of that shows to anyone until a
+save succeeds. The copy shares the snapshot's items, which are read-only: the item being answered
+is copied as `Session.current` hands it out, so a click copies one item, not the quiz. A save that
+is refused drops the cached session, so the next read comes from the database.
 
 The cache never goes back in time: it remembers the highest version it has seen of each session
 (kept, saved, or known to exist from a refused save), and a row older than that is never kept. A

@@ -57,7 +57,8 @@ async def click(repo: Repository, session_id: str, position: int, key: str, *, a
     if session.status != "active" or session.position != position:
         return "stale"
     made = attempt(session, key)
-    item = session.items[position]
+    item = session.current  # the session's own copy of the item, as the service changes it
+    assert item is not None
     item.attempts += 1
     review = None
     if item.attempts >= advance_after:
@@ -111,7 +112,9 @@ async def _save_read(repo: Repository, session: Session, position: int, key: str
     if session.position != position:
         return "stale"
     made = attempt(session, key)
-    session.items[position].attempts += 1
+    current = session.current
+    assert current is not None
+    current.attempts += 1
     review = card(session)
     session.position += 1
     try:

@@ -45,7 +45,10 @@ async def test_sessions_handed_out_are_copies(any_url: str) -> None:
         await repo.create_session(clicks.new_session("s", "ann", 3))
         got = await repo.get_session("s")
         assert got is not None
-        got.position, got.items[0].attempts, got.anchor = 2, 5, Anchor("y")  # changed, never saved
+        current = got.current
+        assert current is not None and current is got.items[0]
+        current.attempts = 5  # changed (on the session's own copy of the item), never saved
+        got.position, got.anchor = 2, Anchor("y")
         again = await repo.get_session("s")
         active = await repo.active_session(Owner("discord", "guild", "user", "ann"))
         assert again is not None and active is not None and again is not got and active is not again

@@ -43,7 +43,7 @@ async def _click(repo: SqlRepository, key: str, *, version: int | None = None, w
     made = replace(clicks.attempt(session, key), work=work)
     card = clicks.card(session)
     settles = f"s1:{session.position}" if work is not None else None
-    session.items[session.position].done = True
+    session.current.done = True  # type: ignore[union-attr]
     session.position += 1
     day = PracticeDay("discord", "ann", clicks.AT)
     await repo.write_answer(AnswerWrite(session=session, attempt=made, card=card, day=day, settles=settles))

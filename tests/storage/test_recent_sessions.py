@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from bot.core.model import Anchor
 from bot.storage import open_repository
 from tests.storage import clicks
@@ -13,9 +15,11 @@ async def test_a_guess_changed_without_a_save_leaves_the_next_guess_as_stored(an
         await repo.create_session(clicks.new_session("s1", "ann", 3))
         session = await repo.get_session("s1")
         assert session is not None
-        session.items[0].order = [2, 0, 1]
-        session.items[0].picked.append(1)
-        session.items[1].selections[1] = 3
+        first = session.current
+        assert first is not None
+        first.order = [2, 0, 1]
+        first.picked.append(1)
+        first.selections[1] = 3
         session.filters["topics"] = ["tensors"]
         session.anchor = Anchor(channel="c1", message="m1")
         session.position = 1
@@ -23,21 +27,27 @@ async def test_a_guess_changed_without_a_save_leaves_the_next_guess_as_stored(an
 
         guess = await repo.recent_session("s1", 1)
         assert guess is not None and guess.version == 1
-        assert (guess.items[0].order, guess.items[0].picked, guess.items[1].selections) == ([2, 0, 1], [1], {1: 3})
+        assert (guess.items[0].order, guess.items[0].picked, guess.items[0].selections) == ((2, 0, 1), (1,), {1: 3})
         assert (guess.filters, guess.anchor) == ({"topics": ["tensors"]}, Anchor(channel="c1", message="m1"))
+        with pytest.raises(AttributeError):  # an item the guess shares with what is kept is read-only
+            guess.items[0].attempts = 2
+        with pytest.raises(TypeError):
+            guess.items[0].selections[1] = 0  # type: ignore[index]
 
         # a caller that changes its guess and never saves it (a refused answer) changes nothing stored
-        guess.items[0].picked.append(2)
-        guess.items[1].selections[2] = 0
+        second = guess.current
+        assert second is not None
+        second.picked.append(2)
+        second.selections[2] = 0
         guess.filters["topics"].append("autograd")
         guess.anchor = Anchor(channel="c2")
         for again in (await repo.recent_session("s1", 1), await repo.recent_session("s1")):
             assert again is not None
-            assert (again.position, again.items[0].picked, again.items[1].selections) == (1, [1], {1: 3})
+            assert (again.position, list(again.items[1].picked), dict(again.items[1].selections)) == (1, [], {})
             assert (again.filters, again.anchor) == ({"topics": ["tensors"]}, Anchor(channel="c1", message="m1"))
         # and the quiz as read from the database is the same
         read = await repo.get_session("s1")
-        assert read is not None and (read.items[0].picked, read.version) == ([1], 1)
+        assert read is not None and (list(read.items[0].picked), list(read.items[1].picked), read.version) == ([1], [], 1)
     finally:
         await repo.close()
 

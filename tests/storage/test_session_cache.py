@@ -121,15 +121,22 @@ async def test_a_copy_read_from_the_cache_shares_nothing_with_it(tmp_path: Path)
         session.items[0].order = [2, 0, 1]
         await cache.create(session)
         copy = await cache.get("s1")
-        assert copy is not None and copy.filters == session.filters and copy.items[0].order == [2, 0, 1]
+        assert copy is not None and copy.filters == session.filters and copy.items[0].order == (2, 0, 1)
+        for item in copy.items:  # shared with the cache, read-only: changing one raises
+            with pytest.raises(AttributeError):
+                item.done = True
         copy.filters["daily_new"].append("p/q2")
         copy.filters["next"]["count"] = 9
-        copy.items[0].order.reverse()
-        copy.items[0].picked.append(1)
-        copy.items[0].selections[1] = 0
+        current = copy.current  # the session's own copy of the item being answered
+        assert current is not None and current is copy.items[0]
+        current.order.reverse()
+        current.picked.append(1)
+        current.selections[1] = 0
+        current.done = True
         again = await cache.get("s1")
         assert again is not None
         assert again.filters == {"daily": True, "daily_new": ["p/q1"], "next": {"pack": "p", "count": 2}}
-        assert (again.items[0].order, again.items[0].picked, again.items[0].selections) == ([2, 0, 1], [], {})
+        first = again.items[0]
+        assert (first.order, first.picked, dict(first.selections), first.done) == ((2, 0, 1), (), {}, False)
     finally:
         await repo.close()

@@ -72,7 +72,7 @@ async def test_an_anchor_rides_with_the_quizs_next_save(two: tuple[SqlRepository
     assert (await here.get_session("s1")).anchor.message == "m0"  # type: ignore[union-attr] # here: at once
     click = await here.recent_session("s1", 0)
     assert click is not None and click.anchor.message == "m0"
-    click.items[0].picked.append(1)  # a click that stays on the item (a multi-select's toggle)
+    click.current.picked.append(1)  # type: ignore[union-attr] # a click that stays on the item (a multi-select's toggle)
     await here.save_session(click)
     stored = await there.get_session("s1")
     assert stored is not None and (stored.anchor.message, stored.version) == ("m0", 1)  # one save, both in
