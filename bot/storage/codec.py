@@ -156,6 +156,9 @@ def freeze(session: Session) -> Snapshot:
     shared again: a click copies the one item it answers, not the whole quiz (each copy, item by
     item, was 4-6% of a click's CPU on either platform, py-spy). The filters are kept as their JSON,
     as in the row: orjson writes and reads them in a fraction of a copy made value by value.
+    Stored items, unlike plain values, are objects the garbage collector tracks: a
+    full cache (`session_cache.CAPACITY` quizzes) holds some tens of thousands, which only its rare
+    full collections walk.
     """
     d = session.__dict__.copy()
     d["items"] = tuple([i if type(i) is StoredItem else _stored(i) for i in session.items])
