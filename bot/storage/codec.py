@@ -125,15 +125,23 @@ Snapshot = tuple[Any, ...]  # a session as stored, in values no caller can chang
 class StoredItem(ItemState):
     """An item as a snapshot keeps it, shared by every copy of the session read from it: changing it raises.
 
-    Its lists are tuples and its selections a read-only mapping. `Session.current`, where an item is
+    Its lists are tuples and its selections a read-only mapping; its JSON is made once, when it is
+    stored, and written again by every save of its quiz. `Session.current`, where an item is
     answered, copies it into an `ItemState` of the session's own first; any other change is a mistake
     this makes loud.
     """
+
+    __slots__ = ("_json",)  # its `to_json`, made once (every save writes every item of the quiz)
+
+    _json: dict[str, Any]
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"a stored item is read-only ({name}); change the copy `Session.current` gives")
 
     __delattr__ = __setattr__  # type: ignore[assignment]
+
+    def to_json(self) -> dict[str, Any]:
+        return self._json
 
 
 _NO_SELECTIONS: Mapping[int, int] = MappingProxyType({})
@@ -146,6 +154,7 @@ def _stored(item: ItemState) -> StoredItem:
     state["selections"] = MappingProxyType(dict(state["selections"])) if state["selections"] else _NO_SELECTIONS
     stored = object.__new__(StoredItem)
     object.__setattr__(stored, "__dict__", state)
+    object.__setattr__(stored, "_json", item.to_json())
     return stored
 
 
