@@ -186,10 +186,7 @@ class Responder:
                 await response.defer()
                 if working:
                     note = render_notice(working, Tone.INFO)
-                    sent = await self.interaction.followup.send(
-                        wait=True, ephemeral=self.ephemeral(True), **note.send_kwargs()
-                    )
-                    self.placeholder = sent.id
+                    self.placeholder = await follow_up(self.interaction, note, ephemeral=self.ephemeral(True))
             elif working and progress:
                 # A command's own answer is the note, edited as the work goes on and replaced at the end.
                 note = render_notice(working, Tone.INFO)
@@ -355,7 +352,7 @@ class Responder:
             if self.interaction.response.is_done():
                 await self.interaction.edit_original_response(**render(item, page=page).edit_kwargs())
             else:
-                await self.interaction.response.edit_message(**render(item, page=page).edit_kwargs())
+                await edit_clicked(self.interaction, render(item, page=page))
         except discord.HTTPException as exc:
             log.warning("could not show another step (%s %s)", exc.status, exc.code)
 
