@@ -1,12 +1,15 @@
 """What a click's statement costs the bot on PostgreSQL: through SQLAlchemy's execute, and on asyncpg itself.
 
-Two operations, each in blocks that alternate the two ways on the same database and connection pool:
+Three operations, each in blocks that alternate the two ways on the same database and connection pool:
 
 - reading one stored quiz by its id, as a click did: SQLAlchemy's `execute` on a pooled connection
   switched to AUTOCOMMIT (the way before `bot/storage/pg_link.py`) against `SessionStore.get_row`
   (the pool's asyncpg connection itself, the statement compiled once);
 - a code answer's unfinished-work row begun and ended: each in a SQLAlchemy transaction (the way
-  before) against `WorkStore.begin` and `end` (one statement each on asyncpg itself).
+  before) against `WorkStore.begin` and `end` (one statement each on asyncpg itself);
+- a pooled connection borrowed and given back, as every statement on asyncpg itself needs: as
+  SQLAlchemy's `AsyncConnection` (`engine.connect()` and its raw connection, `pg_link.direct` before
+  it took the pool's connection itself) against `pg_link.direct`.
 
 Prints this process's CPU per operation for each block, then the medians side by side. Not a
 test: figures depend on the machine and on what else runs on it (the load average is printed).
@@ -32,7 +35,7 @@ import asyncpg
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the package, and tests' quiz builders
 
 from bot.core.work import Work
-from bot.storage import SqlRepository, open_repository
+from bot.storage import SqlRepository, open_repository, pg_link
 from bot.storage.sessions import _GET_ROW, SessionStore
 from bot.storage.work import _END, COLUMNS
 from tests.storage import clicks
@@ -68,6 +71,16 @@ async def _work_through_sqlalchemy(repo: SqlRepository, n: int) -> None:
 async def _work_directly(repo: SqlRepository, n: int) -> None:
     await repo.work.begin(_work(n))
     await repo.work.end(f"w{n}")
+
+
+async def _borrow_as_async_connection(repo: SqlRepository) -> None:
+    async with repo.engine.connect() as c:
+        await c.get_raw_connection()
+
+
+async def _borrow_directly(repo: SqlRepository) -> None:
+    async with pg_link.direct(repo.engine):
+        pass
 
 
 async def _compare(what: str, ways: dict[str, Any], times: int, blocks: int) -> None:
@@ -113,6 +126,15 @@ async def main(reads: int, blocks: int) -> None:
                 {
                     "SQLAlchemy transactions": lambda: _work_through_sqlalchemy(repo, next(count)),
                     "one statement each (pg_link)": lambda: _work_directly(repo, next(count)),
+                },
+                reads,
+                blocks,
+            )
+            await _compare(
+                "a pooled connection borrowed and given back",
+                {
+                    "AsyncConnection": lambda: _borrow_as_async_connection(repo),
+                    "the pool's connection (pg_link.direct)": lambda: _borrow_directly(repo),
                 },
                 reads,
                 blocks,

@@ -21,7 +21,7 @@ import sqlite3
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from sqlalchemy.engine import Dialect
+from sqlalchemy.engine import Dialect, Engine
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -95,7 +95,7 @@ def announce(c: AsyncConnection, sql: str, params: Any, *, many: bool) -> None:
 
 
 def driver_error(
-    c: AsyncConnection, sql: str, params: Any, error: Exception, dbapi_error: type[Exception], *, disconnect: bool = False
+    c: AsyncConnection | Engine, sql: str, params: Any, error: Exception, dbapi_error: type[Exception], *, disconnect: bool = False
 ) -> BaseException:
     """What SQLAlchemy raises for the driver's `error`: its `DBAPIError` class, or the `DatabaseFault` `classify` makes of it."""
     wrapped = DBAPIError.instance(sql, params, error, dbapi_error, connection_invalidated=disconnect, dialect=c.dialect)
