@@ -35,6 +35,8 @@ class Scripted:
     status: int = 200
     error: str | None = None
     headers: dict[str, str] = field(default_factory=dict)
+    padding: int = 0  # an answer that says ok, padded with this many bytes
+    chunked: bool = False  # ...sent in chunks, with no Content-Length
 
 
 class FakeSlack:
@@ -104,6 +106,10 @@ class FakeSlack:
     def fail(self, method: str, *, times: int = 1, status: int = 200, error: str | None = None, headers: dict[str, str] | None = None) -> None:
         self._script.setdefault(method, []).extend(Scripted(status, error, headers or {}) for _ in range(times))
 
+    def oversize(self, method: str, padding: int, *, chunked: bool = False) -> None:
+        """The method's next answer says ok but carries `padding` more bytes (in chunks, with no length, if `chunked`)."""
+        self._script.setdefault(method, []).append(Scripted(padding=padding, chunked=chunked))
+
     def calls_to(self, method: str) -> list[Call]:
         return [c for c in self.calls if c.method == method]
 
@@ -141,7 +147,7 @@ class FakeSlack:
 
     # ----------------------------------------------------------------- Web API
 
-    async def _api(self, request: web.Request) -> web.Response:
+    async def _api(self, request: web.Request) -> web.StreamResponse:
         method = request.match_info["method"]
         args: dict[str, Any] = dict(request.query)
         if request.content_type == "application/json":
@@ -155,6 +161,8 @@ class FakeSlack:
         scripted = self._script.get(method)
         if scripted:
             step = scripted.pop(0)
+            if step.padding:
+                return await self._padded(request, step)
             body = {"ok": False, "error": step.error or ("ratelimited" if step.status == 429 else "internal_error")}
             return web.json_response(body, status=step.status, headers=step.headers)
         expected = self.app_token if method == "apps.connections.open" else self.bot_token
@@ -165,6 +173,23 @@ class FakeSlack:
             return self._error(method, "unknown_method")
         result: web.Response = handler(args)
         return result
+
+    @staticmethod
+    async def _padded(request: web.Request, step: Scripted) -> web.StreamResponse:
+        chunk = b"x" * 65536
+        if not step.chunked:
+            return web.Response(body=b'{"ok": true, "pad": "' + b"x" * step.padding + b'"}', content_type="application/json")
+        response = web.StreamResponse(headers={"Content-Type": "application/json"})
+        response.enable_chunked_encoding()
+        await response.prepare(request)
+        await response.write(b'{"ok": true, "pad": "')
+        try:
+            for _ in range(step.padding // len(chunk)):
+                await response.write(chunk)
+            await response.write(b'"}')
+        except ConnectionResetError:  # the bot stopped reading: what the test wants
+            pass
+        return response
 
     def _ok(self, **data: Any) -> web.Response:
         return web.json_response({"ok": True, **data})

@@ -55,6 +55,19 @@ async def test_an_api_error_is_logged_and_told_to_the_person(slack: Slack, caplo
     assert "Slack API chat.postMessage failed: msg_blocks_too_long" in caplog.text
 
 
+@pytest.mark.parametrize("chunked", [False, True], ids=["with a length", "in chunks"])
+async def test_an_oversized_answer_is_refused_unread(slack: Slack, chunked: bool, caplog: pytest.LogCaptureFixture) -> None:
+    slack.fake.oversize("chat.postMessage", 3 * 1024 * 1024, chunked=chunked)
+    await slack.command("start demo count:1")
+    assert "Slack refused my reply (answer_too_large)" in block_text(slack.fake.responses[-1]["blocks"])
+    assert "Slack API chat.postMessage failed: answer_too_large" in caplog.text
+    await slack.command("start demo count:1")
+    assert "You have a quiz running: question 1 of 1" in slack.fake.responses[-1]["text"]  # kept, as when Slack refuses
+    await slack.command("stop")
+    await slack.command("start demo count:1")  # the next call reads its answer as usual
+    assert is_item(slack.fake.posts(dm(LEARNER))[-1])
+
+
 async def test_a_channel_without_the_bot_moves_the_quiz_to_the_dm(slack: Slack) -> None:
     slack.fake.closed_channels.add(CHANNEL)
     await slack.command("start demo count:1", channel=CHANNEL)

@@ -313,6 +313,7 @@ RATE_LIMIT_RETRIES = 3  # AsyncRateLimitErrorRetryHandler(max_retry_count=3)
 SERVER_RETRIES = 2  # AsyncServerErrorRetryHandler(max_retry_count=2): 500 and 503
 BACKOFF_S = 0.5  # slack_sdk's default interval: 0.5 s, doubled each attempt, plus jitter
 TIMEOUT = aiohttp.ClientTimeout(total=30)  # slack_sdk's default per call
+ANSWER_MAX = 1024 * 1024  # the most of an answer read (Slack's echo of a message of 50 full blocks is under 200 KB)
 
 
 class WebApiError(Exception):
@@ -339,7 +340,7 @@ class JsonWebApi:
             try:
                 async with self._http.post(url, data=body, headers=self._headers, timeout=TIMEOUT) as response:
                     status = response.status
-                    raw = await response.read()
+                    raw = await bounded_read(response, ANSWER_MAX)
                     retry_after = response.headers.get("Retry-After")
             except (aiohttp.ServerConnectionError, aiohttp.ClientOSError):
                 if attempt >= CONNECTION_RETRIES:
@@ -356,6 +357,20 @@ class JsonWebApi:
                 await asyncio.sleep(backoff(attempt))
                 continue
             return answer(raw, status)
+
+
+async def bounded_read(response: aiohttp.ClientResponse, limit: int) -> bytes:
+    """The answer's body, or WebApiError("answer_too_large") once it is over `limit` bytes (before reading the rest)."""
+    if response.content_length is not None:  # what the answer says it holds: aiohttp reads no more than that
+        if response.content_length > limit:
+            raise WebApiError("answer_too_large", response.status)
+        return await response.read()
+    body = bytearray()
+    async for chunk in response.content.iter_any():
+        body += chunk
+        if len(body) > limit:
+            raise WebApiError("answer_too_large", response.status)
+    return bytes(body)
 
 
 def answer(raw: bytes, status: int) -> dict[str, Any]:
