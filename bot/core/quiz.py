@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import Any, TypeVar
 
 from bot.core.i18n import _, number, pgettext
@@ -60,7 +61,10 @@ async def retried(change: Callable[[], Awaitable[T]]) -> T:
 
     With several bot processes on one database, another process may write the same session between
     this one's read and save: the next item's message being remembered (`set_anchor`) just as the
-    learner's click on it reaches this process. (`set_anchor` itself never raises a lost save: it
+    learner's click on it reaches this process. One process does it too on PostgreSQL, where an
+    item's message is written a moment after it was posted (`bot.storage.anchors`): a command
+    (`/quiz start` on a running quiz) read just before that write. Every change of a session by
+    a request goes through here: a start, a click, a sent answer. (`set_anchor` itself never raises a lost save: it
     drops an anchor the quiz has moved past.) The conditional update refuses the save and keeps
     nothing; doing the change again on what is stored now is then right. A click that is really stale
     (the item moved on, or the click was already recorded) is refused again on the new read.
@@ -102,6 +106,10 @@ class QuizDesk:
         dispatcher.query(q.HelpText, self.help_text)
 
     async def start(self, actor: Actor, request: rq.Start) -> Reply:
+        """Start a quiz, or ask first when one is running; a save lost to another write is made again."""
+        return await retried(partial(self._start, actor, request))
+
+    async def _start(self, actor: Actor, request: rq.Start) -> Reply:
         if request.replace or request.owner is not None:
             return await self.starter.start(actor, request)
         active = await self.gate.active(Owner.user(actor))
