@@ -47,17 +47,18 @@ class OvertakenRepository(MemoryRepository):
         return self._after(await super().active_session(owner), "active")
 
 
-async def service_on(repo: OvertakenRepository) -> QuizService:
+async def running_quiz() -> tuple[OvertakenRepository, QuizService, Session]:
+    """Ann's 3-item quiz, running, on a repository not yet armed."""
+    repo = OvertakenRepository()
     service = QuizService(repository=repo, runner=None, clock=FakeClock(), rng=random.Random(3))
     await service.import_pack(load_path(DEMO_PACK).pack)
-    return service
+    await service.handle(ANN, rq.Start(pack="demo", count=3))
+    (running,) = repo.sessions.values()
+    return repo, service, running
 
 
 async def test_a_start_on_a_running_quiz_asks_first_even_when_its_save_lost() -> None:
-    repo = OvertakenRepository()
-    service = await service_on(repo)
-    await service.handle(ANN, rq.Start(pack="demo", count=3))
-    (running,) = repo.sessions.values()
+    repo, service, running = await running_quiz()
     repo.overtake, repo.reads = 1, {"get"}  # the read the question is saved on
     reply = await service.handle(ANN, rq.Start(pack="demo", count=2))
     assert repo.overtaken == 1
@@ -67,10 +68,7 @@ async def test_a_start_on_a_running_quiz_asks_first_even_when_its_save_lost() ->
 
 
 async def test_a_new_quiz_in_place_of_a_running_one_starts_even_when_stopping_it_lost_its_save() -> None:
-    repo = OvertakenRepository()
-    service = await service_on(repo)
-    await service.handle(ANN, rq.Start(pack="demo", count=3))
-    (running,) = repo.sessions.values()
+    repo, service, running = await running_quiz()
     repo.overtake = 1
     reply = await service.handle(ANN, rq.Start(pack="demo", count=2, replace=True))
     assert repo.overtaken == 1
@@ -81,10 +79,7 @@ async def test_a_new_quiz_in_place_of_a_running_one_starts_even_when_stopping_it
 
 
 async def test_a_start_whose_quiz_keeps_changing_is_refused_and_changes_nothing() -> None:
-    repo = OvertakenRepository()
-    service = await service_on(repo)
-    await service.handle(ANN, rq.Start(pack="demo", count=3))
-    (running,) = repo.sessions.values()
+    repo, service, running = await running_quiz()
     repo.overtake = 10
     with pytest.raises(SaveConflict):
         await service.handle(ANN, rq.Start(pack="demo", count=2))
