@@ -61,13 +61,13 @@ async def retried(change: Callable[[], Awaitable[T]]) -> T:
 
     With several bot processes on one database, another process may write the same session between
     this one's read and save: the next item's message being remembered (`set_anchor`) just as the
-    learner's click on it reaches this process. One process does it too on PostgreSQL, where an
-    item's message is written a moment after it was posted (`bot.storage.anchors`): a command
-    (`/quiz start` on a running quiz) read just before that write. Every change of a session by
-    a request goes through here: a start, a click, a sent answer. (`set_anchor` itself never raises a lost save: it
-    drops an anchor the quiz has moved past.) The conditional update refuses the save and keeps
-    nothing; doing the change again on what is stored now is then right. A click that is really stale
-    (the item moved on, or the click was already recorded) is refused again on the new read.
+    learner's click on it reaches this process. (`set_anchor` itself never raises a lost save: it
+    drops an anchor the quiz has moved past.) One process meets it too on PostgreSQL, where an item's
+    message is written a moment after it was posted (`bot.storage.anchors`): a `/quiz start` on a
+    running quiz read just before that write. So every change of a session by a request comes here:
+    a start, a click, a sent answer. The conditional update refuses the save and keeps nothing;
+    doing the change again on what is stored now is then right. A click that is really stale (the
+    item moved on, or the click was already recorded) is refused again on the new read.
     """
     for _try in range(SAVE_TRIES - 1):
         try:

@@ -28,6 +28,7 @@ opens a new one.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
@@ -105,4 +106,23 @@ async def direct(engine: AsyncEngine) -> AsyncIterator[Direct]:
     try:
         yield Direct(sync, raw)
     finally:
-        await greenlet_spawn(raw.close)
+        await _given_back(raw)
+
+
+async def _given_back(raw: Any) -> None:
+    """Return the connection to the pool, to the end even when the caller is cancelled meanwhile.
+
+    As SQLAlchemy's `AsyncConnection` does on exit: a return cut short would leave the connection
+    out of the pool, or finish in the background after the pool was disposed of. The cancellation
+    is raised once the connection is back.
+    """
+    task = asyncio.ensure_future(greenlet_spawn(raw.close))
+    cancelled: asyncio.CancelledError | None = None
+    while not task.done():
+        try:
+            await asyncio.shield(task)
+        except asyncio.CancelledError as exc:
+            cancelled = exc
+    task.result()
+    if cancelled is not None:
+        raise cancelled
