@@ -28,7 +28,6 @@ opens a new one.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
@@ -106,23 +105,8 @@ async def direct(engine: AsyncEngine) -> AsyncIterator[Direct]:
     try:
         yield Direct(sync, raw)
     finally:
-        await _given_back(raw)
-
-
-async def _given_back(raw: Any) -> None:
-    """Return the connection to the pool, to the end even when the caller is cancelled meanwhile.
-
-    As SQLAlchemy's `AsyncConnection` does on exit: a return cut short would leave the connection
-    out of the pool, or finish in the background after the pool was disposed of. The cancellation
-    is raised once the connection is back.
-    """
-    task = asyncio.ensure_future(greenlet_spawn(raw.close))
-    cancelled: asyncio.CancelledError | None = None
-    while not task.done():
-        try:
-            await asyncio.shield(task)
-        except asyncio.CancelledError as exc:
-            cancelled = exc
-    task.result()
-    if cancelled is not None:
-        raise cancelled
+        # Not run to completion in a task of its own, as SQLAlchemy's `AsyncConnection` does on exit
+        # (with such a task the borrow measured 66 µs against 52 without): giving this connection
+        # back never waits, so no cancellation can cut it short. SQLAlchemy's adapter holds no
+        # transaction on it (each statement here commits alone), so the pool's reset sends nothing.
+        await greenlet_spawn(raw.close)
