@@ -98,6 +98,25 @@ async def test_a_statement_cut_off_by_cancellation_leaves_no_broken_connection(r
         assert (await _store(repo).get_row("s1") or {}).get("id") == "s1"
 
 
+async def test_borrows_cancelled_at_any_moment_all_go_back_to_the_pool(repo: SqlRepository) -> None:
+    pool = repo.engine.sync_engine.pool
+    reads = Prepared(text("SELECT id FROM sessions WHERE id = :id"))
+
+    async def read() -> None:
+        async with pg_link.direct(repo.engine) as d:
+            await d.rows(reads, {"id": "s1"})
+
+    for delay in range(40):  # cancelled before, during and after the borrow, its statement and its return
+        tasks = [asyncio.create_task(read()) for _ in range(8)]
+        for _ in range(delay % 10):
+            await asyncio.sleep(0)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        assert pool.checkedout() == 0, f"{pool.checkedout()} left out of the pool (cancelled after {delay % 10} turns)"
+    assert (await _store(repo).get_row("s1") or {}).get("id") == "s1"
+
+
 async def test_a_code_answers_work_row_is_begun_and_ended_in_one_statement_each(repo: SqlRepository) -> None:
     from tests.storage.test_unfinished_work import work  # the same row as the unfinished-work tests
 
