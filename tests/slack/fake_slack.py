@@ -19,6 +19,7 @@ from aiohttp import WSMsgType, web
 from aiohttp.test_utils import TestServer
 
 from tests.slack.limits import blocks_problems, view_problems
+from tests.slack.oversize import padded
 
 LOGIN_PAGE = "<!DOCTYPE html><html><body>Sign in to Slack</body></html>"
 
@@ -162,7 +163,7 @@ class FakeSlack:
         if scripted:
             step = scripted.pop(0)
             if step.padding:
-                return await self._padded(request, step)
+                return await padded(request, step.padding, chunked=step.chunked)
             body = {"ok": False, "error": step.error or ("ratelimited" if step.status == 429 else "internal_error")}
             return web.json_response(body, status=step.status, headers=step.headers)
         expected = self.app_token if method == "apps.connections.open" else self.bot_token
@@ -173,23 +174,6 @@ class FakeSlack:
             return self._error(method, "unknown_method")
         result: web.Response = handler(args)
         return result
-
-    @staticmethod
-    async def _padded(request: web.Request, step: Scripted) -> web.StreamResponse:
-        chunk = b"x" * 65536
-        if not step.chunked:
-            return web.Response(body=b'{"ok": true, "pad": "' + b"x" * step.padding + b'"}', content_type="application/json")
-        response = web.StreamResponse(headers={"Content-Type": "application/json"})
-        response.enable_chunked_encoding()
-        await response.prepare(request)
-        await response.write(b'{"ok": true, "pad": "')
-        try:
-            for _ in range(step.padding // len(chunk)):
-                await response.write(chunk)
-            await response.write(b'"}')
-        except ConnectionResetError:  # the bot stopped reading: what the test wants
-            pass
-        return response
 
     def _ok(self, **data: Any) -> web.Response:
         return web.json_response({"ok": True, **data})
