@@ -19,6 +19,7 @@ from typing import Any, get_args
 
 import aiohttp
 
+from .bounded_read import read_at_most
 from .core.ports import CodeRunner, RunOutcome, RunRequest, RunStatus
 
 log = logging.getLogger(__name__)
@@ -185,8 +186,8 @@ class RemoteRunner:
                     return RunOutcome(status="rejected", message="The code is too long for the sandbox.")
                 if response.status != 200:
                     raise ServiceFailed(f"HTTP {response.status}")
-                raw = await response.content.read(MAX_ANSWER_BYTES + 1)
-                if len(raw) > MAX_ANSWER_BYTES:
+                raw = await read_at_most(response, MAX_ANSWER_BYTES)
+                if raw is None:
                     raise ServiceFailed("the answer is too long")
             try:
                 outcome = outcome_from_json(_loads(raw))

@@ -27,6 +27,7 @@ from slack_sdk.http_retry.builtin_async_handlers import (
 from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.webhook.async_client import AsyncWebhookClient
 
+from bot.bounded_read import read_at_most
 from bot.core.replies import Image, Message
 from bot.core.shared_reads import SharedReads
 
@@ -277,15 +278,13 @@ class SlackApi:
                     raise SlackCallFailed("download", f"HTTP {response.status}")
                 if response.content_type == "text/html":  # Slack's sign-in page: the token lacks files:read
                     raise SlackCallFailed("download", "Slack did not hand out the file (is the files:read scope granted?)")
-                data = bytearray()
-                async for chunk in response.content.iter_chunked(64 * 1024):
-                    data.extend(chunk)
-                    if len(data) > limit:
-                        raise SlackCallFailed("download", f"{name} is larger than {limit // 1024} KiB")
+                data = await read_at_most(response, limit)
+                if data is None:
+                    raise SlackCallFailed("download", f"{name} is larger than {limit // 1024} KiB")
         except (aiohttp.ClientError, TimeoutError) as exc:
             log.error("downloading a file from Slack failed: %s", type(exc).__name__)
             raise SlackCallFailed("download", "connection_failed") from exc
-        return name, bytes(data)
+        return name, data
 
     def _trusted(self, url: str) -> bool:
         parts = urlsplit(url)
@@ -340,7 +339,9 @@ class JsonWebApi:
             try:
                 async with self._http.post(url, data=body, headers=self._headers, timeout=TIMEOUT) as response:
                     status = response.status
-                    raw = await bounded_read(response, ANSWER_MAX)
+                    raw = await read_at_most(response, ANSWER_MAX)
+                    if raw is None:
+                        raise WebApiError("answer_too_large", status)
                     retry_after = response.headers.get("Retry-After")
             except (aiohttp.ServerConnectionError, aiohttp.ClientOSError):
                 if attempt >= CONNECTION_RETRIES:
@@ -357,20 +358,6 @@ class JsonWebApi:
                 await asyncio.sleep(backoff(attempt))
                 continue
             return answer(raw, status)
-
-
-async def bounded_read(response: aiohttp.ClientResponse, limit: int) -> bytes:
-    """The answer's body, or WebApiError("answer_too_large") once it is over `limit` bytes (before reading the rest)."""
-    if response.content_length is not None:  # what the answer says it holds: aiohttp reads no more than that
-        if response.content_length > limit:
-            raise WebApiError("answer_too_large", response.status)
-        return await response.read()
-    body = bytearray()
-    async for chunk in response.content.iter_any():
-        body += chunk
-        if len(body) > limit:
-            raise WebApiError("answer_too_large", response.status)
-    return bytes(body)
 
 
 def answer(raw: bytes, status: int) -> dict[str, Any]:
