@@ -37,7 +37,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlalchemy.util.concurrency import greenlet_spawn
 
 from .database import classify
-from .prepared import Prepared, bound, driver_error
+from .prepared import Prepared, announce, bound, driver_error
 
 Row = dict[str, Any]
 
@@ -78,7 +78,7 @@ class Direct:
             raise ValueError(f"the statement needs parameters SQLAlchemy would fill in: {sorted(params)}")
         sql, binds, results = form
         args = bound(binds, params)
-        self._engine.dispatch.before_cursor_execute(None, None, sql, args, None, False)
+        announce(self._engine, sql, args, many=False)
         return sql, args, results
 
     async def _translated(self, exc: Exception, sql: str, args: tuple[Any, ...]) -> BaseException:

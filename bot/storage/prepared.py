@@ -87,8 +87,15 @@ def bound(binds: Converters, params: Mapping[str, Any]) -> tuple[Any, ...]:
     return tuple(params.get(name) if convert is None else convert(params.get(name)) for name, convert in binds)
 
 
-def announce(c: AsyncConnection, sql: str, params: Any, *, many: bool) -> None:
-    """Tell `before_cursor_execute` listeners of a statement run on the driver, as SQLAlchemy does."""
+def announce(c: AsyncConnection | Engine, sql: str, params: Any, *, many: bool) -> None:
+    """Tell `before_cursor_execute` listeners of a statement run on the driver, as SQLAlchemy does.
+
+    On a connection taken from the engine's pool itself (`pg_link`), the engine's listeners hear it,
+    with no connection.
+    """
+    if isinstance(c, Engine):
+        c.dispatch.before_cursor_execute(None, None, sql, params, None, many)
+        return
     connection = c.sync_connection
     if connection is not None:
         connection.dispatch.before_cursor_execute(connection, None, sql, params, None, many)
