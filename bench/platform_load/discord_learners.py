@@ -36,6 +36,17 @@ def discord_guilds(shards: int) -> list[str]:
     return out
 
 
+def announce_guilds(fake: BenchDiscord, shards: int) -> None:
+    """The learners' guilds, with their study channel, sent to the bot as Discord sends a bot the guilds it is in.
+
+    With the guilds intent a bot learns each of its guilds (GUILD_CREATE) when it connects, and
+    discord.py keeps them: an interaction then finds its guild and channel in that cache. Without
+    them discord.py builds a stand-in guild, the bot's own member and the channel for every click.
+    """
+    for guild in discord_guilds(shards):
+        fake.add_guild(guild)["channels"] = [{**p.text_channel(), "guild_id": guild}]
+
+
 class DiscordLearners:
     def __init__(self, fake: BenchDiscord, shards: int, tally: Tally) -> None:
         self.fake, self.shards, self.tally = fake, shards, tally

@@ -78,6 +78,29 @@ def runqueue_wait_seconds(pid: int) -> float:
     return total / 1e9
 
 
+def tree_cpu_seconds(pid: int) -> float:
+    """CPU time of the process's descendants (its sandbox pool), with what each has reaped of its own children.
+
+    A pool's supervisors and job processes live for one job: when one ends, its time (and that of
+    the children it reaped) moves into its parent's cutime and cstime. Summed over the tree still
+    alive, those fields keep it; the difference of two readings is what the pool spent between them.
+    """
+    total = 0
+    for child in descendants(pid):
+        try:
+            fields = Path(f"/proc/{child}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += sum(int(f) for f in fields[11:15])  # utime, stime, cutime, cstime
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def host_ticks() -> tuple[int, int]:
+    """The host's CPU ticks so far, all and busy (everything but idle and iowait), from /proc/stat."""
+    values = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    return sum(values), sum(values) - values[3] - values[4]
+
+
 def descendants(pid: int) -> list[int]:
     found: list[int] = []
     todo = [pid]

@@ -19,9 +19,9 @@ from tests.slack.conftest import SIGNING_SECRET
 
 from .bots import Bot, log_errors
 from .database import PgSampler, count_attempts, drop_database, make_database
-from .discord_learners import DiscordLearners
+from .discord_learners import DiscordLearners, announce_guilds
 from .fakes import BenchDiscord, BenchSlack
-from .measure import MemorySampler, Tally, cpu_seconds, runqueue_wait_seconds
+from .measure import MemorySampler, Tally, cpu_seconds, host_ticks, runqueue_wait_seconds, tree_cpu_seconds
 from .settings import NEXT_WAIT_S, ROOT
 from .slack_learners import SlackLearners
 
@@ -58,6 +58,8 @@ class Result:
     steady_cpu_s: float = 0.0  # the bots' CPU time after the warm-up, all processes
     steady_acks: int = 0  # the answers acknowledged after the warm-up
     unfinished: int = 0  # code answers accepted (acknowledged) whose grading was still unfinished at the stop
+    pools_cpu_s: float = 0.0  # the bots' sandbox pools' CPU time over the run (template, supervisors, job processes)
+    host_busy: float = float("nan")  # the share of the host's CPU time in use over the run (0-1), by anything
 
     def whole_run_cpu_per_answer_ms(self) -> float:
         acks = len(self.tally.acks)
@@ -90,6 +92,7 @@ async def run_config(
         if fake_slack is not None:
             await fake_slack.start()
         if fake_discord is not None:
+            announce_guilds(fake_discord, processes)
             await fake_discord.start()
         startup: list[float] = []
         for n in range(processes):
@@ -125,6 +128,8 @@ async def run_config(
         cpu_before = resource.getrusage(resource.RUSAGE_SELF)
         bots_cpu_before = [cpu_seconds(b.process.pid) for b in bots]
         bots_wait_before = [runqueue_wait_seconds(b.process.pid) for b in bots]
+        pools_cpu_before = sum(tree_cpu_seconds(b.process.pid) for b in bots)
+        host_before = host_ticks()
         until = time.monotonic() + seconds
         began = time.monotonic()
         steady: list[tuple[list[float], int]] = []  # the bots' CPU and the acks so far, once the warm-up is over
@@ -154,6 +159,9 @@ async def run_config(
             else (sum(bots_cpu), len(tally.acks))
         )
         bots_wait = [runqueue_wait_seconds(b.process.pid) - w for b, w in zip(bots, bots_wait_before, strict=True)]
+        pools_cpu = sum(tree_cpu_seconds(b.process.pid) for b in bots) - pools_cpu_before
+        host_after = host_ticks()
+        host_busy = (host_after[1] - host_before[1]) / max(1, host_after[0] - host_before[0])
         load_after = os.getloadavg()
         stop_sampling.set()
         await sampling
@@ -173,6 +181,7 @@ async def run_config(
             startup, list(exit_codes), balance, bots_cpu, pg.summary() if pg is not None else "",
             [log_errors(b.log_path) for b in bots], bots_wait, database, bot_root,
             [sampler.uvloop[x] for x in pids], warmup if steady else 0.0, steady_cpu, steady_acks, unfinished,
+            pools_cpu, host_busy,
         )  # fmt: skip
     finally:
         for bot in bots:

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+from bench.platform_load.measure import host_ticks, tree_cpu_seconds
 from bench.platform_load.pack import write_pack
 from bench.platform_load.report import print_result
 from bench.platform_load.run import run_config
@@ -38,3 +42,32 @@ async def test_every_acknowledged_answer_is_stored_once(
     assert len(lines) == 1 and lines[0][1] == database
     # the bot's own CPU time from /proc: more than nothing, less than both cores for the whole run per answer
     assert 0 < float(lines[0][0]) < 2 * 1000 * result.seconds / len(tally.acks)
+
+
+BURN_S = 0.3
+ENDED_CHILD = f"""
+import os, time
+pid = os.fork()
+if pid == 0:  # a job process: it burns CPU and ends
+    start = time.process_time()
+    while time.process_time() - start < {BURN_S}:
+        pass
+    os._exit(0)
+os.waitpid(pid, 0)
+print("reaped", flush=True)
+time.sleep(60)
+"""
+
+
+def test_a_pools_cpu_keeps_the_time_of_its_ended_processes() -> None:
+    """A supervisor or job process that has ended still counts: its parent, alive, holds its time."""
+    before, host_before = tree_cpu_seconds(os.getpid()), host_ticks()
+    with subprocess.Popen([sys.executable, "-c", ENDED_CHILD], stdout=subprocess.PIPE, text=True) as child:
+        try:
+            assert child.stdout is not None and child.stdout.readline() == "reaped\n"
+            after, host_after = tree_cpu_seconds(os.getpid()), host_ticks()
+        finally:
+            child.kill()
+    assert after - before >= BURN_S * 0.8  # the grandchild is gone; its CPU is in the child's cutime
+    assert host_after[1] - host_before[1] >= BURN_S * 0.8 * os.sysconf("SC_CLK_TCK") * 0.9  # the host saw it busy
+    assert 0 <= host_after[1] - host_before[1] <= host_after[0] - host_before[0]
