@@ -67,7 +67,7 @@ def print_result(r: Result) -> None:
     print(f"  benchmark process (fakes + learners) CPU: {r.bench_cpu_s:.1f} s in {r.seconds:.1f} s "
           f"({100 * r.bench_cpu_s / r.seconds:.0f}% of one core)")  # fmt: skip
     acked = len(r.tally.acks)
-    print(f"  sandbox pools CPU (every job's processes): {r.pools_cpu_s:.1f} s ({100 * r.pools_cpu_s / r.seconds:.0f}% of one core; "
+    print(f"  sandbox CPU (the pools or services, every job's processes): {r.pools_cpu_s:.1f} s ({100 * r.pools_cpu_s / r.seconds:.0f}% of one core; "
           f"{1000 * r.pools_cpu_s / max(1, acked):.2f} ms per answer acknowledged); the host's CPUs busy {100 * r.host_busy:.0f}% "
           f"of the run, by anything")  # fmt: skip
     print(f"  {r.cpu_line()}")

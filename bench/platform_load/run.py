@@ -58,7 +58,7 @@ class Result:
     steady_cpu_s: float = 0.0  # the bots' CPU time after the warm-up, all processes
     steady_acks: int = 0  # the answers acknowledged after the warm-up
     unfinished: int = 0  # code answers accepted (acknowledged) whose grading was still unfinished at the stop
-    pools_cpu_s: float = 0.0  # the bots' sandbox pools' CPU time over the run (template, supervisors, job processes)
+    pools_cpu_s: float = 0.0  # the sandbox's CPU time over the run: the bots' pools or the services (every job's processes)
     host_busy: float = float("nan")  # the share of the host's CPU time in use over the run (0-1), by anything
 
     def whole_run_cpu_per_answer_ms(self) -> float:
@@ -76,6 +76,15 @@ class Result:
     def cpu_line(self) -> str:
         count = f"{self.processes} process{'es' if self.processes != 1 else ''}"
         return f"bot CPU per answer: {self.cpu_per_answer_ms():.2f} ms ({self.platform}, {count}, {self.database})"
+
+
+def sandbox_cpu_seconds(bots: list[Bot]) -> float:
+    """The sandbox's CPU time so far: this process's descendants but the bots themselves.
+
+    That is the bots' pools (their children) or the sandbox services this process started, each with
+    the job processes it has reaped.
+    """
+    return tree_cpu_seconds(os.getpid()) - sum(cpu_seconds(b.process.pid) for b in bots)
 
 
 async def run_config(
@@ -128,7 +137,7 @@ async def run_config(
         cpu_before = resource.getrusage(resource.RUSAGE_SELF)
         bots_cpu_before = [cpu_seconds(b.process.pid) for b in bots]
         bots_wait_before = [runqueue_wait_seconds(b.process.pid) for b in bots]
-        pools_cpu_before = sum(tree_cpu_seconds(b.process.pid) for b in bots)
+        pools_cpu_before = sandbox_cpu_seconds(bots)
         host_before = host_ticks()
         until = time.monotonic() + seconds
         began = time.monotonic()
@@ -159,7 +168,7 @@ async def run_config(
             else (sum(bots_cpu), len(tally.acks))
         )
         bots_wait = [runqueue_wait_seconds(b.process.pid) - w for b, w in zip(bots, bots_wait_before, strict=True)]
-        pools_cpu = sum(tree_cpu_seconds(b.process.pid) for b in bots) - pools_cpu_before
+        pools_cpu = sandbox_cpu_seconds(bots) - pools_cpu_before
         host_after = host_ticks()
         host_busy = (host_after[1] - host_before[1]) / max(1, host_after[0] - host_before[0])
         load_after = os.getloadavg()
