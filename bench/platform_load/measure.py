@@ -54,13 +54,22 @@ def proc_status(pid: int) -> dict[str, int]:
     return out
 
 
+def _cpu_ticks(pid: int, fields: slice) -> int:
+    """The sum of these CPU time fields of /proc/<pid>/stat, counted after the command's name (0 if the process is gone)."""
+    try:
+        values = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[fields]
+    except OSError:
+        return 0
+    return sum(int(v) for v in values)
+
+
+OWN = slice(11, 13)  # utime, stime
+WITH_REAPED = slice(11, 15)  # utime, stime, cutime, cstime
+
+
 def cpu_seconds(pid: int) -> float:
     """User + system CPU time of one process so far (0 if it is gone)."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return _cpu_ticks(pid, OWN) / os.sysconf("SC_CLK_TCK")
 
 
 def runqueue_wait_seconds(pid: int) -> float:
@@ -85,14 +94,7 @@ def tree_cpu_seconds(pid: int) -> float:
     the children it reaped) moves into its parent's cutime and cstime. Summed over the tree still
     alive, those fields keep it; the difference of two readings is what the pool spent between them.
     """
-    total = 0
-    for child in descendants(pid):
-        try:
-            fields = Path(f"/proc/{child}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        total += sum(int(f) for f in fields[11:15])  # utime, stime, cutime, cstime
-    return total / os.sysconf("SC_CLK_TCK")
+    return sum(_cpu_ticks(child, WITH_REAPED) for child in descendants(pid)) / os.sysconf("SC_CLK_TCK")
 
 
 def host_ticks() -> tuple[int, int]:
