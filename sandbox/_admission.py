@@ -1,4 +1,9 @@
-"""Bounded admission: a fixed number of jobs run, a bounded number wait, the rest are turned away."""
+"""Bounded admission: a fixed number of jobs run, a bounded number wait, the rest are turned away.
+
+A job may wait when the queue has room and the jobs ahead of it would start it within the wait
+budget, by the average time of recent jobs: cheap jobs queue deep, slow ones are turned away early
+(the learner is told to try again) rather than left waiting for minutes.
+"""
 
 from __future__ import annotations
 
@@ -29,6 +34,16 @@ class Admission:
     def saturated(self) -> bool:
         """Return True when a new job can neither run nor wait."""
         return self.running >= self.workers and len(self._waiters) >= self.queue
+
+    def expected_wait(self, job_s: float) -> float:
+        """Return the seconds a new job would wait for a worker when jobs take ``job_s`` each."""
+        if self.running < self.workers and not self._waiters:
+            return 0.0
+        return job_s * (len(self._waiters) + 1) / max(1, self.workers)
+
+    def turns_away(self, job_s: float, max_wait_s: float) -> bool:
+        """Return True when a new job can neither run nor wait, or would wait longer than ``max_wait_s``."""
+        return self.saturated() or self.expected_wait(job_s) > max_wait_s
 
     async def acquire(self) -> int:
         """Wait for a worker; return the slot to run on."""

@@ -8,6 +8,9 @@ from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 MIB = 1024 * 1024
+# Jobs that may wait, per worker: cheap jobs queue deep (a graded click is ~40 ms of a worker), slow
+# ones are bounded by max_wait_s instead.
+QUEUE_PER_WORKER = 8
 
 
 def _cores() -> int:
@@ -59,7 +62,19 @@ class SandboxConfig(BaseSettings):
         None,
         ge=0,
         le=10000,
-        description="Jobs that may wait for a worker; more are rejected (default: 2 x workers).",
+        description=(
+            "Most jobs that may wait for a worker (default: 8 x workers); fewer when they would wait "
+            "longer than max_wait_s. A job beyond is answered 'busy, try again in N s'."
+        ),
+    )
+    max_wait_s: float = Field(
+        10.0,
+        gt=0,
+        le=600,
+        description=(
+            "A job is turned away when the jobs ahead of it would take longer than this to start, "
+            "by the average time of recent jobs."
+        ),
     )
     start_timeout_s: float = Field(
         120.0, gt=0, description="How long the warm template may take to start (it imports torch)."
@@ -143,10 +158,10 @@ class SandboxConfig(BaseSettings):
     @model_validator(mode="after")
     def _queue_default(self) -> SandboxConfig:
         if self.queue is None:
-            object.__setattr__(self, "queue", 2 * self.workers)
+            object.__setattr__(self, "queue", QUEUE_PER_WORKER * self.workers)
         return self
 
     @property
     def queue_length(self) -> int:
         """Return the bound of the waiting queue."""
-        return self.queue if self.queue is not None else 2 * self.workers
+        return self.queue if self.queue is not None else QUEUE_PER_WORKER * self.workers

@@ -241,8 +241,7 @@ class Sandbox:
 
     # --- running ----------------------------------------------------------------------------
     def _retry_after(self) -> int:
-        waiting = self._admission.waiting + 1
-        return max(1, math.ceil(self._avg_job_s * waiting / max(1, self._workers)))
+        return max(1, math.ceil(self._admission.expected_wait(self._avg_job_s)))
 
     async def run(
         self,
@@ -272,7 +271,7 @@ class Sandbox:
             return Result.rejected("The test file is too long.")
         if owner is not None and owner in self._owners:
             return Result.rejected("You already have code running; wait for its result first.")
-        if self._admission.saturated():
+        if self._admission.turns_away(self._avg_job_s, cfg.max_wait_s):
             return Result.rejected(f"busy, try again in {self._retry_after()} s")
         limits = JobLimits(
             wall_s=min(wall_s, cfg.wall_s) if wall_s and wall_s > 0 else cfg.wall_s,

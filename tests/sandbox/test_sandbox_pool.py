@@ -67,6 +67,18 @@ def test_a_full_queue_rejects_at_once_with_a_retry_hint(clean_pool: Pool) -> Non
     assert time.monotonic() - started < 60
 
 
+def test_a_job_that_would_wait_too_long_is_turned_away_while_the_queue_has_room() -> None:
+    """A pool of one worker, room for eight to wait, 0.5 s of waiting allowed; jobs of about 1 s."""
+    pool = Pool(SandboxConfig(**{**SMALL, "queue": 8, "max_wait_s": 0.5}))  # type: ignore[arg-type]
+    try:
+        first, second = pool.gather((SLEEPER, {}), (SLEEPER, {}))
+        assert first.status == "passed"
+        assert second.status == "rejected" and second.message == "busy, try again in 1 s", second
+        assert pool.run("print(2)").status == "passed"  # a worker free again: no wait, no refusal
+    finally:
+        pool.close()
+
+
 def test_one_job_per_learner(clean_pool: Pool) -> None:
     first, second = clean_pool.gather((SLEEPER, {"owner": "discord:1"}), (SLEEPER, {"owner": "discord:1"}))
     assert first.status == "passed"

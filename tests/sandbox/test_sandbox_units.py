@@ -38,10 +38,11 @@ def test_config_reads_the_environment_and_bounds_values(monkeypatch: pytest.Monk
     assert (cfg.wall_s, cfg.workers, cfg.queue_length, cfg.memory_mb, cfg.allow_no_isolation) == (
         5,
         3,
-        6,
+        24,
         768,
         False,
     )
+    assert cfg.max_wait_s == 10.0
     assert (cfg.pids, cfg.output_bytes, cfg.file_bytes, cfg.code_bytes) == (64, 65536, 16 * 2**20, 65536)
     with pytest.raises(ValidationError):
         SandboxConfig(wal_s=3)  # type: ignore[call-arg]  # a typo in quizbot.toml's [sandbox] table
@@ -127,6 +128,25 @@ async def test_admission_bounds_running_and_waiting() -> None:
     assert second != first  # least recently used slot
     adm.release(second)
     assert not adm.saturated() and adm.running == 0
+
+
+async def test_admission_turns_slow_jobs_away_before_the_queue_is_full() -> None:
+    adm = Admission(workers=2, slots=4, queue=16)
+    assert adm.expected_wait(3.0) == 0.0 and not adm.turns_away(3.0, max_wait_s=10.0)
+    running = [await adm.acquire(), await adm.acquire()]
+    waiters = [asyncio.create_task(adm.acquire()) for _ in range(5)]
+    await asyncio.sleep(0)
+    # Five wait for two workers: a sixth would start after three jobs of each worker's queue.
+    assert adm.expected_wait(3.0) == 9.0 and adm.expected_wait(0.04) == 0.12
+    assert adm.turns_away(3.0, max_wait_s=8.0) and not adm.turns_away(3.0, max_wait_s=9.0)
+    assert not adm.turns_away(0.04, max_wait_s=8.0)  # cheap jobs queue on, up to the queue's bound
+    for slot in running:
+        adm.release(slot)
+    for task in waiters[:2]:
+        adm.release(await task)
+    for task in waiters[2:]:
+        adm.release(await task)
+    assert adm.running == 0 and adm.waiting == 0
 
 
 def test_cgroup_v2_slots_on_a_fake_hierarchy(tmp_path: Path) -> None:
