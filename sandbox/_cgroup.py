@@ -33,6 +33,16 @@ def _instance_name() -> str:
     return f"{_PREFIX}{os.getpid()}-{next(_instances)}"
 
 
+# The kernel's CPU weight of a task at niceness 0..19 (sched_prio_to_weight): a cgroup v1 group of
+# these shares weighs as one such task against the tasks beside it.
+_NICE_WEIGHTS = (1024, 820, 655, 526, 423, 335, 272, 215, 172, 137, 110, 87, 70, 56, 45, 36, 29, 23, 18, 15)
+
+
+def shares_for_nice(nice: int) -> int:
+    """Return the cgroup v1 ``cpu.shares`` of one task at this niceness (0-19)."""
+    return _NICE_WEIGHTS[min(max(nice, 0), len(_NICE_WEIGHTS) - 1)]
+
+
 def parse_mountinfo(text: str) -> list[tuple[str, str, str, set[str]]]:
     """Return (mount root, mount point, fs type, super options) of every cgroup mount."""
     out = []
@@ -101,6 +111,7 @@ class CgroupSet:
         memory_bytes: int,
         pids: int,
         cpu_cores: float,
+        nice: int = 0,
         parent: str | None = None,
         mountinfo: str | None = None,
         self_cgroup: str | None = None,
@@ -114,7 +125,7 @@ class CgroupSet:
         if unified is not None:
             root_ctl = set(_read(os.path.join(unified[1], "cgroup.controllers")).split())
             if {"memory", "pids"} <= root_ctl:
-                return cls._create_v2(slots, unified, own, memory_bytes, pids, cpu_cores, parent, root_ctl)
+                return cls._create_v2(slots, unified, own, memory_bytes, pids, cpu_cores, nice, parent, root_ctl)
         v1 = {}
         for root, point, fstype, opts in mounts:
             if fstype == "cgroup":
@@ -124,7 +135,7 @@ class CgroupSet:
         missing = [c for c in _V1_NEEDED if c not in v1]
         if missing:
             raise OSError(errno.ENOENT, f"cgroup controllers not mounted: {', '.join(missing)}")
-        return cls._create_v1(slots, v1, own, memory_bytes, pids, cpu_cores, parent)
+        return cls._create_v1(slots, v1, own, memory_bytes, pids, cpu_cores, nice, parent)
 
     @classmethod
     def _create_v1(
@@ -135,6 +146,7 @@ class CgroupSet:
         memory_bytes: int,
         pids: int,
         cpu_cores: float,
+        nice: int,
         parent: str | None,
     ) -> CgroupSet:
         name = _instance_name()
@@ -152,6 +164,8 @@ class CgroupSet:
         try:
             with contextlib.suppress(OSError):
                 _write(os.path.join(bases["memory"], "memory.use_hierarchy"), "1")
+            if "cpu" in bases:  # the slots together weigh as one task of the sandbox's niceness
+                _write(os.path.join(bases["cpu"], "cpu.shares"), str(shares_for_nice(nice)))
             for i in range(slots):
                 dirs = {ctl: os.path.join(base, f"slot{i}") for ctl, base in bases.items()}
                 for d in dict.fromkeys(dirs.values()):
@@ -198,6 +212,7 @@ class CgroupSet:
         memory_bytes: int,
         pids: int,
         cpu_cores: float,
+        nice: int,
         parent: str | None,
         root_ctl: set[str],
     ) -> CgroupSet:
@@ -211,6 +226,8 @@ class CgroupSet:
         cset = cls(version=2, base_dirs=(base,), controllers=tuple(wanted))
         try:
             _write(os.path.join(base, "cgroup.subtree_control"), " ".join(f"+{c}" for c in wanted))
+            if "cpu" in wanted:  # the slots together weigh as one task of the sandbox's niceness
+                _write(os.path.join(base, "cpu.weight.nice"), str(nice))
             for i in range(slots):
                 d = os.path.join(base, f"slot{i}")
                 os.makedirs(d, exist_ok=True)

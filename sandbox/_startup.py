@@ -55,6 +55,7 @@ def template_config(cfg: SandboxConfig, uid_base: int, cgroups: CgroupSet | None
     return {
         "limits": limits.to_wire(),
         "workers": cfg.workers,
+        "nice": cfg.nice,
         "uid_base": uid_base,
         "namespaces": cfg.namespaces,
         "user_namespace": cfg.user_namespace,

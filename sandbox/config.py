@@ -119,6 +119,16 @@ class SandboxConfig(BaseSettings):
     cpu_cores_per_job: float = Field(
         1.0, gt=0, le=256, description="CPU bandwidth of one job, in cores (cgroup quota)."
     )
+    nice: int = Field(
+        10,
+        ge=0,
+        le=19,
+        description=(
+            "How far the sandbox's processes (template, supervisors, jobs) stand back for the bot when "
+            "the CPU is short: added to their niceness, and the slot cgroups' CPU weight to match. "
+            "0: the same priority as the bot."
+        ),
+    )
     env_allowlist: tuple[str, ...] = Field(
         (), description="Names of bot environment variables copied into jobs (never tokens or settings)."
     )

@@ -129,6 +129,7 @@ class Sandbox:
                     memory_bytes=cfg.memory_mb * MIB,
                     pids=cfg.pids,
                     cpu_cores=cfg.cpu_cores_per_job,
+                    nice=cfg.nice,
                     parent=cfg.cgroup_parent,
                 )
             except OSError as exc:

@@ -17,7 +17,7 @@ from pydantic import ValidationError
 from sandbox import ErrorInfo, Result, SandboxConfig
 from sandbox._admission import Admission
 from sandbox._assemble import JobLimits, assemble, read_report
-from sandbox._cgroup import CgroupSet, parse_mountinfo
+from sandbox._cgroup import CgroupSet, parse_mountinfo, shares_for_nice
 from sandbox._process import job_environment
 from sandbox._seccomp import build_filter, libseccomp_path
 from sandbox._watch import parse_result_line
@@ -161,12 +161,14 @@ def test_cgroup_v2_slots_on_a_fake_hierarchy(tmp_path: Path) -> None:
         memory_bytes=256 * 2**20,
         pids=64,
         cpu_cores=1.0,
+        nice=10,
         mountinfo=mountinfo,
         self_cgroup="0::/bot.service\n",
     )
     assert cset.version == 2 and len(cset.slots) == 2
     slot = Path(cset.slots[1].dirs[0])
     assert slot.parent.parent == own
+    assert (slot.parent / "cpu.weight.nice").read_text() == "10"  # the slots together stand back for the bot
     assert (slot / "memory.max").read_text() == str(256 * 2**20)
     assert (slot / "pids.max").read_text() == "64" and (slot / "cpu.max").read_text() == "100000 100000"
     assert (slot / "memory.swap.max").read_text() == "0"
@@ -176,6 +178,11 @@ def test_cgroup_v2_slots_on_a_fake_hierarchy(tmp_path: Path) -> None:
             path.unlink()
     cset.remove()
     assert not slot.parent.exists()
+
+
+def test_cgroup_v1_shares_are_the_kernels_weights_of_a_nice_task() -> None:
+    assert [shares_for_nice(n) for n in (0, 1, 5, 10, 19)] == [1024, 820, 335, 110, 15]
+    assert shares_for_nice(25) == 15 and shares_for_nice(-3) == 1024
 
 
 def test_cgroup_v1_mountinfo_with_comounted_controllers() -> None:
