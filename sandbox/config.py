@@ -120,13 +120,14 @@ class SandboxConfig(BaseSettings):
         1.0, gt=0, le=256, description="CPU bandwidth of one job, in cores (cgroup quota)."
     )
     nice: int = Field(
-        10,
+        0,
         ge=0,
         le=19,
         description=(
             "How far the sandbox's processes (template, supervisors, jobs) stand back for the bot when "
             "the CPU is short: added to their niceness, and the slot cgroups' CPU weight to match. "
-            "0: the same priority as the bot."
+            "0 (default): the bot's priority. 10 halved ack p50 on a busy host, but flat out, code "
+            "answers were turned away as busy (docs/reference/measured.md)."
         ),
     )
     env_allowlist: tuple[str, ...] = Field(
