@@ -164,7 +164,7 @@ class CgroupSet:
         try:
             with contextlib.suppress(OSError):
                 _write(os.path.join(bases["memory"], "memory.use_hierarchy"), "1")
-            if "cpu" in bases:  # the slots together weigh as one task of the sandbox's niceness
+            if "cpu" in bases and nice:  # the slots together weigh as one task of the sandbox's niceness
                 _write(os.path.join(bases["cpu"], "cpu.shares"), str(shares_for_nice(nice)))
             for i in range(slots):
                 dirs = {ctl: os.path.join(base, f"slot{i}") for ctl, base in bases.items()}
@@ -226,7 +226,7 @@ class CgroupSet:
         cset = cls(version=2, base_dirs=(base,), controllers=tuple(wanted))
         try:
             _write(os.path.join(base, "cgroup.subtree_control"), " ".join(f"+{c}" for c in wanted))
-            if "cpu" in wanted:  # the slots together weigh as one task of the sandbox's niceness
+            if "cpu" in wanted and nice:  # the slots together weigh as one task of the sandbox's niceness
                 _write(os.path.join(base, "cpu.weight.nice"), str(nice))
             for i in range(slots):
                 d = os.path.join(base, f"slot{i}")

@@ -4,8 +4,8 @@ Started by ``_process.TemplateProcess`` as ``python -I -B -c <launcher> FD``, FD
 the bot; the first frame is the configuration. The template imports and warms everything, fixes
 thread counts (it never runs a parallel torch op), freezes the garbage collector, backs its memory
 with huge pages (cheaper forks), gives back the library pages only start-up touched (``_warm``),
-stands back for the bot (``nice``, inherited by every fork), enters its own empty network namespace
-and read-only root, answers ``ready`` and serves frames:
+stands back for the bot when configured to (``nice``, inherited by every fork), enters its own empty
+network namespace and read-only root, answers ``ready`` and serves frames:
 
 - ``{"op": "job", "id", "slot", "limits", "sealed": N}`` and N bytes (the supervisor's frame, with
   the code and the hidden test, relayed unread: ``_sealed``) -> ``{"op": "started"}``, then
@@ -347,7 +347,8 @@ def main(argv: list[str]) -> int:
         started = time.monotonic()
         template = Template(sock, cfg)
         template.warm()
-        os.nice(int(cfg.get("nice", 0)))  # the bot's answers first when the CPU is short; forks inherit it
+        if cfg.get("nice"):
+            os.nice(int(cfg["nice"]))  # the bot's answers first when the CPU is short; forks inherit it
         threads = _threads()
         gc.collect()
         gc.freeze()  # the warm objects are never collected, so forks never write to their pages
