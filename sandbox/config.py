@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from pydantic import Field, model_validator
+from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 MIB = 1024 * 1024
@@ -165,12 +165,6 @@ class SandboxConfig(BaseSettings):
         ),
         description="Modules the warm template imports before forking jobs.",
     )
-
-    @model_validator(mode="after")
-    def _queue_default(self) -> SandboxConfig:
-        if self.queue is None:
-            object.__setattr__(self, "queue", QUEUE_PER_WORKER * self.workers)
-        return self
 
     @property
     def queue_length(self) -> int:
