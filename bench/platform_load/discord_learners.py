@@ -148,7 +148,7 @@ class DiscordLearners:
             if acked is None:
                 tally.lost += 1
             else:
-                tally.answered(acked[0])
+                tally.answered(acked[0], code=choice is None)
                 if acked[1].body.get("type") == 4 and "already answered" in json.dumps(acked[1].body):
                     tally.refused += 1
                     item, recover = None, True

@@ -13,6 +13,7 @@ from pathlib import Path
 @dataclass
 class Tally:
     acks: list[float] = field(default_factory=list)  # seconds, one per answer acknowledged
+    code_acks: list[float] = field(default_factory=list)  # of those, the code answers' (to see where the tail lives)
     replies: list[float] = field(default_factory=list)  # seconds from sending an answer to the next item shown
     problems: dict[str, int] = field(default_factory=dict)  # what went wrong, by kind (for the report)
     answers_sent: int = 0
@@ -28,8 +29,10 @@ class Tally:
     code_answers: int = 0
     other_requests: int = 0  # starts, form openings: acknowledged, not answers
 
-    def answered(self, seconds: float) -> None:
+    def answered(self, seconds: float, code: bool = False) -> None:
         self.acks.append(seconds)
+        if code:
+            self.code_acks.append(seconds)
 
     def problem(self, kind: str) -> None:
         self.problems[kind] = self.problems.get(kind, 0) + 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import statistics
+from collections import Counter
 from collections.abc import Sequence
 
 from .measure import percentile
@@ -34,6 +35,10 @@ def print_result(r: Result) -> None:
           f"({len(acks) / r.seconds:.1f}/s); quizzes started {t.quizzes}; other requests {t.other_requests}")  # fmt: skip
     print(f"  ack latency ms: p50 {ms(acks, 0.5)}  p95 {ms(acks, 0.95)}  p99 {ms(acks, 0.99)}  max {ms(acks, 1.0)}"
           f"  (mean {1000 * statistics.fmean(acks) if acks else float('nan'):.0f})")  # fmt: skip
+    code = sorted(t.code_acks)
+    print(f"    of which code answers (n={len(code)}): p50 {ms(code, 0.5)}  p99 {ms(code, 0.99)}; "
+          f"the other answers' p99 {ms(sorted((Counter(acks) - Counter(code)).elements()), 0.99)}; acks over 250 ms: {sum(a > 0.25 for a in acks)} "
+          f"({sum(a > 0.25 for a in code)} of them code)")  # fmt: skip
     print(f"  acks over {SLOW_ACK_S:.0f} s: {over}; not acknowledged within {ACK_WAIT_S:.0f} s: {t.lost}; "
           f"HTTP errors to learners: {t.http_errors}; platform API errors: {r.api_errors}; "
           f"learners left waiting {NEXT_WAIT_S:.0f} s for a next item: {t.stalls}")  # fmt: skip
@@ -65,7 +70,8 @@ def print_result(r: Result) -> None:
     if r.pg:
         print(f"  {r.pg}")
     print(f"  benchmark process (fakes + learners) CPU: {r.bench_cpu_s:.1f} s in {r.seconds:.1f} s "
-          f"({100 * r.bench_cpu_s / r.seconds:.0f}% of one core)")  # fmt: skip
+          f"({100 * r.bench_cpu_s / r.seconds:.0f}% of one core); runnable but waiting for a CPU {r.bench_wait_s:.1f} s; "
+          f"its loop woke late by p50 {ms(r.bench_lags, 0.5)} ms, p99 {ms(r.bench_lags, 0.99)} ms, max {ms(r.bench_lags, 1.0)} ms")  # fmt: skip
     acked = len(r.tally.acks)
     print(f"  sandbox CPU (the pools or services, every job's processes): {r.pools_cpu_s:.1f} s ({100 * r.pools_cpu_s / r.seconds:.0f}% of one core; "
           f"{1000 * r.pools_cpu_s / max(1, acked):.2f} ms per answer acknowledged); the host's CPUs busy {100 * r.host_busy:.0f}% "

@@ -60,6 +60,8 @@ class Result:
     unfinished: int = 0  # code answers accepted (acknowledged) whose grading was still unfinished at the stop
     pools_cpu_s: float = 0.0  # the sandbox's CPU time over the run: the bots' pools or the services (every job's processes)
     host_busy: float = float("nan")  # the share of the host's CPU time in use over the run (0-1), by anything
+    bench_lags: list[float] = field(default_factory=list)  # how late this process's loop woke from 5 ms sleeps (its own share of an ack)
+    bench_wait_s: float = 0.0  # this process runnable but waiting for a CPU over the run
 
     def whole_run_cpu_per_answer_ms(self) -> float:
         acks = len(self.tally.acks)
@@ -148,6 +150,16 @@ async def run_config(
             steady.append(([cpu_seconds(b.process.pid) for b in bots], len(tally.acks)))
 
         marker = asyncio.create_task(mark_steady()) if 0 < warmup < seconds else None
+        lags: list[float] = []
+
+        async def probe_lag() -> None:  # the measuring loop's own delay, which every ack it times includes
+            while True:
+                asked = time.perf_counter()
+                await asyncio.sleep(0.005)
+                lags.append(time.perf_counter() - asked - 0.005)
+
+        prober = asyncio.create_task(probe_lag())
+        bench_wait_before = runqueue_wait_seconds(os.getpid())
         if fake_slack is not None:
             connector = aiohttp.TCPConnector(limit=0)
             async with aiohttp.ClientSession(connector=connector) as http:
@@ -162,6 +174,8 @@ async def run_config(
         bots_cpu = [cpu_seconds(b.process.pid) - c for b, c in zip(bots, bots_cpu_before, strict=True)]
         if marker is not None:
             marker.cancel()
+        prober.cancel()
+        bench_wait = runqueue_wait_seconds(os.getpid()) - bench_wait_before
         steady_cpu, steady_acks = (
             (sum(cpu_seconds(b.process.pid) - c for b, c in zip(bots, steady[0][0], strict=True)), len(tally.acks) - steady[0][1])
             if steady
@@ -190,7 +204,7 @@ async def run_config(
             startup, list(exit_codes), balance, bots_cpu, pg.summary() if pg is not None else "",
             [log_errors(b.log_path) for b in bots], bots_wait, database, bot_root,
             [sampler.uvloop[x] for x in pids], warmup if steady else 0.0, steady_cpu, steady_acks, unfinished,
-            pools_cpu, host_busy,
+            pools_cpu, host_busy, sorted(lags), bench_wait,
         )  # fmt: skip
     finally:
         for bot in bots:

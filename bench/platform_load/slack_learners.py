@@ -171,7 +171,7 @@ class SlackLearners:
                 tally.code_answers += 1
                 status, took = await self.send(self.code_message(user), "application/json", index)
             if status == 200:
-                tally.answered(took)
+                tally.answered(took, code=choice is None)
             elif status == -1:
                 tally.lost += 1
             else:

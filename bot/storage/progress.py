@@ -13,15 +13,19 @@ from bot.core.model import History, TopicStats, UserStats
 from . import tables as t
 from .base import Database
 from .daily_rows import read_learner
+from .one_row import ManyRows
 
 # Built once (every quiz start reads it): building the statement cost more than running it on SQLite.
-_HISTORY = select(
-    t.reviews.c.pack_id, t.reviews.c.question_id, t.reviews.c.due, t.reviews.c.card, t.reviews.c.correct, t.reviews.c.answers
-).where(
-    and_(
-        t.reviews.c.platform == bindparam("platform"),
-        t.reviews.c.user_id == bindparam("user_id"),
-        t.reviews.c.pack_id.in_(bindparam("packs", expanding=True)),
+# Many rows, one a card: SQLite hands them back as one (`one_row.py`).
+_HISTORY = ManyRows(
+    select(
+        t.reviews.c.pack_id, t.reviews.c.question_id, t.reviews.c.due, t.reviews.c.card, t.reviews.c.correct, t.reviews.c.answers
+    ).where(
+        and_(
+            t.reviews.c.platform == bindparam("platform"),
+            t.reviews.c.user_id == bindparam("user_id"),
+            t.reviews.c.pack_id.in_(bindparam("packs", expanding=True)),
+        )
     )
 )
 
@@ -35,7 +39,7 @@ class ProgressStore:
     async def history(self, platform: str, user_id: str, packs: Sequence[str]) -> dict[tuple[str, str], History]:
         """Each graded question's last result and review card: one row per question, not per attempt."""
         async with self._db.read() as c:
-            rows = await c.execute(_HISTORY, {"platform": platform, "user_id": user_id, "packs": list(packs)})
+            rows = await _HISTORY.all(c, {"platform": platform, "user_id": user_id, "packs": list(packs)})
             return {
                 (pack, question): History(answers, bool(correct), due, card)
                 for pack, question, due, card, correct, answers in rows

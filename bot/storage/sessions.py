@@ -40,6 +40,7 @@ from .codec import (
     session_row,
     thaw,
 )
+from .one_row import ManyRows
 from .prepared import Prepared
 from .work_tables import unfinished_work
 from .writer import BatchMismatch, GroupWriter, SaveOp
@@ -290,7 +291,7 @@ class SessionStore:
             # Refuse what would fail, before writing: a stale version, a key stored or repeated in
             # the group. The conditional update below still checks every row.
             ids = [op.row["id"] for op in ops]
-            current: dict[str, int] = {sid: version for sid, version in await c.execute(_VERSIONS, {"ids": ids})}
+            current: dict[str, int] = {sid: version for sid, version in await _VERSIONS.all(c, {"ids": ids})}
             keys = [op.attempt["key"] for op in ops if op.attempt is not None and op.attempt["key"] is not None]
             stored = set(await _stored_keys(c, keys))
             open_work = set(await _open_work(c, [op.work for op in ops if op.work is not None]))
@@ -363,7 +364,7 @@ _ACTIVE_ROW = Prepared(select(t.sessions).where(
         t.sessions.c.status == "active",
     )
 ))
-_VERSIONS = select(t.sessions.c.id, t.sessions.c.version).where(t.sessions.c.id.in_(bindparam("ids", expanding=True)))
+_VERSIONS = ManyRows(select(t.sessions.c.id, t.sessions.c.version).where(t.sessions.c.id.in_(bindparam("ids", expanding=True))))
 _STORED_KEYS = select(t.attempts.c.key).where(t.attempts.c.key.in_(bindparam("keys", expanding=True)))
 _OPEN_WORK = select(unfinished_work.c.id).where(unfinished_work.c.id.in_(bindparam("ids", expanding=True)))
 _INSERT_ATTEMPTS = Prepared(insert(t.attempts))

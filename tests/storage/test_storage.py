@@ -12,13 +12,14 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 
 from bot.core import Actor, QuizService, StorageError
-from bot.core.model import Attempt, Owner
+from bot.core.model import Attempt, History, Owner, Review
 from bot.core.packs import load_path
 from bot.core.ports import Conflict
 from bot.storage import open_repository
 from bot.storage.tables import metadata
 from tests.conftest import DEMO_PACK
 from tests.fakes import FakeClock, LocalRunner
+from tests.storage import clicks
 
 ANN = Actor("discord", "guild-1", "ann", "Ann")
 
@@ -185,3 +186,37 @@ async def test_remembering_an_items_message_is_right_when_another_process_saved_
     finally:
         await here.close()
         await there.close()
+
+
+async def test_history_returns_each_card_as_stored(any_url: str) -> None:
+    """One entry per question of the learner's asked packs, due as an aware UTC time to the microsecond.
+
+    On SQLite the cards come back in one JSON row (`progress._HISTORY_ONE_ROW`): the text, the
+    times, the flags and the counts must read back as the row-by-row query gives them on PostgreSQL.
+    """
+    repo = await open_repository(any_url)
+    try:
+        session = clicks.new_session("s1", "ann", 3)
+        await repo.create_session(session)
+        due = [datetime(2026, 12, 5, 7, 8, 9, 123456, tzinfo=UTC), datetime(2027, 1, 2, 3, 4, 5, tzinfo=UTC)]
+        card = '{"state": 2, "note": "quote \\" and ü"}'
+        for n, (when, right) in enumerate(zip(due, [True, False], strict=True)):
+            item = session.items[n]
+            item.attempts, item.done, item.correct = 1, True, right
+            made = Attempt("discord", "guild", "ann", "demo", item.question, None, "A", right, 1, clicks.AT, "s1", f"k{n}")
+            await repo.save_session(session, made, Review("discord", "ann", "demo", item.question, card, when, right))
+            session.position += 1
+        other = Review("discord", "bob", "demo", "q0", "{}", due[0], True)  # another learner's card: not Ann's history
+        bob = clicks.new_session("s2", "bob", 1)
+        await repo.create_session(bob)
+        await repo.save_session(bob, clicks.attempt(bob, "kb"), other)
+
+        history = await repo.history("discord", "ann", ["demo", "other-pack"])
+        assert history == {
+            ("demo", "q0"): History(1, True, due[0], card),
+            ("demo", "q1"): History(1, False, due[1], card),
+        }
+        assert all(type(h.last_correct) is bool and h.due is not None and h.due.tzinfo is not None for h in history.values())
+        assert await repo.history("discord", "ann", ["other-pack"]) == {}
+    finally:
+        await repo.close()
