@@ -5,7 +5,9 @@ database) gets a fresh database, PostgreSQL on 127.0.0.1:5432 or a SQLite file (
 afterwards), and fresh bot processes started as an operator would (`quizbot run`, pointed at the fake platforms with
 SLACK_API_URL / DISCORD_API_URL). The fake servers (the tests' own, subclassed here to time and
 route) and the learners run in this process; its CPU use is printed, to show whether it bounded
-the figures.
+the figures, with how late its own loop woke from short sleeps (which every ack it times includes).
+It runs on uvloop (`--loop asyncio` for asyncio's loop): about a tenth less of the host's CPU beside
+the bots than on asyncio's loop.
 
 - Slack learners send signed HTTP requests to the bots' /slack/events: `/quiz start bench
   count:20`, then a click on choice A of each item, or the code as a ```python block in the DM for
@@ -28,7 +30,7 @@ design): code acknowledged and then answered "the sandbox is busy, try again" (t
 again), and code still being graded at the stop (its row of unfinished work tells the learner
 after a restart). An answer acknowledged and then met with the bot's apology for an error is
 counted too, and still printed as a mismatch. Also printed: the time from an answer to the next item,
-each bot process's RSS (VmRSS sampled every 0.5 s, and VmHWM) and whether it mapped torch, its
+the code answers' acks apart from the others', each bot process's RSS (VmRSS sampled every 0.5 s, and VmHWM) and whether it mapped torch, its
 sandbox pool's PSS, its CPU time, the database connections' states, the load average; and at
 the end sandbox jobs/s through the bot's client with one and two services (the measure of
 bench/sandbox_service_bench.py).
@@ -42,7 +44,7 @@ are measured by the same benchmark in one sitting.
 
     python bench/platform_bench.py [--seconds 60] [--learners 500] [--only slack,discord]
         [--processes 1,2] [--sandbox local,service] [--balance roundrobin,sticky] [--jobs 100] [--think 0]
-        [--database postgresql,sqlite] [--bot-root PATH,...] [--repeat 1]
+        [--database postgresql,sqlite] [--bot-root PATH,...] [--repeat 1] [--loop uvloop|asyncio]
 
 Prints figures; asserts nothing (a mismatch of attempts and acks is printed loudly).
 

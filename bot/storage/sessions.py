@@ -41,7 +41,7 @@ from .codec import (
     thaw,
 )
 from .one_row import ManyRows
-from .prepared import Prepared
+from .prepared import Prepared, run_together
 from .work_tables import unfinished_work
 from .writer import BatchMismatch, GroupWriter, SaveOp
 
@@ -312,13 +312,11 @@ class SessionStore:
         good = [op for op, outcome in zip(ops, outcomes, strict=True) if outcome is None]
         if not good:
             return outcomes
-        updated = await _UPDATE_IF_VERSION.run(
-            c, [{**{k: op.row[k] for k in SESSION_FIELDS}, "b_id": op.row["id"], "b_expected": op.expected_version} for op in good]
-        )
-        if updated != len(good):
-            if len(ops) == 1:
+        updates = [{**{k: op.row[k] for k in SESSION_FIELDS}, "b_id": op.row["id"], "b_expected": op.expected_version} for op in good]
+        if len(ops) == 1:  # not checked above: the conditional update decides before anything else is written
+            if await _UPDATE_IF_VERSION.run(c, updates) != 1:
                 return [Conflict(f"session {ops[0].row['id']} changed since it was read")]
-            raise BatchMismatch(f"{updated} of {len(good)} sessions updated")
+            updates = []
         work = [op.work for op in good if op.work is not None]
         if work:  # the answers settle their unfinished work; one already taken refuses its answer
             settled = await c.execute(delete(unfinished_work).where(unfinished_work.c.id.in_(work)))
@@ -326,25 +324,26 @@ class SessionStore:
                 raise BatchMismatch(WORK_TAKEN if len(work) == 1 else f"{settled.rowcount} of {len(work)} work rows settled")
         await settle_items(c, [op.parts for op in good if op.parts is not None and op.parts.settles is not None])
         attempts = [op.attempt for op in good if op.attempt is not None]
-        if attempts:
-            await _INSERT_ATTEMPTS.run(c, attempts)
-        reviews = [op.review for op in good if op.review is not None]
-        if reviews:
-            await self._upsert_reviews(c, reviews)
+        reviews = _merged([op.review for op in good if op.review is not None])
+        # The group's updates, attempts and cards: one trip on SQLite (`prepared.run_together`)
+        updated, _, _ = await run_together(c, [(_UPDATE_IF_VERSION, updates), (_INSERT_ATTEMPTS, attempts), (self._upsert_review, reviews)])
+        if updated != len(updates):
+            raise BatchMismatch(f"{updated} of {len(good)} sessions updated")
         for op in good:
             if op.parts is not None:
                 await write_parts(c, op.parts, self._counted, self._guesses)
         return outcomes
 
-    async def _upsert_reviews(self, c: AsyncConnection, reviews: list[dict[str, Any]]) -> None:
-        # Two cards for one question in one group: the later one wins and both answers count.
-        merged: dict[tuple[str, str, str, str], dict[str, Any]] = {}
-        for r in reviews:
-            key = (r["platform"], r["user_id"], r["pack_id"], r["question_id"])
-            if key in merged:
-                r = {**r, "answers": merged[key]["answers"] + r["answers"]}
-            merged[key] = r
-        await self._upsert_review.run(c, list(merged.values()))
+
+def _merged(reviews: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Two cards for one question in one group: the later one wins and both answers count."""
+    merged: dict[tuple[str, str, str, str], dict[str, Any]] = {}
+    for r in reviews:
+        key = (r["platform"], r["user_id"], r["pack_id"], r["question_id"])
+        if key in merged:
+            r = {**r, "answers": merged[key]["answers"] + r["answers"]}
+        merged[key] = r
+    return list(merged.values())
 
 
 # Statements built once: building them on every group costs more than running them on SQLite.

@@ -41,6 +41,25 @@ def _run(db: sqlite3.Connection, sql: str, parameters: Any, many: bool) -> _Outc
         cursor.close()
 
 
+def _run_all(db: sqlite3.Connection, statements: list[tuple[str, list[Any]]]) -> tuple[list[int], sqlite3.Error | None, bool]:
+    """In the connection's thread: run statements in order, each for many rows, until one fails.
+
+    Returns the rows each one run changed, the error that stopped them (the failed statement is the
+    one after the last count), and whether a transaction is open.
+    """
+    counts: list[int] = []
+    for sql, values in statements:
+        cursor = db.cursor()
+        try:
+            cursor.executemany(sql, values)
+            counts.append(cursor.rowcount)
+        except sqlite3.Error as exc:
+            return counts, exc, db.in_transaction
+        finally:
+            cursor.close()
+    return counts, None, db.in_transaction
+
+
 def _end(db: sqlite3.Connection, commit: bool) -> bool:
     """In the connection's thread: commit or roll back; whether a transaction is still open."""
     (db.commit if commit else db.rollback)()
@@ -123,6 +142,12 @@ class OneTripConnection(aiosqlite.Connection):
         outcome: _Outcome = await self._execute(_run, self._conn, sql, parameters, many)  # type: ignore[no-untyped-call]
         self._open = outcome[4]
         return outcome
+
+    async def run_all(self, statements: list[tuple[str, list[Any]]]) -> tuple[list[int], sqlite3.Error | None]:
+        """Run statements in order, each for many rows, in one trip (`_run_all`): their row counts, and the error that stopped them."""
+        self._open = True
+        counts, error, self._open = await self._execute(_run_all, self._conn, statements)  # type: ignore[no-untyped-call]
+        return counts, error
 
     async def commit(self) -> None:
         if self._open:

@@ -17,7 +17,7 @@ from bot.core.errors import DatabaseFault
 from bot.storage import SqlRepository, open_repository
 from bot.storage import tables as t
 from bot.storage.database import SQLITE_CACHE_KIB, SQLITE_POOL_SIZE
-from bot.storage.prepared import Prepared
+from bot.storage.prepared import Prepared, run_together
 from bot.storage.sqlite_link import OneTripConnection
 
 
@@ -109,6 +109,34 @@ async def test_a_prepared_statement_fails_as_sqlalchemy_would_and_keeps_nothing(
                 await c.execute(text("PRAGMA query_only = OFF"))
     assert fault.value.kind == "read-only"
     assert isinstance(fault.value.__cause__, sqlite3.OperationalError)
+
+
+async def test_statements_run_together_are_one_trip_and_the_first_failure_stops_them(repo: SqlRepository) -> None:
+    """`run_together`: each statement's count in order, an empty one skipped, all in one trip; a failure names its statement."""
+    change = Prepared(update(t.settings).where(t.settings.c.key == bindparam("b_key")).values(value=bindparam("value")))
+    attempts, settings = Prepared(insert(t.attempts)), Prepared(insert(t.settings))
+    seen: list[str] = []
+    event.listen(repo.engine.sync_engine, "before_cursor_execute", lambda *a: seen.append(a[2].split()[0]))
+    async with repo.engine.begin() as c:
+        await c.execute(insert(t.settings), [{"key": "a", "value": "1"}, {"key": "b", "value": "1"}])
+        driver = (await c.get_raw_connection()).driver_connection
+        assert isinstance(driver, OneTripConnection)
+        trips = _count_trips(driver)
+        counts = await run_together(
+            c, [(change, [{"b_key": "a", "value": "2"}, {"b_key": "nobody", "value": "2"}]), (settings, []), (attempts, [_attempt(1), _attempt(2)])]
+        )  # fmt: skip
+        assert counts == [1, 0, 2]
+        assert trips == ["_run_all"]
+        assert seen == ["INSERT", "UPDATE", "INSERT"]  # listeners hear each statement run, as from SQLAlchemy
+    with pytest.raises(IntegrityError) as failed:  # the second statement's key is stored: the third never runs
+        async with repo.engine.begin() as c:
+            await run_together(
+                c, [(change, [{"b_key": "b", "value": "3"}]), (attempts, [_attempt(3, key="k"), _attempt(4, key="k")]), (settings, [{"key": "c", "value": "1"}])]
+            )  # fmt: skip
+    assert "INSERT INTO attempts" in str(failed.value.statement)
+    async with repo.engine.connect() as c:
+        assert dict((await c.execute(select(t.settings.c.key, t.settings.c.value))).all()) == {"a": "2", "b": "1"}
+        assert (await c.execute(text("SELECT count(*) FROM attempts"))).scalar_one() == 2
 
 
 async def test_a_burst_of_readers_shares_the_kept_connections(repo: SqlRepository) -> None:
