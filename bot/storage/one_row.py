@@ -9,8 +9,9 @@ database thread's CPU row by row; read as one row, the answers per second rose b
 
 On PostgreSQL (asyncpg takes every row in one reply) `ManyRows.all` is plain `execute`. On SQLite
 each value comes back as SQLAlchemy gives it from a row: its column type's result processing applied
-to what JSON carried (text, integers, reals and NULL, every type these reads return; JSON cannot
-carry a BLOB). The rows' order is not kept: use it for reads that are not ordered.
+to what JSON carried. Text, integers and NULL come back exact (every column these reads return);
+SQLite writes a REAL to 15 significant digits and cannot put a BLOB in JSON, so a read of such
+columns must not use it. The rows' order is not kept: use it for reads that are not ordered.
 """
 
 from __future__ import annotations
