@@ -14,6 +14,7 @@ from pathlib import Path
 class Tally:
     acks: list[float] = field(default_factory=list)  # seconds, one per answer acknowledged
     code_acks: list[float] = field(default_factory=list)  # of those, the code answers' (to see where the tail lives)
+    other_acks: list[float] = field(default_factory=list)  # and the rest
     replies: list[float] = field(default_factory=list)  # seconds from sending an answer to the next item shown
     problems: dict[str, int] = field(default_factory=dict)  # what went wrong, by kind (for the report)
     answers_sent: int = 0
@@ -31,8 +32,7 @@ class Tally:
 
     def answered(self, seconds: float, code: bool = False) -> None:
         self.acks.append(seconds)
-        if code:
-            self.code_acks.append(seconds)
+        (self.code_acks if code else self.other_acks).append(seconds)
 
     def problem(self, kind: str) -> None:
         self.problems[kind] = self.problems.get(kind, 0) + 1

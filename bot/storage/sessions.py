@@ -316,7 +316,7 @@ class SessionStore:
         if len(ops) == 1:  # not checked above: the conditional update decides before anything else is written
             if await _UPDATE_IF_VERSION.run(c, updates) != 1:
                 return [Conflict(f"session {ops[0].row['id']} changed since it was read")]
-            updates = []
+            updates = []  # run: not again below
         work = [op.work for op in good if op.work is not None]
         if work:  # the answers settle their unfinished work; one already taken refuses its answer
             settled = await c.execute(delete(unfinished_work).where(unfinished_work.c.id.in_(work)))
