@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import sys
 
 import pytest
 import uvloop
 
-from bot.loop import run
+from bot.loop import SWITCH_INTERVAL_S, run
 from bot.settings import Settings
 
 
@@ -22,6 +23,17 @@ def test_the_bot_runs_on_uvloop_when_asked() -> None:
 def test_off_runs_on_asyncios_own_loop() -> None:
     kind = run(_loop_type(), use_uvloop=False)
     assert not issubclass(kind, uvloop.Loop) and issubclass(kind, asyncio.BaseEventLoop)
+
+
+async def _switch_interval() -> float:
+    return sys.getswitchinterval()
+
+
+def test_threads_waiting_for_the_gil_get_it_sooner_while_the_loop_runs() -> None:
+    before = sys.getswitchinterval()
+    assert before > SWITCH_INTERVAL_S  # Python's default is 5 ms
+    assert run(_switch_interval(), use_uvloop=True) == SWITCH_INTERVAL_S
+    assert sys.getswitchinterval() == before  # given back when the loop ends
 
 
 @pytest.mark.parametrize(("value", "expected"), [(None, True), ("off", False), ("false", False), ("on", True)])
