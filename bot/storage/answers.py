@@ -72,12 +72,9 @@ async def write_parts(
         leech = unit.leech
         await put_failures(c, unit.attempt.platform, unit.attempt.user_id, (leech.pack, leech.question), leech.failures, leech.suspended)
     practice = unit.day
-    if practice is None:
+    if practice is None or _day_stored(unit, counted):
         return
     who = (practice.platform, practice.user_id)
-    known = counted.get(who) if counted is not None else None
-    if known is not None and not practice.counts and practice.day_in(known[0]) == known[1]:
-        return
     found = await find_learner(c, practice.platform, practice.user_id, lock=True)
     learner = found or Learner(practice.platform, practice.user_id)
     day, after = practice.apply(learner)
@@ -97,6 +94,20 @@ async def write_parts(
         await add_day(
             c, practice.platform, practice.user_id, day, reviews=practice.reviews, new=practice.new, channel=practice.channel
         )
+
+
+def writes_nothing(unit: AnswerWrite, counted: Counted | None) -> bool:
+    """Whether `write_parts` would run no statement for the unit (no leech state, and no day or one stored)."""
+    return (unit.leech is None or unit.attempt is None) and (unit.day is None or _day_stored(unit, counted))
+
+
+def _day_stored(unit: AnswerWrite, counted: Counted | None) -> bool:
+    """Whether the answer only moves a streak on a practice day this process knows is stored."""
+    practice = unit.day
+    if practice is None or counted is None:
+        return False
+    known = counted.get((practice.platform, practice.user_id))
+    return known is not None and not practice.counts and practice.day_in(known[0]) == known[1]
 
 
 async def settle_items(c: AsyncConnection, units: list[AnswerWrite]) -> None:

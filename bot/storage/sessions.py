@@ -28,7 +28,7 @@ from bot.core.ports import Conflict, WorkTaken
 from . import one_statement, pg_link
 from . import tables as t
 from .anchors import WaitingAnchors
-from .answers import Counted, settle_items, write_alone, write_parts
+from .answers import WORK_TAKEN, Counted, settle_items, write_alone, write_parts, writes_nothing
 from .base import Database
 from .codec import (
     SESSION_FIELDS,
@@ -40,6 +40,7 @@ from .codec import (
     session_row,
     thaw,
 )
+from .group_trip import merged, refusals, update_row, write_group
 from .one_row import ManyRows
 from .prepared import Prepared, run_together
 from .work_tables import unfinished_work
@@ -49,7 +50,6 @@ if TYPE_CHECKING:
     from bot.core.answer import AnswerWrite
 
 ALREADY_ACTIVE = "another quiz is already active for this owner"
-WORK_TAKEN = "this answer's work was taken as abandoned (the learner was told to send it again)"
 Row = dict[str, Any]  # a session's columns, as stored
 RECENT = 2_000  # PostgreSQL: sessions this process stored last, kept only as a first guess for `recent`
 
@@ -232,7 +232,7 @@ class SessionStore:
 
     async def _save_alone(self, op: SaveOp) -> None:
         """PostgreSQL: a session saved with nothing else is one statement, run without BEGIN and COMMIT."""
-        params = {**{k: op.row[k] for k in SESSION_FIELDS}, "b_id": op.row["id"], "b_expected": op.expected_version}
+        params = update_row(op)
         try:
             async with pg_link.direct(self._db.engine) as d:  # the statement is its own transaction
                 changed = await d.changed(_UPDATE_IF_VERSION, params)
@@ -253,9 +253,9 @@ class SessionStore:
         """
         outcome: dict[int, BaseException | None] = {}
         updates = [op for op in ops if not op.insert]
-        if updates:  # first: a quiz stopped in this group frees its owner for a new one
-            outcome.update(zip(map(id, updates), await self._apply_updates(c, updates), strict=True))
         inserts = [op for op in ops if op.insert]
+        if updates:  # first: a quiz stopped in this group frees its owner for a new one
+            outcome.update(zip(map(id, updates), await self._apply_updates(c, updates, last=not inserts), strict=True))
         if inserts:
             outcome.update(zip(map(id, inserts), await self._apply_inserts(c, inserts), strict=True))
         return [outcome[id(op)] for op in ops]
@@ -285,34 +285,35 @@ class SessionStore:
             await c.execute(_INSERT_SESSIONS, rows)
         return outcomes
 
-    async def _apply_updates(self, c: AsyncConnection, ops: list[SaveOp]) -> list[BaseException | None]:
-        outcomes: list[BaseException | None] = [None] * len(ops)
+    async def _apply_updates(self, c: AsyncConnection, ops: list[SaveOp], last: bool = False) -> list[BaseException | None]:
+        """`last`: nothing else is written in the transaction after these saves (SQLite's group may commit with them)."""
         if len(ops) > 1:
             # Refuse what would fail, before writing: a stale version, a key stored or repeated in
-            # the group. The conditional update below still checks every row.
-            ids = [op.row["id"] for op in ops]
-            current: dict[str, int] = {sid: version for sid, version in await _VERSIONS.all(c, {"ids": ids})}
-            keys = [op.attempt["key"] for op in ops if op.attempt is not None and op.attempt["key"] is not None]
-            stored = set(await _stored_keys(c, keys))
-            open_work = set(await _open_work(c, [op.work for op in ops if op.work is not None]))
-            seen_ids: set[str] = set()
-            for n, op in enumerate(ops):
-                sid = op.row["id"]
-                key = op.attempt["key"] if op.attempt is not None else None
-                if current.get(sid) != op.expected_version or sid in seen_ids:
-                    outcomes[n] = Conflict(f"session {sid} changed since it was read")
-                elif key is not None and key in stored:
-                    outcomes[n] = Conflict("this action was already recorded")
-                elif op.work is not None and op.work not in open_work:
-                    outcomes[n] = WorkTaken(WORK_TAKEN)
-                else:
-                    seen_ids.add(sid)
-                    if key is not None:
-                        stored.add(key)
+            # the group. The conditional update below still checks every row. On SQLite the check,
+            # the writes and the commit are one trip (`group_trip.py`).
+            parts = [op.parts for op in ops if op.parts is not None]
+            commit = last and all(writes_nothing(unit, self._counted) for unit in parts)
+            trip = await write_group(c, ops, _UPDATE_IF_VERSION, _INSERT_ATTEMPTS, self._upsert_review, commit=commit)
+            if trip is not None and trip.written:
+                if not commit:
+                    for unit in parts:
+                        await write_parts(c, unit, self._counted, self._guesses)
+                return trip.outcomes
+            if trip is not None:  # checked, and a save refused: the others are written below
+                outcomes = trip.outcomes
+            else:
+                ids = [op.row["id"] for op in ops]
+                current: dict[str, int] = {sid: version for sid, version in await _VERSIONS.all(c, {"ids": ids})}
+                keys = [op.attempt["key"] for op in ops if op.attempt is not None and op.attempt["key"] is not None]
+                stored = set(await _stored_keys(c, keys))
+                open_work = set(await _open_work(c, [op.work for op in ops if op.work is not None]))
+                outcomes = refusals(ops, current, stored, open_work)
+        else:
+            outcomes = [None]
         good = [op for op, outcome in zip(ops, outcomes, strict=True) if outcome is None]
         if not good:
             return outcomes
-        updates = [{**{k: op.row[k] for k in SESSION_FIELDS}, "b_id": op.row["id"], "b_expected": op.expected_version} for op in good]
+        updates = [update_row(op) for op in good]
         if len(ops) == 1:  # not checked above: the conditional update decides before anything else is written
             if await _UPDATE_IF_VERSION.run(c, updates) != 1:
                 return [Conflict(f"session {ops[0].row['id']} changed since it was read")]
@@ -324,7 +325,7 @@ class SessionStore:
                 raise BatchMismatch(WORK_TAKEN if len(work) == 1 else f"{settled.rowcount} of {len(work)} work rows settled")
         await settle_items(c, [op.parts for op in good if op.parts is not None and op.parts.settles is not None])
         attempts = [op.attempt for op in good if op.attempt is not None]
-        reviews = _merged([op.review for op in good if op.review is not None])
+        reviews = merged([op.review for op in good if op.review is not None])
         # The group's updates, attempts and cards: one trip on SQLite (`prepared.run_together`)
         updated, _, _ = await run_together(c, [(_UPDATE_IF_VERSION, updates), (_INSERT_ATTEMPTS, attempts), (self._upsert_review, reviews)])
         if updated != len(updates):
@@ -333,17 +334,6 @@ class SessionStore:
             if op.parts is not None:
                 await write_parts(c, op.parts, self._counted, self._guesses)
         return outcomes
-
-
-def _merged(reviews: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Two cards for one question in one group: the later one wins and both answers count."""
-    merged: dict[tuple[str, str, str, str], dict[str, Any]] = {}
-    for r in reviews:
-        key = (r["platform"], r["user_id"], r["pack_id"], r["question_id"])
-        if key in merged:
-            r = {**r, "answers": merged[key]["answers"] + r["answers"]}
-        merged[key] = r
-    return list(merged.values())
 
 
 # Statements built once: building them on every group costs more than running them on SQLite.

@@ -19,11 +19,12 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable, Sequence
 from functools import partial
-from typing import Any
+from typing import Any, TypeVar
 
 import aiosqlite
 
 _Outcome = tuple[list[Any], Any, int, int | None, bool]
+T = TypeVar("T")
 
 
 def _run(db: sqlite3.Connection, sql: str, parameters: Any, many: bool) -> _Outcome:
@@ -58,6 +59,11 @@ def _run_all(db: sqlite3.Connection, statements: list[tuple[str, list[Any]]]) ->
         finally:
             cursor.close()
     return counts, None, db.in_transaction
+
+
+def _call(db: sqlite3.Connection, work: Callable[[sqlite3.Connection], T]) -> tuple[T, bool]:
+    """In the connection's thread: call `work` with the connection; what it returns, and whether a transaction is open."""
+    return work(db), db.in_transaction
 
 
 def _end(db: sqlite3.Connection, commit: bool) -> bool:
@@ -148,6 +154,12 @@ class OneTripConnection(aiosqlite.Connection):
         self._open = True
         counts, error, self._open = await self._execute(_run_all, self._conn, statements)  # type: ignore[no-untyped-call]
         return counts, error
+
+    async def run_in_thread(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """Call `work` with the sqlite3 connection in its thread, in one trip (`group_trip.py`); what it returns."""
+        self._open = True
+        result, self._open = await self._execute(_call, self._conn, work)  # type: ignore[no-untyped-call]
+        return result  # type: ignore[no-any-return]
 
     async def commit(self) -> None:
         if self._open:

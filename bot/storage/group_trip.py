@@ -1,0 +1,253 @@
+"""SQLite: a group commit's check, writes and commit in one trip to the database's thread.
+
+A group's transaction (`writer.py`) went to SQLite's thread four times: its check (the sessions'
+versions, the attempts' keys already stored, the unfinished work still open), its writes, its
+commit. Between two trips it waited for the event loop, and flat out the loop was busy taking the
+previous group's answers on: in bench/core_bench.py the check's result waited about 20 ms to be
+taken up, for 2.6 ms on the thread, and the transaction held SQLite's only writer for all of it.
+
+Here the thread runs the check, decides each save's outcome by the same rule as the trips did
+(`refusals`), runs the kept saves' writes in the same order, commits when nothing else is to be
+written in the transaction, and comes back once. Statements and their values are the ones the
+trips ran (compiled once, values converted by the column types, `prepared.py`); listeners of
+`before_cursor_execute` hear each statement once it ran. An error, a write that changed other rows
+than it must, or a commit that failed comes back as it would from the trips.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+from sqlalchemy import String, and_, bindparam, column, delete, func, select
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from bot.core.ports import Conflict, WorkTaken
+
+from . import tables as t
+from .answers import WORK_TAKEN
+from .codec import SESSION_FIELDS
+from .prepared import Form, Prepared, announce, bound, driver_error
+from .sqlite_link import OneTripConnection
+from .work_tables import unfinished_work
+from .writer import BatchMismatch, SaveOp
+
+Outcomes = list[BaseException | None]
+NEEDS = (3, 33, 0)  # SQLite's UPDATE ... FROM
+
+
+def refusals(ops: Sequence[SaveOp], current: dict[str, int], stored: set[str], open_work: set[str]) -> Outcomes:
+    """Each save's refusal, or None: a stale version, a key stored or repeated in the group, work already taken."""
+    outcomes: Outcomes = [None] * len(ops)
+    seen_ids: set[str] = set()
+    stored = set(stored)
+    for n, op in enumerate(ops):
+        sid = op.row["id"]
+        key = op.attempt["key"] if op.attempt is not None else None
+        if current.get(sid) != op.expected_version or sid in seen_ids:
+            outcomes[n] = Conflict(f"session {sid} changed since it was read")
+        elif key is not None and key in stored:
+            outcomes[n] = Conflict("this action was already recorded")
+        elif op.work is not None and op.work not in open_work:
+            outcomes[n] = WorkTaken(WORK_TAKEN)
+        else:
+            seen_ids.add(sid)
+            if key is not None:
+                stored.add(key)
+    return outcomes
+
+
+def merged(reviews: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Two cards for one question in one group: the later one wins and both answers count."""
+    kept: dict[tuple[str, str, str, str], dict[str, Any]] = {}
+    for r in reviews:
+        key = (r["platform"], r["user_id"], r["pack_id"], r["question_id"])
+        if key in kept:
+            r = {**r, "answers": kept[key]["answers"] + r["answers"]}
+        kept[key] = r
+    return list(kept.values())
+
+
+def update_row(op: SaveOp) -> dict[str, Any]:
+    """The conditional update's parameters for a save."""
+    return {**{k: op.row[k] for k in SESSION_FIELDS}, "b_id": op.row["id"], "b_expected": op.expected_version}
+
+
+def _json_values(name: str) -> Any:
+    """The values of a JSON array given as one parameter, as a subquery for `IN`."""
+    return select(column("value")).select_from(func.json_each(bindparam(name, type_=String)))
+
+
+_s, _a, _w = t.sessions.c, t.attempts.c, unfinished_work.c
+# One row: the sessions' versions, the keys already stored, the work rows still open (each a JSON array).
+_CHECK = select(
+    select(func.json_group_array(func.json_array(_s.id, _s.version))).where(_s.id.in_(_json_values("ids"))).scalar_subquery(),
+    select(func.json_group_array(_a.key)).where(_a.key.in_(_json_values("keys"))).scalar_subquery(),
+    select(func.json_group_array(_w.id)).where(_w.id.in_(_json_values("work"))).scalar_subquery(),
+)
+_SETTLE_WORK = Prepared(delete(unfinished_work).where(_w.id == bindparam("b_id")))
+_SETTLE_ITEM = Prepared(
+    delete(unfinished_work).where(and_(_w.platform == bindparam("b_platform"), _w.user_id == bindparam("b_user"), _w.item == bindparam("b_item")))
+)
+
+
+@dataclass(frozen=True)
+class _Sql:
+    """The check and the settling deletes, compiled once for SQLite."""
+
+    check: str
+    check_order: tuple[str, ...]
+    work: str
+    item: Form
+
+
+_compiled: dict[str, _Sql] = {}
+
+
+def _sql(c: AsyncConnection) -> _Sql:
+    if c.dialect.name not in _compiled:
+        check = _CHECK.compile(dialect=c.dialect)
+        work = _SETTLE_WORK.form(c.dialect, ("b_id",))
+        item = _SETTLE_ITEM.form(c.dialect, ("b_platform", "b_user", "b_item"))
+        assert work is not None and item is not None  # every parameter is given
+        _compiled[c.dialect.name] = _Sql(check.string, tuple(check.positiontup or ()), work[0], item)
+    return _compiled[c.dialect.name]
+
+
+def _rows(values: list[tuple[Any, ...]]) -> tuple[str, list[Any]]:
+    """`VALUES` for these rows in one statement (SQLite steps a statement once for all of them), and its parameters."""
+    row = "(" + ", ".join("?" * len(values[0])) + ")"
+    return ", ".join([row] * len(values)), [v for one in values for v in one]
+
+
+def _insert(form: Form, rows: list[dict[str, Any]]) -> tuple[str, list[Any]]:
+    """The one-row INSERT (or upsert) of `form` made an INSERT of every row in one statement."""
+    head, rest = form[0].split(" VALUES ", 1)
+    close = rest.index(")") + 1  # the row's placeholders: "(?, ?, ...)"
+    values, params = _rows([bound(form[1], row) for row in rows])
+    return f"{head} VALUES {values}{rest[close:]}", params
+
+
+def _update(form: Form, ops: Sequence[SaveOp]) -> tuple[str, list[Any]]:
+    """The sessions' conditional updates in one statement: `UPDATE ... FROM (VALUES ...)`, each row on its id and version."""
+    names = [name for name, _ in form[1]]
+    v = {name: f"v.column{n}" for n, name in enumerate(names, 1)}  # a VALUES subquery's columns
+    sets = ", ".join(f"{t.sessions.c[name].name} = {v[name]}" for name in SESSION_FIELDS)
+    values, params = _rows([bound(form[1], update_row(op)) for op in ops])
+    where = f"sessions.id = {v['b_id']} AND sessions.version = {v['b_expected']}"
+    return f"UPDATE sessions SET {sets} FROM (VALUES {values}) AS v WHERE {where}", params  # noqa: S608  (names and placeholders only)
+
+
+Step = tuple[str, str, Any, int | None, bool]  # what it writes, its SQL, its parameters, the rows it must change (None: any), many
+
+
+@dataclass
+class Trip:
+    """What the thread runs (the check, then every save's writes, made here beforehand) and what it found."""
+
+    ops: Sequence[SaveOp]
+    check: tuple[str, tuple[str, ...]]
+    steps: list[Step]
+    commit: bool
+    outcomes: Outcomes = field(default_factory=list)
+    written: bool = False  # every save was kept, and its writes ran (and were committed when `commit`)
+    ran: list[tuple[str, Any, bool]] = field(default_factory=list)  # each statement run, its parameters, many
+    off: tuple[str, int, int] | None = None  # a write whose count was off: what it writes, its count, the count it must have
+
+    def run(self, db: sqlite3.Connection) -> sqlite3.Error | None:
+        """In the database's thread: check and decide; when every save is kept, write and commit.
+
+        Stops at the first error or count that is off. A group with a save refused is not written
+        here: the caller writes the others (their cards merge differently), as the trips did.
+        """
+        self.ran.append((*self.check, False))
+        try:
+            cursor = db.execute(*self.check)
+            versions, keys, work = (orjson.loads(v) for v in cursor.fetchone())
+            cursor.close()
+        except sqlite3.Error as exc:
+            return exc
+        self.outcomes = refusals(self.ops, dict(versions), set(keys), set(work))
+        if any(outcome is not None for outcome in self.outcomes):
+            return None
+        for what, sql, params, must, many in self.steps:
+            self.ran.append((sql, params, many))
+            try:
+                cursor = db.executemany(sql, params) if many else db.execute(sql, params)
+            except sqlite3.Error as exc:
+                return exc
+            count = cursor.rowcount
+            cursor.close()
+            if must is not None and count != must:
+                self.off = (what, count, must)
+                return None  # nothing is committed: the caller raises BatchMismatch
+        if self.commit:
+            try:
+                db.commit()
+            except sqlite3.Error as exc:
+                self.ran.append(("COMMIT", (), False))
+                return exc
+        self.written = True
+        return None
+
+
+async def write_group(
+    c: AsyncConnection, ops: Sequence[SaveOp], update: Prepared, attempts: Prepared, reviews: Prepared, *, commit: bool
+) -> Trip | None:
+    """Check a group of saves and, when none is refused, write them in the same trip; commit too when `commit`.
+
+    Returns the trip: each save's outcome, and whether it was written. Raises what the trips raised:
+    the driver's error as SQLAlchemy wraps it, or `BatchMismatch` when a write changed other rows
+    than the check predicted (the transaction is then rolled back). None when this path does not
+    apply (not SQLite's one-trip driver, an SQLite before 3.33, or a statement that needs SQLAlchemy
+    to fill a value in): the caller takes the trips.
+    """
+    driver = (await c.get_raw_connection()).driver_connection
+    if not isinstance(driver, OneTripConnection) or sqlite3.sqlite_version_info < NEEDS:
+        return None
+    sql = _sql(c)
+    attempt_rows = [op.attempt for op in ops if op.attempt is not None]
+    review_rows = merged([op.review for op in ops if op.review is not None])
+    update_form = update.form(c.dialect, tuple(update_row(ops[0])))
+    attempt_form = attempts.form(c.dialect, tuple(attempt_rows[0])) if attempt_rows else None
+    review_form = reviews.form(c.dialect, tuple(review_rows[0])) if review_rows else None
+    if update_form is None or (attempt_rows and attempt_form is None) or (review_rows and review_form is None):
+        return None
+    work = [(op.work,) for op in ops if op.work is not None]
+    items = [
+        bound(sql.item[1], {"b_platform": u.attempt.platform, "b_user": u.attempt.user_id, "b_item": u.settles})
+        for u in (op.parts for op in ops)
+        if u is not None and u.settles is not None and u.attempt is not None
+    ]
+    steps: list[Step] = []
+    if work:
+        steps.append(("work", sql.work, work, len(work), True))
+    if items:
+        steps.append(("items", sql.item[0], items, None, True))
+    steps.append(("sessions", *_update(update_form, ops), len(ops), False))
+    if attempt_form is not None:
+        steps.append(("attempts", *_insert(attempt_form, attempt_rows), None, False))
+    if review_form is not None:
+        steps.append(("reviews", *_insert(review_form, review_rows), None, False))
+    lists = {
+        "ids": [op.row["id"] for op in ops],
+        "keys": [row["key"] for row in attempt_rows if row["key"] is not None],
+        "work": [op.work for op in ops if op.work is not None],
+    }
+    trip = Trip(ops, (sql.check, tuple(orjson.dumps(lists[name]).decode() for name in sql.check_order)), steps, commit)
+    error = await driver.run_in_thread(trip.run)
+    for statement, params, many in trip.ran:
+        if statement != "COMMIT":
+            announce(c, statement, params, many=many)
+    if error is not None:
+        statement, params, _ = trip.ran[-1]
+        raise driver_error(c, statement, params, error, sqlite3.Error) from error
+    if trip.off is not None:
+        what, count, must = trip.off
+        if what == "work":
+            raise BatchMismatch(WORK_TAKEN if must == 1 else f"{count} of {must} work rows settled")
+        raise BatchMismatch(f"{count} of {must} sessions updated")
+    return trip
