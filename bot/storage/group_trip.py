@@ -117,31 +117,40 @@ def _sql(c: AsyncConnection) -> _Sql:
     return _compiled[c.dialect.name]
 
 
-def _rows(values: list[tuple[Any, ...]]) -> tuple[str, list[Any]]:
-    """`VALUES` for these rows in one statement (SQLite steps a statement once for all of them), and its parameters."""
-    row = "(" + ", ".join("?" * len(values[0])) + ")"
-    return ", ".join([row] * len(values)), [v for one in values for v in one]
+def _sizes(n: int) -> list[int]:
+    """`n` rows as statements of powers of two (largest first): few texts, so the driver's statement cache keeps them."""
+    return [1 << bit for bit in reversed(range(n.bit_length())) if n >> bit & 1]
 
 
-def _insert(form: Form, rows: list[dict[str, Any]]) -> tuple[str, list[Any]]:
-    """The one-row INSERT (or upsert) of `form` made an INSERT of every row in one statement."""
+def _statements(head: str, tail: str, values: list[tuple[Any, ...]]) -> list[tuple[str, list[Any]]]:
+    """The rows as `{head} VALUES (...), (...){tail}` statements (each stepped once for all its rows), with their parameters."""
+    row = "(" + ", ".join("?" * len(values[0])) + ")" if values else ""
+    made, start = [], 0
+    for size in _sizes(len(values)):
+        chunk = values[start : start + size]
+        made.append((f"{head} VALUES {', '.join([row] * size)}{tail}", [v for one in chunk for v in one]))
+        start += size
+    return made
+
+
+def _insert(form: Form, rows: list[dict[str, Any]]) -> list[tuple[str, list[Any]]]:
+    """The one-row INSERT (or upsert) of `form` made INSERTs of many rows a statement."""
     head, rest = form[0].split(" VALUES ", 1)
     close = rest.index(")") + 1  # the row's placeholders: "(?, ?, ...)"
-    values, params = _rows([bound(form[1], row) for row in rows])
-    return f"{head} VALUES {values}{rest[close:]}", params
+    return _statements(head, rest[close:], [bound(form[1], row) for row in rows])
 
 
-def _update(form: Form, ops: Sequence[SaveOp]) -> tuple[str, list[Any]]:
-    """The sessions' conditional updates in one statement: `UPDATE ... FROM (VALUES ...)`, each row on its id and version."""
+def _update(form: Form, ops: Sequence[SaveOp]) -> list[tuple[str, list[Any]]]:
+    """The sessions' conditional updates, many a statement: `UPDATE ... FROM (VALUES ...)`, each row on its id and version."""
     names = [name for name, _ in form[1]]
     v = {name: f"v.column{n}" for n, name in enumerate(names, 1)}  # a VALUES subquery's columns
     sets = ", ".join(f"{t.sessions.c[name].name} = {v[name]}" for name in SESSION_FIELDS)
-    values, params = _rows([bound(form[1], update_row(op)) for op in ops])
     where = f"sessions.id = {v['b_id']} AND sessions.version = {v['b_expected']}"
-    return f"UPDATE sessions SET {sets} FROM (VALUES {values}) AS v WHERE {where}", params  # noqa: S608  (names and placeholders only)
+    made = _statements("", "", [bound(form[1], update_row(op)) for op in ops])
+    return [(f"UPDATE sessions SET {sets} FROM ({sql}) AS v WHERE {where}", params) for sql, params in made]  # noqa: S608  (names and placeholders only)
 
 
-Step = tuple[str, str, Any, int | None, bool]  # what it writes, its SQL, its parameters, the rows it must change (None: any), many
+Step = tuple[str, list[tuple[str, Any]], int | None, bool]  # what it writes, its statements and parameters, the rows they must change (None: any), many
 
 
 @dataclass
@@ -173,14 +182,16 @@ class Trip:
         self.outcomes = refusals(self.ops, dict(versions), set(keys), set(work))
         if any(outcome is not None for outcome in self.outcomes):
             return None
-        for what, sql, params, must, many in self.steps:
-            self.ran.append((sql, params, many))
-            try:
-                cursor = db.executemany(sql, params) if many else db.execute(sql, params)
-            except sqlite3.Error as exc:
-                return exc
-            count = cursor.rowcount
-            cursor.close()
+        for what, statements, must, many in self.steps:
+            count = 0
+            for sql, params in statements:
+                self.ran.append((sql, params, many))
+                try:
+                    cursor = db.executemany(sql, params) if many else db.execute(sql, params)
+                except sqlite3.Error as exc:
+                    return exc
+                count += cursor.rowcount
+                cursor.close()
             if must is not None and count != must:
                 self.off = (what, count, must)
                 return None  # nothing is committed: the caller raises BatchMismatch
@@ -224,14 +235,14 @@ async def write_group(
     ]
     steps: list[Step] = []
     if work:
-        steps.append(("work", sql.work, work, len(work), True))
+        steps.append(("work", [(sql.work, work)], len(work), True))
     if items:
-        steps.append(("items", sql.item[0], items, None, True))
-    steps.append(("sessions", *_update(update_form, ops), len(ops), False))
+        steps.append(("items", [(sql.item[0], items)], None, True))
+    steps.append(("sessions", _update(update_form, ops), len(ops), False))
     if attempt_form is not None:
-        steps.append(("attempts", *_insert(attempt_form, attempt_rows), None, False))
+        steps.append(("attempts", _insert(attempt_form, attempt_rows), None, False))
     if review_form is not None:
-        steps.append(("reviews", *_insert(review_form, review_rows), None, False))
+        steps.append(("reviews", _insert(review_form, review_rows), None, False))
     lists = {
         "ids": [op.row["id"] for op in ops],
         "keys": [row["key"] for row in attempt_rows if row["key"] is not None],

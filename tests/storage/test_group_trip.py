@@ -132,3 +132,19 @@ async def test_an_update_that_changed_fewer_rows_than_checked_rolls_the_group_ba
         assert sorted(row[11] for row in stored["attempts"]) == ["k0", "k2"]
     finally:
         await repo.close()
+
+
+async def test_each_table_is_written_in_statements_of_powers_of_two_rows(tmp_path: Path) -> None:
+    """A few statement texts whatever the group's size, so the driver's statement cache keeps them."""
+    repo = await open_repository(f"sqlite+aiosqlite:///{tmp_path / 'q.db'}")
+    heard: list[str] = []
+    try:
+        sessions = await _sessions(repo, 7)
+        event.listen(repo.engine.sync_engine, "before_cursor_execute", lambda *a: heard.append(a[2]))
+        await asyncio.gather(*(_save(repo, s, f"k{n}") for n, s in enumerate(sessions)))
+        inserts = [sql.count("), (") + 1 for sql in heard if sql.startswith("INSERT INTO attempts")]
+        assert sum(inserts) == 7 and all(rows & (rows - 1) == 0 for rows in inserts)  # e.g. 4 + 2 + 1
+        async with repo.engine.connect() as c:
+            assert (await c.execute(text("SELECT count(*) FROM attempts"))).scalar_one() == 7
+    finally:
+        await repo.close()
