@@ -10,11 +10,17 @@ from pathlib import Path
 
 import asyncpg
 
+from .measure import cpu_seconds
 from .settings import PG_ADMIN
 
 
 class PgSampler:
-    """Samples the benchmark database's connections in pg_stat_activity: how many, and in which state."""
+    """Samples the benchmark database's connections in pg_stat_activity: how many, in which state, and their CPU.
+
+    A backend's CPU is read from /proc each second while it is connected (the server runs on this
+    host): what it spent between its first and last sample. Each second's end of a backend that
+    closed is missed, and so is the server's own background work (WAL writer, checkpointer).
+    """
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -23,13 +29,15 @@ class PgSampler:
         self.peak_lock_waits = 0
         self.samples = 0
         self.sum_idle_in_transaction = 0
+        self.first_cpu: dict[int, float] = {}  # backend pid -> its CPU seconds when first seen
+        self.last_cpu: dict[int, float] = {}
 
     async def run(self, stop: asyncio.Event) -> None:
         conn = await asyncpg.connect(PG_ADMIN)
         try:
             while not stop.is_set():
                 rows = await conn.fetch(
-                    "SELECT state, wait_event_type FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
+                    "SELECT pid, state, wait_event_type FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
                     self.name,
                 )
                 idle_tx = sum(1 for r in rows if r["state"] == "idle in transaction")
@@ -38,17 +46,27 @@ class PgSampler:
                 self.peak_lock_waits = max(self.peak_lock_waits, sum(1 for r in rows if r["wait_event_type"] == "Lock"))
                 self.samples += 1
                 self.sum_idle_in_transaction += idle_tx
+                for r in rows:
+                    seconds = cpu_seconds(r["pid"])
+                    self.first_cpu.setdefault(r["pid"], seconds)
+                    self.last_cpu[r["pid"]] = max(seconds, self.last_cpu.get(r["pid"], 0.0))
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(stop.wait(), 1.0)
         finally:
             await conn.close()
 
-    def summary(self) -> str:
+    def cpu(self) -> float:
+        """The backends' CPU seconds between their first and last samples."""
+        return sum(self.last_cpu[pid] - first for pid, first in self.first_cpu.items())
+
+    def summary(self, acked: int) -> str:
         mean = self.sum_idle_in_transaction / self.samples if self.samples else 0.0
+        per_answer = f"{1000 * self.cpu() / acked:.2f} ms per answer acknowledged" if acked else "no answers"
         return (
             f"PostgreSQL connections of the bots (sampled each second): peak {self.peak_total}; "
             f"'idle in transaction' (held open by the bot between statements) peak {self.peak_idle_in_transaction}, "
-            f"mean {mean:.1f}; waiting for a row lock peak {self.peak_lock_waits}"
+            f"mean {mean:.1f}; waiting for a row lock peak {self.peak_lock_waits}; "
+            f"their backends' CPU {self.cpu():.1f} s ({per_answer})"
         )
 
 

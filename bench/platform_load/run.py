@@ -201,7 +201,7 @@ async def run_config(
             [sampler.pool_peak_kb[x] / 1024 for x in pids], [sampler.torch[x] for x in pids],
             load_before, load_after, started_utc,
             (cpu_after.ru_utime + cpu_after.ru_stime) - (cpu_before.ru_utime + cpu_before.ru_stime),
-            startup, list(exit_codes), balance, bots_cpu, pg.summary() if pg is not None else "",
+            startup, list(exit_codes), balance, bots_cpu, pg.summary(len(tally.acks)) if pg is not None else "",
             [log_errors(b.log_path) for b in bots], bots_wait, database, bot_root,
             [sampler.uvloop[x] for x in pids], warmup if steady else 0.0, steady_cpu, steady_acks, unfinished,
             pools_cpu, host_busy, sorted(lags), bench_wait,
