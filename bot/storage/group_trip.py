@@ -8,10 +8,12 @@ taken up, for 2.6 ms on the thread, and the transaction held SQLite's only write
 
 Here the thread runs the check, decides each save's outcome by the same rule as the trips did
 (`refusals`), runs the kept saves' writes in the same order, commits when nothing else is to be
-written in the transaction, and comes back once. Statements and their values are the ones the
-trips ran (compiled once, values converted by the column types, `prepared.py`); listeners of
-`before_cursor_execute` hear each statement once it ran. An error, a write that changed other rows
-than it must, or a commit that failed comes back as it would from the trips.
+written in the transaction, and comes back once. Values are converted by the column types as the
+trips converted them (`prepared.py`), but each table's rows go in one statement (`INSERT ... VALUES
+(...), (...)`, `UPDATE ... FROM (VALUES ...)`; a few, in sizes of powers of two): SQLite lets go of
+the GIL for every step, and written row by row in the thread each row waited to take it back while
+the loop was busy. Listeners of `before_cursor_execute` hear each statement once it ran. An error,
+a write that changed other rows than it must, or a commit that failed comes back as from the trips.
 """
 
 from __future__ import annotations
