@@ -33,7 +33,7 @@ from . import tables as t
 from .answers import WORK_TAKEN
 from .codec import SESSION_FIELDS
 from .prepared import Form, Prepared, announce, bound, driver_error
-from .sqlite_link import OneTripConnection
+from .sqlite_link import OneTripConnection, _run_all  # the driver's own run of statements in its thread
 from .work_tables import unfinished_work
 from .writer import BatchMismatch, SaveOp
 
@@ -125,12 +125,12 @@ def _sizes(n: int) -> list[int]:
 
 
 def _statements(head: str, tail: str, values: list[tuple[Any, ...]]) -> list[tuple[str, list[Any]]]:
-    """The rows as `{head} VALUES (...), (...){tail}` statements (each stepped once for all its rows), with their parameters."""
+    """The rows as `{head} VALUES (...), (...){tail}` statements (each stepped once for all its rows), each with its parameters as one row."""
     row = "(" + ", ".join("?" * len(values[0])) + ")" if values else ""
     made, start = [], 0
     for size in _sizes(len(values)):
         chunk = values[start : start + size]
-        made.append((f"{head} VALUES {', '.join([row] * size)}{tail}", [v for one in chunk for v in one]))
+        made.append((f"{head} VALUES {', '.join([row] * size)}{tail}", [tuple(v for one in chunk for v in one)]))
         start += size
     return made
 
@@ -152,12 +152,12 @@ def _update(form: Form, ops: Sequence[SaveOp]) -> list[tuple[str, list[Any]]]:
     return [(f"UPDATE sessions SET {sets} FROM ({sql}) AS v WHERE {where}", params) for sql, params in made]  # noqa: S608  (names and placeholders only)
 
 
-Step = tuple[str, list[tuple[str, Any]], int | None, bool]  # what it writes, its statements and parameters, the rows they must change (None: any), many
+Step = tuple[str, list[tuple[str, list[Any]]], int | None]  # what it writes, its statements each with its rows' parameters, the rows they must change (None: any)
 
 
 @dataclass
 class Trip:
-    """What the thread runs (the check, then every save's writes, made here beforehand) and what it found."""
+    """A group's check, then (made here beforehand) every save's writes; what the check decided and what ran."""
 
     ops: Sequence[SaveOp]
     check: tuple[str, tuple[str, ...]]
@@ -165,35 +165,37 @@ class Trip:
     commit: bool
     outcomes: Outcomes = field(default_factory=list)
     written: bool = False  # every save was kept, and its writes ran (and were committed when `commit`)
-    ran: list[tuple[str, Any, bool]] = field(default_factory=list)  # each statement run, its parameters, many
+    ran: list[tuple[str, list[Any]]] = field(default_factory=list)  # each write run and its rows, for listeners
     off: tuple[str, int, int] | None = None  # a write whose count was off: what it writes, its count, the count it must have
+
+    def decide(self, found: Sequence[str]) -> bool:
+        """Each save's outcome from the check's row (versions, keys stored, work open); whether every save is kept."""
+        versions, keys, work = (orjson.loads(v) for v in found)
+        self.outcomes = refusals(self.ops, dict(versions), set(keys), set(work))
+        return all(outcome is None for outcome in self.outcomes)
 
     def run(self, db: sqlite3.Connection) -> sqlite3.Error | None:
         """In the database's thread: check and decide; when every save is kept, write and commit.
 
-        Stops at the first error or count that is off. A group with a save refused is not written
+        A count that is off stops before the commit. A group with a save refused is not written
         here: the caller writes the others (their cards merge differently), as the trips did.
         """
-        self.ran.append((*self.check, False))
         try:
             cursor = db.execute(*self.check)
-            versions, keys, work = (orjson.loads(v) for v in cursor.fetchone())
+            found = cursor.fetchone()
             cursor.close()
         except sqlite3.Error as exc:
             return exc
-        self.outcomes = refusals(self.ops, dict(versions), set(keys), set(work))
-        if any(outcome is not None for outcome in self.outcomes):
+        if not self.decide(found):
             return None
-        for what, statements, must, many in self.steps:
-            count = 0
-            for sql, params in statements:
-                self.ran.append((sql, params, many))
-                try:
-                    cursor = db.executemany(sql, params) if many else db.execute(sql, params)
-                except sqlite3.Error as exc:
-                    return exc
-                count += cursor.rowcount
-                cursor.close()
+        statements = [statement for _, made, _ in self.steps for statement in made]
+        counts, error, _ = _run_all(db, statements)
+        self.ran = statements[: len(counts) + (error is not None)]
+        if error is not None:
+            return error
+        ran = iter(counts)
+        for what, made, must in self.steps:
+            count = sum(next(ran) for _ in made)
             if must is not None and count != must:
                 self.off = (what, count, must)
                 return None  # nothing is committed: the caller raises BatchMismatch
@@ -201,7 +203,7 @@ class Trip:
             try:
                 db.commit()
             except sqlite3.Error as exc:
-                self.ran.append(("COMMIT", (), False))
+                self.ran.append(("COMMIT", []))
                 return exc
         self.written = True
         return None
@@ -209,19 +211,48 @@ class Trip:
 
 async def write_group(
     c: AsyncConnection, ops: Sequence[SaveOp], update: Prepared, attempts: Prepared, reviews: Prepared, *, commit: bool
-) -> Trip | None:
+) -> Trip:
     """Check a group of saves and, when none is refused, write them in the same trip; commit too when `commit`.
 
-    Returns the trip: each save's outcome, and whether it was written. Raises what the trips raised:
-    the driver's error as SQLAlchemy wraps it, or `BatchMismatch` when a write changed other rows
-    than the check predicted (the transaction is then rolled back). None when this path does not
-    apply (not SQLite's one-trip driver, an SQLite before 3.33, or a statement that needs SQLAlchemy
-    to fill a value in): the caller takes the trips.
+    Returns the trip: each save's outcome, and whether the saves were written. Raises what the trips
+    raised: the driver's error as SQLAlchemy wraps it, or `BatchMismatch` when a write changed other
+    rows than the check predicted (the transaction is then rolled back). Where the one trip does not
+    apply (an SQLite before 3.33, or a statement that needs SQLAlchemy to fill a value in) only the
+    check runs, through SQLAlchemy, and the caller writes the kept saves.
     """
-    driver = (await c.get_raw_connection()).driver_connection
-    if not isinstance(driver, OneTripConnection) or sqlite3.sqlite_version_info < NEEDS:
-        return None
     sql = _sql(c)
+    attempt_rows = [op.attempt for op in ops if op.attempt is not None]
+    lists = {
+        "ids": [op.row["id"] for op in ops],
+        "keys": [row["key"] for row in attempt_rows if row["key"] is not None],
+        "work": [op.work for op in ops if op.work is not None],
+    }
+    check = (sql.check, tuple(orjson.dumps(lists[name]).decode() for name in sql.check_order))
+    driver = (await c.get_raw_connection()).driver_connection
+    steps = _steps(c, sql, ops, update, attempts, reviews) if sqlite3.sqlite_version_info >= NEEDS else None
+    if steps is None or not isinstance(driver, OneTripConnection):
+        trip = Trip(ops, check, [], commit=False)
+        trip.decide(tuple((await c.exec_driver_sql(*check)).one()))
+        return trip
+    trip = Trip(ops, check, steps, commit)
+    error = await driver.run_in_thread(trip.run)
+    announce(c, *check, many=False)
+    for statement, rows in trip.ran:
+        if statement != "COMMIT":
+            announce(c, statement, rows, many=True)
+    if error is not None:
+        failed: tuple[str, Any] = trip.ran[-1] if trip.ran else check  # the statement that failed (a write, or the check)
+        raise driver_error(c, *failed, error, sqlite3.Error) from error
+    if trip.off is not None:
+        what, count, must = trip.off
+        if what == "work":
+            raise BatchMismatch(WORK_TAKEN if must == 1 else f"{count} of {must} work rows settled")
+        raise BatchMismatch(f"{count} of {must} sessions updated")
+    return trip
+
+
+def _steps(c: AsyncConnection, sql: _Sql, ops: Sequence[SaveOp], update: Prepared, attempts: Prepared, reviews: Prepared) -> list[Step] | None:
+    """Every save's writes in the trips' order, each table's rows in few statements; None if one needs SQLAlchemy."""
     attempt_rows = [op.attempt for op in ops if op.attempt is not None]
     review_rows = merged([op.review for op in ops if op.review is not None])
     update_form = update.form(c.dialect, tuple(update_row(ops[0])))
@@ -237,30 +268,12 @@ async def write_group(
     ]
     steps: list[Step] = []
     if work:
-        steps.append(("work", [(sql.work, work)], len(work), True))
+        steps.append(("work", [(sql.work, work)], len(work)))
     if items:
-        steps.append(("items", [(sql.item[0], items)], None, True))
-    steps.append(("sessions", _update(update_form, ops), len(ops), False))
+        steps.append(("items", [(sql.item[0], items)], None))
+    steps.append(("sessions", _update(update_form, ops), len(ops)))
     if attempt_form is not None:
-        steps.append(("attempts", _insert(attempt_form, attempt_rows), None, False))
+        steps.append(("attempts", _insert(attempt_form, attempt_rows), None))
     if review_form is not None:
-        steps.append(("reviews", _insert(review_form, review_rows), None, False))
-    lists = {
-        "ids": [op.row["id"] for op in ops],
-        "keys": [row["key"] for row in attempt_rows if row["key"] is not None],
-        "work": [op.work for op in ops if op.work is not None],
-    }
-    trip = Trip(ops, (sql.check, tuple(orjson.dumps(lists[name]).decode() for name in sql.check_order)), steps, commit)
-    error = await driver.run_in_thread(trip.run)
-    for statement, params, many in trip.ran:
-        if statement != "COMMIT":
-            announce(c, statement, params, many=many)
-    if error is not None:
-        statement, params, _ = trip.ran[-1]
-        raise driver_error(c, statement, params, error, sqlite3.Error) from error
-    if trip.off is not None:
-        what, count, must = trip.off
-        if what == "work":
-            raise BatchMismatch(WORK_TAKEN if must == 1 else f"{count} of {must} work rows settled")
-        raise BatchMismatch(f"{count} of {must} sessions updated")
-    return trip
+        steps.append(("reviews", _insert(review_form, review_rows), None))
+    return steps

@@ -40,8 +40,7 @@ from .codec import (
     session_row,
     thaw,
 )
-from .group_trip import merged, refusals, update_row, write_group
-from .one_row import ManyRows
+from .group_trip import merged, update_row, write_group
 from .prepared import Prepared, run_together
 from .work_tables import unfinished_work
 from .writer import BatchMismatch, GroupWriter, SaveOp
@@ -294,20 +293,12 @@ class SessionStore:
             parts = [op.parts for op in ops if op.parts is not None]
             commit = last and all(writes_nothing(unit, self._counted) for unit in parts)
             trip = await write_group(c, ops, _UPDATE_IF_VERSION, _INSERT_ATTEMPTS, self._upsert_review, commit=commit)
-            if trip is not None and trip.written:
+            if trip.written:
                 if not commit:
                     for unit in parts:
                         await write_parts(c, unit, self._counted, self._guesses)
                 return trip.outcomes
-            if trip is not None:  # checked, and a save refused: the others are written below
-                outcomes = trip.outcomes
-            else:
-                ids = [op.row["id"] for op in ops]
-                current: dict[str, int] = {sid: version for sid, version in await _VERSIONS.all(c, {"ids": ids})}
-                keys = [op.attempt["key"] for op in ops if op.attempt is not None and op.attempt["key"] is not None]
-                stored = set(await _stored_keys(c, keys))
-                open_work = set(await _open_work(c, [op.work for op in ops if op.work is not None]))
-                outcomes = refusals(ops, current, stored, open_work)
+            outcomes = trip.outcomes  # checked only, or a save refused: the kept ones are written below
         else:
             outcomes = [None]
         good = [op for op, outcome in zip(ops, outcomes, strict=True) if outcome is None]
@@ -353,9 +344,6 @@ _ACTIVE_ROW = Prepared(select(t.sessions).where(
         t.sessions.c.status == "active",
     )
 ))
-_VERSIONS = ManyRows(select(t.sessions.c.id, t.sessions.c.version).where(t.sessions.c.id.in_(bindparam("ids", expanding=True))))
-_STORED_KEYS = select(t.attempts.c.key).where(t.attempts.c.key.in_(bindparam("keys", expanding=True)))
-_OPEN_WORK = select(unfinished_work.c.id).where(unfinished_work.c.id.in_(bindparam("ids", expanding=True)))
 _INSERT_ATTEMPTS = Prepared(insert(t.attempts))
 _INSERT_SESSIONS = insert(t.sessions)
 
@@ -372,15 +360,3 @@ def _review_upsert(dialect_insert: Any) -> Any:
             "answers": t.reviews.c.answers + statement.excluded.answers,
         },
     )
-
-
-async def _open_work(c: AsyncConnection, ids: list[str]) -> list[str]:
-    if not ids:
-        return []
-    return list((await c.execute(_OPEN_WORK, {"ids": ids})).scalars())
-
-
-async def _stored_keys(c: AsyncConnection, keys: list[str]) -> list[str]:
-    if not keys:
-        return []
-    return list((await c.execute(_STORED_KEYS, {"keys": keys})).scalars())
