@@ -31,7 +31,7 @@ again), and code still being graded at the stop (its row of unfinished work tell
 after a restart). An answer acknowledged and then met with the bot's apology for an error is
 counted too, and still printed as a mismatch. Also printed: the time from an answer to the next item,
 the code answers' acks apart from the others', each bot process's RSS (VmRSS sampled every 0.5 s, and VmHWM) and whether it mapped torch, its
-sandbox pool's PSS, its CPU time, the database connections' states, the load average; and at
+sandbox pool's PSS, its CPU time, the database connections' states and (PostgreSQL) their backends' CPU per answer, the load average; and at
 the end sandbox jobs/s through the bot's client with one and two services (the measure of
 bench/sandbox_service_bench.py).
 
