@@ -10,7 +10,7 @@ Here the thread runs the check, decides each save's outcome by the same rule as 
 (`refusals`), runs the kept saves' writes in the same order, commits when nothing else is to be
 written in the transaction, and comes back once. Values are converted by the column types as the
 trips converted them (`prepared.py`), but each table's rows go in one statement (`INSERT ... VALUES
-(...), (...)`, `UPDATE ... FROM (VALUES ...)`; a few, in sizes of powers of two): SQLite lets go of
+(...), (...)`, `UPDATE ... FROM (VALUES ...)`; a few, of up to 16 rows in powers of two): SQLite lets go of
 the GIL for every step, and written row by row in the thread each row waited to take it back while
 the loop was busy. Listeners of `before_cursor_execute` hear each statement once it ran. An error,
 a write that changed other rows than it must, or a commit that failed comes back as from the trips.
@@ -38,6 +38,7 @@ from .work_tables import unfinished_work
 from .writer import BatchMismatch, SaveOp
 
 Outcomes = list[BaseException | None]
+STATEMENT_ROWS = 16  # rows in one statement at most (a power of two): see `_sizes`
 NEEDS = (3, 33, 0)  # SQLite's UPDATE ... FROM
 
 
@@ -120,8 +121,13 @@ def _sql(c: AsyncConnection) -> _Sql:
 
 
 def _sizes(n: int) -> list[int]:
-    """`n` rows as statements of powers of two (largest first): few texts, so the driver's statement cache keeps them."""
-    return [1 << bit for bit in reversed(range(n.bit_length())) if n >> bit & 1]
+    """`n` rows as statements of at most STATEMENT_ROWS, in powers of two (largest first).
+
+    Few texts, so the driver's statement cache keeps them; and small ones, as each connection's
+    cache holds a copy of the values last bound to every statement in it.
+    """
+    full, rest = divmod(n, STATEMENT_ROWS)
+    return [STATEMENT_ROWS] * full + [1 << bit for bit in reversed(range(rest.bit_length())) if rest >> bit & 1]
 
 
 def _statements(head: str, tail: str, values: list[tuple[Any, ...]]) -> list[tuple[str, list[Any]]]:
