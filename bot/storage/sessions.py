@@ -133,6 +133,9 @@ class SessionStore:
     def _remember(self, session: Session) -> None:
         if self._writer is not None:
             return  # SQLite: the cache in front of this store keeps sessions already
+        if session.status != "active":  # a finished or stopped quiz takes no more clicks: no guess to keep
+            self._recent.pop(session.id, None)
+            return
         self._recent[session.id] = freeze(session)
         self._recent.move_to_end(session.id)
         while len(self._recent) > RECENT:

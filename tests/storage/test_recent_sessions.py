@@ -64,3 +64,24 @@ async def test_a_guess_behind_the_item_asked_for_is_read_from_the_database(pg_ur
     finally:
         await mine.close()
         await other.close()
+
+
+async def test_a_finished_quiz_is_not_kept_as_a_guess(pg_url: str) -> None:
+    """Only open quizzes are guessed at: a finished one takes no more clicks, and the guesses of every
+    quiz a process had stored raised a bot's RSS by about 30 MB a minute under load."""
+    mine, other = await open_repository(pg_url), await open_repository(pg_url)
+    try:
+        await mine.create_session(clicks.new_session("s1", "ann", 3))
+        session = await mine.get_session("s1")
+        assert session is not None
+        session.status = "finished"
+        await mine.save_session(session)
+        theirs = await other.get_session("s1")
+        assert theirs is not None and theirs.version == 1
+        theirs.anchor = Anchor(channel="c9")
+        await other.save_session(theirs)  # another process wrote the finished quiz after this one
+        guess = await mine.recent_session("s1")
+        assert guess is not None and (guess.status, guess.version, guess.anchor) == ("finished", 2, Anchor(channel="c9"))
+    finally:
+        await mine.close()
+        await other.close()
