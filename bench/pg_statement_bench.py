@@ -7,6 +7,9 @@ Three operations, each in blocks that alternate the two ways on the same databas
   (the pool's asyncpg connection itself, the statement compiled once);
 - a code answer's unfinished-work row begun and ended: each in a SQLAlchemy transaction (the way
   before) against `WorkStore.begin` and `end` (one statement each on asyncpg itself);
+- a new quiz stored (a quiz's start): in a SQLAlchemy transaction with the check of its owner's
+  active quizzes (`SessionStore._run`, the way before, still a group's on SQLite) against
+  `SessionStore.create` (one INSERT on asyncpg itself; the unique index refuses a second active quiz);
 - a pooled connection borrowed and given back, as every statement on asyncpg itself needs: as
   SQLAlchemy's `AsyncConnection` (`engine.connect()` and its raw connection, `pg_link.direct` before
   it took the pool's connection itself) against `pg_link.direct`.
@@ -36,8 +39,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the package, and
 
 from bot.core.work import Work
 from bot.storage import SqlRepository, open_repository, pg_link
+from bot.storage.codec import session_row
 from bot.storage.sessions import _GET_ROW, SessionStore
 from bot.storage.work import _END, COLUMNS
+from bot.storage.writer import SaveOp
 from tests.storage import clicks
 
 PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/test"
@@ -71,6 +76,15 @@ async def _work_through_sqlalchemy(repo: SqlRepository, n: int) -> None:
 async def _work_directly(repo: SqlRepository, n: int) -> None:
     await repo.work.begin(_work(n))
     await repo.work.end(f"w{n}")
+
+
+async def _create_in_transaction(store: SessionStore, n: int) -> None:
+    session = clicks.new_session(f"t{n}", f"t{n}", 20)
+    await store._run(SaveOp(session_row(session, session.version), -1, None, None, insert=True))
+
+
+async def _create_directly(store: SessionStore, n: int) -> None:
+    await store.create(clicks.new_session(f"d{n}", f"d{n}", 20))
 
 
 async def _borrow_as_async_connection(repo: SqlRepository) -> None:
@@ -126,6 +140,15 @@ async def main(reads: int, blocks: int) -> None:
                 {
                     "SQLAlchemy transactions": lambda: _work_through_sqlalchemy(repo, next(count)),
                     "one statement each (pg_link)": lambda: _work_directly(repo, next(count)),
+                },
+                reads,
+                blocks,
+            )
+            await _compare(
+                "new 20-item quizzes stored",
+                {
+                    "a SQLAlchemy transaction with the check": lambda: _create_in_transaction(store, next(count)),
+                    "one INSERT (pg_link)": lambda: _create_directly(store, next(count)),
                 },
                 reads,
                 blocks,
