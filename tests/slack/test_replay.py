@@ -169,18 +169,28 @@ async def test_a_replayed_click_is_counted_once(slack: Slack, repository: SqlRep
     assert (len(slack.fake.calls), len(slack.fake.responses)) == seen
 
 
-def test_the_replay_guard_forgets_after_its_window_and_stays_bounded() -> None:
+def test_the_replay_guard_remembers_a_window_to_twice_that_and_stays_bounded() -> None:
     now = [1000.0]
-    guard = ReplayGuard(window=300, capacity=3, clock=lambda: now[0])
+    guard = ReplayGuard(window=300, capacity=10, clock=lambda: now[0])
     assert guard.claim("a") and not guard.claim("a")
     now[0] += 299
     assert not guard.claim("a")
+    now[0] += 2  # the window is over: "a" moves to the previous generation, still remembered
+    assert not guard.claim("a") and guard.claim("b")
+    now[0] += 298
+    assert not guard.claim("a")  # 599 s after its claim
     now[0] += 2
-    assert guard.claim("a")  # a new delivery after the window
-    for key in "bcde":
+    assert guard.claim("a")  # a new delivery once its generation was forgotten (601 s)
+    assert not guard.claim("b")  # 300 s after its claim: remembered
+    now[0] += 601
+    assert guard.claim("b")  # nothing is remembered after twice the window
+
+    guard = ReplayGuard(window=300, capacity=4, clock=lambda: now[0])
+    for key in "cdefg":
         assert guard.claim(key)
-    assert len(guard) == 3  # the oldest claims made room
-    assert guard.claim("b")  # evicted, so it counts as new
+    assert len(guard) == 3  # two full generations of two at most: the oldest claims made room
+    assert guard.claim("c")  # forgotten, so it counts as new
+    assert not guard.claim("g")
 
 
 def test_what_makes_a_request_unique() -> None:
