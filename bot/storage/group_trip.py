@@ -235,7 +235,7 @@ async def write_group(
     }
     check = (sql.check, tuple(orjson.dumps(lists[name]).decode() for name in sql.check_order))
     driver = (await c.get_raw_connection()).driver_connection
-    steps = _steps(c, sql, ops, update, attempts, reviews) if sqlite3.sqlite_version_info >= NEEDS else None
+    steps = _steps(c, sql, ops, attempt_rows, update, attempts, reviews) if sqlite3.sqlite_version_info >= NEEDS else None
     if steps is None or not isinstance(driver, OneTripConnection):
         trip = Trip(ops, check, [], commit=False)
         trip.decide(tuple((await c.exec_driver_sql(*check)).one()))
@@ -257,9 +257,10 @@ async def write_group(
     return trip
 
 
-def _steps(c: AsyncConnection, sql: _Sql, ops: Sequence[SaveOp], update: Prepared, attempts: Prepared, reviews: Prepared) -> list[Step] | None:
+def _steps(
+    c: AsyncConnection, sql: _Sql, ops: Sequence[SaveOp], attempt_rows: list[dict[str, Any]], update: Prepared, attempts: Prepared, reviews: Prepared
+) -> list[Step] | None:
     """Every save's writes in the trips' order, each table's rows in few statements; None if one needs SQLAlchemy."""
-    attempt_rows = [op.attempt for op in ops if op.attempt is not None]
     review_rows = merged([op.review for op in ops if op.review is not None])
     update_form = update.form(c.dialect, tuple(update_row(ops[0])))
     attempt_form = attempts.form(c.dialect, tuple(attempt_rows[0])) if attempt_rows else None

@@ -75,7 +75,11 @@ class SessionStore:
         """Insert a new session and return its row; Conflict if its owner already has an active one."""
         op = SaveOp(session_row(session, session.version), -1, None, None, insert=True)
         if self._writer is None:
-            await self._insert_alone(op)
+            # PostgreSQL: one INSERT, its own transaction. The unique index of active sessions
+            # (`ix_sessions_one_active`) refuses a second active quiz for the owner, as the check
+            # `_apply_inserts` makes before a group's inserts; in a SQLAlchemy transaction with that
+            # check a new quiz cost 590-840 µs of the bot's CPU, alone 157-259 (bench/pg_statement_bench.py).
+            await self._alone(_INSERT_SESSION, op.row)
         else:
             await self._run(op)
         self._remember(session)
@@ -237,28 +241,20 @@ class SessionStore:
 
     async def _save_alone(self, op: SaveOp) -> None:
         """PostgreSQL: a session saved with nothing else is one statement, run without BEGIN and COMMIT."""
-        params = update_row(op)
-        try:
-            async with pg_link.direct(self._db.engine) as d:  # the statement is its own transaction
-                changed = await d.changed(_UPDATE_IF_VERSION, params)
-        except IntegrityError as exc:  # made a quiz active while another is: the same refusal as `_run`'s
-            raise Conflict(ALREADY_ACTIVE) from exc
-        if changed != 1:
+        if await self._alone(_UPDATE_IF_VERSION, update_row(op)) != 1:
             self._recent.pop(op.row["id"], None)
             raise Conflict(f"session {op.row['id']} changed since it was read")
 
-    async def _insert_alone(self, op: SaveOp) -> None:
-        """PostgreSQL: a new session is one INSERT, run without BEGIN and COMMIT.
+    async def _alone(self, statement: Prepared, params: Row) -> int:
+        """PostgreSQL: run one statement on a session as its own transaction; the rows it changed.
 
-        The unique index of active sessions (`ix_sessions_one_active`) refuses a second active quiz
-        for one owner, as the check `_apply_inserts` makes before a group's inserts: through
-        SQLAlchemy's transaction, with that check, storing a new quiz cost 590-840 µs of the bot's
-        CPU; alone, 157-259 (`bench/pg_statement_bench.py`, 2026-12-06).
+        A quiz made active while its owner has another (this process's or another's) breaks the
+        unique index: the same refusal as `_run`'s.
         """
         try:
-            async with pg_link.direct(self._db.engine) as d:  # the statement is its own transaction
-                await d.changed(_INSERT_SESSION, op.row)
-        except IntegrityError as exc:  # the owner has an active quiz (made by this process or another)
+            async with pg_link.direct(self._db.engine) as d:
+                return await d.changed(statement, params)
+        except IntegrityError as exc:
             raise Conflict(ALREADY_ACTIVE) from exc
 
     # ------------------------------------------------------------- applying saves in a transaction
