@@ -1,6 +1,6 @@
 """What a click's statement costs the bot on PostgreSQL: through SQLAlchemy's execute, and on asyncpg itself.
 
-Three operations, each in blocks that alternate the two ways on the same database and connection pool:
+Five operations, each in blocks that alternate the two ways on the same database and connection pool:
 
 - reading one stored quiz by its id, as a click did: SQLAlchemy's `execute` on a pooled connection
   switched to AUTOCOMMIT (the way before `bot/storage/pg_link.py`) against `SessionStore.get_row`
@@ -10,6 +10,9 @@ Three operations, each in blocks that alternate the two ways on the same databas
 - a new quiz stored (a quiz's start): in a SQLAlchemy transaction with the check of its owner's
   active quizzes (`SessionStore._run`, the way before, still a group's on SQLite) against
   `SessionStore.create` (one INSERT on asyncpg itself; the unique index refuses a second active quiz);
+- a quiz start's read of the learner's cards in three packs (60 cards): SQLAlchemy's `execute` with
+  an expanding IN (`progress._HISTORY`, the way before, still SQLite's) against `ProgressStore.history`
+  (the packs as one array parameter, on asyncpg itself: `Database.rows`);
 - a pooled connection borrowed and given back, as every statement on asyncpg itself needs: as
   SQLAlchemy's `AsyncConnection` (`engine.connect()` and its raw connection, `pg_link.direct` before
   it took the pool's connection itself) against `pg_link.direct`.
@@ -34,13 +37,16 @@ from pathlib import Path
 from typing import Any
 
 import asyncpg
+from sqlalchemy import insert
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the package, and tests' quiz builders
 
 from bot.core.work import Work
 from bot.storage import SqlRepository, open_repository, pg_link
 from bot.storage.codec import session_row
+from bot.storage.progress import _HISTORY
 from bot.storage.sessions import _GET_ROW, SessionStore
+from bot.storage.tables import reviews
 from bot.storage.work import _END, COLUMNS
 from bot.storage.writer import SaveOp
 from tests.storage import clicks
@@ -85,6 +91,30 @@ async def _create_in_transaction(store: SessionStore, n: int) -> None:
 
 async def _create_directly(store: SessionStore, n: int) -> None:
     await store.create(clicks.new_session(f"d{n}", f"d{n}", 20))
+
+
+HISTORY = {"platform": "slack", "user_id": "ann", "packs": ["p0", "p1", "p2"]}
+
+
+async def _cards(repo: SqlRepository) -> None:
+    rows = [
+        {"platform": "slack", "user_id": "ann", "pack_id": f"p{p}", "question_id": f"q{q}", "card": '{"state": 2}',
+         "due": datetime(2026, 12, 6, tzinfo=UTC), "correct": q % 2 == 0, "answers": 1}
+        for p in range(3) for q in range(20)
+    ]  # fmt: skip
+    async with repo.engine.begin() as c:
+        await c.execute(insert(reviews), rows)
+
+
+async def _history_through_sqlalchemy(repo: SqlRepository) -> list[Any]:
+    async with repo.engine.connect() as c:
+        await c.execution_options(isolation_level="AUTOCOMMIT")
+        return sorted(tuple(row) for row in await c.execute(_HISTORY.statement, HISTORY))
+
+
+async def _history_directly(repo: SqlRepository) -> list[Any]:
+    found = await repo.history(HISTORY["platform"], HISTORY["user_id"], HISTORY["packs"])
+    return sorted((p, q, h.due, h.card, h.last_correct, h.attempts) for (p, q), h in found.items())
 
 
 async def _borrow_as_async_connection(repo: SqlRepository) -> None:
@@ -153,6 +183,13 @@ async def main(reads: int, blocks: int) -> None:
                 reads,
                 blocks,
             )
+            await _cards(repo)
+            cards = {
+                "SQLAlchemy execute, expanding IN": lambda: _history_through_sqlalchemy(repo),
+                "asyncpg itself, one array (Database.rows)": lambda: _history_directly(repo),
+            }
+            assert await cards["SQLAlchemy execute, expanding IN"]() == await cards["asyncpg itself, one array (Database.rows)"]()
+            await _compare("reads of a learner's 60 cards in three packs", cards, reads, blocks)
             await _compare(
                 "a pooled connection borrowed and given back",
                 {

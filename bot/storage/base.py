@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
-from typing import Protocol
+from typing import Any, Protocol
 
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from bot.core.faults import FaultLog
+
+from . import pg_link
+from .prepared import Prepared
 
 
 class Database:
@@ -38,6 +41,18 @@ class Database:
             if not self.sqlite:
                 await connection.execution_options(isolation_level="AUTOCOMMIT")
             yield connection
+
+    async def rows(self, query: Prepared, params: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """Run one read and return its rows, each a dict of its columns.
+
+        On PostgreSQL on asyncpg itself (`pg_link.py`: about half the CPU of SQLAlchemy's execute,
+        which also switches the connection to AUTOCOMMIT first); on SQLite through SQLAlchemy.
+        """
+        if not self.sqlite:
+            async with pg_link.direct(self.engine) as d:
+                return await d.rows(query, params)
+        async with self.read() as c:
+            return [dict(row._mapping) for row in await c.execute(query.statement, params)]
 
     @asynccontextmanager
     async def write(self) -> AsyncIterator[AsyncConnection]:

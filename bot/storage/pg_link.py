@@ -2,7 +2,8 @@
 
 A click on PostgreSQL runs one or two single statements: the session's read (none for a guessed
 click) and the answer's one statement (`one_statement.py`); where the next item was posted rides
-with the next save, or is written with others' (`anchors.py`). Through
+with the next save, or is written with others' (`anchors.py`). A quiz's start reads here too
+(`Database.rows`: the learner's active quiz, cards and language setting). Through
 SQLAlchemy's `execute` a session's read cost 330 µs of the bot's CPU (a cache lookup for the
 compiled form, an execution context, the asyncpg adapter's own statement cache and cursor, the
 result's wrapping, and an AUTOCOMMIT switch on checkout); on the driver's connection it costs 190

@@ -6,7 +6,8 @@ from collections.abc import Sequence
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Integer, and_, bindparam, cast, func, select
+from sqlalchemy import Integer, String, and_, any_, bindparam, cast, func, select
+from sqlalchemy.dialects.postgresql import ARRAY
 
 from bot.core.model import History, TopicStats, UserStats
 
@@ -14,20 +15,16 @@ from . import tables as t
 from .base import Database
 from .daily_rows import read_learner
 from .one_row import ManyRows
+from .prepared import Prepared
 
 # Built once (every quiz start reads it): building the statement cost more than running it on SQLite.
 # Many rows, one a card: SQLite hands them back as one (`one_row.py`).
-_HISTORY = ManyRows(
-    select(
-        t.reviews.c.pack_id, t.reviews.c.question_id, t.reviews.c.due, t.reviews.c.card, t.reviews.c.correct, t.reviews.c.answers
-    ).where(
-        and_(
-            t.reviews.c.platform == bindparam("platform"),
-            t.reviews.c.user_id == bindparam("user_id"),
-            t.reviews.c.pack_id.in_(bindparam("packs", expanding=True)),
-        )
-    )
-)
+_HISTORY_COLUMNS = (t.reviews.c.pack_id, t.reviews.c.question_id, t.reviews.c.due, t.reviews.c.card, t.reviews.c.correct, t.reviews.c.answers)
+_LEARNER = and_(t.reviews.c.platform == bindparam("platform"), t.reviews.c.user_id == bindparam("user_id"))
+_HISTORY = ManyRows(select(*_HISTORY_COLUMNS).where(_LEARNER, t.reviews.c.pack_id.in_(bindparam("packs", expanding=True))))
+# PostgreSQL: the packs as one array parameter, so the statement is compiled once and runs on asyncpg
+# itself (`Database.rows`); an expanding IN is rendered again for every read.
+_HISTORY_PG = Prepared(select(*_HISTORY_COLUMNS).where(_LEARNER, t.reviews.c.pack_id == any_(bindparam("packs", type_=ARRAY(String())))))
 
 
 class ProgressStore:
@@ -38,12 +35,16 @@ class ProgressStore:
 
     async def history(self, platform: str, user_id: str, packs: Sequence[str]) -> dict[tuple[str, str], History]:
         """Each graded question's last result and review card: one row per question, not per attempt."""
-        async with self._db.read() as c:
-            rows = await _HISTORY.all(c, {"platform": platform, "user_id": user_id, "packs": list(packs)})
-            return {
-                (pack, question): History(answers, bool(correct), due, card)
-                for pack, question, due, card, correct, answers in rows
-            }
+        params = {"platform": platform, "user_id": user_id, "packs": list(packs)}
+        if self._db.sqlite:
+            async with self._db.read() as c:
+                rows = await _HISTORY.all(c, params)
+        else:
+            rows = [tuple(row.values()) for row in await self._db.rows(_HISTORY_PG, params)]
+        return {
+            (pack, question): History(answers, bool(correct), due, card)
+            for pack, question, due, card, correct, answers in rows
+        }
 
     async def user_stats(self, platform: str, user_id: str, now: datetime) -> UserStats:
         a = t.attempts.c

@@ -117,13 +117,8 @@ class SessionStore:
         )
 
     async def _one_row(self, query: Prepared, params: dict[str, Any]) -> Row | None:
-        if not self._db.sqlite:  # on asyncpg itself: half the CPU of SQLAlchemy's execute (`pg_link.py`)
-            async with pg_link.direct(self._db.engine) as d:
-                rows = await d.rows(query, params)
-            return rows[0] if rows else None
-        async with self._db.read() as c:
-            row = (await c.execute(query.statement, params)).first()
-        return None if row is None else dict(row._mapping)
+        rows = await self._db.rows(query, params)
+        return rows[0] if rows else None
 
     async def recent(self, session_id: str, position: int | None = None) -> Session | None:
         """The session as this process last stored it, else as read: a guess for a save that checks its version.

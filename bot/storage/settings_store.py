@@ -8,9 +8,10 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from . import tables as t
 from .base import Database
+from .prepared import Prepared
 
 # Built once: the locale middleware reads the learner's and the server's language through here.
-_GET = select(t.settings.c.value).where(t.settings.c.key == bindparam("key"))
+_GET = Prepared(select(t.settings.c.value).where(t.settings.c.key == bindparam("key")))
 
 
 class SettingsStore:
@@ -24,8 +25,8 @@ class SettingsStore:
         self._db = db
 
     async def get(self, key: str) -> str | None:
-        async with self._db.read() as c:
-            return (await c.execute(_GET, {"key": key})).scalar()
+        rows = await self._db.rows(_GET, {"key": key})
+        return rows[0]["value"] if rows else None
 
     async def set(self, key: str, value: str) -> None:
         # One statement, insert or update: two processes setting a new key at once (both syncing the

@@ -10,6 +10,7 @@ import pytest
 from sqlalchemy import Boolean, event, insert, select, text
 
 from bot.core.errors import DatabaseFault
+from bot.core.model import History
 from bot.core.ports import Conflict
 from bot.storage import SqlRepository, pg_link
 from bot.storage import tables as t
@@ -135,3 +136,34 @@ async def test_a_code_answers_work_row_is_begun_and_ended_in_one_statement_each(
         event.remove(repo.engine.sync_engine, "begin", began)
     assert await repo.work.all() == []
     assert len(transactions) == 1  # only `all()`'s read: no BEGIN ... COMMIT around the begin and end
+
+
+async def test_a_quiz_starts_reads_run_on_asyncpg_itself_and_read_what_was_stored(repo: SqlRepository) -> None:
+    """The learner's cards (the packs as one array parameter) and a setting: no SQLAlchemy execute, same values."""
+    at = datetime(2026, 12, 6, 9, 15, 30, 123456, tzinfo=UTC)
+    async with repo.engine.begin() as c:
+        await c.execute(insert(t.reviews), [
+            {"platform": "slack", "user_id": "ann", "pack_id": pack, "question_id": q, "card": '{"s": 1}', "due": at,
+             "correct": q == "q0", "answers": 2}
+            for pack in ("demo", "other", "third") for q in ("q0", "q1")
+        ] + [{"platform": "slack", "user_id": "bob", "pack_id": "demo", "question_id": "q0", "card": "{}", "due": at,
+              "correct": True, "answers": 1}])  # fmt: skip
+    await repo.set_setting("slack:language:ann", "de")
+    executed: list[object] = []
+
+    def seen(conn: object, cursor: object, statement: str, params: object, context: object, many: bool) -> None:
+        executed.append(conn)
+
+    event.listen(repo.engine.sync_engine, "before_cursor_execute", seen)
+    try:
+        history = await repo.history("slack", "ann", ["demo", "third", "none"])
+        language = await repo.get_setting("slack:language:ann")
+        missing = await repo.get_setting("slack:language:bob")
+    finally:
+        event.remove(repo.engine.sync_engine, "before_cursor_execute", seen)
+    assert sorted(history) == [("demo", "q0"), ("demo", "q1"), ("third", "q0"), ("third", "q1")]
+    assert history["demo", "q0"] == History(2, True, at, '{"s": 1}') and history["third", "q1"].last_correct is False
+    assert history["demo", "q0"].due.tzinfo is not None  # the column type's converter ran
+    assert (language, missing) == ("de", None)
+    assert executed == [None, None, None]  # three statements, each on the driver itself (no connection)
+    assert await repo.history("slack", "ann", []) == {}

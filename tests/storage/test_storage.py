@@ -191,8 +191,9 @@ async def test_remembering_an_items_message_is_right_when_another_process_saved_
 async def test_history_returns_each_card_as_stored(any_url: str) -> None:
     """One entry per question of the learner's asked packs, due as an aware UTC time to the microsecond.
 
-    On SQLite the cards come back in one JSON row (`progress._HISTORY_ONE_ROW`): the text, the
-    times, the flags and the counts must read back as the row-by-row query gives them on PostgreSQL.
+    On SQLite the cards come back in one JSON row (`one_row.ManyRows`): the text, the times, the
+    flags and the counts must read back as the row-by-row query gives them on PostgreSQL (where the
+    packs are one array parameter, read on asyncpg itself).
     """
     repo = await open_repository(any_url)
     try:
