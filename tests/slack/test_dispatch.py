@@ -105,3 +105,22 @@ def wired_actor() -> Any:
     from tests.slack.conftest import TEAM
 
     return Actor("slack", TEAM, LEARNER, "learner")
+
+
+async def test_work_after_an_acknowledgement_starts_from_the_request_itself(slack: Slack, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A command's work runs without Bolt's lazy listeners, and still reaches the learner.
+
+    Bolt starts a lazy listener from a deep copy of the whole request (its context and Web API client
+    included); its copier is watched here.
+    """
+    import slack_bolt.listener.asyncio_runner as runner_module
+
+    copies: list[object] = []
+    real = runner_module.create_copy
+    monkeypatch.setattr(runner_module, "create_copy", lambda original: copies.append(original) or real(original))
+    status, body = await slack.command("start demo count:2")
+    assert (status, body) == (200, "")
+    assert items(slack, dm(LEARNER))  # the work ran: the first item is in the learner's DM
+    status, _ = await slack.command("help")
+    assert status == 200
+    assert copies == []

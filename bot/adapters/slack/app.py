@@ -91,7 +91,7 @@ def web_app(bolt: AsyncApp, *, path: str = EVENTS_PATH, metrics: Metrics | None 
     """The aiohttp application: Slack's requests on `path`, a health check on /healthz.
 
     With `metrics`, each signed request is timed from its arrival to the ack (this response) and
-    to the last reply of its lazy listener (see bot.metrics.receiving).
+    to the last reply of the work it started (see bot.metrics.receiving).
     """
 
     clicks = clicks_of(bolt)
@@ -134,8 +134,8 @@ async def slack_front_end(
         await service.ask(q.PlatformLocales("slack", lambda actor: front.api.user_locale(actor.user_id)))
         if outbox is not None:
             outbox.attach("slack", front.publish_race)
-        # Bolt deep-copies its client into every lazy listener's request, so it gets one without a
-        # shared aiohttp session; the front end's own calls reuse the session.
+        # Bolt's own client (its authorization's auth.test) has no shared aiohttp session; the front
+        # end's own calls reuse the session.
         bolt = build_bolt_app(front, make_client(token, api_url=api_url), signing_secret=signing_secret)
         try:
             yield front, bolt

@@ -231,7 +231,7 @@ class Jobs:
         task.add_done_callback(self._inflight.discard)
 
     async def idle(self) -> None:
-        """Wait until no lazy listener is running (tests, and a clean shutdown)."""
+        """Wait until no work started after an acknowledgement is running (tests, and a clean shutdown)."""
         while True:
             for _turn in range(5):
                 await asyncio.sleep(0)

@@ -1,7 +1,7 @@
 """Every Slack request becomes one core request; the reply goes out through `deliver`.
 
-Every listener acknowledges at once (Bolt's `ack`) and does its work in a lazy listener, so
-Slack has its answer within 3 seconds even while the sandbox runs. An answer is acknowledged only
+Every listener acknowledges at once (Bolt's `ack`) and then starts its work in a task of its own
+(`_acked_then`), so Slack has its answer within 3 seconds even while the sandbox runs. An answer is acknowledged only
 once it is safe, so that no acknowledged answer is lost with a process that dies: a click on a quiz
 message and a short answer typed in the answer form once the answer is stored (`answer_then_ack`,
 `answer_form_then_ack`); code, in the form or sent as a message (`message_then_ack`), once its
@@ -63,30 +63,48 @@ class Inbound:
         self.jobs = Jobs(self.courier)
 
     def register(self, bolt: AsyncApp) -> None:
-        """Attach every listener to a Bolt app: an ack function, then the work as a lazy listener."""
-        bolt.command("/quiz")(ack=self.ack_command, lazy=[self.run_command])
+        """Attach every listener to a Bolt app: an acknowledgement, then the work in a task of its own."""
+        then = self._acked_then
+        bolt.command("/quiz")(then(self.ack_command, self.run_command))
         quiz = QUIZ_ACTIONS
-        bolt.action(quiz)(self.answer_then_ack)  # no lazy listener: it acks once the answer is stored
-        bolt.action(re.compile(r"^qzh:start"))(ack=self.ack_only, lazy=[self.on_home_start])
-        bolt.action(re.compile(r"^dy:"))(ack=self.ack_only, lazy=[self.on_daily_action])
+        bolt.action(quiz)(self.answer_then_ack)  # no separate work: it acks once the answer is stored
+        bolt.action(re.compile(r"^qzh:start"))(then(self.ack_only, self.on_home_start))
+        bolt.action(re.compile(r"^dy:"))(then(self.ack_only, self.on_daily_action))
         bolt.view_submission(quiz)(self.answer_form_then_ack)  # a short answer: acked once stored
-        bolt.action(re.compile(r"^rc:"))(ack=self.ack_only, lazy=[self.on_race_action])
-        bolt.view_submission(re.compile(r"^rc:"))(ack=self.ack_answer, lazy=[self.on_race_answer])
-        bolt.view_submission(bk.RUN_CALLBACK)(ack=self.ack_run, lazy=[self.on_run])
-        bolt.view_submission(bk.PACK_CALLBACK)(ack=self.ack_pack_load, lazy=[self.on_pack_load])
+        bolt.action(re.compile(r"^rc:"))(then(self.ack_only, self.on_race_action))
+        bolt.view_submission(re.compile(r"^rc:"))(then(self.ack_answer, self.on_race_answer, with_view=True))
+        bolt.view_submission(bk.RUN_CALLBACK)(then(self.ack_run, self.on_run, with_view=True))
+        bolt.view_submission(bk.PACK_CALLBACK)(then(self.ack_pack_load, self.on_pack_load, with_view=True))
         messages: dict[str, Any] = {"type": "message", "subtype": (None, "file_share", "thread_broadcast")}
         bolt.event(messages, middleware=[self.message_then_ack])(self.ack_only)  # the work starts in the middleware
         bolt.event("message")(self.ack_only)  # edits, joins, bot messages: nothing to do
         bolt.event("file_shared")(self.ack_only)  # the message event that comes with the file carries it
-        bolt.event("app_home_opened")(ack=self.ack_only, lazy=[self.on_home_opened])
+        bolt.event("app_home_opened")(then(self.ack_only, self.on_home_opened))
+
+    def _acked_then(
+        self, acknowledge: Callable[..., Awaitable[None]], work: Callable[..., Coroutine[Any, Any, None]], *, with_view: bool = False
+    ) -> Callable[..., Awaitable[None]]:
+        """A Bolt listener that runs `acknowledge(ack, body[, view])`, then `work(body[, view])` as a task (`idle` waits for it).
+
+        Not Bolt's lazy listeners, which run the same way but start from a deep copy of the whole
+        request, its context and Web API client included: under a profiler that copy was about 6% of
+        the bot's CPU in a run of quiz starts (bench/platform_bench.py, docs/reference/measured.md).
+        """
+
+        async def listener(ack: Callable[..., Awaitable[Any]], body: dict[str, Any], view: dict[str, Any] | None) -> None:
+            args = (body, view) if with_view else (body,)
+            await acknowledge(ack, *args)
+            self.jobs.track(asyncio.create_task(work(*args), name="quizbot-slack-work"))
+
+        return listener
 
     async def idle(self) -> None:
-        """Wait until no lazy listener is running (tests, and a clean shutdown)."""
+        """Wait until no work started after an acknowledgement is running (tests, and a clean shutdown)."""
         await self.jobs.idle()
 
     # ----------------------------------------------------------------- acknowledgements
 
-    async def ack_only(self, ack: Callable[..., Awaitable[Any]]) -> None:
+    async def ack_only(self, ack: Callable[..., Awaitable[Any]], *_: Any) -> None:
         await ack()
 
     async def answer_then_ack(self, ack: Callable[..., Awaitable[Any]], body: dict[str, Any]) -> None:
@@ -173,7 +191,7 @@ class Inbound:
         ok = bool(view_files(view, bk.PACK_BLOCK, bk.PACK_INPUT))
         await self.courier.refused(ack, body, bk.PACK_BLOCK, N_("Choose a pack (.yaml, .zip) or a quiz file to convert."), ok=ok)
 
-    # ----------------------------------------------------------------- lazy listeners
+    # ----------------------------------------------------------------- the work after an acknowledgement
 
     async def run_command(self, body: dict[str, Any]) -> None:
         """`/quiz <subcommand> ...`, after the acknowledgement."""
