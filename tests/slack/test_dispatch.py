@@ -124,3 +124,25 @@ async def test_work_after_an_acknowledgement_starts_from_the_request_itself(slac
     status, _ = await slack.command("help")
     assert status == 200
     assert copies == []
+
+
+async def test_work_that_fails_before_it_can_tell_anyone_is_logged(slack: Slack, caplog: pytest.LogCaptureFixture) -> None:
+    """Work that breaks outside `Jobs.run` (which tells the person) is logged with its traceback, after the ack."""
+    assert slack.front is not None
+    acks: list[object] = []
+
+    async def ack(**kwargs: Any) -> None:
+        acks.append(kwargs)
+
+    async def acknowledge(ack: Any, body: dict[str, Any]) -> None:
+        await ack()
+
+    async def broken(body: dict[str, Any]) -> None:
+        raise RuntimeError(f"could not read {body['text']!r}")
+
+    listener = slack.front._acked_then(acknowledge, broken)
+    await listener(ack, {"text": "start demo"}, None)
+    await slack.front.idle()
+    assert acks == [{}]
+    failures = [r for r in caplog.records if r.levelname == "ERROR" and "after an acknowledgement failed" in r.getMessage()]
+    assert len(failures) == 1 and "could not read 'start demo'" in str(failures[0].exc_info[1])  # type: ignore[index]

@@ -52,6 +52,12 @@ QUIZ_ACTIONS = re.compile(rf"^(?:{ax.PREFIX}|{ax.POST_PREFIX}|{ax.PACK_PREFIX}|{
 CODE_ACK_WAIT_S = 30.0  # a code message's 200 waits for its grading row this long at most (Slack resends after 3 s)
 
 
+def _log_failure(task: asyncio.Task[None]) -> None:
+    """Log work that failed outside `Jobs.run` (which tells the person): before it, reading who they are."""
+    if not task.cancelled() and (exc := task.exception()) is not None:
+        log.error("the Slack front end's work after an acknowledgement failed", exc_info=exc)
+
+
 class Inbound:
     """The Slack listeners: commands, clicks, forms, messages and the Home tab."""
 
@@ -94,7 +100,9 @@ class Inbound:
         async def listener(ack: Callable[..., Awaitable[Any]], body: dict[str, Any], view: dict[str, Any] | None) -> None:
             args = (body, view) if with_view else (body,)
             await acknowledge(ack, *args)
-            self.jobs.track(asyncio.create_task(work(*args), name="quizbot-slack-work"))
+            task = asyncio.create_task(work(*args), name="quizbot-slack-work")
+            task.add_done_callback(_log_failure)
+            self.jobs.track(task)
 
         return listener
 
