@@ -1,12 +1,13 @@
 """Every Slack request becomes one core request; the reply goes out through `deliver`.
 
 Every listener acknowledges at once (Bolt's `ack`) and then starts its work in a task of its own
-(`_acked_then`), so Slack has its answer within 3 seconds even while the sandbox runs. An answer is acknowledged only
-once it is safe, so that no acknowledged answer is lost with a process that dies: a click on a quiz
-message and a short answer typed in the answer form once the answer is stored (`answer_then_ack`,
-`answer_form_then_ack`); code, in the form or sent as a message (`message_then_ack`), once its
-grading is recorded as unfinished work, before "Running your code" shows. No quiz rule lives here:
-what to ask, grade or refuse is the core's; this module only decides where things are shown.
+(`_acked_then`), so Slack has its answer within 3 seconds even while the sandbox runs. An answer
+is acknowledged only once it is safe, so that no acknowledged answer is lost with a process that
+dies: a click on a quiz message and a short answer typed in the answer form once the answer is
+stored (`answer_then_ack`, `answer_form_then_ack`); code, in the form or sent as a message
+(`message_then_ack`), once its grading is recorded as unfinished work, before "Running your code"
+shows. No quiz rule lives here: what to ask, grade or refuse is the core's; this module only
+decides where things are shown.
 """
 
 from __future__ import annotations
@@ -90,7 +91,7 @@ class Inbound:
     def _acked_then(
         self, acknowledge: Callable[..., Awaitable[None]], work: Callable[..., Coroutine[Any, Any, None]], *, with_view: bool = False
     ) -> Callable[..., Awaitable[None]]:
-        """A Bolt listener that runs `acknowledge(ack, body[, view])`, then `work(body[, view])` as a task (`idle` waits for it).
+        """A Bolt listener: `acknowledge(ack, body[, view])`, then `work(body[, view])` as a task (`idle` waits for it).
 
         Not Bolt's lazy listeners, which run the same way but start from a deep copy of the whole
         request, its context and Web API client included: under a profiler that copy was about 6% of
