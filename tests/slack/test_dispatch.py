@@ -140,7 +140,7 @@ async def test_work_that_fails_before_it_can_tell_anyone_is_logged(slack: Slack,
     async def broken(body: dict[str, Any]) -> None:
         raise RuntimeError(f"could not read {body['text']!r}")
 
-    listener = slack.front._acked_then(acknowledge, broken)
+    listener = slack.front.jobs.acked_then(acknowledge, broken)
     await listener(ack, {"text": "start demo"}, None)
     await slack.front.idle()
     assert acks == [{}]

@@ -1,7 +1,7 @@
 """Every Slack request becomes one core request; the reply goes out through `deliver`.
 
 Every listener acknowledges at once (Bolt's `ack`) and then starts its work in a task of its own
-(`_acked_then`), so Slack has its answer within 3 seconds even while the sandbox runs. An answer
+(`Jobs.acked_then`), so Slack has its answer within 3 seconds even while the sandbox runs. An answer
 is acknowledged only once it is safe, so that no acknowledged answer is lost with a process that
 dies: a click on a quiz message and a short answer typed in the answer form once the answer is
 stored (`answer_then_ack`, `answer_form_then_ack`); code, in the form or sent as a message
@@ -53,12 +53,6 @@ QUIZ_ACTIONS = re.compile(rf"^(?:{ax.PREFIX}|{ax.POST_PREFIX}|{ax.PACK_PREFIX}|{
 CODE_ACK_WAIT_S = 30.0  # a code message's 200 waits for its grading row this long at most (Slack resends after 3 s)
 
 
-def _log_failure(task: asyncio.Task[None]) -> None:
-    """Log work that failed outside `Jobs.run` (which tells the person): before it, reading who they are."""
-    if not task.cancelled() and (exc := task.exception()) is not None:
-        log.error("the Slack front end's work after an acknowledgement failed", exc_info=exc)
-
-
 class Inbound:
     """The Slack listeners: commands, clicks, forms, messages and the Home tab."""
 
@@ -71,7 +65,7 @@ class Inbound:
 
     def register(self, bolt: AsyncApp) -> None:
         """Attach every listener to a Bolt app: an acknowledgement, then the work in a task of its own."""
-        then = self._acked_then
+        then = self.jobs.acked_then
         bolt.command("/quiz")(then(self.ack_command, self.run_command))
         quiz = QUIZ_ACTIONS
         bolt.action(quiz)(self.answer_then_ack)  # no separate work: it acks once the answer is stored
@@ -87,25 +81,6 @@ class Inbound:
         bolt.event("message")(self.ack_only)  # edits, joins, bot messages: nothing to do
         bolt.event("file_shared")(self.ack_only)  # the message event that comes with the file carries it
         bolt.event("app_home_opened")(then(self.ack_only, self.on_home_opened))
-
-    def _acked_then(
-        self, acknowledge: Callable[..., Awaitable[None]], work: Callable[..., Coroutine[Any, Any, None]], *, with_view: bool = False
-    ) -> Callable[..., Awaitable[None]]:
-        """A Bolt listener: `acknowledge(ack, body[, view])`, then `work(body[, view])` as a task (`idle` waits for it).
-
-        Not Bolt's lazy listeners, which run the same way but start from a deep copy of the whole
-        request, its context and Web API client included: under a profiler that copy was about 6% of
-        the bot's CPU paced at 360 learners, mostly for `/quiz` (docs/reference/measured.md).
-        """
-
-        async def listener(ack: Callable[..., Awaitable[Any]], body: dict[str, Any], view: dict[str, Any] | None) -> None:
-            args = (body, view) if with_view else (body,)
-            await acknowledge(ack, *args)
-            task = asyncio.create_task(work(*args), name="quizbot-slack-work")
-            task.add_done_callback(_log_failure)
-            self.jobs.track(task)
-
-        return listener
 
     async def idle(self) -> None:
         """Wait until no work started after an acknowledgement is running (tests, and a clean shutdown)."""
