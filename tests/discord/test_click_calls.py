@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import discord
+import pytest
 from discord.http import handle_message_parameters
 
 from bot.adapters.discord.api import message_payload
@@ -53,3 +56,39 @@ async def test_a_click_asks_nothing_back_and_its_next_item_can_still_be_edited(b
     assert edit.path.endswith(f"/messages/{followup.message_id}")
     assert all(c["disabled"] for row in edit.body["components"] for c in row["components"])
     bot.assert_all_acknowledged()
+
+
+async def test_a_click_builds_no_message_object_yet_edits_the_clicked_message_and_pages(
+    bot: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """discord.py parses no `Message` of the clicked message; its payload still tells a click on a message and its ids."""
+    built: list[object] = []
+
+    class Watched(discord.Message):
+        def __init__(self, **kwargs: Any) -> None:
+            built.append(kwargs["data"].get("id"))
+            super().__init__(**kwargs)
+
+    monkeypatch.setattr(discord.interactions, "Message", Watched)  # where `Interaction` builds the clicked message
+    start = await bot.command(p.ALICE, "start", [p.option("count", 2)])
+    item = start.item()
+    clicked = await bot.click(p.ALICE, item, "Skip")
+    assert clicked.kind == 7 and "Skipped" in clicked.text()  # a click on a message: that message is edited in place
+    assert built == []
+    assert clicked.payload["message"]["id"] == item["id"] and "quizbot_clicked" not in clicked.payload["data"]  # left as sent
+    [followup] = clicked.followups()
+    second = bot.fake.messages[followup.message_id]
+    # A step button is honoured only on the message showing the current item: its ids come from the payload.
+    shown = {**second, "components": [*second["components"], {"type": 1, "components": [
+        {"type": 2, "style": 2, "label": "Next ▶", "custom_id": f"qzp:{session_of(second)}:1"}]}]}  # fmt: skip
+    paged = await bot.click(p.ALICE, shown, "Next ▶")
+    assert paged.kind == 7 and paged.data["embeds"][0]["title"] == "Question 2 of 2"
+    elsewhere = await bot.click(p.ALICE, {**shown, "components": shown["components"][-1:]}, "Next ▶")
+    assert "already answered" in elsewhere.text()  # none of the current item's controls on it: a stale step
+    assert built == []
+    bot.assert_all_acknowledged()
+
+
+def session_of(message: dict[str, Any]) -> str:
+    ids = [c["custom_id"] for row in message["components"] for c in row["components"] if c.get("custom_id")]
+    return ids[0].split(":")[1]

@@ -30,7 +30,7 @@ from .api import (
 from .commands import build_quiz_group
 from .deliver import APOLOGY
 from .inbound import Inbound
-from .origin import PLATFORM, note_language
+from .origin import PLATFORM, keep_clicked_raw, note_language
 from .posts import DiscordPoster, post_race
 
 if TYPE_CHECKING:
@@ -52,7 +52,7 @@ def intents(*, message_content: bool = True) -> discord.Intents:
 def unlink(interaction: discord.Interaction[Any]) -> None:
     """Drop a handled interaction's response and follow-up objects, which refer back to it.
 
-    Linked, the interaction and all it holds (the clicked message, the member, the guild) wait for
+    Linked, the interaction and all it holds (the clicked message's payload, the member, the guild) wait for
     the garbage collector, about 50 objects a click; unlinked, reference counting frees them at once.
     These are discord.py's own cached attributes: were they renamed, nothing breaks, and the objects
     are merely collected later.
@@ -84,6 +84,7 @@ class QuizBotClient(discord.Client):
             max_messages=None,
             **client_options,
         )
+        keep_clicked_raw(self._connection.parsers)  # no `Message` of the clicked message: the bot reads its payload
         time_events(self._connection.parsers, metrics)  # receipt -> callback (ack) and -> answer delivered
         self.handler = Inbound(service=service, settings_store=settings_store)
         self.tree: app_commands.CommandTree[QuizBotClient] = app_commands.CommandTree(self)

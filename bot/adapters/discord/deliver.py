@@ -23,6 +23,7 @@ from bot.core.i18n import N_, _, current, use_locale
 from bot.core.replies import InputRequest, Message, Reply, Text, Tone
 
 from .api import edit_clicked, follow_up
+from .origin import clicked
 from .render import Rendered, render, render_modal, render_notice
 
 log = logging.getLogger(__name__)
@@ -160,7 +161,7 @@ class Responder:
     def from_message(self) -> bool:
         """Whether the interaction came from a component on a message (which it may then edit)."""
         i = self.interaction
-        return i.message is not None and i.type in (
+        return clicked(i) is not None and i.type in (
             discord.InteractionType.component,
             discord.InteractionType.modal_submit,
         )

@@ -29,6 +29,7 @@ from .origin import (
     RUN_FORM_ID,
     actor_of,
     anchor_of,
+    clicked,
     is_quiz_id,
     is_race_id,
     message_ids,
@@ -179,7 +180,7 @@ class Inbound:
         try:
             reply = await self._within_ack(responder, self.service.handle(self.actor(interaction), rq.Current()))
             item = next((m for m in reply.messages if m.kind == "item"), None)
-            shown = message_ids(interaction.message)
+            shown = message_ids(clicked(interaction))
             actions = {c.action for c in item.controls() if isinstance(c, Button | Select)} if item else set()
             if item is None or item.session_id != session_id or not (actions & shown):
                 raise StaleAction()

@@ -8,6 +8,7 @@ sent before a restart. A stopped `View` carries the components; nothing is kept 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 import discord
@@ -79,18 +80,48 @@ def modal_text(data: Any) -> str:
     return ""
 
 
-def message_ids(message: discord.Message | None) -> set[str]:
-    """Return the custom_ids of a message's components."""
+CLICKED = "quizbot_clicked"  # where a click's or form's message waits in the interaction's data, as Discord sent it
+
+
+def keep_clicked_raw(parsers: dict[str, Callable[[Any], None]]) -> None:
+    """Keep the message a click or form came from as Discord sent it, not as discord.py's `Message`.
+
+    For every component and form interaction discord.py builds a whole `Message` of the clicked message
+    (its author, embeds, components, mentions); the bot reads only whether there is one and, to page,
+    its components' ids. The payload moves into the interaction's `data` (under CLICKED) before
+    discord.py parses the interaction, so `interaction.message` is None and `clicked` returns it.
+    """
+    parse = parsers["INTERACTION_CREATE"]
+
+    def parse_keeping_raw(data: Any) -> None:
+        inner = data.get("data")
+        if data.get("type") in (3, 5) and isinstance(inner, dict) and isinstance(message := data.get("message"), dict):
+            data = {**data, "data": {**inner, CLICKED: message}}  # copies: the payload given stays as it was
+            del data["message"]
+        parse(data)
+
+    parsers["INTERACTION_CREATE"] = parse_keeping_raw
+
+
+def clicked(interaction: discord.Interaction[Any]) -> dict[str, Any] | None:
+    """The payload of the message a click or form came from (`keep_clicked_raw`), or None."""
+    data: Any = interaction.data
+    found = data.get(CLICKED) if isinstance(data, dict) else None
+    return found if isinstance(found, dict) else None
+
+
+def message_ids(message: dict[str, Any] | None) -> set[str]:
+    """Return the custom_ids of a message payload's components, at any depth."""
     ids: set[str] = set()
-    if message is None:
-        return ids
-    stack: list[Any] = list(message.components)
+    stack: list[Any] = list((message or {}).get("components") or ())
     while stack:
         component = stack.pop()
-        custom_id = getattr(component, "custom_id", None)
-        if custom_id:
+        if not isinstance(component, dict):
+            continue
+        if isinstance(custom_id := component.get("custom_id"), str) and custom_id:
             ids.add(custom_id)
-        stack.extend(getattr(component, "children", []) or [])
+        stack.extend(component.get("components") or ())
+        stack.extend(component[key] for key in ("component", "accessory") if key in component)  # a label's, a section's
     return ids
 
 
