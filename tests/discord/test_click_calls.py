@@ -9,6 +9,7 @@ import pytest
 from discord.http import handle_message_parameters
 
 from bot.adapters.discord.api import message_payload
+from bot.adapters.discord.origin import message_ids
 from bot.adapters.discord.render import render
 from bot.core.replies import Button, Message, Text, Tone
 
@@ -92,3 +93,14 @@ async def test_a_click_builds_no_message_object_yet_edits_the_clicked_message_an
 def session_of(message: dict[str, Any]) -> str:
     ids = [c["custom_id"] for row in message["components"] for c in row["components"] if c.get("custom_id")]
     return ids[0].split(":")[1]
+
+
+def test_a_message_payloads_ids_are_read_at_any_depth_and_odd_shapes_are_passed_over() -> None:
+    payload = {"components": [
+        {"type": 1, "components": [{"type": 2, "custom_id": "qz:a"}, {"type": 2, "url": "https://example.com"}]},
+        {"type": 17, "components": [{"type": 9, "accessory": {"type": 2, "custom_id": "qz:b"}, "components": []},
+                                    {"type": 18, "component": {"type": 3, "custom_id": "qz:c"}}]},
+        {"type": 1, "components": 7}, "text", None, {"type": 2, "custom_id": 5},
+    ]}  # fmt: skip
+    assert message_ids(payload) == {"qz:a", "qz:b", "qz:c"}
+    assert message_ids(None) == set() and message_ids({"components": "qz:x"}) == set()

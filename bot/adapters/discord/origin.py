@@ -113,14 +113,15 @@ def clicked(interaction: discord.Interaction[Any]) -> dict[str, Any] | None:
 def message_ids(message: dict[str, Any] | None) -> set[str]:
     """Return the custom_ids of a message payload's components, at any depth."""
     ids: set[str] = set()
-    stack: list[Any] = list((message or {}).get("components") or ())
+    stack: list[Any] = [message]
     while stack:
         component = stack.pop()
         if not isinstance(component, dict):
-            continue
+            continue  # not what Discord sends: nothing to read in it
         if isinstance(custom_id := component.get("custom_id"), str) and custom_id:
             ids.add(custom_id)
-        stack.extend(component.get("components") or ())
+        if isinstance(children := component.get("components"), list):
+            stack.extend(children)
         stack.extend(component[key] for key in ("component", "accessory") if key in component)  # a label's, a section's
     return ids
 
