@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import uvloop
@@ -43,3 +46,42 @@ def test_the_setting(monkeypatch: pytest.MonkeyPatch, value: str | None, expecte
     else:
         monkeypatch.setenv("QUIZBOT_UVLOOP", value)
     assert Settings().uvloop is expected
+
+
+ROOT = Path(__file__).resolve().parents[2]
+_ARENAS = """
+import ctypes, os, sys, threading
+from bot.loop import run
+
+async def threads_allocating() -> None:
+    ready, done = threading.Barrier(7), threading.Event()
+    def hold() -> None:
+        kept = [bytearray(100_000) for _ in range(20)]  # malloc's heap, below its mmap threshold
+        ready.wait()
+        done.wait()
+        del kept
+    workers = [threading.Thread(target=hold) for _ in range(6)]
+    for w in workers:
+        w.start()
+    ready.wait()  # six threads alive at once, each having allocated
+    os.write(2, b"--\\n")
+    ctypes.CDLL(None).malloc_stats()  # one "Arena N:" block per arena, on standard error
+    done.set()
+    for w in workers:
+        w.join()
+
+run(threads_allocating(), use_uvloop=True)
+"""
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="glibc's malloc arenas")
+@pytest.mark.parametrize(("operator", "most"), [(None, 2), ("8", 8)])
+def test_the_bots_threads_share_two_malloc_arenas_unless_the_operator_says(operator: str | None, most: int) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "MALLOC_ARENA_MAX"}
+    if operator is not None:
+        env["MALLOC_ARENA_MAX"] = operator  # glibc reads it at start: this process's cap, left alone
+    done = subprocess.run([sys.executable, "-c", _ARENAS], env=env, cwd=ROOT, capture_output=True, text=True, timeout=60, check=True)
+    arenas = done.stderr.split("--\n", 1)[1].count("Arena ")
+    assert 1 <= arenas <= most
+    if operator is not None:
+        assert arenas >= 3  # seven threads had arenas of their own, up to the operator's eight
