@@ -92,10 +92,11 @@ def keep_clicked_raw(parsers: dict[str, Callable[[Any], None]]) -> None:
     discord.py parses the interaction, so `interaction.message` is None and `clicked` returns it.
     """
     parse = parsers["INTERACTION_CREATE"]
+    from_messages = (discord.InteractionType.component.value, discord.InteractionType.modal_submit.value)
 
     def parse_keeping_raw(data: Any) -> None:
         inner = data.get("data")
-        if data.get("type") in (3, 5) and isinstance(inner, dict) and isinstance(message := data.get("message"), dict):
+        if data.get("type") in from_messages and isinstance(inner, dict) and isinstance(message := data.get("message"), dict):
             data = {**data, "data": {**inner, CLICKED: message}}  # copies: the payload given stays as it was
             del data["message"]
         parse(data)
