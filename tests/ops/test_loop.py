@@ -74,7 +74,6 @@ run(threads_allocating(), use_uvloop=True)
 """
 
 
-@pytest.mark.skipif(sys.platform != "linux", reason="glibc's malloc arenas")
 @pytest.mark.parametrize(("operator", "most"), [(None, 2), ("8", 8)])
 def test_the_bots_threads_share_two_malloc_arenas_unless_the_operator_says(operator: str | None, most: int) -> None:
     env = {k: v for k, v in os.environ.items() if k != "MALLOC_ARENA_MAX"}
