@@ -8,6 +8,7 @@ import re
 import time
 from typing import Any
 
+import orjson
 from aiohttp import web
 
 from tests.discord.fake_discord import Call, FakeDiscord, check_message
@@ -26,8 +27,17 @@ def busy_note(text: str) -> bool:
 FAILED = "went wrong"  # the bot's apology for an error it logged ("Something went wrong on my side ...")
 
 
+def orjson_text(value: Any) -> str:
+    return orjson.dumps(value).decode()
+
+
 class BenchSlack(FakeSlack):
-    """The fake Slack, waking the learner whose DM the bot posted to."""
+    """The fake Slack, waking the learner whose DM the bot posted to; its JSON through orjson (this
+    process's CPU is taken from the bots'; with the learners' orjson and form encoding it costs about
+    a tenth less CPU an answer: 1.30-1.37 ms against 1.39-1.56, 2026-12-06)."""
+
+    loads = staticmethod(orjson.loads)
+    dumps = staticmethod(orjson_text)
 
     def __init__(self) -> None:
         super().__init__(bot_token=SLACK_TOKEN, team=TEAM)
@@ -68,7 +78,7 @@ class BenchSlack(FakeSlack):
         self._record()
         response = super()._m_chat_postMessage(args)
         channel = str(args.get("channel"))
-        body = json.loads(response.text or "{}")
+        body = orjson.loads(response.body or b"{}")  # type: ignore[arg-type]
         if body.get("ok"):
             self.latest[channel] = body["message"]
             self.posted.setdefault(channel, asyncio.Event()).set()

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import time
 from typing import Any
 from urllib.parse import urlencode
 
 import aiohttp
+import orjson
 
 from tests.slack.conftest import TEAM, Slack
 
@@ -17,6 +17,16 @@ from .fakes import BenchSlack
 from .measure import Tally
 from .pack import SOLUTION
 from .settings import ACK_WAIT_S, NEXT_WAIT_S, think
+
+# Form encoding (as urlencode's quote_plus) by one str.translate over the UTF-8 bytes read as Latin-1:
+# about half the CPU of quote_plus on a click's payload, which this process makes for every answer.
+_SAFE = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-~")
+_FORM = {b: chr(b) if b in _SAFE else "+" if b == 0x20 else f"%{b:02X}" for b in range(256)}
+
+
+def form_value(raw: bytes) -> str:
+    """`raw` quoted for an application/x-www-form-urlencoded body, as urllib's quote_plus quotes it."""
+    return raw.decode("latin-1").translate(_FORM)
 
 
 def is_slack_item(message: dict[str, Any]) -> bool:
@@ -83,7 +93,7 @@ class SlackLearners:
             "channel": {"id": channel, "name": "directmessage"}, "message": message, "state": {"values": {}},
             "response_url": self.fake.answer_url(channel), "actions": [action],
         }  # fmt: skip
-        return urlencode({"payload": json.dumps(payload)})
+        return "payload=" + form_value(orjson.dumps(payload))
 
     def code_message(self, user: str) -> str:
         self._n += 1
@@ -97,7 +107,7 @@ class SlackLearners:
             "authorizations": [{"enterprise_id": None, "team_id": TEAM, "user_id": "UBOT", "is_bot": True, "is_enterprise_install": False}],
             "is_ext_shared_channel": False,
         }  # fmt: skip
-        return json.dumps(body)
+        return orjson.dumps(body).decode()
 
     async def next_post(
         self, channel: str, after: str | None, refusals: int = -1, answered: str | None = None, busy: int = -1, failed: int = -1

@@ -7,6 +7,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from urllib.parse import urlencode
 
 import pytest
 
@@ -14,6 +15,7 @@ from bench.platform_load.measure import host_ticks, tree_cpu_seconds
 from bench.platform_load.pack import write_pack
 from bench.platform_load.report import print_result
 from bench.platform_load.run import run_config
+from bench.platform_load.slack_learners import form_value
 
 
 @pytest.mark.parametrize("database", ["postgresql", "sqlite"])
@@ -42,6 +44,11 @@ async def test_every_acknowledged_answer_is_stored_once(
     assert len(lines) == 1 and lines[0][1] == database
     # the bot's own CPU time from /proc: more than nothing, less than both cores for the whole run per answer
     assert 0 < float(lines[0][0]) < 2 * 1000 * result.seconds / len(tally.acks)
+
+
+@pytest.mark.parametrize("text", ['{"a": "b c", "t": "Q 3/20 & ünï ✓ ~x_y.z-"}', "", "plain", "%+ =\n\t"])
+def test_a_clicks_payload_is_form_encoded_as_urlencode_would(text: str) -> None:
+    assert form_value(text.encode()) == urlencode({"p": text}).removeprefix("p=")
 
 
 BURN_S = 0.3
