@@ -252,6 +252,7 @@ class Flow:
             return Reply(update=update, private=session.owner.kind == "user")
         parts.extend(render.closing(question, correct=correct))
         item.done, item.correct = True, correct
+        item.card = None  # the review card this answer stores replaces it; the session's row need not carry it
         item.points = question.points if correct else 0
         day = answer.PracticeDay(attempt.platform, attempt.user_id, now)
         unit = answer.AnswerWrite(attempt=attempt, card=card, day=day, settles=settles)

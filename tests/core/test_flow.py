@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 
 import pytest
@@ -197,3 +198,21 @@ async def test_run_shows_an_error_once_with_the_line_and_a_caret(core: QuizServi
     text = reply.messages[0].text()
     assert text.count("ZeroDivisionError") == 1 and "Traceback" not in text
     assert "2 | 1/0\n    ^" in text
+
+
+async def test_an_answered_items_card_leaves_the_session_and_moves_on_in_the_reviews(
+    core: QuizService, repo: MemoryRepository, clock: FakeClock
+) -> None:
+    stored: list[str] = []
+    for _ in range(2):  # the second quiz's item starts from the card the first one stored
+        before = set(repo.sessions)
+        await core.handle(ANN, rq.Start(pack="demo", question="q-choice"))
+        (sid,) = set(repo.sessions) - before
+        carried = repo.sessions[sid].items[0].card
+        item = item_of(await core.handle(ANN, rq.Current()))
+        await core.handle(ANN, rq.Act(by_role(item, "choice", "A").action))  # right: the item is done
+        assert repo.sessions[sid].items[0].done and repo.sessions[sid].items[0].card is None
+        stored.append(repo.cards["discord", "ann", "demo", "q-choice"].card)
+        clock.advance(days=3)
+    assert carried == stored[0]  # the card the session carried was the stored one, and grading moved it
+    assert json.loads(stored[1])["stability"] > json.loads(stored[0])["stability"]
