@@ -77,7 +77,7 @@ class ItemState:
     order: list[int] = field(default_factory=list)  # choice: the original indices in the order shown
     picked: list[int] = field(default_factory=list)  # choice: the shown indices the learner selected
     selections: dict[int, int] = field(default_factory=dict)  # blanks: blank number -> option index
-    card: str | None = None  # the learner's FSRS card for this question, as it was at the start
+    card: str | None = None  # the learner's FSRS card for this question as it was at the start; None once done
     key: str | None = None  # the platform's delivery of the item's last graded answer (a repeat of it is known)
 
     def to_json(self) -> dict[str, Any]:
