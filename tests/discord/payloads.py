@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import itertools
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -99,6 +100,11 @@ def dm_channel(user: User) -> dict[str, Any]:
     }
 
 
+def interaction_token(iid: str) -> str:
+    """A token as Discord makes one: URL-safe base64 (of "interaction:<id>:<secret>"), nothing to quote in a URL."""
+    return base64.urlsafe_b64encode(f"interaction:{iid}:tokEnSeCrEt{iid[-6:]}".encode()).decode().rstrip("=")
+
+
 def interaction(
     kind: int,
     data: dict[str, Any],
@@ -121,7 +127,7 @@ def interaction(
         "application_id": str(APP_ID),
         "type": kind,
         "data": data,
-        "token": f"aW50ZXJhY3Rpb246{iid}:tokEnSeCrEt{iid[-6:]}",
+        "token": interaction_token(iid),
         "version": 1,
         "locale": locale,
         "entitlements": [],
