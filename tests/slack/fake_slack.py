@@ -354,7 +354,7 @@ class FakeSlack:
 
     async def _respond(self, request: web.Request) -> web.Response:
         """A response_url post; `replace_original` replaces the message clicked (Slack keeps no copy of an ephemeral one)."""
-        body = await request.json()
+        body = await request.json(loads=self.loads)
         self.responses.append(body)
         self._changed.set()
         problems = blocks_problems(body.get("blocks") or [], max_blocks=50)

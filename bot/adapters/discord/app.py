@@ -52,8 +52,8 @@ def intents(*, message_content: bool = True) -> discord.Intents:
 def unlink(interaction: discord.Interaction[Any]) -> None:
     """Drop a handled interaction's response and follow-up objects, which refer back to it.
 
-    Linked, the interaction and all it holds (the clicked message's payload, the member, the guild) wait for
-    the garbage collector; unlinked, reference counting frees them at once.
+    Linked, the interaction and all it holds (the clicked message's payload, the member, the guild)
+    wait for the garbage collector; unlinked, reference counting frees them at once.
     These are discord.py's own cached attributes: were they renamed, nothing breaks, and the objects
     are merely collected later.
     """

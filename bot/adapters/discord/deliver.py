@@ -159,12 +159,9 @@ class Responder:
 
     @property
     def from_message(self) -> bool:
-        """Whether the interaction came from a component on a message (which it may then edit)."""
-        i = self.interaction
-        return clicked(i) is not None and i.type in (
-            discord.InteractionType.component,
-            discord.InteractionType.modal_submit,
-        )
+        """Whether the interaction came from a component on a message (which it may then edit): a click or a
+        form, the only interactions `keep_clicked_raw` keeps a message for."""
+        return clicked(self.interaction) is not None
 
     @property
     def in_guild(self) -> bool:
