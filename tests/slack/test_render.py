@@ -81,3 +81,16 @@ def test_the_home_tab_fits_a_hundred_blocks() -> None:
     view = home_view(stats, packs)
     assert view_problems(view) == []
     assert len(view["blocks"]) == 100 and "more blocks not shown" in block_text(view["blocks"])
+
+
+def test_a_summary_is_converted_as_any_text_but_never_fills_the_conversion_cache() -> None:
+    # A quiz's summary is new each quiz: cached, 4,096 of them held about 16 MB for nothing.
+    lines = "\n".join(f"✅ {n}. **Item** `x < {n}` — [topic](https://x.org/{n})" for n in range(20))
+    parts = (Text("**3 of 20 right** · 3 of 20 points"), Text(lines))
+    before = to_mrkdwn.cache_info()
+    summary = message_blocks(Message(kind="summary", title="Quiz finished", parts=parts))
+    after = to_mrkdwn.cache_info()
+    assert (after.currsize, after.misses, after.hits) == (before.currsize, before.misses, before.hits)
+    assert summary == message_blocks(Message(kind="feedback", title="Quiz finished", parts=parts))  # cached, same blocks
+    assert to_mrkdwn.cache_info().misses == before.misses + 2  # a feedback's texts go through the cache
+    assert "*3 of 20 right*" in block_text(summary) and "x &lt; 19" in block_text(summary)

@@ -71,6 +71,9 @@ FORCE_BLOCK, FORCE_INPUT = "force", "force"
 RUN_CALLBACK = "qzrun"
 PACK_CALLBACK = "qzpack"
 HOME_START = "qzh:start"
+# Texts made for one learner once (a quiz's summary, stats, a code run): converted without the cache,
+# which they would only fill (a summary each quiz, about 4 KB with its mrkdwn) and never hit.
+ONCE_KINDS = frozenset({"summary", "stats", "run"})
 
 
 def plain(text: str, size: int) -> Block:
@@ -102,7 +105,7 @@ def message_blocks(message: Message, *, limit: int = MESSAGE_BLOCKS_MAX, files: 
     for n, part in enumerate(message.parts):
         if isinstance(part, Text | Code):
             warn = n == 0 and message.kind == "notice" and message.tone in (Tone.WARNING, Tone.ERROR)
-            texts.extend(part_texts(part, prefix="⚠️ " if warn else ""))
+            texts.extend(part_texts(part, prefix="⚠️ " if warn else "", once=message.kind in ONCE_KINDS))
             continue
         body.extend(pack_sections(texts))
         texts = []
@@ -140,10 +143,10 @@ def title_blocks(title: str | None) -> list[Block]:
     return [{"type": "header", "text": plain(to_plain(title), HEADER_MAX)}]
 
 
-def part_texts(part: Text | Code, *, prefix: str = "") -> list[str]:
-    """Render a text or code part as mrkdwn pieces that each fit a section."""
+def part_texts(part: Text | Code, *, prefix: str = "", once: bool = False) -> list[str]:
+    """Render a text or code part as mrkdwn pieces that each fit a section (`once`: not cached)."""
     if isinstance(part, Text):
-        return split_text(prefix + to_mrkdwn(part.markdown))
+        return split_text(prefix + (to_mrkdwn.__wrapped__ if once else to_mrkdwn)(part.markdown))
     return split_text(code_block(part.code), what=_("characters of code"))
 
 
