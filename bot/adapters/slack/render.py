@@ -22,6 +22,7 @@ from bot.core.replies import (
     Image,
     InputRequest,
     Message,
+    MessageKind,
     Select,
     Text,
     Tone,
@@ -73,7 +74,7 @@ PACK_CALLBACK = "qzpack"
 HOME_START = "qzh:start"
 # Texts made for one learner once (a quiz's summary, stats, a code run): converted without the cache,
 # which they would only fill (a summary each quiz, about 4 KB with its mrkdwn) and never hit.
-ONCE_KINDS = frozenset({"summary", "stats", "run"})
+ONCE_KINDS: frozenset[MessageKind] = frozenset({"summary", "stats", "run"})  # checked against the core's kinds
 
 
 def plain(text: str, size: int) -> Block:
