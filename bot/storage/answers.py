@@ -87,13 +87,18 @@ async def write_parts(
             await put_learner(c, after)
     for memory in (counted, guesses):
         if memory is not None:
-            if len(memory) >= COUNTED_CAPACITY:
-                memory.clear()
-            memory[who] = (learner.zone, day)
+            remember(memory, who, (learner.zone, day))
     if practice.reviews or practice.new or practice.channel:
         await add_day(
             c, practice.platform, practice.user_id, day, reviews=practice.reviews, new=practice.new, channel=practice.channel
         )
+
+
+def remember(memory: Counted, who: tuple[str, str], stored: tuple[str, date]) -> None:
+    """Keep the learner's stored (zone, practice day); a full memory starts again."""
+    if len(memory) >= COUNTED_CAPACITY and who not in memory:
+        memory.clear()
+    memory[who] = stored
 
 
 def writes_nothing(unit: AnswerWrite, counted: Counted | None) -> bool:

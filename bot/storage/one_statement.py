@@ -20,24 +20,38 @@ locked, the row cannot be taken before this statement deletes it (`w`, only when
 row; a process taking it waits, then finds it gone).
 
 The statement returns whether `known` held, whether `s` changed its row and (a code answer) whether
-its work row was there. When `known` did not hold (the day's first answer, or a learner this process
-has not seen), nothing was written and the caller stores the answer in a transaction as before. A
-stored attempt key raises IntegrityError, which rolls the whole statement back as it would a
+its work row was there. When `known` did not hold, nothing was written and the caller stores the
+answer in a transaction as before.
+
+A learner this process has no guess for (the day's first answer, or one another process stored)
+costs one more statement, not a transaction (`write_first`): the learner's zone and streak are read,
+the core's rule (`PracticeDay.apply`) moves the streak, and the answer's statement then checks that
+the row still holds what was read (`known`, with the row locked: a concurrent change fails it) and
+writes the moved streak (`lu`) with the rest. A learner with no row yet is stored in a transaction
+(the row is made there).
+
+A stored attempt key raises IntegrityError, which rolls the whole statement back as it would a
 transaction. The practice-day rule stays the core's (`PracticeDay.apply`): this only compares the
 values the core's rule stored.
 """
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Boolean, Date, Integer, String, Text, bindparam, text
+from sqlalchemy import Boolean, Date, Integer, String, Text, and_, bindparam, select, text
 
+from bot.core.daily.learner import Learner
+from bot.core.model import Streak
+
+from .daily_tables import daily_learners
 from .prepared import Prepared
 from .tables import UTCDateTime
 
 if TYPE_CHECKING:
+    from bot.core.answer import PracticeDay
+
     from .pg_link import Direct
     from .writer import SaveOp
 
@@ -51,6 +65,9 @@ _TYPES: dict[str, Any] = {
     "answer": Text(), "detail": Text(), "card": Text(), "data": Text(), "position": Integer(), "version": Integer(),
     "updated_at": UTCDateTime(), "b_expected": Integer(), "l_day": Date(),
 }  # fmt: skip
+_STREAK = ("streak_current", "streak_longest", "streak_freezes", "streak_last_day", "streak_frozen_days")
+_TYPES.update({f"{side}_{c}": Date() if c == "streak_last_day" else Integer() for side in "on" for c in _STREAK})
+_TYPES["l_now"] = UTCDateTime()
 _CASTS = {"correct": "BOOLEAN", "points": "INTEGER", "at": "TIMESTAMP", "due": "TIMESTAMP", "answers": "INTEGER"}
 
 
@@ -58,7 +75,7 @@ def _values(prefix: str, columns: tuple[str, ...]) -> str:
     return ", ".join(f"CAST(:{prefix}{c} AS {_CASTS.get(c, 'TEXT')})" for c in columns)
 
 
-def _statement(with_card: bool, with_work: bool = False) -> Any:
+def _statement(with_card: bool, with_work: bool = False, moves: bool = False) -> Any:
     card = (
         f"""
 , r AS (
@@ -85,10 +102,18 @@ lw AS (
         AND EXISTS (SELECT 1 FROM s)
 )"""
         worked = "(SELECT count(*) FROM lw)"
+    day, streak = "streak_last_day = :l_day", ""
+    if moves:  # the row still as read, held until the statement ends; the streak moved with the answer
+        day = " AND ".join(f"{c} IS NOT DISTINCT FROM :o_{c}" for c in _STREAK) + " FOR UPDATE"
+        streak = f"""
+, lu AS (
+    UPDATE daily_learners SET {", ".join(f"{c} = :n_{c}" for c in _STREAK)}, updated_at = :l_now
+    WHERE platform = :l_platform AND user_id = :l_user AND EXISTS (SELECT 1 FROM s)
+)"""  # noqa: S608 (as below)
     sql = f"""
 WITH known AS (
     SELECT 1 FROM daily_learners
-    WHERE platform = :l_platform AND user_id = :l_user AND zone = :l_zone AND streak_last_day = :l_day
+    WHERE platform = :l_platform AND user_id = :l_user AND zone = :l_zone AND {day}
 ), {lock}s AS (
     UPDATE sessions SET status = :status, position = :position, data = :data, updated_at = :updated_at,
         version = :version
@@ -97,27 +122,38 @@ WITH known AS (
 ), a AS (
     INSERT INTO attempts ({", ".join(_ATTEMPT)})
     SELECT {_values("a_", _ATTEMPT)} FROM s
-){card}{settle}
+){card}{settle}{streak}
 SELECT (SELECT count(*) FROM known) AS known, (SELECT count(*) FROM s) AS saved, {worked} AS worked"""  # noqa: S608 (as above)
     names = {*(f"a_{c}" for c in _ATTEMPT), *(f"r_{c}" for c in _REVIEW)} if with_card else {f"a_{c}" for c in _ATTEMPT}
-    names |= {"l_day", "updated_at", "b_expected", "position", "version", "data"}
+    names |= {"updated_at", "b_expected", "position", "version", "data"}
+    names |= {"l_now", *(f"{side}_{c}" for side in "on" for c in _STREAK)} if moves else {"l_day"}
     params = [bindparam(n, type_=_TYPES.get(n.split("_", 1)[1] if n[:2] in ("a_", "r_") else n, String())) for n in sorted(names)]
     return Prepared(text(sql).bindparams(*params).columns(known=Integer(), saved=Integer(), worked=Integer()))
 
 
-_STATEMENTS = {(card, work): _statement(card, work) for card in (False, True) for work in (False, True)}
+_STATEMENTS = {
+    (card, work, moves): _statement(card, work, moves) for card in (False, True) for work in (False, True) for moves in (False, True)
+}
+_LEARNER = Prepared(
+    select(daily_learners.c.zone, *(daily_learners.c[c] for c in _STREAK)).where(
+        and_(daily_learners.c.platform == bindparam("platform"), daily_learners.c.user_id == bindparam("user_id"))
+    )
+)
 
 
-def fits(op: SaveOp, guesses: Guesses) -> tuple[str, date] | None:
-    """The learner's (zone, day) guess when the click can be stored in one statement, else None."""
+def plain(op: SaveOp) -> PracticeDay | None:
+    """The answer's practice day when the click can be stored in one statement (with its learner's row), else None."""
     unit = op.parts
     if unit is None or op.attempt is None or op.insert:
         return None
     if unit.leech is not None or unit.tally is not None or (unit.settles is not None and op.work is None):
         return None
-    day = unit.day
-    if day is None or day.counts:
-        return None
+    day: PracticeDay | None = unit.day
+    return None if day is None or day.counts else day
+
+
+def guessed(day: PracticeDay, guesses: Guesses) -> tuple[str, date] | None:
+    """The learner's (zone, day) this process stored, when this answer falls on that day; else None."""
     known = guesses.get((day.platform, day.user_id))
     if known is None or day.day_in(known[0]) != known[1]:
         return None
@@ -127,9 +163,33 @@ def fits(op: SaveOp, guesses: Guesses) -> tuple[str, date] | None:
 async def write(d: Direct, op: SaveOp, guess: tuple[str, date]) -> tuple[bool, bool, bool]:
     """Run the one statement on its own; return (the learner's day was stored already, the session was
     saved, the answer's work row was there to settle: always true of an answer without one)."""
+    return await _run(d, op, _params(op, guess[0]) | {"l_day": guess[1]}, moves=False)
+
+
+async def write_first(d: Direct, op: SaveOp, day: PracticeDay) -> tuple[tuple[bool, bool, bool], tuple[str, date]] | None:
+    """Read the learner's streak, then store the answer with it moved in one statement (see the module).
+
+    Returns what `write` returns, with the learner's (zone, day); None when the learner has no row.
+    """
+    rows = await d.rows(_LEARNER, {"platform": day.platform, "user_id": day.user_id})
+    if not rows:
+        return None
+    row = rows[0]
+    before = Streak(**{c.removeprefix("streak_"): row[c] for c in _STREAK})
+    practised, after = day.apply(Learner(day.platform, day.user_id, zone=row["zone"], streak=before))
+    guess = (row["zone"], practised)
+    if after.streak == before:  # the day is stored already (by another process, or before a restart)
+        return await write(d, op, guess), guess
+    params = _params(op, row["zone"]) | {"l_now": datetime.now(UTC)}
+    params.update({f"o_{c}": row[c] for c in _STREAK})
+    params.update({f"n_{c}": getattr(after.streak, c.removeprefix("streak_")) for c in _STREAK})
+    return await _run(d, op, params, moves=True), guess
+
+
+def _params(op: SaveOp, zone: str) -> dict[str, Any]:
     row, day = op.row, op.parts.day
     params: dict[str, Any] = {
-        "l_platform": day.platform, "l_user": day.user_id, "l_zone": guess[0], "l_day": guess[1],
+        "l_platform": day.platform, "l_user": day.user_id, "l_zone": zone,
         "status": row["status"], "position": row["position"], "data": row["data"], "updated_at": row["updated_at"],
         "version": row["version"], "b_id": row["id"], "b_expected": op.expected_version,
     }  # fmt: skip
@@ -139,5 +199,9 @@ async def write(d: Direct, op: SaveOp, guess: tuple[str, date]) -> tuple[bool, b
         params.update({f"r_{k}": op.review[k] for k in _REVIEW})
     if op.work is not None:
         params.update(w_id=op.work, w_item=op.parts.settles)
-    (outcome,) = await d.rows(_STATEMENTS[op.review is not None, op.work is not None], params)
+    return params
+
+
+async def _run(d: Direct, op: SaveOp, params: dict[str, Any], *, moves: bool) -> tuple[bool, bool, bool]:
+    (outcome,) = await d.rows(_STATEMENTS[op.review is not None, op.work is not None, moves], params)
     return bool(outcome["known"]), bool(outcome["saved"]), bool(outcome["worked"])

@@ -28,7 +28,7 @@ from bot.core.ports import Conflict, WorkTaken
 from . import one_statement, pg_link
 from . import tables as t
 from .anchors import WaitingAnchors
-from .answers import WORK_TAKEN, Counted, settle_items, write_alone, write_parts, writes_nothing
+from .answers import WORK_TAKEN, Counted, remember, settle_items, write_alone, write_parts, writes_nothing
 from .base import Database
 from .codec import (
     SESSION_FIELDS,
@@ -218,20 +218,29 @@ class SessionStore:
 
     async def _one_statement(self, op: SaveOp) -> bool:
         """PostgreSQL: store a plain click in one statement (`one_statement.py`); False: store it in a transaction."""
-        guess = one_statement.fits(op, self._guesses) if self._guesses is not None else None
-        if guess is None:
+        guesses = self._guesses
+        day = one_statement.plain(op) if guesses is not None else None
+        if guesses is None or day is None:
             return False
+        guess = one_statement.guessed(day, guesses)
         try:
-            async with pg_link.direct(self._db.engine) as d:  # the statement is its own transaction
-                known, saved, worked = await one_statement.write(d, op, guess)
+            async with pg_link.direct(self._db.engine) as d:  # each statement is its own transaction
+                if guess is not None:
+                    known, saved, worked = await one_statement.write(d, op, guess)
+                else:  # the learner's first answer this process stores today: their streak read, then moved
+                    first = await one_statement.write_first(d, op, day)
+                    if first is None:
+                        return False  # the learner has no row yet: the transaction makes it
+                    (known, saved, worked), guess = first
         except IntegrityError as exc:  # the attempt's key is stored: the same click, delivered twice
             raise Conflict("this action was already recorded") from exc
         if not known:
-            return False  # nothing was written: the learner's day needs the transaction
+            return False  # nothing was written: the learner's row changed since it was read; the transaction decides
         if not worked:
             raise WorkTaken(WORK_TAKEN)
         if not saved:
             raise Conflict(f"session {op.row['id']} changed since it was read")
+        remember(guesses, (day.platform, day.user_id), guess)
         return True
 
     async def _save_alone(self, op: SaveOp) -> None:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import replace
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
+import asyncpg
 import pytest
 from sqlalchemy import delete, event, func, select, update
 
@@ -34,7 +35,9 @@ def _counting(repo: SqlRepository) -> list[str]:
     return seen
 
 
-async def _click(repo: SqlRepository, key: str, *, version: int | None = None, work: str | None = None) -> None:
+async def _click(
+    repo: SqlRepository, key: str, *, version: int | None = None, work: str | None = None, at: datetime = clicks.AT
+) -> None:
     """Answer Ann's current item of "s1"; with `work`, a code answer settling that row and its item's rows."""
     session = await repo.get_session("s1")
     assert session is not None
@@ -45,7 +48,7 @@ async def _click(repo: SqlRepository, key: str, *, version: int | None = None, w
     settles = f"s1:{session.position}" if work is not None else None
     session.current.done = True  # type: ignore[union-attr]
     session.position += 1
-    day = PracticeDay("discord", "ann", clicks.AT)
+    day = PracticeDay("discord", "ann", at)
     await repo.write_answer(AnswerWrite(session=session, attempt=made, card=card, day=day, settles=settles))
 
 
@@ -60,7 +63,7 @@ async def _count(repo: SqlRepository, table: Any) -> int:
 
 
 async def test_a_second_click_of_the_day_is_one_statement(repo: SqlRepository) -> None:
-    await _click(repo, "k1")  # the learner's first answer of the day: a transaction with their row
+    await _click(repo, "k1")  # the learner's first answer ever: a transaction makes their row
     seen = _counting(repo)
     await _click(repo, "k2")
     writes = [s for s in seen if not s.startswith("SELECT sessions")]
@@ -102,6 +105,69 @@ async def test_a_learner_changed_elsewhere_is_stored_in_a_transaction(repo: SqlR
         last = (await c.execute(select(daily_learners.c.streak_last_day))).scalar_one()
     assert last is not None  # stored by the transaction, in the learner's new zone
     assert await _count(repo, t.attempts) == 3
+
+
+async def _streak(repo: SqlRepository) -> tuple[int, int, Any]:
+    async with repo.engine.connect() as c:
+        dl = daily_learners.c
+        row = (await c.execute(select(dl.streak_current, dl.streak_longest, dl.streak_last_day))).one()
+    return row.streak_current, row.streak_longest, row.streak_last_day
+
+
+async def test_the_days_first_answer_reads_the_streak_and_moves_it_in_the_answers_statement(pg_url: str) -> None:
+    yesterday = clicks.AT - timedelta(days=1)
+    first = await open_repository(pg_url)
+    await first.create_session(clicks.new_session("s1", "ann", 5))
+    await _click(first, "k1", at=yesterday)  # the learner's first answer ever: a transaction makes the row
+    await first.close()
+    again, other = await open_repository(pg_url, migrate=False), await open_repository(pg_url, migrate=False)
+    try:  # processes that have stored nothing of Ann (started since, or another one)
+        seen = _counting(again)
+        await _click(again, "k2")
+        writes = [s for s in seen if not s.startswith("SELECT sessions")]
+        assert writes == ["SELECT daily_learn", "WITH known AS ( SE"]  # no BEGIN, no COMMIT, no transaction
+        assert await _streak(again) == (2, 2, clicks.AT.date())
+        seen = _counting(other)
+        await _click(other, "k3")  # the day is stored already (by the other process): the streak stays
+        assert [s for s in seen if not s.startswith("SELECT sessions")] == ["SELECT daily_learn", "WITH known AS ( SE"]
+        assert await _streak(other) == (2, 2, clicks.AT.date())
+        seen = _counting(again)
+        await _click(again, "k4")  # this process stored the day: one statement
+        assert [s for s in seen if not s.startswith("SELECT sessions")] == ["WITH known AS ( SE"]
+        assert await _count(again, t.attempts) == 4
+    finally:
+        await again.close()
+        await other.close()
+
+
+async def test_a_learners_row_changed_after_its_read_keeps_the_change_and_counts_the_day_on_it(pg_url: str) -> None:
+    first = await open_repository(pg_url)
+    await first.create_session(clicks.new_session("s1", "ann", 5))
+    await _click(first, "k1", at=clicks.AT - timedelta(days=1))
+    await first.close()
+    repo = await open_repository(pg_url, migrate=False)
+    plain = pg_url.replace("+asyncpg", "")
+    holder, watcher = await asyncpg.connect(plain), await asyncpg.connect(plain)
+    try:
+        async with holder.transaction():  # another process holds Ann's row, then changes her streak
+            await holder.execute("SELECT 1 FROM daily_learners WHERE user_id = 'ann' FOR UPDATE")
+            click = asyncio.create_task(_click(repo, "k2"))  # reads the row (1 day), then waits for the lock
+            for _ in range(500):
+                waiting = await watcher.fetchval(
+                    "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()"
+                )
+                if waiting:
+                    break
+                await asyncio.sleep(0.01)
+            assert waiting == 1
+            await holder.execute("UPDATE daily_learners SET streak_current = 5, streak_longest = 5 WHERE user_id = 'ann'")
+        await click
+        assert await _streak(repo) == (6, 6, clicks.AT.date())  # the day counted on the row as changed, not as read
+        assert await _count(repo, t.attempts) == 2
+    finally:
+        await holder.close()
+        await watcher.close()
+        await repo.close()
 
 
 async def test_a_code_answer_settles_its_work_rows_in_the_one_statement(repo: SqlRepository) -> None:
