@@ -1,0 +1,113 @@
+"""What a learner's first answer of the day costs the bot on PostgreSQL, against a later answer.
+
+Every learner answered yesterday (their row holds a one-day streak); a repository opened since has
+stored nothing of them, as a process started this morning, or one that did not store their day.
+Each learner's first answer today moves their streak, and each later answer changes nothing of
+them. Stored through the repository (`write_answer`) as the bot stores a click, one at a time.
+
+`--bot-root A,B` runs the same measure with each checkout's code, alternating A, B, A, B (each
+block in a child process with that checkout on its path): a checkout before `one_statement.write_first`
+stores the first answer in a SQLAlchemy transaction. Prints this process's CPU per answer (the
+session's read included) for each block, then the medians. Not a test: figures depend on the
+machine and on what else runs on it (the load average is printed).
+
+    .venv/bin/python bench/first_answer_bench.py [--learners 400] [--blocks 3] [--bot-root .,../before]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+import uuid
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import asyncpg
+
+PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/test"
+AT = datetime(2026, 12, 3, 9, 0, tzinfo=UTC)
+
+
+async def measure(learners: int) -> dict[str, float]:
+    """In this process, with whatever `bot` is on the path: CPU ms per first and later answer."""
+    from bot.core.answer import AnswerWrite, PracticeDay
+    from bot.core.model import Attempt, ItemState, Owner, Session
+    from bot.core.review import Review
+    from bot.storage import open_repository
+
+    async def answer(repo: object, n: int, key: str, at: datetime) -> None:
+        session = await repo.get_session(f"s{n}")  # type: ignore[attr-defined]
+        item = session.items[session.position]
+        made = Attempt("discord", "guild", f"u{n}", "demo", item.question, None, "A", True, 1, at, session.id, key)
+        card = Review("discord", f"u{n}", "demo", item.question, "{}", at, True)
+        item.done = True
+        session.position += 1
+        day = PracticeDay("discord", f"u{n}", at)
+        await repo.write_answer(AnswerWrite(session=session, attempt=made, card=card, day=day))  # type: ignore[attr-defined]
+
+    name = f"bench_first_{uuid.uuid4().hex[:8]}"
+    admin = await asyncpg.connect(PG_ADMIN)
+    await admin.execute(f'CREATE DATABASE "{name}"')
+    url = f"postgresql+asyncpg://postgres@127.0.0.1:5432/{name}"
+    try:
+        repo = await open_repository(url)
+        for n in range(learners):
+            owner = Owner("discord", "guild", "user", f"u{n}")
+            items = [ItemState("demo", f"q{i}") for i in range(4)]
+            session = Session(
+                id=f"s{n}", owner=owner, started_by=f"u{n}", started_by_name=f"u{n}", items=items, created_at=AT, updated_at=AT
+            )
+            await repo.create_session(session)
+            await answer(repo, n, f"k{n}y", AT - timedelta(days=1))
+        await repo.close()
+        repo = await open_repository(url, migrate=False)  # has stored nothing of these learners
+        try:
+            marks = [time.process_time()]
+            for round_ in ("first", "later"):
+                for n in range(learners):
+                    await answer(repo, n, f"k{n}{round_}", AT)
+                marks.append(time.process_time())
+        finally:
+            await repo.close()
+        return {"first": 1e3 * (marks[1] - marks[0]) / learners, "later": 1e3 * (marks[2] - marks[1]) / learners}
+    finally:
+        await admin.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
+        await admin.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--learners", type=int, default=400)
+    parser.add_argument("--blocks", type=int, default=3, help="blocks per checkout, alternating")
+    parser.add_argument("--bot-root", default=".", help="checkouts to compare, comma-separated")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(asyncio.run(measure(args.learners))))
+        return
+    roots = [Path(r).resolve() for r in args.bot_root.split(",")]
+    figures: dict[Path, list[dict[str, float]]] = {r: [] for r in roots}
+    for block in range(args.blocks):
+        for root in roots:
+            env = {**os.environ, "PYTHONPATH": str(root)}
+            out = subprocess.run(
+                [sys.executable, str(Path(__file__).resolve()), "--child", "--learners", str(args.learners)],
+                env=env, cwd=root, capture_output=True, text=True, check=True,
+            ).stdout
+            got = json.loads(out.strip().splitlines()[-1])
+            figures[root].append(got)
+            print(f"block {block + 1}, {root}: first answer {got['first']:.3f} ms CPU, later {got['later']:.3f}", flush=True)
+    print(f"\n{args.learners} learners, load average {os.getloadavg()[0]:.2f}; medians of {args.blocks} blocks:")
+    for root, runs in figures.items():
+        first, later = (statistics.median(r[k] for r in runs) for k in ("first", "later"))
+        print(f"  {root}: the day's first answer {first:.3f} ms of CPU, a later one {later:.3f}")
+
+
+if __name__ == "__main__":
+    main()
