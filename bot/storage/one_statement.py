@@ -10,7 +10,8 @@ all or nothing in autocommit:
   last day this process saw it store): only then does the answer change nothing of the learner,
   and only then does this statement write anything;
 - `s`: the session's conditional update (`WHERE version = :expected`), as in a transaction;
-- the attempt and the card are inserted only when `s` changed its row.
+- the attempt and the card are inserted only when `s` changed its row, and so are a daily review's
+  count of the day (`ad`, added to) and its card's failures (`lf`, a leech's too).
 
 A code answer also settles its row of unfinished work (`Attempt.work`), and every process's row
 for its item (`AnswerWrite.settles`). Its statement first locks its own row (`lw`, `FOR UPDATE`):
@@ -37,6 +38,7 @@ values the core's rule stored.
 
 from __future__ import annotations
 
+import functools
 from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -67,7 +69,8 @@ _TYPES: dict[str, Any] = {
 }  # fmt: skip
 _STREAK = ("streak_current", "streak_longest", "streak_freezes", "streak_last_day", "streak_frozen_days")
 _TYPES.update({f"{side}_{c}": Date() if c == "streak_last_day" else Integer() for side in "on" for c in _STREAK})
-_TYPES["l_now"] = UTCDateTime()
+_TYPES.update(l_now=UTCDateTime(), d_day=Date(), d_reviews=Integer(), d_new=Integer(), d_channel=Integer())
+_TYPES.update(f_failures=Integer(), f_suspended=Boolean())
 _CASTS = {"correct": "BOOLEAN", "points": "INTEGER", "at": "TIMESTAMP", "due": "TIMESTAMP", "answers": "INTEGER"}
 
 
@@ -75,7 +78,8 @@ def _values(prefix: str, columns: tuple[str, ...]) -> str:
     return ", ".join(f"CAST(:{prefix}{c} AS {_CASTS.get(c, 'TEXT')})" for c in columns)
 
 
-def _statement(with_card: bool, with_work: bool = False, moves: bool = False) -> Any:
+@functools.cache
+def _statement(with_card: bool, with_work: bool = False, moves: bool = False, counts: bool = False, leech: bool = False) -> Any:
     card = (
         f"""
 , r AS (
@@ -110,6 +114,30 @@ lw AS (
     UPDATE daily_learners SET {", ".join(f"{c} = :n_{c}" for c in _STREAK)}, updated_at = :l_now
     WHERE platform = :l_platform AND user_id = :l_user AND EXISTS (SELECT 1 FROM s)
 )"""  # noqa: S608 (as below)
+    counted = (
+        """
+, ad AS (
+    INSERT INTO daily_days (platform, user_id, day, reviews, new, channel)
+    SELECT CAST(:l_platform AS TEXT), CAST(:l_user AS TEXT), CAST(:d_day AS DATE), CAST(:d_reviews AS INTEGER),
+        CAST(:d_new AS INTEGER), CAST(:d_channel AS INTEGER) FROM s
+    ON CONFLICT (platform, user_id, day) DO UPDATE SET reviews = daily_days.reviews + excluded.reviews,
+        new = daily_days.new + excluded.new, channel = daily_days.channel + excluded.channel
+)"""
+        if counts
+        else ""
+    )
+    failed = (
+        """
+, lf AS (
+    INSERT INTO daily_cards (platform, user_id, pack_id, question_id, failures, suspended)
+    SELECT CAST(:a_platform AS TEXT), CAST(:a_user_id AS TEXT), CAST(:f_pack AS TEXT), CAST(:f_question AS TEXT),
+        CAST(:f_failures AS INTEGER), CAST(:f_suspended AS BOOLEAN) FROM s
+    ON CONFLICT (platform, user_id, pack_id, question_id) DO UPDATE SET
+        failures = excluded.failures, suspended = excluded.suspended
+)"""
+        if leech
+        else ""
+    )
     sql = f"""
 WITH known AS (
     SELECT 1 FROM daily_learners
@@ -122,18 +150,17 @@ WITH known AS (
 ), a AS (
     INSERT INTO attempts ({", ".join(_ATTEMPT)})
     SELECT {_values("a_", _ATTEMPT)} FROM s
-){card}{settle}{streak}
+){card}{settle}{streak}{counted}{failed}
 SELECT (SELECT count(*) FROM known) AS known, (SELECT count(*) FROM s) AS saved, {worked} AS worked"""  # noqa: S608 (as above)
     names = {*(f"a_{c}" for c in _ATTEMPT), *(f"r_{c}" for c in _REVIEW)} if with_card else {f"a_{c}" for c in _ATTEMPT}
     names |= {"updated_at", "b_expected", "position", "version", "data"}
     names |= {"l_now", *(f"{side}_{c}" for side in "on" for c in _STREAK)} if moves else {"l_day"}
+    names |= {"d_day", "d_reviews", "d_new", "d_channel"} if counts else set()
+    names |= {"f_pack", "f_question", "f_failures", "f_suspended"} if leech else set()
     params = [bindparam(n, type_=_TYPES.get(n.split("_", 1)[1] if n[:2] in ("a_", "r_") else n, String())) for n in sorted(names)]
     return Prepared(text(sql).bindparams(*params).columns(known=Integer(), saved=Integer(), worked=Integer()))
 
 
-_STATEMENTS = {
-    (card, work, moves): _statement(card, work, moves) for card in (False, True) for work in (False, True) for moves in (False, True)
-}
 _LEARNER = Prepared(
     select(daily_learners.c.zone, *(daily_learners.c[c] for c in _STREAK)).where(
         and_(daily_learners.c.platform == bindparam("platform"), daily_learners.c.user_id == bindparam("user_id"))
@@ -146,10 +173,10 @@ def plain(op: SaveOp) -> PracticeDay | None:
     unit = op.parts
     if unit is None or op.attempt is None or op.insert:
         return None
-    if unit.leech is not None or unit.tally is not None or (unit.settles is not None and op.work is None):
+    if unit.tally is not None or (unit.settles is not None and op.work is None):
         return None
     day: PracticeDay | None = unit.day
-    return None if day is None or day.counts else day
+    return day
 
 
 def guessed(day: PracticeDay, guesses: Guesses) -> tuple[str, date] | None:
@@ -163,7 +190,7 @@ def guessed(day: PracticeDay, guesses: Guesses) -> tuple[str, date] | None:
 async def write(d: Direct, op: SaveOp, guess: tuple[str, date]) -> tuple[bool, bool, bool]:
     """Run the one statement on its own; return (the learner's day was stored already, the session was
     saved, the answer's work row was there to settle: always true of an answer without one)."""
-    return await _run(d, op, _params(op, guess[0]) | {"l_day": guess[1]}, moves=False)
+    return await _run(d, op, _params(op, guess[0], guess[1]) | {"l_day": guess[1]}, moves=False)
 
 
 async def write_first(d: Direct, op: SaveOp, day: PracticeDay) -> tuple[tuple[bool, bool, bool], tuple[str, date]] | None:
@@ -180,14 +207,15 @@ async def write_first(d: Direct, op: SaveOp, day: PracticeDay) -> tuple[tuple[bo
     guess = (row["zone"], practised)
     if after.streak == before:  # the day is stored already (by another process, or before a restart)
         return await write(d, op, guess), guess
-    params = _params(op, row["zone"]) | {"l_now": datetime.now(UTC)}
+    params = _params(op, row["zone"], practised) | {"l_now": datetime.now(UTC)}
     params.update({f"o_{c}": row[c] for c in _STREAK})
     params.update({f"n_{c}": getattr(after.streak, c.removeprefix("streak_")) for c in _STREAK})
     return await _run(d, op, params, moves=True), guess
 
 
-def _params(op: SaveOp, zone: str) -> dict[str, Any]:
-    row, day = op.row, op.parts.day
+def _params(op: SaveOp, zone: str, practised: date) -> dict[str, Any]:
+    row, unit = op.row, op.parts
+    day, leech = unit.day, unit.leech
     params: dict[str, Any] = {
         "l_platform": day.platform, "l_user": day.user_id, "l_zone": zone,
         "status": row["status"], "position": row["position"], "data": row["data"], "updated_at": row["updated_at"],
@@ -198,10 +226,16 @@ def _params(op: SaveOp, zone: str) -> dict[str, Any]:
     if op.review is not None:
         params.update({f"r_{k}": op.review[k] for k in _REVIEW})
     if op.work is not None:
-        params.update(w_id=op.work, w_item=op.parts.settles)
+        params.update(w_id=op.work, w_item=unit.settles)
+    if day.counts:  # a daily review's answer: the day's count, on the learner's practice day
+        params.update(d_day=practised, d_reviews=day.reviews, d_new=day.new, d_channel=day.channel)
+    if leech is not None:  # a daily review's card: its failures, and whether it left the review
+        params.update(f_pack=leech.pack, f_question=leech.question, f_failures=leech.failures, f_suspended=leech.suspended)
     return params
 
 
 async def _run(d: Direct, op: SaveOp, params: dict[str, Any], *, moves: bool) -> tuple[bool, bool, bool]:
-    (outcome,) = await d.rows(_STATEMENTS[op.review is not None, op.work is not None, moves], params)
+    unit = op.parts
+    statement = _statement(op.review is not None, op.work is not None, moves, unit.day.counts, unit.leech is not None)
+    (outcome,) = await d.rows(statement, params)
     return bool(outcome["known"]), bool(outcome["saved"]), bool(outcome["worked"])

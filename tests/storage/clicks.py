@@ -11,8 +11,8 @@ import asyncio
 import random
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from datetime import UTC, datetime
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from bot.core.model import Attempt, ItemState, Owner, Session
@@ -196,6 +196,32 @@ def run_deliver(url: str, clicks: list[Click], me: int, barrier: Any, results: A
         try:
             await asyncio.to_thread(barrier.wait, 60)
             return await deliver(repo, clicks, me)
+        finally:
+            await repo.close()
+
+    results.put((me, asyncio.run(main())))
+
+
+def run_daily_answers(url: str, session_id: str, user: str, days: int, me: int, barrier: Any, results: Any) -> None:
+    """Process entry: on each of `days` days, at the same moment as the other process, answer the
+    learner's quiz `session_id` once, a daily review's answer (it counts in the day's reviews)."""
+    from bot.core.answer import AnswerWrite, PracticeDay
+
+    async def main() -> int:
+        repo = await open_repository(url, migrate=False)
+        try:
+            for day in range(days):
+                at = AT + timedelta(days=day)
+                session = await repo.get_session(session_id)
+                assert session is not None
+                made = replace(attempt(session, f"{session_id}-{day}"), at=at)
+                review = card(session)
+                session.current.done = True  # type: ignore[union-attr]
+                session.position += 1
+                await asyncio.to_thread(barrier.wait, 60)
+                unit = AnswerWrite(session=session, attempt=made, card=review, day=PracticeDay("discord", user, at, reviews=1))
+                await repo.write_answer(unit)
+            return days
         finally:
             await repo.close()
 

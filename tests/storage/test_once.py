@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import multiprocessing
 from collections import Counter
+from dataclasses import replace
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +15,7 @@ from sqlalchemy import event, select
 from bot.core.ports import Conflict
 from bot.storage import SqlRepository, open_repository
 from bot.storage import tables as t
+from bot.storage.daily_tables import daily_days, daily_learners
 from tests.storage import clicks
 
 ROUNDS = 100
@@ -70,6 +73,31 @@ async def test_two_processes_record_the_same_click_once(pg_url: str) -> None:
         await _check_same_click(repo, outcomes)
         # The timings did race: some rounds were decided by the conditional update or the key.
         assert sum(o.count("conflict") for o in outcomes.values()) > 0
+    finally:
+        await repo.close()
+
+
+async def test_two_processes_answering_on_the_same_days_count_each_day_once(pg_url: str) -> None:
+    """Each day both processes store the learner's first answer of the day at once (two quizzes of
+    hers): the streak moves once a day, and each answer counts once in the day's reviews."""
+    days = 12
+    repo = await open_repository(pg_url)
+    try:
+        await repo.create_session(clicks.new_session("in-guild", "ann", days))
+        in_dm = clicks.new_session("in-dm", "ann", days)
+        await repo.create_session(replace(in_dm, owner=replace(in_dm.owner, scope="dm")))
+        done = await asyncio.to_thread(
+            _spawn, clicks.run_daily_answers, [(pg_url, "in-guild", "ann", days, 0), (pg_url, "in-dm", "ann", days, 1)]
+        )
+        assert done == {0: days, 1: days}
+        async with repo.engine.connect() as c:
+            dl, dd = daily_learners.c, daily_days.c
+            streak = (await c.execute(select(dl.streak_current, dl.streak_longest, dl.streak_last_day))).one()
+            counted = (await c.execute(select(dd.day, dd.reviews).order_by(dd.day))).all()
+        last = clicks.AT.date() + timedelta(days=days - 1)
+        assert tuple(streak) == (days, days, last)
+        assert [tuple(r) for r in counted] == [(clicks.AT.date() + timedelta(days=d), 2) for d in range(days)]
+        assert sum((await _attempt_keys(repo)).values()) == 2 * days
     finally:
         await repo.close()
 

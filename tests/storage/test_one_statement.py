@@ -11,12 +11,12 @@ import asyncpg
 import pytest
 from sqlalchemy import delete, event, func, select, update
 
-from bot.core.answer import AnswerWrite, PracticeDay
+from bot.core.answer import AnswerWrite, Leech, PracticeDay
 from bot.core.ports import Conflict, WorkTaken
 from bot.core.work import Work
 from bot.storage import SqlRepository, open_repository
 from bot.storage import tables as t
-from bot.storage.daily_tables import daily_learners
+from bot.storage.daily_tables import daily_cards, daily_days, daily_learners
 from tests.storage import clicks
 
 
@@ -36,7 +36,15 @@ def _counting(repo: SqlRepository) -> list[str]:
 
 
 async def _click(
-    repo: SqlRepository, key: str, *, version: int | None = None, work: str | None = None, at: datetime = clicks.AT
+    repo: SqlRepository,
+    key: str,
+    *,
+    version: int | None = None,
+    work: str | None = None,
+    at: datetime = clicks.AT,
+    reviews: int = 0,
+    new: int = 0,
+    leech: Leech | None = None,
 ) -> None:
     """Answer Ann's current item of "s1"; with `work`, a code answer settling that row and its item's rows."""
     session = await repo.get_session("s1")
@@ -48,8 +56,8 @@ async def _click(
     settles = f"s1:{session.position}" if work is not None else None
     session.current.done = True  # type: ignore[union-attr]
     session.position += 1
-    day = PracticeDay("discord", "ann", at)
-    await repo.write_answer(AnswerWrite(session=session, attempt=made, card=card, day=day, settles=settles))
+    day = PracticeDay("discord", "ann", at, reviews=reviews, new=new)
+    await repo.write_answer(AnswerWrite(session=session, attempt=made, card=card, day=day, settles=settles, leech=leech))
 
 
 def _work(work_id: str, position: int, process: str) -> Work:
@@ -168,6 +176,43 @@ async def test_a_learners_row_changed_after_its_read_keeps_the_change_and_counts
         await holder.close()
         await watcher.close()
         await repo.close()
+
+
+async def _review_rows(repo: SqlRepository) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+    async with repo.engine.connect() as c:
+        days = (await c.execute(select(daily_days.c.day, daily_days.c.reviews, daily_days.c.new).order_by(daily_days.c.day))).all()
+        cards = (await c.execute(select(daily_cards.c.question_id, daily_cards.c.failures, daily_cards.c.suspended).order_by("question_id"))).all()
+    return [tuple(r) for r in days], [tuple(r) for r in cards]
+
+
+async def test_a_daily_review_answer_counts_its_day_and_its_cards_failures_in_the_one_statement(pg_url: str) -> None:
+    repo = await open_repository(pg_url)
+    await repo.create_session(clicks.new_session("s1", "ann", 5))
+    try:
+        await _click(repo, "k1")  # the learner's first answer ever: a transaction makes their row
+        seen = _counting(repo)
+        await _click(repo, "k2", reviews=1, leech=Leech("demo", "q1", 1, False))
+        await _click(repo, "k3", new=1, leech=Leech("demo", "q2", 8, True))
+        await _click(repo, "k4", reviews=1)
+        assert [s for s in seen if not s.startswith("SELECT sessions")] == ["WITH known AS ( SE"] * 3
+        day = clicks.AT.date()
+        assert await _review_rows(repo) == ([(day, 2, 1)], [("q1", 1, False), ("q2", 8, True)])
+        with pytest.raises(Conflict):  # the same delivery again: nothing counted twice
+            await _click(repo, "k4", reviews=1, leech=Leech("demo", "q1", 2, False))
+        assert await _review_rows(repo) == ([(day, 2, 1)], [("q1", 1, False), ("q2", 8, True)])
+    finally:
+        await repo.close()
+    later = await open_repository(pg_url, migrate=False)  # the next day, in a process that stored nothing of Ann
+    try:
+        seen = _counting(later)
+        await _click(later, "k5", at=clicks.AT + timedelta(days=1), reviews=1, leech=Leech("demo", "q1", 2, False))
+        assert [s for s in seen if not s.startswith("SELECT sessions")] == ["SELECT daily_learn", "WITH known AS ( SE"]
+        tomorrow = day + timedelta(days=1)
+        assert await _review_rows(later) == ([(day, 2, 1), (tomorrow, 1, 0)], [("q1", 2, False), ("q2", 8, True)])
+        assert await _streak(later) == (2, 2, tomorrow)
+        assert await _count(later, t.attempts) == 5
+    finally:
+        await later.close()
 
 
 async def test_a_code_answer_settles_its_work_rows_in_the_one_statement(repo: SqlRepository) -> None:
