@@ -1,14 +1,16 @@
-"""What a learner's first answer of the day costs the bot on PostgreSQL, against a later answer.
+"""What a learner's first answer of the day costs the bot on PostgreSQL, against later answers.
 
 Every learner answered yesterday (their row holds a one-day streak); a repository opened since has
 stored nothing of them, as a process started this morning, or one that did not store their day.
 Each learner's first answer today moves their streak, and each later answer changes nothing of
-them. Stored through the repository (`write_answer`) as the bot stores a click, one at a time.
+them; a daily review's answer also adds to the day's count of reviews and, every other one
+(wrong), stores its card's failures. Stored through the repository (`write_answer`) as the bot
+stores a click, one at a time.
 
 `--bot-root A,B` runs the same measure with each checkout's code, alternating A, B, A, B (each
-block in a child process with that checkout on its path): a checkout before `one_statement.write_first`
-stores the first answer in a SQLAlchemy transaction. Prints this process's CPU per answer (the
-session's read included) for each block, then the medians. Not a test: figures depend on the
+block in a child process with that checkout on its path). Before a7be3aa a first answer was stored
+in a SQLAlchemy transaction, and before 7a5db3f a daily review's answer too. Prints this process's
+CPU per answer (the session's read included) for each block, then the medians. Not a test: figures depend on the
 machine and on what else runs on it (the load average is printed).
 
     .venv/bin/python bench/first_answer_bench.py [--learners 400] [--blocks 3] [--bot-root .,../before]
@@ -32,24 +34,27 @@ import asyncpg
 
 PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/test"
 AT = datetime(2026, 12, 3, 9, 0, tzinfo=UTC)
+ROUNDS = ("first", "later", "review")  # each learner's answers today, in this order
 
 
 async def measure(learners: int) -> dict[str, float]:
     """In this process, with whatever `bot` is on the path: CPU ms per first and later answer."""
-    from bot.core.answer import AnswerWrite, PracticeDay
+    from bot.core.answer import AnswerWrite, Leech, PracticeDay
     from bot.core.model import Attempt, ItemState, Owner, Session
     from bot.core.review import Review
     from bot.storage import open_repository
 
-    async def answer(repo: object, n: int, key: str, at: datetime) -> None:
+    async def answer(repo: object, n: int, key: str, at: datetime, review: bool = False) -> None:
         session = await repo.get_session(f"s{n}")  # type: ignore[attr-defined]
         item = session.items[session.position]
         made = Attempt("discord", "guild", f"u{n}", "demo", item.question, None, "A", True, 1, at, session.id, key)
         card = Review("discord", f"u{n}", "demo", item.question, "{}", at, True)
         item.done = True
         session.position += 1
-        day = PracticeDay("discord", f"u{n}", at)
-        await repo.write_answer(AnswerWrite(session=session, attempt=made, card=card, day=day))  # type: ignore[attr-defined]
+        day = PracticeDay("discord", f"u{n}", at, reviews=int(review))
+        leech = Leech("demo", item.question, 1, False) if review and n % 2 else None
+        unit = AnswerWrite(session=session, attempt=made, card=card, day=day, leech=leech)
+        await repo.write_answer(unit)  # type: ignore[attr-defined]
 
     name = f"bench_first_{uuid.uuid4().hex[:8]}"
     admin = await asyncpg.connect(PG_ADMIN)
@@ -59,7 +64,7 @@ async def measure(learners: int) -> dict[str, float]:
         repo = await open_repository(url)
         for n in range(learners):
             owner = Owner("discord", "guild", "user", f"u{n}")
-            items = [ItemState("demo", f"q{i}") for i in range(4)]
+            items = [ItemState("demo", f"q{i}") for i in range(1 + len(ROUNDS))]
             session = Session(
                 id=f"s{n}", owner=owner, started_by=f"u{n}", started_by_name=f"u{n}", items=items, created_at=AT, updated_at=AT
             )
@@ -69,13 +74,13 @@ async def measure(learners: int) -> dict[str, float]:
         repo = await open_repository(url, migrate=False)  # has stored nothing of these learners
         try:
             marks = [time.process_time()]
-            for round_ in ("first", "later"):
+            for round_ in ROUNDS:
                 for n in range(learners):
-                    await answer(repo, n, f"k{n}{round_}", AT)
+                    await answer(repo, n, f"k{n}{round_}", AT, review=round_ == "review")
                 marks.append(time.process_time())
         finally:
             await repo.close()
-        return {"first": 1e3 * (marks[1] - marks[0]) / learners, "later": 1e3 * (marks[2] - marks[1]) / learners}
+        return {r: 1e3 * (marks[i + 1] - marks[i]) / learners for i, r in enumerate(ROUNDS)}
     finally:
         await admin.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
         await admin.close()
@@ -102,11 +107,11 @@ def main() -> None:
             ).stdout
             got = json.loads(out.strip().splitlines()[-1])
             figures[root].append(got)
-            print(f"block {block + 1}, {root}: first answer {got['first']:.3f} ms CPU, later {got['later']:.3f}", flush=True)
+            print(f"block {block + 1}, {root}: " + ", ".join(f"{r} {got[r]:.3f} ms" for r in ROUNDS), flush=True)
     print(f"\n{args.learners} learners, load average {os.getloadavg()[0]:.2f}; medians of {args.blocks} blocks:")
     for root, runs in figures.items():
-        first, later = (statistics.median(r[k] for r in runs) for k in ("first", "later"))
-        print(f"  {root}: the day's first answer {first:.3f} ms of CPU, a later one {later:.3f}")
+        first, later, review = (statistics.median(r[k] for r in runs) for k in ROUNDS)
+        print(f"  {root}: CPU per answer, the day's first {first:.3f} ms, a later one {later:.3f}, a daily review's {review:.3f}")
 
 
 if __name__ == "__main__":
