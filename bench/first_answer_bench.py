@@ -3,13 +3,15 @@
 Every learner answered yesterday (their row holds a one-day streak); a repository opened since has
 stored nothing of them, as a process started this morning, or one that did not store their day.
 Each learner's first answer today moves their streak, and each later answer changes nothing of
-them; a daily review's answer also adds to the day's count of reviews and, every other one
-(wrong), stores its card's failures. Stored through the repository (`write_answer`) as the bot
-stores a click, one at a time.
+them; a daily review's answer first reads its card's failures in the review (`card_failures`, as
+the daily service does for every one), then also adds to the day's count of reviews and, every
+other one (wrong), stores the card's failures. Stored through the repository (`write_answer`) as
+the bot stores a click, one at a time.
 
 `--bot-root A,B` runs the same measure with each checkout's code, alternating A, B, A, B (each
 block in a child process with that checkout on its path). Before a7be3aa a first answer was stored
-in a SQLAlchemy transaction, and before 7a5db3f a daily review's answer too. Prints this process's
+in a SQLAlchemy transaction, and before 7a5db3f a daily review's answer too; before
+f000000 its card's failures were read through SQLAlchemy. Prints this process's
 CPU per answer (the session's read included) for each block, then the medians. Not a test: figures depend on the
 machine and on what else runs on it (the load average is printed).
 
@@ -43,16 +45,20 @@ async def measure(learners: int) -> dict[str, float]:
     from bot.core.model import Attempt, ItemState, Owner, Session
     from bot.core.review import Review
     from bot.storage import open_repository
+    from bot.storage.daily import DailyRepository
 
-    async def answer(repo: object, n: int, key: str, at: datetime, review: bool = False) -> None:
+    async def answer(repo: object, n: int, key: str, at: datetime, daily: object = None) -> None:
         session = await repo.get_session(f"s{n}")  # type: ignore[attr-defined]
         item = session.items[session.position]
         made = Attempt("discord", "guild", f"u{n}", "demo", item.question, None, "A", True, 1, at, session.id, key)
         card = Review("discord", f"u{n}", "demo", item.question, "{}", at, True)
         item.done = True
         session.position += 1
-        day = PracticeDay("discord", f"u{n}", at, reviews=int(review))
-        leech = Leech("demo", item.question, 1, False) if review and n % 2 else None
+        day = PracticeDay("discord", f"u{n}", at, reviews=int(daily is not None))
+        leech = None
+        if daily is not None:  # a daily review's answer
+            failures, _ = await daily.card_failures("discord", f"u{n}", ("demo", item.question))  # type: ignore[attr-defined]
+            leech = Leech("demo", item.question, failures + 1, False) if n % 2 else None
         unit = AnswerWrite(session=session, attempt=made, card=card, day=day, leech=leech)
         await repo.write_answer(unit)  # type: ignore[attr-defined]
 
@@ -72,11 +78,12 @@ async def measure(learners: int) -> dict[str, float]:
             await answer(repo, n, f"k{n}y", AT - timedelta(days=1))
         await repo.close()
         repo = await open_repository(url, migrate=False)  # has stored nothing of these learners
+        daily = DailyRepository.beside(repo)
         try:
             marks = [time.process_time()]
             for round_ in ROUNDS:
                 for n in range(learners):
-                    await answer(repo, n, f"k{n}{round_}", AT, review=round_ == "review")
+                    await answer(repo, n, f"k{n}{round_}", AT, daily if round_ == "review" else None)
                 marks.append(time.process_time())
         finally:
             await repo.close()

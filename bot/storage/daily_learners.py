@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from datetime import UTC, date, datetime
 from typing import Any
 
-from sqlalchemy import and_, func, select, true
+from sqlalchemy import and_, bindparam, func, select, true
 from sqlalchemy.exc import IntegrityError
 
 from bot.core.daily.channel import MemberAnswer
@@ -18,6 +18,14 @@ from . import daily_tables as d
 from . import tables as t
 from .base import Base
 from .daily_rows import _answer, put_failures, put_learner, put_member_answer, read_learner
+from .prepared import Prepared
+
+_K = d.daily_cards.c
+_CARD_FAILURES = Prepared(
+    select(_K.failures, _K.suspended).where(
+        and_(*(_K[c] == bindparam(c) for c in ("platform", "user_id", "pack_id", "question_id")))
+    )
+)
 
 
 class LearnerRows(Base):
@@ -133,16 +141,10 @@ class LearnerRows(Base):
         return items[:limit]
 
     async def card_failures(self, platform: str, user_id: str, item: ItemKey) -> tuple[int, bool]:
-        k = d.daily_cards.c
-        async with self._engine.connect() as c:
-            row = (
-                await c.execute(
-                    select(k.failures, k.suspended).where(
-                        and_(k.platform == platform, k.user_id == user_id, k.pack_id == item[0], k.question_id == item[1])
-                    )
-                )
-            ).first()
-        return (row.failures, bool(row.suspended)) if row is not None else (0, False)
+        """A card's failures in the daily review and whether it is a leech (every review answer reads them)."""
+        params = {"platform": platform, "user_id": user_id, "pack_id": item[0], "question_id": item[1]}
+        rows = await self._rows(_CARD_FAILURES, params)
+        return (rows[0]["failures"], bool(rows[0]["suspended"])) if rows else (0, False)
 
     async def save_card_failures(self, platform: str, user_id: str, item: ItemKey, failures: int, suspended: bool) -> None:
         async with self._write() as c:
