@@ -11,7 +11,7 @@ the bot stores a click, one at a time.
 `--bot-root A,B` runs the same measure with each checkout's code, alternating A, B, A, B (each
 block in a child process with that checkout on its path). Before a7be3aa a first answer was stored
 in a SQLAlchemy transaction, and before 7a5db3f a daily review's answer too; before
-f000000 its card's failures were read through SQLAlchemy. Prints this process's
+f995202 its card's failures were read through SQLAlchemy. Prints this process's
 CPU per answer (the session's read included) for each block, then the medians. Not a test: figures depend on the
 machine and on what else runs on it (the load average is printed).
 
