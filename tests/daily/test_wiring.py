@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
 
@@ -18,7 +17,7 @@ from bot.core.model import Actor
 from bot.core.packs import load_path
 from bot.core.replies import Button, Message, Reply
 from bot.storage import SqlRepository
-from tests.daily.support import FakePoster, add_cards, postgres_url
+from tests.daily.support import FakePoster, add_cards
 from tests.daily.wired import Wired, wire
 from tests.fakes import SHORT_PACK, FakeClock, LocalRunner
 
@@ -84,14 +83,10 @@ def test_typed_daily_commands_that_are_wrong_say_what_to_write(text: str, proble
     assert isinstance(parsed, cm.Usage) and problem in parsed.problem
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-async def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[str]:
+@pytest.fixture
+def db_url(any_url: str) -> str:
     """Both databases: on PostgreSQL a review's answer is one statement with its day's count and failures."""
-    if request.param == "sqlite":
-        yield f"sqlite+aiosqlite:///{tmp_path / 'quizbot.db'}"
-        return
-    async with postgres_url() as url:
-        yield url
+    return any_url
 
 
 @pytest.fixture
