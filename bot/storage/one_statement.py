@@ -190,7 +190,9 @@ def guessed(day: PracticeDay, guesses: Guesses) -> tuple[str, date] | None:
 async def write(d: Direct, op: SaveOp, guess: tuple[str, date]) -> tuple[bool, bool, bool]:
     """Run the one statement on its own; return (the learner's day was stored already, the session was
     saved, the answer's work row was there to settle: always true of an answer without one)."""
-    return await _run(d, op, _params(op, guess[0], guess[1]) | {"l_day": guess[1]}, moves=False)
+    params = _params(op, guess[0], guess[1])
+    params["l_day"] = guess[1]
+    return await _run(d, op, params, moves=False)
 
 
 async def write_first(d: Direct, op: SaveOp, day: PracticeDay) -> tuple[tuple[bool, bool, bool], tuple[str, date]] | None:
@@ -207,7 +209,8 @@ async def write_first(d: Direct, op: SaveOp, day: PracticeDay) -> tuple[tuple[bo
     guess = (row["zone"], practised)
     if after.streak == before:  # the day is stored already (by another process, or before a restart)
         return await write(d, op, guess), guess
-    params = _params(op, row["zone"], practised) | {"l_now": datetime.now(UTC)}
+    params = _params(op, row["zone"], practised)
+    params["l_now"] = datetime.now(UTC)
     params.update({f"o_{c}": row[c] for c in _STREAK})
     params.update({f"n_{c}": getattr(after.streak, c.removeprefix("streak_")) for c in _STREAK})
     return await _run(d, op, params, moves=True), guess
