@@ -14,6 +14,7 @@ the group is still kept or refused alone.
 from __future__ import annotations
 
 from collections import OrderedDict
+from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import and_, bindparam, delete, insert, select, tuple_, update
@@ -223,6 +224,7 @@ class SessionStore:
         if guesses is None or day is None:
             return False
         guess = one_statement.guessed(day, guesses)
+        read: tuple[str, date] | None = None  # the learner's (zone, day) as read, to remember once stored
         try:
             async with pg_link.direct(self._db.engine) as d:  # each statement is its own transaction
                 if guess is not None:
@@ -231,7 +233,7 @@ class SessionStore:
                     first = await one_statement.write_first(d, op, day)
                     if first is None:
                         return False  # the learner has no row yet: the transaction makes it
-                    (known, saved, worked), guess = first
+                    (known, saved, worked), read = first
         except IntegrityError as exc:  # the attempt's key is stored: the same click, delivered twice
             raise Conflict("this action was already recorded") from exc
         if not known:
@@ -240,7 +242,8 @@ class SessionStore:
             raise WorkTaken(WORK_TAKEN)
         if not saved:
             raise Conflict(f"session {op.row['id']} changed since it was read")
-        remember(guesses, (day.platform, day.user_id), guess)
+        if read is not None:
+            remember(guesses, (day.platform, day.user_id), read)
         return True
 
     async def _save_alone(self, op: SaveOp) -> None:
