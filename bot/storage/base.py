@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Mapping
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, Protocol
 
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
@@ -24,6 +24,19 @@ async def read_rows(engine: AsyncEngine, query: Prepared, params: Mapping[str, A
         return [dict(row._mapping) for row in await c.execute(query.statement, params)]
 
 
+@asynccontextmanager
+async def read_connection(engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:
+    """A connection for reading, with no transaction kept open after the block.
+
+    On PostgreSQL the connection is in autocommit: each statement is its own transaction, as it
+    would see under READ COMMITTED anyway, without a BEGIN and a ROLLBACK round trip around it.
+    """
+    async with engine.connect() as connection:
+        if engine.dialect.name != "sqlite":
+            await connection.execution_options(isolation_level="AUTOCOMMIT")
+        yield connection
+
+
 class Database:
     """Hand out connections to read and transactions to write.
 
@@ -39,17 +52,9 @@ class Database:
         # process's one fault log, so a kind of failure is one line per interval, wherever it happens.
         self.faults = FaultLog()
 
-    @asynccontextmanager
-    async def read(self) -> AsyncIterator[AsyncConnection]:
-        """Yield a connection for reading (no transaction is kept open after the block).
-
-        On PostgreSQL the connection is in autocommit: each statement is its own transaction, as it
-        would see under READ COMMITTED anyway, without a BEGIN and a ROLLBACK round trip around it.
-        """
-        async with self.engine.connect() as connection:
-            if not self.sqlite:
-                await connection.execution_options(isolation_level="AUTOCOMMIT")
-            yield connection
+    def read(self) -> AbstractAsyncContextManager[AsyncConnection]:
+        """A connection for reading (`read_connection`: in autocommit on PostgreSQL)."""
+        return read_connection(self.engine)
 
     async def rows(self, query: Prepared, params: Mapping[str, Any]) -> list[dict[str, Any]]:
         """Run one read and return its rows, each a dict of its columns.
@@ -89,6 +94,10 @@ class Base:
     @property
     def engine(self) -> AsyncEngine:
         return self._engine
+
+    def _read(self) -> AbstractAsyncContextManager[AsyncConnection]:
+        """A connection for reading (`read_connection`): on PostgreSQL no BEGIN, no ROLLBACK around the reads."""
+        return read_connection(self._engine)
 
     async def _rows(self, query: Prepared, params: Mapping[str, Any]) -> list[dict[str, Any]]:
         """One read's rows (`Database.rows`): on PostgreSQL on asyncpg itself, a third of SQLAlchemy's CPU."""

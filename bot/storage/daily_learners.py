@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import UTC, date, datetime
-from typing import Any
 
 from sqlalchemy import and_, bindparam, func, select, true
 from sqlalchemy.exc import IntegrityError
@@ -20,12 +19,52 @@ from .base import Base
 from .daily_rows import _answer, put_failures, put_learner, put_member_answer, read_learner
 from .prepared import Prepared
 
+# Reads built once and run through `Base._rows` (on PostgreSQL on asyncpg itself): a statement
+# built per call cost more of the bot's CPU than running it (its clauses, then its cache key).
 _K = d.daily_cards.c
 _CARD_FAILURES = Prepared(
     select(_K.failures, _K.suspended).where(
         and_(*(_K[c] == bindparam(c) for c in ("platform", "user_id", "pack_id", "question_id")))
     )
 )
+_A = d.daily_answers.c
+_MEMBER_ANSWER = Prepared(
+    select(d.daily_answers).where(and_(_A.post_id == bindparam("post_id"), _A.user_id == bindparam("user_id")))
+)
+_Y = d.daily_days.c
+_DAY_COUNT = Prepared(
+    select(_Y.reviews, _Y.new, _Y.channel).where(
+        and_(_Y.platform == bindparam("platform"), _Y.user_id == bindparam("user_id"), _Y.day == bindparam("day"))
+    )
+)
+_R = t.reviews.c
+_SUSPENDED = select(_K.pack_id).where(
+    and_(_K.platform == _R.platform, _K.user_id == _R.user_id, _K.suspended == true(),
+         _K.pack_id == _R.pack_id, _K.question_id == _R.question_id)
+)  # fmt: skip
+_MINE = and_(_R.platform == bindparam("platform"), _R.user_id == bindparam("user_id"), ~_SUSPENDED.exists())
+_DUE = Prepared(
+    select(_R.pack_id, _R.question_id, _R.due, _R.card)
+    .where(and_(_MINE, _R.due <= bindparam("now")))
+    .order_by(_R.due, _R.pack_id, _R.question_id)
+    .limit(bindparam("limit"))
+)
+_Q = t.questions.c
+_NEW_ITEMS = (  # a list of packs is no `Prepared` statement (SQLAlchemy expands it); built once all the same
+    select(_Q.pack_id, _Q.question_id)
+    .where(
+        and_(
+            _Q.pack_id.in_(bindparam("packs", expanding=True)),
+            ~select(_R.question_id).where(
+                and_(_R.platform == bindparam("platform"), _R.user_id == bindparam("user_id"),
+                     _R.pack_id == _Q.pack_id, _R.question_id == _Q.question_id)
+            ).exists(),
+        )
+    )
+    .order_by(_Q.pack_id, _Q.question_id)
+)  # fmt: skip
+_DUE_COUNT = Prepared(select(func.count().label("n")).where(and_(_MINE, _R.due <= bindparam("now"))))
+_DUE_LATER = Prepared(select(func.min(_R.due).label("later")).where(and_(_MINE, _R.due > bindparam("now"))))
 
 
 class LearnerRows(Base):
@@ -34,18 +73,13 @@ class LearnerRows(Base):
     # ------------------------------------------------------------ member answers
 
     async def member_answer(self, post_id: str, user_id: str) -> MemberAnswer | None:
-        a = d.daily_answers.c
-        async with self._engine.connect() as c:
-            row = (
-                await c.execute(select(d.daily_answers).where(and_(a.post_id == post_id, a.user_id == user_id)))
-            ).first()
-        return _answer(row) if row is not None else None
+        rows = await self._rows(_MEMBER_ANSWER, {"post_id": post_id, "user_id": user_id})
+        return _answer(rows[0]) if rows else None
 
     async def member_answers(self, post_id: str) -> list[MemberAnswer]:
-        a = d.daily_answers.c
-        async with self._engine.connect() as c:
-            rows = await c.execute(select(d.daily_answers).where(a.post_id == post_id))
-            return [_answer(r) for r in rows]
+        async with self._read() as c:
+            rows = await c.execute(select(d.daily_answers).where(_A.post_id == post_id))
+            return [_answer(r._mapping) for r in rows]
 
     async def save_member_answer(
         self, post_id: str, answer: MemberAnswer, *, previous_attempts: int | None, key: str | None = None
@@ -60,7 +94,7 @@ class LearnerRows(Base):
     # ------------------------------------------------------------ learners
 
     async def get_learner(self, platform: str, user_id: str) -> Learner:
-        async with self._engine.connect() as c:
+        async with self._read() as c:
             return await read_learner(c, platform, user_id)
 
     async def save_learner(self, learner: Learner) -> None:
@@ -68,20 +102,12 @@ class LearnerRows(Base):
             await put_learner(c, learner)
 
     async def day_count(self, platform: str, user_id: str, day: date) -> DayCount:
-        y = d.daily_days.c
-        async with self._engine.connect() as c:
-            row = (
-                await c.execute(
-                    select(y.reviews, y.new, y.channel).where(
-                        and_(y.platform == platform, y.user_id == user_id, y.day == day)
-                    )
-                )
-            ).first()
-        return DayCount(row.reviews, row.new, row.channel) if row is not None else DayCount()
+        rows = await self._rows(_DAY_COUNT, {"platform": platform, "user_id": user_id, "day": day})
+        return DayCount(rows[0]["reviews"], rows[0]["new"], rows[0]["channel"]) if rows else DayCount()
 
     async def practised_packs(self, platform: str, user_id: str) -> list[str]:
         r = t.reviews.c
-        async with self._engine.connect() as c:
+        async with self._read() as c:
             rows = await c.execute(
                 select(r.pack_id).where(and_(r.platform == platform, r.user_id == user_id)).distinct().order_by(r.pack_id)
             )
@@ -89,32 +115,15 @@ class LearnerRows(Base):
 
     # ------------------------------------------------------------ cards
 
-    def _unsuspended(self, platform: str, user_id: str) -> Any:
-        r = t.reviews.c
-        k = d.daily_cards.c
-        suspended = select(k.pack_id, k.question_id).where(
-            and_(k.platform == platform, k.user_id == user_id, k.suspended == true(),
-                 k.pack_id == r.pack_id, k.question_id == r.question_id)
-        )
-        return and_(r.platform == platform, r.user_id == user_id, ~suspended.exists())
-
     async def due_cards(
         self, platform: str, user_id: str, now: datetime, limit: int
     ) -> tuple[list[DueCard], int, datetime | None]:
-        r = t.reviews.c
-        mine = self._unsuspended(platform, user_id)
-        async with self._engine.connect() as c:
-            rows = (
-                await c.execute(
-                    select(r.pack_id, r.question_id, r.due, r.card)
-                    .where(and_(mine, r.due <= now))
-                    .order_by(r.due, r.pack_id, r.question_id)
-                    .limit(max(limit, 0))
-                )
-            ).all() if limit > 0 else []
-            total = (await c.execute(select(func.count()).where(and_(mine, r.due <= now)))).scalar() or 0
-            later = (await c.execute(select(func.min(r.due)).where(and_(mine, r.due > now)))).scalar()
-        cards = [DueCard(row.pack_id, row.question_id, row.due, row.card) for row in rows]
+        """The learner's first `limit` due cards (not a leech's), how many are due, and when the next is due after."""
+        mine = {"platform": platform, "user_id": user_id, "now": now}
+        rows = await self._rows(_DUE, {**mine, "limit": limit}) if limit > 0 else []
+        total = (await self._rows(_DUE_COUNT, mine))[0]["n"] or 0
+        later = (await self._rows(_DUE_LATER, mine))[0]["later"]
+        cards = [DueCard(row["pack_id"], row["question_id"], row["due"], row["card"]) for row in rows]
         if isinstance(later, str):  # SQLite's MIN() hands back the stored text
             later = datetime.fromisoformat(later)
         if isinstance(later, datetime) and later.tzinfo is None:
@@ -124,18 +133,9 @@ class LearnerRows(Base):
     async def new_items(self, platform: str, user_id: str, packs: Sequence[str], limit: int) -> list[ItemKey]:
         if limit <= 0 or not packs:
             return []
-        q = t.questions.c
-        r = t.reviews.c
-        seen = select(r.question_id).where(
-            and_(r.platform == platform, r.user_id == user_id, r.pack_id == q.pack_id, r.question_id == q.question_id)
-        )
         order = {p: i for i, p in enumerate(packs)}
-        async with self._engine.connect() as c:
-            rows = await c.execute(
-                select(q.pack_id, q.question_id)
-                .where(and_(q.pack_id.in_(list(packs)), ~seen.exists()))
-                .order_by(q.pack_id, q.question_id)
-            )
+        async with self._read() as c:
+            rows = await c.execute(_NEW_ITEMS, {"platform": platform, "user_id": user_id, "packs": list(packs)})
             items = [(row.pack_id, row.question_id) for row in rows]
         items.sort(key=lambda k: order.get(k[0], len(order)))
         return items[:limit]
@@ -152,7 +152,7 @@ class LearnerRows(Base):
 
     async def leeches(self, platform: str, user_id: str) -> list[ItemKey]:
         k = d.daily_cards.c
-        async with self._engine.connect() as c:
+        async with self._read() as c:
             rows = await c.execute(
                 select(k.pack_id, k.question_id)
                 .where(and_(k.platform == platform, k.user_id == user_id, k.suspended == true()))
@@ -162,7 +162,7 @@ class LearnerRows(Base):
 
     async def cards(self, platform: str, user_id: str) -> list[tuple[str, str, str]]:
         r = t.reviews.c
-        async with self._engine.connect() as c:
+        async with self._read() as c:
             rows = await c.execute(
                 select(r.pack_id, r.question_id, r.card).where(and_(r.platform == platform, r.user_id == user_id))
             )

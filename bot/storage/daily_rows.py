@@ -12,7 +12,7 @@ writes those stores share: rows due (`_due`), all or the first of a query's rows
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from datetime import UTC, date, datetime, time
 from typing import Any, TypeVar
 
@@ -95,18 +95,18 @@ def _post(row: Any) -> DailyPost:
     )
 
 
-def _answer(row: Any) -> MemberAnswer:
+def _answer(row: Mapping[Any, Any]) -> MemberAnswer:
     return MemberAnswer(
-        user_id=row.user_id,
-        name=row.name,
-        attempts=row.attempts,
-        hinted=bool(row.hinted),
-        done=bool(row.done),
-        correct=bool(row.correct),
-        first_at=row.first_at,
-        done_at=row.done_at,
-        selections={int(k): int(v) for k, v in json.loads(row.selections).items()},
-        last_key=row.last_key,
+        user_id=row["user_id"],
+        name=row["name"],
+        attempts=row["attempts"],
+        hinted=bool(row["hinted"]),
+        done=bool(row["done"]),
+        correct=bool(row["correct"]),
+        first_at=row["first_at"],
+        done_at=row["done_at"],
+        selections={int(k): int(v) for k, v in json.loads(row["selections"]).items()},
+        last_key=row["last_key"],
     )
 
 
@@ -334,12 +334,12 @@ class Claims(Base):
 
     async def _all(self, query: Select[Any], row: Callable[[Any], T]) -> list[T]:
         """Read the query's rows, each turned into a `row`."""
-        async with self._engine.connect() as c:
+        async with self._read() as c:
             return [row(r) for r in await c.execute(query)]
 
     async def _first(self, query: Select[Any], row: Callable[[Any], T]) -> T | None:
         """Read the query's first row turned into a `row`, or None when there is none."""
-        async with self._engine.connect() as c:
+        async with self._read() as c:
             found = (await c.execute(query)).first()
         return row(found) if found is not None else None
 

@@ -124,7 +124,7 @@ class ScheduleRows(Claims):
         """Return the items a schedule draws from: its packs (or every enabled pack), topic, difficulty."""
         q = t.questions.c
         conditions: list[ColumnElement[bool]] = []
-        async with self._engine.connect() as c:
+        async with self._read() as c:
             if schedule.packs:
                 packs = list(schedule.packs)
             else:
@@ -295,7 +295,7 @@ class ScheduleRows(Claims):
         s = d.daily_schedules.c
         p = d.daily_posts.c
         l_ = d.daily_learners.c
-        async with self._engine.connect() as c:
+        async with self._read() as c:
             times = [
                 (
                     await c.execute(

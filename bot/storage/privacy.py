@@ -101,7 +101,7 @@ class PrivacyStore(Base):
     async def export_user(self, platform: str, user_id: str) -> dict[str, list[dict[str, Any]]]:
         """Return every row about the learner, by table; tables with none are left out."""
         out: dict[str, list[dict[str, Any]]] = {}
-        async with self._engine.connect() as c:
+        async with self._read() as c:
             for covered in TABLES:
                 name = covered.table.name
                 rows = await c.execute(select(covered.table).where(covered.where(platform, user_id)))

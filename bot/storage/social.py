@@ -81,12 +81,12 @@ class SocialStore(BoardRows):
             raise RaceRunning(running.started_by_name if running else "") from exc
 
     async def get_race(self, race_id: str) -> Race | None:
-        async with self._engine.connect() as c:
+        async with self._read() as c:
             row = (await c.execute(select(st.races).where(R.id == race_id))).first()
             return None if row is None else await _load(c, row)
 
     async def running_race(self, platform: str, scope: str, channel_id: str) -> Race | None:
-        async with self._engine.connect() as c:
+        async with self._read() as c:
             row = (
                 await c.execute(
                     select(st.races).where(
@@ -102,7 +102,7 @@ class SocialStore(BoardRows):
             return None if row is None else await _load(c, row)
 
     async def running_races(self) -> list[Race]:
-        async with self._engine.connect() as c:
+        async with self._read() as c:
             rows = (await c.execute(select(st.races).where(R.status == "running").order_by(R.deadline))).all()
             return [await _load(c, row) for row in rows]
 
@@ -268,7 +268,7 @@ class SocialStore(BoardRows):
         return picks
 
     async def get_draft(self, race_id: str, round_index: int, user_id: str) -> dict[int, int]:
-        async with self._engine.connect() as c:
+        async with self._read() as c:
             stored = (
                 await c.execute(
                     select(D.picks).where(

@@ -50,7 +50,7 @@ class BoardRows(Base):
             )
 
     async def leaderboard_visible(self, platform: str, user_id: str) -> bool:
-        async with self._engine.connect() as c:
+        async with self._read() as c:
             hidden = (
                 await c.execute(select(P.hidden).where(and_(P.platform == platform, P.user_id == user_id)))
             ).scalar()
@@ -94,7 +94,7 @@ class BoardRows(Base):
         right: dict[str, int] = defaultdict(int)
         scored_at: dict[str, datetime] = {}
         last_at: dict[str, datetime] = {}
-        async with self._engine.connect() as c:
+        async with self._read() as c:
             for row in await c.execute(query):
                 user = row.user_id
                 by_source[user][row.source] = int(row.points or 0)
@@ -121,7 +121,7 @@ class BoardRows(Base):
         a, r, q = t.attempts.c, t.reviews.c, t.questions.c
         mine = and_(a.platform == platform, a.user_id == user_id)
         since = datetime.combine(now.date() - timedelta(days=7 * weeks), datetime.min.time(), tzinfo=UTC)
-        async with self._engine.connect() as c:
+        async with self._read() as c:
             topic_rows = (
                 await c.execute(
                     select(
