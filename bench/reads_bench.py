@@ -2,9 +2,11 @@
 
 The reads a daily review's start makes (the learner, the day's count, the due cards: three
 statements, the new items) and the one a daily post's answer makes (the member's earlier answer),
-and a race's read, each repeated for `--learners` learners. Before 2026-12-06 each read was a
+and a race's read, each repeated for `--learners` learners. Before f72fda6 each read was a
 transaction (SQLAlchemy's BEGIN, the statements, a ROLLBACK when the connection went back to the
-pool); since, each statement commits alone (`base.read_connection`).
+pool), and a review's start and a post's answer built their statements on every call; since, each
+statement commits alone (`base.read_connection`), and those are built once (the day's count, the
+due cards and the member's answer run on asyncpg itself, `Base._rows`).
 
 `--bot-root A,B` runs the same measure with each checkout's code, alternating A, B, A, B (each
 block in a child process with that checkout on its path). Prints, per block and then as medians,
