@@ -20,19 +20,17 @@ machine and on what else runs on it (the load average is printed).
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import os
 import statistics
-import subprocess
-import sys
 import time
 import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import asyncpg
+from checkouts import alternating, arguments
 
 PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/test"
 AT = datetime(2026, 12, 3, 9, 0, tzinfo=UTC)
@@ -94,27 +92,15 @@ async def measure(learners: int) -> dict[str, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--learners", type=int, default=400)
-    parser.add_argument("--blocks", type=int, default=3, help="blocks per checkout, alternating")
-    parser.add_argument("--bot-root", default=".", help="checkouts to compare, comma-separated")
-    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
-    args = parser.parse_args()
+    args = arguments(__doc__, learners=400)
     if args.child:
         print(json.dumps(asyncio.run(measure(args.learners))))
         return
-    roots = [Path(r).resolve() for r in args.bot_root.split(",")]
+    roots = args.roots
     figures: dict[Path, list[dict[str, float]]] = {r: [] for r in roots}
-    for block in range(args.blocks):
-        for root in roots:
-            env = {**os.environ, "PYTHONPATH": str(root)}
-            out = subprocess.run(
-                [sys.executable, str(Path(__file__).resolve()), "--child", "--learners", str(args.learners)],
-                env=env, cwd=root, capture_output=True, text=True, check=True,
-            ).stdout
-            got = json.loads(out.strip().splitlines()[-1])
-            figures[root].append(got)
-            print(f"block {block + 1}, {root}: " + ", ".join(f"{r} {got[r]:.3f} ms" for r in ROUNDS), flush=True)
+    for block, root, got in alternating(__file__, roots, args.blocks, ["--learners", str(args.learners)]):
+        figures[root].append(got)
+        print(f"block {block}, {root}: " + ", ".join(f"{r} {got[r]:.3f} ms" for r in ROUNDS), flush=True)
     print(f"\n{args.learners} learners, load average {os.getloadavg()[0]:.2f}; medians of {args.blocks} blocks:")
     for root, runs in figures.items():
         first, later, review = (statistics.median(r[k] for r in runs) for k in ROUNDS)

@@ -18,19 +18,17 @@ run it on a quiet machine). Not a test: figures depend on the machine and on wha
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import os
 import statistics
-import subprocess
-import sys
 import time
 import uuid
 from datetime import UTC, date, datetime
 from pathlib import Path
 
 import asyncpg
+from checkouts import alternating, arguments
 
 PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/test"
 AT = datetime(2026, 12, 3, 9, 0, tzinfo=UTC)
@@ -97,26 +95,15 @@ async def measure(learners: int) -> dict[str, list[float]]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--learners", type=int, default=500)
-    parser.add_argument("--blocks", type=int, default=3, help="blocks per checkout, alternating")
-    parser.add_argument("--bot-root", default=".", help="checkouts to compare, comma-separated")
-    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
-    args = parser.parse_args()
+    args = arguments(__doc__, learners=500)
     if args.child:
         print(json.dumps(asyncio.run(measure(args.learners))))
         return
-    roots = [Path(r).resolve() for r in args.bot_root.split(",")]
+    roots = args.roots
     runs: dict[Path, list[dict[str, list[float]]]] = {r: [] for r in roots}
-    for block in range(args.blocks):
-        for root in roots:
-            out = subprocess.run(
-                [sys.executable, str(Path(__file__).resolve()), "--child", "--learners", str(args.learners)],
-                env={**os.environ, "PYTHONPATH": str(root)}, cwd=root, capture_output=True, text=True, check=True,
-            ).stdout  # fmt: skip
-            got = json.loads(out.strip().splitlines()[-1])
-            runs[root].append(got)
-            print(f"block {block + 1}, {root}: " + "; ".join(f"{k} {b:.3f} + {s:.3f} ms" for k, (b, s) in got.items()), flush=True)
+    for block, root, got in alternating(__file__, roots, args.blocks, ["--learners", str(args.learners)]):
+        runs[root].append(got)
+        print(f"block {block}, {root}: " + "; ".join(f"{k} {b:.3f} + {s:.3f} ms" for k, (b, s) in got.items()), flush=True)
     print(f"\n{args.learners} learners, load average {os.getloadavg()[0]:.2f}; medians of {args.blocks} blocks, bot + server CPU per read:")
     for root, blocks in runs.items():
         medians = {k: [statistics.median(b[k][i] for b in blocks) for i in (0, 1)] for k in READS}
