@@ -138,7 +138,7 @@ def _learner(row: Any) -> Learner:
     )
 
 
-def _learner_values(learner: Learner, now: datetime) -> dict[str, Any]:
+def learner_values(learner: Learner, now: datetime) -> dict[str, Any]:
     r = learner.reminder
     s = learner.streak
     return {
@@ -199,7 +199,7 @@ async def read_learner(c: AsyncConnection, platform: str, user_id: str, *, lock:
 
 async def insert_learner(c: AsyncConnection, learner: Learner) -> bool:
     """Insert the learner's row unless one is stored (another transaction made it at once); say whether this did."""
-    values = _learner_values(learner, datetime.now(UTC))
+    values = learner_values(learner, datetime.now(UTC))
     result = await c.execute(_INSERT_LEARNER[c.dialect.name], values)
     return bool(result.rowcount == 1)
 
@@ -208,7 +208,7 @@ async def put_learner(c: AsyncConnection, learner: Learner) -> None:
     """Store the learner's row."""
     # Update in place (never delete and insert): a transaction waiting on this row's lock
     # must find it again, not a gap.
-    values = _learner_values(learner, datetime.now(UTC))
+    values = learner_values(learner, datetime.now(UTC))
     result = await c.execute(
         _UPDATE_LEARNER, {"b_platform": learner.platform, "b_user_id": learner.user_id, **values}
     )

@@ -28,8 +28,12 @@ A learner this process has no guess for (the day's first answer, or one another 
 costs one more statement, not a transaction (`write_first`): the learner's zone and streak are read,
 the core's rule (`PracticeDay.apply`) moves the streak, and the answer's statement then checks that
 the row still holds what was read (`known`, with the row locked: a concurrent change fails it) and
-writes the moved streak (`lu`) with the rest. A learner with no row yet is stored in a transaction
-(the row is made there).
+writes the moved streak (`lu`) with the rest. A learner with no row yet (their very first answer)
+has it made by the statement (`known` is then the row's insert, `ON CONFLICT DO NOTHING`), with the
+streak the core's rule gave the first day, only while the session's row is still the version read
+(`lk`, locked until the statement ends, so the insert and the session's update stand or fall
+together); a row another process made first fails it, and the answer goes to the transaction. A
+code answer of a learner with no row is stored in a transaction.
 
 A stored attempt key raises IntegrityError, which rolls the whole statement back as it would a
 transaction. The practice-day rule stays the core's (`PracticeDay.apply`): this only compares the
@@ -47,6 +51,7 @@ from sqlalchemy import Boolean, Date, Integer, String, Text, and_, bindparam, se
 from bot.core.daily.learner import Learner
 from bot.core.model import Streak
 
+from .daily_rows import learner_values
 from .daily_tables import daily_learners
 from .prepared import Prepared
 from .tables import UTCDateTime
@@ -72,6 +77,27 @@ _TYPES.update({f"{side}_{c}": Date() if c == "streak_last_day" else Integer() fo
 _TYPES.update(l_now=UTCDateTime(), d_day=Date(), d_reviews=Integer(), d_new=Integer(), d_channel=Integer())
 _TYPES.update(f_failures=Integer(), f_suspended=Boolean())
 _CASTS = {"correct": "BOOLEAN", "points": "INTEGER", "at": "TIMESTAMP", "due": "TIMESTAMP", "answers": "INTEGER"}
+_TYPES.update({f"m_{c.name}": c.type for c in daily_learners.c})
+_SQL_TYPES = ((String, "TEXT"), (Boolean, "BOOLEAN"), (Integer, "INTEGER"), (Date, "DATE"), (UTCDateTime, "TIMESTAMP"))
+
+
+def _cast(name: str, column: Any) -> str:
+    """The bound value cast to its column's type (a string as TEXT: too long a value fails the insert, as it would in SQLAlchemy's)."""
+    sql_type = next(sql for kind, sql in _SQL_TYPES if isinstance(column.type, kind))
+    return f"CAST(:{name} AS {sql_type})"
+
+
+# A learner's very first answer makes their row (every column, as `learner_values` gives it) while
+# the session is still the version read, locked: the row and the answer are stored together or not at all.
+_MADE = f"""
+lk AS (
+    SELECT id FROM sessions WHERE id = :b_id AND version = :b_expected FOR UPDATE
+), known AS (
+    INSERT INTO daily_learners ({", ".join(c.name for c in daily_learners.c)})
+    SELECT {", ".join(_cast(f"m_{c.name}", c) for c in daily_learners.c)} FROM lk
+    ON CONFLICT DO NOTHING
+    RETURNING 1
+)"""  # noqa: S608 (made once at import from the table's own column names; every value is a bound parameter)
 
 
 def _values(prefix: str, columns: tuple[str, ...]) -> str:
@@ -79,7 +105,9 @@ def _values(prefix: str, columns: tuple[str, ...]) -> str:
 
 
 @functools.cache
-def _statement(with_card: bool, with_work: bool = False, moves: bool = False, counts: bool = False, leech: bool = False) -> Any:
+def _statement(
+    with_card: bool, with_work: bool = False, moves: bool = False, counts: bool = False, leech: bool = False, made: bool = False
+) -> Any:
     card = (
         f"""
 , r AS (
@@ -138,11 +166,13 @@ lw AS (
         if leech
         else ""
     )
-    sql = f"""
-WITH known AS (
+    known = _MADE if made else f"""
+known AS (
     SELECT 1 FROM daily_learners
     WHERE platform = :l_platform AND user_id = :l_user AND zone = :l_zone AND {day}
-), {lock}s AS (
+)"""  # noqa: S608 (as above)
+    sql = f"""
+WITH {known}, {lock}s AS (
     UPDATE sessions SET status = :status, position = :position, data = :data, updated_at = :updated_at,
         version = :version
     WHERE id = :b_id AND version = :b_expected AND EXISTS (SELECT 1 FROM known){held}
@@ -154,7 +184,10 @@ WITH known AS (
 SELECT (SELECT count(*) FROM known) AS known, (SELECT count(*) FROM s) AS saved, {worked} AS worked"""  # noqa: S608 (as above)
     names = {*(f"a_{c}" for c in _ATTEMPT), *(f"r_{c}" for c in _REVIEW)} if with_card else {f"a_{c}" for c in _ATTEMPT}
     names |= {"updated_at", "b_expected", "position", "version", "data"}
-    names |= {"l_now", *(f"{side}_{c}" for side in "on" for c in _STREAK)} if moves else {"l_day"}
+    if made:
+        names |= {f"m_{c.name}" for c in daily_learners.c}
+    else:
+        names |= {"l_now", *(f"{side}_{c}" for side in "on" for c in _STREAK)} if moves else {"l_day"}
     names |= {"d_day", "d_reviews", "d_new", "d_channel"} if counts else set()
     names |= {"f_pack", "f_question", "f_failures", "f_suspended"} if leech else set()
     params = [bindparam(n, type_=_TYPES.get(n.split("_", 1)[1] if n[:2] in ("a_", "r_") else n, String())) for n in sorted(names)]
@@ -198,11 +231,18 @@ async def write(d: Direct, op: SaveOp, guess: tuple[str, date]) -> tuple[bool, b
 async def write_first(d: Direct, op: SaveOp, day: PracticeDay) -> tuple[tuple[bool, bool, bool], tuple[str, date]] | None:
     """Read the learner's streak, then store the answer with it moved in one statement (see the module).
 
-    Returns what `write` returns, with the learner's (zone, day); None when the learner has no row.
+    Returns what `write` returns, with the learner's (zone, day); None for a code answer of a learner
+    with no row (the transaction makes it).
     """
     rows = await d.rows(_LEARNER, {"platform": day.platform, "user_id": day.user_id})
-    if not rows:
-        return None
+    if not rows:  # the learner's very first answer: the statement makes their row
+        if op.work is not None:
+            return None
+        first = Learner(day.platform, day.user_id)
+        practised, after = day.apply(first)
+        params = _params(op, first.zone, practised)
+        params.update({f"m_{k}": v for k, v in learner_values(after, datetime.now(UTC)).items()})
+        return await _run(d, op, params, moves=False, made=True), (first.zone, practised)
     row = rows[0]
     before = Streak(**{c.removeprefix("streak_"): row[c] for c in _STREAK})
     practised, after = day.apply(Learner(day.platform, day.user_id, zone=row["zone"], streak=before))
@@ -237,8 +277,8 @@ def _params(op: SaveOp, zone: str, practised: date) -> dict[str, Any]:
     return params
 
 
-async def _run(d: Direct, op: SaveOp, params: dict[str, Any], *, moves: bool) -> tuple[bool, bool, bool]:
+async def _run(d: Direct, op: SaveOp, params: dict[str, Any], *, moves: bool, made: bool = False) -> tuple[bool, bool, bool]:
     unit = op.parts
-    statement = _statement(op.review is not None, op.work is not None, moves, unit.day.counts, unit.leech is not None)
+    statement = _statement(op.review is not None, op.work is not None, moves, unit.day.counts, unit.leech is not None, made)
     (outcome,) = await d.rows(statement, params)
     return bool(outcome["known"]), bool(outcome["saved"]), bool(outcome["worked"])

@@ -232,7 +232,7 @@ class SessionStore:
                 else:  # the learner's first answer this process stores today: their streak read, then moved
                     first = await one_statement.write_first(d, op, day)
                     if first is None:
-                        return False  # the learner has no row yet: the transaction makes it
+                        return False  # a code answer of a learner with no row yet: the transaction makes it
                     (known, saved, worked), read = first
         except IntegrityError as exc:  # the attempt's key is stored: the same click, delivered twice
             raise Conflict("this action was already recorded") from exc

@@ -12,10 +12,12 @@ import pytest
 from sqlalchemy import delete, event, func, select, update
 
 from bot.core.answer import AnswerWrite, Leech, PracticeDay
+from bot.core.daily.learner import Learner
 from bot.core.ports import Conflict, WorkTaken
 from bot.core.work import Work
 from bot.storage import SqlRepository, open_repository
 from bot.storage import tables as t
+from bot.storage.daily import DailyRepository
 from bot.storage.daily_tables import daily_cards, daily_days, daily_learners
 from tests.storage import clicks
 
@@ -71,7 +73,7 @@ async def _count(repo: SqlRepository, table: Any) -> int:
 
 
 async def test_a_second_click_of_the_day_is_one_statement(repo: SqlRepository) -> None:
-    await _click(repo, "k1")  # the learner's first answer ever: a transaction makes their row
+    await _click(repo, "k1")  # the learner's first answer ever: their row made with it
     seen = _counting(repo)
     await _click(repo, "k2")
     writes = [s for s in seen if not s.startswith("SELECT sessions")]
@@ -126,7 +128,7 @@ async def test_the_days_first_answer_reads_the_streak_and_moves_it_in_the_answer
     yesterday = clicks.AT - timedelta(days=1)
     first = await open_repository(pg_url)
     await first.create_session(clicks.new_session("s1", "ann", 5))
-    await _click(first, "k1", at=yesterday)  # the learner's first answer ever: a transaction makes the row
+    await _click(first, "k1", at=yesterday)  # the learner's first answer ever: their row made with it
     await first.close()
     again, other = await open_repository(pg_url, migrate=False), await open_repository(pg_url, migrate=False)
     try:  # processes that have stored nothing of Ann (started since, or another one)
@@ -178,6 +180,53 @@ async def test_a_learners_row_changed_after_its_read_keeps_the_change_and_counts
         await repo.close()
 
 
+async def test_a_learners_very_first_answer_makes_their_row_in_the_answers_statement(repo: SqlRepository) -> None:
+    seen = _counting(repo)
+    await _click(repo, "k1")
+    assert [s for s in seen if not s.startswith("SELECT sessions")] == ["SELECT daily_learn", "WITH lk AS ( SELEC"]
+    _day, expected = PracticeDay("discord", "ann", clicks.AT).apply(Learner("discord", "ann"))
+    assert await DailyRepository.beside(repo).get_learner("discord", "ann") == expected  # as the transaction makes it
+    assert await _streak(repo) == (1, 1, clicks.AT.date()) and await _count(repo, t.attempts) == 1
+    seen.clear()
+    await _click(repo, "k2")  # the row and the day are known now: the plain one statement
+    assert [s for s in seen if not s.startswith("SELECT sessions")] == ["WITH known AS ( SE"]
+
+
+async def test_a_very_first_answer_on_a_stale_quiz_makes_no_row(repo: SqlRepository) -> None:
+    with pytest.raises(Conflict):
+        await _click(repo, "k1", version=3)  # not the version stored: another process saved the quiz meanwhile
+    assert await _count(repo, daily_learners) == 0 and await _count(repo, t.attempts) == 0
+
+
+async def test_a_row_another_process_makes_meanwhile_keeps_its_streak_and_counts_the_day_on_it(repo: SqlRepository, pg_url: str) -> None:
+    plain = pg_url.replace("+asyncpg", "")
+    holder, watcher = await asyncpg.connect(plain), await asyncpg.connect(plain)
+    yesterday = (clicks.AT - timedelta(days=1)).date()
+    try:
+        async with holder.transaction():  # another process makes Ann's row (5 days by yesterday), not yet committed
+            await holder.execute(
+                "INSERT INTO daily_learners (platform, user_id, zone, review_cap, new_cap, packs, remind_failures,"
+                " remind_stopped, streak_current, streak_longest, streak_freezes, streak_last_day, streak_frozen_days,"
+                " updated_at) VALUES ('discord', 'ann', 'UTC', 20, 5, '[]', 0, false, 5, 5, 0, $1, 0, now())",
+                yesterday,
+            )
+            click = asyncio.create_task(_click(repo, "k1"))  # reads no row, then waits on the row's insert
+            for _ in range(500):
+                waiting = await watcher.fetchval(
+                    "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()"
+                )
+                if waiting:
+                    break
+                await asyncio.sleep(0.01)
+            assert waiting == 1
+        await click
+        assert await _streak(repo) == (6, 6, clicks.AT.date())  # the other row kept, the day counted on it
+        assert await _count(repo, t.attempts) == 1 and await _count(repo, daily_learners) == 1
+    finally:
+        await holder.close()
+        await watcher.close()
+
+
 async def _review_rows(repo: SqlRepository) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
     async with repo.engine.connect() as c:
         days = (await c.execute(select(daily_days.c.day, daily_days.c.reviews, daily_days.c.new).order_by(daily_days.c.day))).all()
@@ -189,7 +238,7 @@ async def test_a_daily_review_answer_counts_its_day_and_its_cards_failures_in_th
     repo = await open_repository(pg_url)
     await repo.create_session(clicks.new_session("s1", "ann", 5))
     try:
-        await _click(repo, "k1")  # the learner's first answer ever: a transaction makes their row
+        await _click(repo, "k1")  # the learner's first answer ever: their row made with it
         seen = _counting(repo)
         await _click(repo, "k2", reviews=1, leech=Leech("demo", "q1", 1, False))
         await _click(repo, "k3", new=1, leech=Leech("demo", "q2", 8, True))
