@@ -1,6 +1,7 @@
 """What a learner's first answer of the day costs the bot on PostgreSQL, against later answers.
 
-Every learner answered yesterday (their row holds a one-day streak); a repository opened since has
+Every learner answered yesterday, their very first answer (it made their row, with a one-day
+streak: measured too, as "very first"); a repository opened since has
 stored nothing of them, as a process started this morning, or one that did not store their day.
 Each learner's first answer today moves their streak, and each later answer changes nothing of
 them; a daily review's answer first reads its card's failures in the review (`card_failures`, as
@@ -11,7 +12,8 @@ the bot stores a click, one at a time.
 `--bot-root A,B` runs the same measure with each checkout's code, alternating A, B, A, B (each
 block in a child process with that checkout on its path). Before a7be3aa a first answer was stored
 in a SQLAlchemy transaction, and before 7a5db3f a daily review's answer too; before
-f995202 its card's failures were read through SQLAlchemy. Prints this process's
+f995202 its card's failures were read through SQLAlchemy; before e237ab3 a very
+first answer was a transaction. Prints this process's
 CPU per answer (the session's read included) for each block, then the medians. Not a test: figures depend on the
 machine and on what else runs on it (the load average is printed).
 
@@ -35,6 +37,7 @@ from checkouts import alternating, arguments
 PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/test"
 AT = datetime(2026, 12, 3, 9, 0, tzinfo=UTC)
 ROUNDS = ("first", "later", "review")  # each learner's answers today, in this order
+FIGURES = ("very first", *ROUNDS)
 
 
 async def measure(learners: int) -> dict[str, float]:
@@ -73,19 +76,23 @@ async def measure(learners: int) -> dict[str, float]:
                 id=f"s{n}", owner=owner, started_by=f"u{n}", started_by_name=f"u{n}", items=items, created_at=AT, updated_at=AT
             )
             await repo.create_session(session)
+        marks = [time.process_time()]
+        for n in range(learners):
             await answer(repo, n, f"k{n}y", AT - timedelta(days=1))
+        marks.append(time.process_time())
         await repo.close()
         repo = await open_repository(url, migrate=False)  # has stored nothing of these learners
         daily = DailyRepository.beside(repo)
         try:
-            marks = [time.process_time()]
+            marks.append(time.process_time())
             for round_ in ROUNDS:
                 for n in range(learners):
                     await answer(repo, n, f"k{n}{round_}", AT, daily if round_ == "review" else None)
                 marks.append(time.process_time())
         finally:
             await repo.close()
-        return {r: 1e3 * (marks[i + 1] - marks[i]) / learners for i, r in enumerate(ROUNDS)}
+        spans = [marks[1] - marks[0], *(marks[i + 1] - marks[i] for i in range(2, len(marks) - 1))]  # not the reopening
+        return {r: 1e3 * span / learners for r, span in zip(FIGURES, spans, strict=True)}
     finally:
         await admin.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
         await admin.close()
@@ -100,11 +107,14 @@ def main() -> None:
     figures: dict[Path, list[dict[str, float]]] = {r: [] for r in roots}
     for block, root, got in alternating(__file__, roots, args.blocks, ["--learners", str(args.learners)]):
         figures[root].append(got)
-        print(f"block {block}, {root}: " + ", ".join(f"{r} {got[r]:.3f} ms" for r in ROUNDS), flush=True)
+        print(f"block {block}, {root}: " + ", ".join(f"{r} {got[r]:.3f} ms" for r in FIGURES if r in got), flush=True)
     print(f"\n{args.learners} learners, load average {os.getloadavg()[0]:.2f}; medians of {args.blocks} blocks:")
     for root, runs in figures.items():
-        first, later, review = (statistics.median(r[k] for r in runs) for k in ROUNDS)
-        print(f"  {root}: CPU per answer, the day's first {first:.3f} ms, a later one {later:.3f}, a daily review's {review:.3f}")
+        very, first, later, review = (statistics.median(r.get(k, float("nan")) for r in runs) for k in FIGURES)
+        print(
+            f"  {root}: CPU per answer, a learner's very first {very:.3f} ms, the day's first {first:.3f}, "
+            f"a later one {later:.3f}, a daily review's {review:.3f}"
+        )
 
 
 if __name__ == "__main__":
