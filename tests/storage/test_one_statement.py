@@ -150,6 +150,19 @@ async def test_the_days_first_answer_reads_the_streak_and_moves_it_in_the_answer
         await other.close()
 
 
+async def _waiting_for_a_lock(watcher: asyncpg.Connection) -> int:
+    """How many of this database's connections wait for a lock, once one does (at most about 5 s)."""
+    waiting = 0
+    for _ in range(500):
+        waiting = await watcher.fetchval(
+            "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()"
+        )
+        if waiting:
+            break
+        await asyncio.sleep(0.01)
+    return int(waiting)
+
+
 async def test_a_learners_row_changed_after_its_read_keeps_the_change_and_counts_the_day_on_it(pg_url: str) -> None:
     first = await open_repository(pg_url)
     await first.create_session(clicks.new_session("s1", "ann", 5))
@@ -162,14 +175,7 @@ async def test_a_learners_row_changed_after_its_read_keeps_the_change_and_counts
         async with holder.transaction():  # another process holds Ann's row, then changes her streak
             await holder.execute("SELECT 1 FROM daily_learners WHERE user_id = 'ann' FOR UPDATE")
             click = asyncio.create_task(_click(repo, "k2"))  # reads the row (1 day), then waits for the lock
-            for _ in range(500):
-                waiting = await watcher.fetchval(
-                    "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()"
-                )
-                if waiting:
-                    break
-                await asyncio.sleep(0.01)
-            assert waiting == 1
+            assert await _waiting_for_a_lock(watcher) == 1
             await holder.execute("UPDATE daily_learners SET streak_current = 5, streak_longest = 5 WHERE user_id = 'ann'")
         await click
         assert await _streak(repo) == (6, 6, clicks.AT.date())  # the day counted on the row as changed, not as read
@@ -211,14 +217,7 @@ async def test_a_row_another_process_makes_meanwhile_keeps_its_streak_and_counts
                 yesterday,
             )
             click = asyncio.create_task(_click(repo, "k1"))  # reads no row, then waits on the row's insert
-            for _ in range(500):
-                waiting = await watcher.fetchval(
-                    "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()"
-                )
-                if waiting:
-                    break
-                await asyncio.sleep(0.01)
-            assert waiting == 1
+            assert await _waiting_for_a_lock(watcher) == 1
         await click
         assert await _streak(repo) == (6, 6, clicks.AT.date())  # the other row kept, the day counted on it
         assert await _count(repo, t.attempts) == 1 and await _count(repo, daily_learners) == 1
