@@ -43,6 +43,7 @@ values the core's rule stored.
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable
 from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -54,7 +55,7 @@ from bot.core.model import Streak
 from .daily_rows import learner_values
 from .daily_tables import daily_learners
 from .prepared import Prepared
-from .tables import UTCDateTime
+from .tables import UTCDateTime, attempts, reviews
 
 if TYPE_CHECKING:
     from bot.core.answer import PracticeDay
@@ -76,7 +77,6 @@ _STREAK = ("streak_current", "streak_longest", "streak_freezes", "streak_last_da
 _TYPES.update({f"{side}_{c}": Date() if c == "streak_last_day" else Integer() for side in "on" for c in _STREAK})
 _TYPES.update(l_now=UTCDateTime(), d_day=Date(), d_reviews=Integer(), d_new=Integer(), d_channel=Integer())
 _TYPES.update(f_failures=Integer(), f_suspended=Boolean())
-_CASTS = {"correct": "BOOLEAN", "points": "INTEGER", "at": "TIMESTAMP", "due": "TIMESTAMP", "answers": "INTEGER"}
 _TYPES.update({f"m_{c.name}": c.type for c in daily_learners.c})
 _SQL_TYPES = ((String, "TEXT"), (Boolean, "BOOLEAN"), (Integer, "INTEGER"), (Date, "DATE"), (UTCDateTime, "TIMESTAMP"))
 
@@ -87,6 +87,11 @@ def _cast(name: str, column: Any) -> str:
     return f"CAST(:{name} AS {sql_type})"
 
 
+def _values(prefix: str, table: Any, columns: Iterable[str]) -> str:
+    """Each column's bound value (`prefix` + its name) cast to its type, for an `INSERT ... SELECT`."""
+    return ", ".join(_cast(f"{prefix}{c}", table.c[c]) for c in columns)
+
+
 # A learner's very first answer makes their row (every column, as `learner_values` gives it) while
 # the session is still the version read, locked: the row and the answer are stored together or not at all.
 _MADE = f"""
@@ -94,14 +99,10 @@ lk AS (
     SELECT id FROM sessions WHERE id = :b_id AND version = :b_expected FOR UPDATE
 ), known AS (
     INSERT INTO daily_learners ({", ".join(c.name for c in daily_learners.c)})
-    SELECT {", ".join(_cast(f"m_{c.name}", c) for c in daily_learners.c)} FROM lk
+    SELECT {_values("m_", daily_learners, daily_learners.c.keys())} FROM lk
     ON CONFLICT DO NOTHING
     RETURNING 1
 )"""  # noqa: S608 (made once at import from the table's own column names; every value is a bound parameter)
-
-
-def _values(prefix: str, columns: tuple[str, ...]) -> str:
-    return ", ".join(f"CAST(:{prefix}{c} AS {_CASTS.get(c, 'TEXT')})" for c in columns)
 
 
 @functools.cache
@@ -112,7 +113,7 @@ def _statement(
         f"""
 , r AS (
     INSERT INTO reviews ({", ".join(_REVIEW)})
-    SELECT {_values("r_", _REVIEW)} FROM s
+    SELECT {_values("r_", reviews, _REVIEW)} FROM s
     ON CONFLICT (platform, user_id, pack_id, question_id) DO UPDATE SET
         card = excluded.card, due = excluded.due, correct = excluded.correct,
         answers = reviews.answers + excluded.answers
@@ -179,7 +180,7 @@ WITH {known}, {lock}s AS (
     RETURNING id
 ), a AS (
     INSERT INTO attempts ({", ".join(_ATTEMPT)})
-    SELECT {_values("a_", _ATTEMPT)} FROM s
+    SELECT {_values("a_", attempts, _ATTEMPT)} FROM s
 ){card}{settle}{streak}{counted}{failed}
 SELECT (SELECT count(*) FROM known) AS known, (SELECT count(*) FROM s) AS saved, {worked} AS worked"""  # noqa: S608 (as above)
     names = {*(f"a_{c}" for c in _ATTEMPT), *(f"r_{c}" for c in _REVIEW)} if with_card else {f"a_{c}" for c in _ATTEMPT}
