@@ -1,68 +1,111 @@
-"""Measure members answering the channel's daily post through QuizService (grade, count, store attempt + card).
+"""Measure members answering the channel's daily post through QuizService, side by side with other code.
 
-Run: .venv/bin/python bench/daily_answers_bench.py [--members 200] (PostgreSQL on 127.0.0.1:5432 for the second figure).
-Prints the wall time per answer on SQLite and on PostgreSQL, and a quiz click for comparison.
+Each member clicks an answer on the post's own control (`dp:<post>:0:c:<n>`): the post is opened
+(the post, the member's answer so far), the choice graded, and the member's row, the post's tally,
+the attempt, the review card and the practice day stored. Half the members answer right, half
+wrong (one attempt, then done). Then each member starts a quiz, and their first answers are timed, for comparison.
+
+`--bot-root A,B` runs the same measure with each checkout's code, alternating A, B, A, B (each
+block in a child process with that checkout on its path). Prints, per block and then as medians,
+this process's CPU per daily answer and per quiz answer, the daily answer's median wall time, and
+on PostgreSQL the server's CPU per daily answer (every `postgres` process on the host: run it on a
+quiet machine). Not a test: figures depend on the machine and on what else runs on it.
+
+    .venv/bin/python bench/daily_answers_bench.py [--learners 200] [--blocks 3] [--bot-root .,../before]
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
+import json
+import os
 import statistics
-import sys
 import tempfile
-import time as wall
+import time
 from pathlib import Path
+from typing import Any
 
-sys.path.insert(0, str(Path(__file__).parents[1]))  # for tests.*
+from checkouts import alternating, arguments
+from reads_bench import postgres_cpu
 
-from bot.core import requests as rq
-from bot.core.model import Actor
-from bot.storage import open_repository
-from tests.daily.support import FakePoster, postgres_url
-from tests.daily.wired import wire
-from tests.fakes import FakeClock, LocalRunner
-
-ADMIN = Actor("discord", "g", "admin", "Admin", is_admin=True, channel_id="c1")
+DATABASES = ("sqlite", "postgresql")
 
 
-async def measure(url: str, members: int, tmp: Path) -> tuple[float, float]:
-    """Return the median ms of one member's daily answer and of one quiz answer."""
+async def measure(url: str, members: int, tmp: Path) -> dict[str, float]:
+    """In this process, with whatever `bot` is on the path: the figures of one database."""
+    from bot.core import requests as rq
+    from bot.core.model import Actor
+    from bot.storage import open_repository
+    from tests.daily.support import FakePoster
+    from tests.daily.wired import wire
+    from tests.fakes import FakeClock, LocalRunner
+
+    admin = Actor("discord", "g", "admin", "Admin", is_admin=True, channel_id="c1")
     repository = await open_repository(url)
     try:
         wired = await wire(repository, FakeClock(), LocalRunner(), tmp)
         await wired.posters.add("discord", FakePoster())
-        await wired.service.handle(ADMIN, rq.DailySet(time="11:00", timezone="UTC", pack="study"))
-        await wired.service.handle(ADMIN, rq.DailyNow())
+        await wired.service.handle(admin, rq.DailySet(time="11:00", timezone="UTC", pack="study"))
+        await wired.service.handle(admin, rq.DailyNow())
         [post] = await wired.scheduler._store.open_posts("discord", "c1")
-        daily: list[float] = []
-        quiz: list[float] = []
-        for n in range(members):
-            member = Actor("discord", "g", f"m{n}", f"M{n}", channel_id="c1")
-            start = wall.perf_counter()
-            await wired.service.handle(member, rq.Act(f"qz:{post.id}:0:c:{n % 2}"))
-            daily.append(wall.perf_counter() - start)
+        members_ = [Actor("discord", "g", f"m{n}", f"M{n}", channel_id="c1") for n in range(members)]
+        walls: list[float] = []
+        cpu, server = time.process_time(), postgres_cpu()
+        for n, member in enumerate(members_):
+            wall = time.perf_counter()
+            await wired.service.handle(member, rq.Act(f"dp:{post.id}:0:c:{n % 2}"))
+            walls.append(time.perf_counter() - wall)
+        daily_cpu, server = time.process_time() - cpu, postgres_cpu() - server
+        clicks = []
+        for member in members_:
             started = await wired.service.handle(member, rq.Start(pack="study", replace=True))
-            item = next(m for m in started.messages if m.kind == "item")
-            start = wall.perf_counter()
-            await wired.service.handle(member, rq.Act(item.controls()[0].action))
-            quiz.append(wall.perf_counter() - start)
-        return statistics.median(daily) * 1000, statistics.median(quiz) * 1000
+            clicks.append(next(m for m in started.messages if m.kind == "item").controls()[0].action)
+        cpu = time.process_time()
+        for member, click in zip(members_, clicks, strict=True):
+            await wired.service.handle(member, rq.Act(click))
+        quiz_cpu = time.process_time() - cpu
+        return {
+            "daily cpu": 1e3 * daily_cpu / members,
+            "daily wall": 1e3 * statistics.median(walls),
+            "server": 1e3 * server / members if "postgresql" in url else 0.0,
+            "quiz cpu": 1e3 * quiz_cpu / members,
+        }
     finally:
         await repository.close()
 
 
-async def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--members", type=int, default=200)
-    args = parser.parse_args()
+async def child(members: int) -> dict[str, dict[str, float]]:
+    from tests.daily.support import postgres_url
+
+    figures: dict[str, dict[str, float]] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        sqlite = await measure(f"sqlite+aiosqlite:///{tmp}/bench.db", args.members, Path(tmp))
-        print(f"SQLite      {args.members} members: daily answer median {sqlite[0]:.1f} ms, quiz answer median {sqlite[1]:.1f} ms")
+        figures["sqlite"] = await measure(f"sqlite+aiosqlite:///{tmp}/bench.db", members, Path(tmp))
         async with postgres_url() as url:
-            pg = await measure(url, args.members, Path(tmp))
-        print(f"PostgreSQL  {args.members} members: daily answer median {pg[0]:.1f} ms, quiz answer median {pg[1]:.1f} ms")
+            figures["postgresql"] = await measure(url, members, Path(tmp))
+    return figures
+
+
+def _line(got: dict[str, dict[str, float]]) -> str:
+    return "; ".join(
+        f"{db}: daily {f['daily cpu']:.2f} ms CPU (+ {f['server']:.2f} server), wall median {f['daily wall']:.2f} ms, quiz {f['quiz cpu']:.2f} ms CPU"
+        for db, f in got.items()
+    )
+
+
+def main() -> None:
+    args = arguments(__doc__ or "", learners=200)
+    if args.child:
+        print(json.dumps(asyncio.run(child(args.learners))))
+        return
+    runs: dict[Path, list[dict[str, Any]]] = {r: [] for r in args.roots}
+    for block, root, got in alternating(__file__, args.roots, args.blocks, ["--learners", str(args.learners)]):
+        runs[root].append(got)
+        print(f"block {block}, {root}: {_line(got)}", flush=True)
+    print(f"\n{args.learners} members, load average {os.getloadavg()[0]:.2f}; medians of {args.blocks} blocks:")
+    for root, blocks in runs.items():
+        medians = {db: {k: statistics.median(b[db][k] for b in blocks) for k in blocks[0][db]} for db in DATABASES}
+        print(f"  {root}: {_line(medians)}")
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    main()

@@ -76,22 +76,23 @@ def _schedule(row: Any) -> Schedule:
     )
 
 
-def _post(row: Any) -> DailyPost:
+def _post(row: Mapping[str, Any]) -> DailyPost:
+    """A post from its row's columns (`Row._mapping`, or a dict `Base._rows` read)."""
     return DailyPost(
-        id=row.id,
-        platform=row.platform,
-        scope=row.scope,
-        channel_id=row.channel_id,
-        day=row.day,
-        pack=row.pack_id,
-        question=row.question_id,
-        posted_at=row.posted_at,
-        reveal_at=row.reveal_at,
-        status=row.status,
-        message_ref=row.message_ref,
-        revealed_at=row.revealed_at,
-        answered=row.answered,
-        right=row.right,
+        id=row["id"],
+        platform=row["platform"],
+        scope=row["scope"],
+        channel_id=row["channel_id"],
+        day=row["day"],
+        pack=row["pack_id"],
+        question=row["question_id"],
+        posted_at=row["posted_at"],
+        reveal_at=row["reveal_at"],
+        status=row["status"],
+        message_ref=row["message_ref"],
+        revealed_at=row["revealed_at"],
+        answered=row["answered"],
+        right=row["right"],
     )
 
 
@@ -176,6 +177,36 @@ _INSERT_LEARNER = {
 _UPDATE_LEARNER = update(d.daily_learners).where(
     and_(_L.platform == bindparam("b_platform"), _L.user_id == bindparam("b_user_id"))
 )
+_D = d.daily_days.c
+
+
+def _adding_day(dialect_insert: Any) -> Any:
+    statement = dialect_insert(d.daily_days)
+    added = {name: _D[name] + statement.excluded[name] for name in ("reviews", "new", "channel")}
+    return statement.on_conflict_do_update(index_elements=["platform", "user_id", "day"], set_=added)
+
+
+_ADD_DAY = {"sqlite": _adding_day(sqlite_insert), "postgresql": _adding_day(pg_insert)}
+# A member's answer to a post: stored only while its attempts are still those read, not done, and
+# not this very delivery again (a retry reaching another process changes nothing). The columns set
+# are the parameters' own (`put_member_answer`).
+_A = d.daily_answers.c
+_INSERT_ANSWER = insert(d.daily_answers)
+_UPDATE_ANSWER = update(d.daily_answers).where(
+    and_(
+        _A.post_id == bindparam("b_post_id"),
+        _A.user_id == bindparam("b_user_id"),
+        _A.attempts == bindparam("b_attempts"),
+        _A.done == false(),
+        or_(_A.last_key.is_(None), _A.last_key != bindparam("b_key")),
+    )
+)
+_P = d.daily_posts.c
+_TALLY = (
+    update(d.daily_posts)
+    .where(_P.id == bindparam("b_id"))
+    .values(answered=_P.answered + 1, right=_P.right + bindparam("b_right"), tally_dirty=True)
+)
 
 
 async def find_learner(
@@ -220,21 +251,8 @@ async def add_day(
     c: AsyncConnection, platform: str, user_id: str, day: date, *, reviews: int, new: int, channel: int
 ) -> None:
     """Add to the learner's counts of `day` (the row is made on the day's first answer)."""
-    statement = _insert(c, d.daily_days).values(
-        platform=platform, user_id=user_id, day=day, reviews=reviews, new=new, channel=channel
-    )
-    y = d.daily_days.c
-    await c.execute(
-        statement.on_conflict_do_update(
-            index_elements=["platform", "user_id", "day"],
-            set_={"reviews": y.reviews + reviews, "new": y.new + new, "channel": y.channel + channel},
-        )
-    )
-
-
-def _insert(c: AsyncConnection, table: Any) -> Any:
-    """The dialect's INSERT, which can say what to do on a conflicting row."""
-    return (sqlite_insert if c.dialect.name == "sqlite" else pg_insert)(table)
+    values = {"platform": platform, "user_id": user_id, "day": day, "reviews": reviews, "new": new, "channel": channel}
+    await c.execute(_ADD_DAY[c.dialect.name], values)
 
 
 async def put_failures(
@@ -266,8 +284,6 @@ async def put_member_answer(
 
     A scored answer adds to the post's tally and marks it for the scheduler's next tally edit.
     """
-    a = d.daily_answers.c
-    p = d.daily_posts.c
     values = {
         "name": answer.name[:100],
         "attempts": answer.attempts,
@@ -281,30 +297,13 @@ async def put_member_answer(
     if key is not None:
         values["last_key"] = key[:200]
     if previous_attempts is None:
-        await c.execute(insert(d.daily_answers).values(post_id=post_id, user_id=answer.user_id, **values))
+        await c.execute(_INSERT_ANSWER, {"post_id": post_id, "user_id": answer.user_id, **values})
     else:
-        result = await c.execute(
-            update(d.daily_answers)
-            .where(
-                and_(
-                    a.post_id == post_id,
-                    a.user_id == answer.user_id,
-                    a.attempts == previous_attempts,
-                    a.done == false(),
-                    # the same delivery again (a retry reaching another process) changes nothing
-                    or_(a.last_key.is_(None), a.last_key != (key or "")),
-                )
-            )
-            .values(**values)
-        )
-        if result.rowcount != 1:
+        where = {"b_post_id": post_id, "b_user_id": answer.user_id, "b_attempts": previous_attempts, "b_key": key or ""}
+        if (await c.execute(_UPDATE_ANSWER, {**where, **values})).rowcount != 1:
             return False
     if answer.done:
-        await c.execute(
-            update(d.daily_posts)
-            .where(p.id == post_id)
-            .values(answered=p.answered + 1, right=p.right + (1 if answer.correct else 0), tally_dirty=True)
-        )
+        await c.execute(_TALLY, {"b_id": post_id, "b_right": 1 if answer.correct else 0})
     return True
 
 

@@ -14,7 +14,7 @@ import json
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import and_, delete, false, func, insert, or_, select, true, update
+from sqlalchemy import and_, bindparam, delete, false, func, insert, or_, select, true, update
 from sqlalchemy.sql.elements import ColumnElement
 
 from bot.core.daily.channel import DailyPost
@@ -24,6 +24,14 @@ from bot.core.daily.schedule import Schedule
 from . import daily_tables as d
 from . import tables as t
 from .daily_rows import Claims, Platforms, _aware, _due, _on, _post, _schedule
+from .prepared import Prepared
+
+# A control's post, read at every click on it: built once, run through `Base._rows`.
+_POST = Prepared(select(d.daily_posts).where(d.daily_posts.c.id == bindparam("id")))
+
+
+def _post_row(row: Any) -> DailyPost:
+    return _post(row._mapping)
 
 
 def _item(row: Any) -> ItemKey:
@@ -196,7 +204,8 @@ class ScheduleRows(Claims):
         )
 
     async def get_post(self, post_id: str) -> DailyPost | None:
-        return await self._first(select(d.daily_posts).where(d.daily_posts.c.id == post_id), _post)
+        rows = await self._rows(_POST, {"id": post_id})
+        return _post(rows[0]) if rows else None
 
     async def post_at(
         self, platform: str, message_ref: str, channel_id: str | None = None
@@ -207,7 +216,7 @@ class ScheduleRows(Claims):
         if channel_id is not None:
             where.append(p.channel_id == channel_id)
         return await self._first(
-            select(d.daily_posts).where(and_(*where)).order_by(p.day.desc()).limit(1), _post
+            select(d.daily_posts).where(and_(*where)).order_by(p.day.desc()).limit(1), _post_row
         )
 
     async def posts(self, platform: str, channel_id: str) -> list[DailyPost]:
@@ -217,7 +226,7 @@ class ScheduleRows(Claims):
             select(d.daily_posts)
             .where(and_(p.platform == platform, p.channel_id == channel_id))
             .order_by(p.day),
-            _post,
+            _post_row,
         )
 
     async def open_posts(self, platform: str, channel_id: str) -> list[DailyPost]:
@@ -232,7 +241,7 @@ class ScheduleRows(Claims):
                     p.revealed_at.is_(None),
                 )
             ),
-            _post,
+            _post_row,
         )
 
     async def due_reveals(
@@ -242,7 +251,7 @@ class ScheduleRows(Claims):
         due = _due(
             d.daily_posts, platforms, p.status == "posted", p.revealed_at.is_(None), p.reveal_at <= now
         )
-        return await self._all(due.order_by(p.reveal_at).limit(limit), _post)
+        return await self._all(due.order_by(p.reveal_at).limit(limit), _post_row)
 
     async def claim_reveal(self, post_id: str, now: datetime) -> bool:
         """Mark the post revealed; True for the one caller that did it."""
@@ -266,7 +275,7 @@ class ScheduleRows(Claims):
             p.revealed_at.is_(None),
             or_(p.tally_edited_at.is_(None), p.tally_edited_at <= now - every),
         )
-        return await self._all(due.limit(limit), _post)
+        return await self._all(due.limit(limit), _post_row)
 
     async def claim_tally(self, post_id: str, now: datetime, every: timedelta) -> DailyPost | None:
         """Take the post's pending tally edit; return the post with its current counts, or None."""
@@ -286,7 +295,7 @@ class ScheduleRows(Claims):
             if result.rowcount != 1:
                 return None
             row = (await c.execute(select(d.daily_posts).where(p.id == post_id))).one()
-        return _post(row)
+        return _post_row(row)
 
     # ------------------------------------------------------------ the scheduler's next wake
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from datetime import UTC, datetime
 
-from sqlalchemy import and_, delete, insert, select
+from sqlalchemy import and_, bindparam, delete, insert, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -15,6 +15,9 @@ from bot.core.packs import Pack
 
 from . import tables as t
 from .base import Database
+from .prepared import Prepared
+
+_VERSION = Prepared(select(t.packs.c.version).where(t.packs.c.id == bindparam("id")))
 
 
 class PackStore:
@@ -30,9 +33,15 @@ class PackStore:
         self._parsed: dict[tuple[str, int], Pack] = {}
 
     async def get(self, pack_id: str) -> Pack | None:
+        """The stored pack: its version read (every daily post's click reads it), parsed once per version."""
+        rows = await self._db.rows(_VERSION, {"id": pack_id})
+        if not rows:
+            return None
+        parsed = self._parsed.get((pack_id, rows[0]["version"]))
+        if parsed is not None:
+            return parsed
         async with self._db.read() as c:
-            version = (await c.execute(select(t.packs.c.version).where(t.packs.c.id == pack_id))).scalar()
-            return None if version is None else await self._parse(c, pack_id, version)
+            return await self._parse(c, pack_id, rows[0]["version"])
 
     async def list(self, scope: str | None = None) -> list[PackInfo]:
         """Every stored pack; `enabled` reflects the scope's settings when a scope is given."""

@@ -6,13 +6,15 @@ import ast
 import asyncio
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
-from sqlalchemy import text
+from sqlalchemy import event, text
 
 from bot.core import QuizService
 from bot.core import requests as rq
 from bot.core.daily import DailyService
+from bot.core.daily.errors import QuestionClosed
 from bot.core.errors import QuizError
 from bot.core.model import Actor
 from bot.scheduler import PlatformPosters, Scheduler
@@ -132,3 +134,65 @@ async def test_a_scored_answer_wakes_the_scheduler_so_the_tally_moves_at_once(
 async def _until(condition: Callable[[], bool]) -> None:
     while not condition():
         await asyncio.sleep(0.01)
+
+
+async def _posted(wired: Any, poster: FakePoster) -> tuple[Any, str]:
+    """The day's post and the action of its first answer control."""
+    await wired.posters.add("discord", poster)
+    await wired.service.handle(ADMIN, rq.DailySet(time="11:00", timezone="UTC", pack="demo", difficulty="easy"))
+    await wired.service.handle(ADMIN, rq.DailyNow())
+    [post] = await wired.scheduler._store.open_posts("discord", "c1")
+    [(_, _, shown)] = poster.of("post")
+    return post, next(c.action for c in shown.controls() if c.action.startswith(f"dp:{post.id}:0:"))
+
+
+async def test_a_click_on_the_daily_post_reads_the_post_once_and_the_members_answer_twice(
+    repository: SqlRepository, clock: FakeClock, runner: LocalRunner, tmp_path: Path
+) -> None:
+    wired = await wire(repository, clock, runner, tmp_path)
+    post, first = await _posted(wired, FakePoster())
+    reads: list[str] = []
+
+    def heard(_c: Any, _cursor: Any, statement: str, *_rest: Any) -> None:
+        if statement.lstrip().upper().startswith("SELECT"):
+            reads.append(" ".join(statement.split()))
+
+    event.listen(repository.engine.sync_engine, "before_cursor_execute", heard)
+    try:
+        reply = await wired.service.handle(ANN, rq.Act(first))
+    finally:
+        event.remove(repository.engine.sync_engine, "before_cursor_execute", heard)
+    assert "already" not in reply.messages[-1].text()
+    stored = await wired.scheduler._store.get_post(post.id)
+    assert stored is not None and stored.answered == 1
+    # Opened once for grading (the post, its pack's version, the member's answer so far); the
+    # member's answer is read again just before it is stored (a hint taken meanwhile is kept).
+    assert sum("FROM daily_posts" in r for r in reads) == 1, reads
+    assert sum("FROM daily_answers" in r for r in reads) == 2, reads
+    assert sum(r.startswith("SELECT packs.version") for r in reads) == 1, reads
+
+
+async def test_a_hint_taken_while_an_answer_was_graded_is_kept_with_the_answer(
+    repository: SqlRepository, clock: FakeClock, runner: LocalRunner, tmp_path: Path
+) -> None:
+    wired = await wire(repository, clock, runner, tmp_path)
+    post, _first = await _posted(wired, FakePoster())
+    opened = await wired.daily.open_post(ANN, post.id)  # as a code answer's grading starts
+    assert opened.mine is None
+    await wired.daily.hint_post(ANN, post.id)  # the member asks for the hint meanwhile
+    answered = await wired.daily.answer_post(ANN, post.id, correct=True, opened=opened)
+    assert answered.answer.hinted and answered.answer.done
+    stored = await wired.scheduler._store.member_answer(post.id, "ann")
+    assert stored is not None and stored.hinted and stored.correct
+
+
+async def test_an_answer_to_a_post_closed_while_it_was_graded_is_refused(
+    repository: SqlRepository, clock: FakeClock, runner: LocalRunner, tmp_path: Path
+) -> None:
+    wired = await wire(repository, clock, runner, tmp_path)
+    post, _first = await _posted(wired, FakePoster())
+    opened = await wired.daily.open_post(ANN, post.id)
+    clock.advance(seconds=(post.reveal_at - clock.now()).total_seconds())  # the reveal time passes while the code runs
+    with pytest.raises(QuestionClosed):
+        await wired.daily.answer_post(ANN, post.id, correct=True, opened=opened)
+    assert await wired.scheduler._store.member_answer(post.id, "ann") is None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from bot.core.answer import AnswerWrite, PracticeDay, TallyRow
 from bot.core.faults import FaultLog
@@ -38,6 +39,15 @@ class ChannelAnswer:
     scored: bool  # this attempt scored it: store the attempt and the review card like a quiz answer
 
 
+class OpenPost(NamedTuple):
+    """A post open for the member's answer: its pack and question, and the member's answer so far (None: none yet)."""
+
+    post: DailyPost
+    pack: Pack
+    question: AnyQuestion
+    mine: MemberAnswer | None
+
+
 Record = Callable[[AnswerWrite], Awaitable[None]]  # `Flow.record`: the unit of work, in one transaction
 Scored = Callable[[MemberAnswer], Awaitable[AnswerWrite]]  # the attempt, card and day of a scored answer
 
@@ -64,8 +74,8 @@ class PostAnswering:
             return None
         return await self._store.post_at(platform, message_ref, channel_id)
 
-    async def open_post(self, actor: Actor, post_id: str) -> tuple[DailyPost, Pack, AnyQuestion]:
-        """Return the post and its question, ready to grade; raise QuestionClosed or AlreadyAnswered."""
+    async def open_post(self, actor: Actor, post_id: str) -> OpenPost:
+        """Return the post, its question and the member's answer so far; raise QuestionClosed or AlreadyAnswered."""
         post = await self.post(post_id)
         if post is None:
             raise QuestionClosed("")
@@ -78,7 +88,7 @@ class PostAnswering:
         mine = await self._store.member_answer(post.id, actor.user_id)
         if mine is not None and mine.done:
             raise AlreadyAnswered(correct=mine.correct, key=mine.last_key)
-        return post, pack, question
+        return OpenPost(post, pack, question, mine)
 
     async def answer_post(
         self,
@@ -90,6 +100,7 @@ class PostAnswering:
         key: str | None = None,
         record: Record | None = None,
         scored: Scored | None = None,
+        opened: OpenPost | None = None,
     ) -> ChannelAnswer:
         """Count one graded attempt of the member; `detail` is the grader's feedback line.
 
@@ -97,11 +108,22 @@ class PostAnswering:
         attempt, card and practice day) the rest of the answer are recorded by `record` in one
         transaction. `key` names the platform's delivery: the same delivery twice is refused.
         Without them (the scheduler's tests), the answer is written with its practice day only.
+        `opened` is the post as the caller opened it for grading (`open_post`), not read again; the
+        member's answer is (a hint may have been taken while a code answer was graded), and the
+        post's reveal time is checked again.
         """
         record = record or self._packs.write_answer
-        post, _pack, question = await self.open_post(actor, post_id)
         now = self._clock.now()
-        previous = await self._store.member_answer(post.id, actor.user_id)
+        if opened is None:
+            opened = await self.open_post(actor, post_id)
+            previous = opened.mine
+        else:
+            if opened.post.closed(now):
+                raise QuestionClosed(correct_answer_text(opened.question))
+            previous = await self._store.member_answer(opened.post.id, actor.user_id)
+            if previous is not None and previous.done:
+                raise AlreadyAnswered(correct=previous.correct, key=previous.last_key)
+        post, question = opened.post, opened.question
         answer = apply_attempt(
             previous, user_id=actor.user_id, name=actor.mention, correct=correct,
             max_attempts=question.max_attempts(), at=now,
@@ -129,22 +151,26 @@ class PostAnswering:
         feedback = answer_feedback(answer, attempts_left=left, detail=detail)
         return ChannelAnswer(Reply(messages=(feedback,)), answer, answer.done)
 
-    async def hint_post(self, actor: Actor, post_id: str) -> Reply:
-        """Show the member the hint privately; a right answer afterwards rates Hard."""
-        post, _pack, question = await self.open_post(actor, post_id)
-        previous = await self._store.member_answer(post.id, actor.user_id)
+    async def hint_post(self, actor: Actor, post_id: str, opened: OpenPost | None = None) -> Reply:
+        """Show the member the hint privately; a right answer afterwards rates Hard (`opened`: see `select`)."""
+        post, _pack, question, previous = opened or await self.open_post(actor, post_id)
         answer = apply_hint(previous, user_id=actor.user_id, name=actor.mention, at=self._clock.now())
         await self._store.save_member_answer(
             post.id, answer, previous_attempts=previous.attempts if previous is not None else None
         )
         return notice(question.hint or _("There is no hint for this one."), title=_("Hint"))
 
-    async def select(self, actor: Actor, post_id: str, selections: dict[int, int]) -> MemberAnswer:
-        """Remember the member's menu picks on the post (a blank's option, select-all indices) for Check."""
+    async def select(
+        self, actor: Actor, post_id: str, selections: dict[int, int], opened: OpenPost | None = None
+    ) -> MemberAnswer:
+        """Remember the member's menu picks on the post (a blank's option, select-all indices) for Check.
+
+        `opened`: the post as the caller just opened it (`open_post`), not read again; the member's
+        row is stored only if its attempts are still those read.
+        """
         if len(selections) > MAX_SELECTIONS:
             raise BadSetting(_("Too many selections."))
-        post, _pack, _question = await self.open_post(actor, post_id)
-        previous = await self._store.member_answer(post.id, actor.user_id)
+        post, _pack, _question, previous = opened or await self.open_post(actor, post_id)
         answer = apply_selection(
             previous, user_id=actor.user_id, name=actor.mention, selections=selections, at=self._clock.now()
         )

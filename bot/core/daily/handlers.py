@@ -30,6 +30,7 @@ from bot.core.ports import Clock, CodeRunner, Repository, WorkTaken
 from bot.core.replies import Button, Fields, Message, Reply, Text, Tone, cmd
 
 from . import actions as dx
+from .answering import OpenPost
 from .cards import LEECH_FAILURES
 from .channel import DailyPost, MemberAnswer
 from .errors import AlreadyAnswered
@@ -239,36 +240,36 @@ class DailyDesk:
     async def _on_post(
         self, actor: Actor, action: ax.Action, values: Sequence[str], key: str | None, progress: Progress | None
     ) -> Reply:
-        post, _pack, question = await self.daily.open_post(actor, action.session_id)
+        opened = await self.daily.open_post(actor, action.session_id)
+        post, question = opened.post, opened.question
         kind = kind_of(question)
         if action.verb == ax.HINT:
-            return replace(await self.daily.hint_post(actor, post.id), private=True)
+            return replace(await self.daily.hint_post(actor, post.id, opened), private=True)
         if action.verb == ax.ANSWER:
             form = kind.form(question, Make(post.id, 0))
             if form is None:
                 raise BadSubmission(_("This question is answered with its buttons or menus."))
             return Reply(form=form)
         async with self._flow.waiting(actor, question, f"{post.id}:0", progress) as work:  # code: the learner waits for the sandbox
-            return await self._answer_post(actor, post, question, action, values, key, work)
+            return await self._answer_post(actor, opened, action, values, key, work)
 
     async def _answer_post(
         self,
         actor: Actor,
-        post: DailyPost,
-        question: AnyQuestion,
+        opened: OpenPost,
         action: ax.Action,
         values: Sequence[str],
         key: str | None,
         work: str | None = None,
     ) -> Reply:
+        post, question = opened.post, opened.question
         kind = kind_of(question)
-        mine = await self.daily.member_answer(post.id, actor.user_id)
-        item = _item_of(post, mine)
+        item = _item_of(post, opened.mine)
         before = set(item.picked)
         outcome = await kind.answer(question, item, Input(action.verb, action.argument, tuple(values)), Context(self._runner, actor.key))
         if isinstance(outcome, Changed):
             picks = {**{-1 - i: 0 for i in before}, **{-1 - i: 1 for i in item.picked}}
-            await self.daily.select(actor, post.id, {**item.selections, **picks})
+            await self.daily.select(actor, post.id, {**item.selections, **picks}, opened)
             return Reply(private=True)  # the menu shows the pick; Check grades it
         if isinstance(outcome, NotAnAnswer):
             return Reply(messages=(Message(kind="feedback", parts=outcome.parts, tone=outcome.tone),), private=True)
@@ -278,7 +279,7 @@ class DailyDesk:
 
         answered = await self.daily.answer_post(
             actor, post.id, correct=outcome.correct, detail=" ".join(outcome.feedback), key=key,
-            record=self._record_post, scored=scored,
+            record=self._record_post, scored=scored, opened=opened,
         )
         feedback = answered.reply.messages[0]
         return Reply(messages=(replace(feedback, parts=(*outcome.report, *feedback.parts)),), private=True)
@@ -297,7 +298,7 @@ class DailyDesk:
         The same refusals as the form path come first (closed, already answered, a question answered
         with its controls); a short answer is the block's content, a code answer the whole message.
         """
-        post, _pack, question = await self.daily.open_post(actor, post_id)
+        post, _pack, question, _mine = await self.daily.open_post(actor, post_id)
         form = kind_of(question).form(question, Make(post.id, 0))
         action = ax.parse(form.action) if form is not None else None
         if form is None or action is None:
