@@ -26,6 +26,8 @@ from typing import Any
 
 import asyncpg
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the package, and the report benchmark's rows
+
 from bench.report_bench import PG_ADMIN, rows
 from bot.storage import open_repository
 from bot.storage.migrations.versions import __path__ as versions
@@ -130,6 +132,8 @@ async def main() -> None:
     parser.add_argument("--blocks", type=int, default=10)
     parser.add_argument("--db", nargs="+", default=["sqlite", "postgresql"], choices=["sqlite", "postgresql"])
     args = parser.parse_args()
+    if args.blocks < 2:
+        parser.error("--blocks must be at least 2: blocks alternate with and without the trigger")
     quizzes, attempts = rows(max(1, args.attempts // 100), args.attempts)
     session_columns = ("id", "platform", "scope", "owner_kind", "owner_id", "status", "position", "data", "created_at",
                        "updated_at", "version")  # fmt: skip

@@ -77,7 +77,7 @@ async def run(url: str, members: int, spread: float) -> None:
     try:
         clock = ShiftedClock()
         await QuizService(repository=repo, runner=None, clock=clock).import_pack(bench_pack(), force=True)
-        store = ArrivalStore(repo.engine, write_lock=repo._write_lock)
+        store = ArrivalStore.beside(repo)
         store.arrivals = []
         races = RaceService(repository=repo, store=store, clock=clock, publish=posted, timers=False)
         starter = Actor("discord", "guild-b", "host", "Host", channel_id=f"chan-{time.time_ns()}")

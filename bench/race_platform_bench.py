@@ -89,7 +89,7 @@ def summary(name: str, seconds: Sequence[float]) -> str:
 async def services(repo: SqlRepository) -> tuple[QuizService, RaceService, ArrivalStore, Outbox]:
     clock = SystemClock()
     await QuizService(repository=repo, runner=None, clock=clock).import_pack(bench_pack(), force=True)
-    store = ArrivalStore(repo.engine, write_lock=repo._write_lock)
+    store = ArrivalStore.beside(repo)
     store.arrivals = []
     outbox = Outbox()
     races = RaceService(repository=repo, store=store, clock=clock, publish=outbox, timers=False)

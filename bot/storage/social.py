@@ -17,7 +17,7 @@ import asyncio
 import json
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Self
 
 from sqlalchemy import and_, delete, insert, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
@@ -50,7 +50,7 @@ class SocialStore(BoardRows):
         self._flushers: dict[str, asyncio.Task[None]] = {}
 
     @classmethod
-    def beside(cls, repository: HasDatabase) -> SocialStore:
+    def beside(cls, repository: HasDatabase) -> Self:
         """Share the repository's engine and, on SQLite, its single-writer queue."""
         return cls(repository.db.engine, write_lock=repository.db.write_lock)
 

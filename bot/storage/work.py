@@ -96,11 +96,7 @@ class WorkStore:
             await self._poll(now)
             if (platform, user_id) not in self._overdue:
                 return []
-        async with self._db.read() as c:
-            rows = [
-                dict(r._mapping)
-                for r in await c.execute(select(w).where(and_(w.c.platform == platform, w.c.user_id == user_id)))
-            ]
+        rows = await self._db.rows(_MINE, {"platform": platform, "user_id": user_id})
         overdue = [_work(r) for r in rows if r["deadline"] <= now]
         if not rows and self._learners is not None:
             self._learners.discard((platform, user_id))
@@ -139,6 +135,7 @@ class WorkStore:
 
 
 _END = Prepared(delete(w).where(w.c.id == bindparam("id")))
+_MINE = Prepared(select(w).where(and_(w.c.platform == bindparam("platform"), w.c.user_id == bindparam("user_id"))))
 
 
 def _work(row: dict[str, Any]) -> Work:
