@@ -1,17 +1,18 @@
 """One measure run with several checkouts' code in turn, A, B, A, B: each block a child process with that checkout on its path.
 
 Used by the benchmarks that take `--bot-root A,B` and a hidden `--child` flag (the child runs the
-measure and prints its figures as one JSON line, last).
+measure and prints its figures as one JSON line, last): `measured` is their shared main.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -37,3 +38,27 @@ def alternating(script: str, roots: list[Path], blocks: int, child_args: list[st
                 env={**os.environ, "PYTHONPATH": str(root)}, cwd=root, capture_output=True, text=True, check=True,
             ).stdout  # fmt: skip
             yield block + 1, root, json.loads(out.strip().splitlines()[-1])
+
+
+def measured(
+    script: str,
+    doc: str,
+    learners: int,
+    measure: Callable[[int], Awaitable[Any]],
+    line: Callable[[Any], str],
+    summary: Callable[[list[Any]], str],
+    what: str = "",
+) -> None:
+    """A benchmark's main: as the child, print the measure's figures; else run the blocks in turn, print
+    each block's `line`, then each checkout's `summary` of its blocks under one heading (`what`: of what)."""
+    args = arguments(doc, learners)
+    if args.child:
+        print(json.dumps(asyncio.run(measure(args.learners))))
+        return
+    runs: dict[Path, list[Any]] = {r: [] for r in args.roots}
+    for block, root, got in alternating(script, args.roots, args.blocks, ["--learners", str(args.learners)]):
+        runs[root].append(got)
+        print(f"block {block}, {root}: {line(got)}", flush=True)
+    print(f"\n{args.learners} learners, load average {os.getloadavg()[0]:.2f}; medians of {args.blocks} blocks{what}:")
+    for root, blocks in runs.items():
+        print(f"  {root}: {summary(blocks)}")

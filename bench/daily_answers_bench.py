@@ -16,16 +16,12 @@ quiet machine). Not a test: figures depend on the machine and on what else runs 
 
 from __future__ import annotations
 
-import asyncio
-import json
-import os
 import statistics
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
-from checkouts import alternating, arguments
+from checkouts import measured
 from reads_bench import postgres_cpu
 
 DATABASES = ("sqlite", "postgresql")
@@ -93,18 +89,10 @@ def _line(got: dict[str, dict[str, float]]) -> str:
 
 
 def main() -> None:
-    args = arguments(__doc__ or "", learners=200)
-    if args.child:
-        print(json.dumps(asyncio.run(child(args.learners))))
-        return
-    runs: dict[Path, list[dict[str, Any]]] = {r: [] for r in args.roots}
-    for block, root, got in alternating(__file__, args.roots, args.blocks, ["--learners", str(args.learners)]):
-        runs[root].append(got)
-        print(f"block {block}, {root}: {_line(got)}", flush=True)
-    print(f"\n{args.learners} members, load average {os.getloadavg()[0]:.2f}; medians of {args.blocks} blocks:")
-    for root, blocks in runs.items():
-        medians = {db: {k: statistics.median(b[db][k] for b in blocks) for k in blocks[0][db]} for db in DATABASES}
-        print(f"  {root}: {_line(medians)}")
+    def summary(blocks: list[dict[str, dict[str, float]]]) -> str:
+        return _line({db: {k: statistics.median(b[db][k] for b in blocks) for k in blocks[0][db]} for db in DATABASES})
+
+    measured(__file__, __doc__ or "", 200, child, _line, summary)
 
 
 if __name__ == "__main__":

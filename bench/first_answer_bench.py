@@ -22,17 +22,13 @@ machine and on what else runs on it (the load average is printed).
 
 from __future__ import annotations
 
-import asyncio
-import json
-import os
 import statistics
 import time
 import uuid
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import asyncpg
-from checkouts import alternating, arguments
+from checkouts import measured
 
 PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/test"
 AT = datetime(2026, 12, 3, 9, 0, tzinfo=UTC)
@@ -98,23 +94,16 @@ async def measure(learners: int) -> dict[str, float]:
         await admin.close()
 
 
+def _summary(runs: list[dict[str, float]]) -> str:
+    very, first, later, review = (statistics.median(r.get(k, float("nan")) for r in runs) for k in FIGURES)
+    return (
+        f"CPU per answer, a learner's very first {very:.3f} ms, the day's first {first:.3f}, "
+        f"a later one {later:.3f}, a daily review's {review:.3f}"
+    )
+
+
 def main() -> None:
-    args = arguments(__doc__, learners=400)
-    if args.child:
-        print(json.dumps(asyncio.run(measure(args.learners))))
-        return
-    roots = args.roots
-    figures: dict[Path, list[dict[str, float]]] = {r: [] for r in roots}
-    for block, root, got in alternating(__file__, roots, args.blocks, ["--learners", str(args.learners)]):
-        figures[root].append(got)
-        print(f"block {block}, {root}: " + ", ".join(f"{r} {got[r]:.3f} ms" for r in FIGURES if r in got), flush=True)
-    print(f"\n{args.learners} learners, load average {os.getloadavg()[0]:.2f}; medians of {args.blocks} blocks:")
-    for root, runs in figures.items():
-        very, first, later, review = (statistics.median(r.get(k, float("nan")) for r in runs) for k in FIGURES)
-        print(
-            f"  {root}: CPU per answer, a learner's very first {very:.3f} ms, the day's first {first:.3f}, "
-            f"a later one {later:.3f}, a daily review's {review:.3f}"
-        )
+    measured(__file__, __doc__ or "", 400, measure, lambda got: ", ".join(f"{r} {got[r]:.3f} ms" for r in FIGURES if r in got), _summary)
 
 
 if __name__ == "__main__":

@@ -18,17 +18,14 @@ run it on a quiet machine). Not a test: figures depend on the machine and on wha
 
 from __future__ import annotations
 
-import asyncio
-import json
 import os
 import statistics
 import time
 import uuid
 from datetime import UTC, date, datetime
-from pathlib import Path
 
 import asyncpg
-from checkouts import alternating, arguments
+from checkouts import measured
 
 PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/test"
 AT = datetime(2026, 12, 3, 9, 0, tzinfo=UTC)
@@ -94,20 +91,15 @@ async def measure(learners: int) -> dict[str, list[float]]:
         await admin.close()
 
 
+def _line(figures: dict[str, list[float]]) -> str:
+    return "; ".join(f"{k} {b:.3f} + {s:.3f} ms" for k, (b, s) in figures.items())
+
+
 def main() -> None:
-    args = arguments(__doc__, learners=500)
-    if args.child:
-        print(json.dumps(asyncio.run(measure(args.learners))))
-        return
-    roots = args.roots
-    runs: dict[Path, list[dict[str, list[float]]]] = {r: [] for r in roots}
-    for block, root, got in alternating(__file__, roots, args.blocks, ["--learners", str(args.learners)]):
-        runs[root].append(got)
-        print(f"block {block}, {root}: " + "; ".join(f"{k} {b:.3f} + {s:.3f} ms" for k, (b, s) in got.items()), flush=True)
-    print(f"\n{args.learners} learners, load average {os.getloadavg()[0]:.2f}; medians of {args.blocks} blocks, bot + server CPU per read:")
-    for root, blocks in runs.items():
-        medians = {k: [statistics.median(b[k][i] for b in blocks) for i in (0, 1)] for k in READS}
-        print(f"  {root}: " + "; ".join(f"{k} {b:.3f} + {s:.3f} ms" for k, (b, s) in medians.items()))
+    def summary(blocks: list[dict[str, list[float]]]) -> str:
+        return _line({k: [statistics.median(b[k][i] for b in blocks) for i in (0, 1)] for k in READS})
+
+    measured(__file__, __doc__ or "", 500, measure, _line, summary, ", bot + server CPU per read")
 
 
 if __name__ == "__main__":
