@@ -88,6 +88,7 @@ class PreparedTest(TypedDict):
     """What the grader needs of a test module, computed on the bot's side."""
 
     classes: str | None  # the test cut to its imports and shared classes (None: it shares none)
+    shared: list[str]  # the names of those classes: the only classes of the test the grader rebuilds
     program: bool  # it grades a whole program (``# sandbox: program``)
     code: str | None  # base64 of the marshalled code object; None when it does not compile
     magic: str  # the bytecode magic number of the interpreter that compiled it (hex)

@@ -44,6 +44,7 @@ def prepare(test_source: str) -> PreparedTest:
         code = None  # the grader compiles it and reports the error as it always did
     return {
         "classes": shared_classes(test_source),
+        "shared": shared_class_names(test_source),
         "program": program.is_program_test(test_source),
         "code": code,
         "magic": importlib.util.MAGIC_NUMBER.hex(),
@@ -108,6 +109,16 @@ def shared_classes(test_source: str) -> str | None:
                 out[node.lineno - 1] + "; " if out[node.lineno - 1] else ""
             ) + ast.unparse(node)
     return "\n".join(out) + "\n"
+
+
+def shared_class_names(test_source: str) -> list[str]:
+    """The names of the classes :func:`shared_classes` keeps: the only ones of the test the grader rebuilds."""
+    try:
+        tree = ast.parse(test_source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    tests = _test_classes(tree)
+    return [node.name for node in tree.body if isinstance(node, ast.ClassDef) and node.name not in tests]
 
 
 def _test_classes(tree: Any) -> set[str]:

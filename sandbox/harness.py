@@ -277,6 +277,7 @@ def _graded(
     shared = prepared["classes"]
     if shared is not None:
         load["classes"] = shared
+        peer.shared_test_classes = frozenset(prepared.get("shared") or ())
     try:
         reply = peer.request(load)
     except bridge.PeerGone:

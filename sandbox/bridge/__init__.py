@@ -12,8 +12,8 @@ shapes, decoded within budgets (size, depth, nodes, hash collisions, CPU time):
   plain type: a ``float`` subclass is a ``float``);
 - tensors as dtype, shape, bytes, ``requires_grad``, ``grad`` (a Tensor subclass arrives as a plain
   tensor, so whatever its methods claim, its data is what is judged);
-- objects of torch's behaviour classes (modules, optimizers, data utilities) and of the test's
-  classes, as their attributes, holding data only;
+- objects of torch's behaviour classes (modules, optimizers, data utilities) and of the classes
+  the test shares with the learner, as their attributes, holding data only;
 - anything else (a function, class or object the learner defined) as a *handle*: a stand-in whose
   every use is a call back to the learner, answered with data; it never passes ``isinstance`` for a
   data class.

@@ -33,6 +33,47 @@ from .shapes import (
 )
 from .sync import SharedState
 
+CAPTURE_MAX = 1 << 20  # the most printed text a reply carries (characters)
+
+
+class Captured(io.TextIOBase):
+    """What the learner's code prints while it serves a request: kept for the reply, up to CAPTURE_MAX.
+
+    Past that the text goes on to the learner process's own stdout (the job's output pipe), where
+    the supervisor's output limit ends the job (``output_limit``), as in a plain run, instead of a
+    buffer growing until the memory limit ends it.
+    """
+
+    def __init__(self, through: Any) -> None:
+        self._through = through
+        self._parts: list[str] = []
+        self._size = 0
+        self.spilled = False
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        if not isinstance(text, str):
+            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        if self.spilled:
+            return int(self._through.write(text))
+        self._parts.append(text)
+        self._size += len(text)
+        if self._size > CAPTURE_MAX:
+            self.spilled = True
+            held, self._parts = "".join(self._parts), []
+            self._through.write(held)
+            self._through.flush()
+        return len(text)
+
+    def flush(self) -> None:
+        if self.spilled:
+            self._through.flush()
+
+    def getvalue(self) -> str:
+        return "".join(self._parts)
+
 
 class Peer:
     """One end of the conversation: sends requests, serves the other side's while waiting."""
@@ -51,6 +92,7 @@ class Peer:
         self._gone_text: str | None = None
         self.shared = SharedState()
         self.names_sent: set[str] = set()
+        self.shared_test_classes: frozenset[str] = frozenset()  # the test's classes the grader rebuilds (grader side)
         self.names_received: dict[int, str] = {}
         self.module: types.ModuleType | None = None  # the learner's module (learner side)
         self.on_error: Callable[[BaseException], None] | None = None
@@ -139,8 +181,8 @@ class Peer:
             self.shared.rng = b""
 
     def _serve_request(self, req: Request) -> None:
-        captured = io.StringIO()
         saved = sys.stdout
+        captured = Captured(saved)
         if self.learner:
             sys.stdout = captured
         reply: Reply
@@ -154,7 +196,7 @@ class Peer:
             if self.learner and sys.stdout is captured:
                 sys.stdout = saved
         reply["op"] = "reply"
-        reply["out"] = captured.getvalue()[: 1 << 20]
+        reply["out"] = captured.getvalue()
         reply["state"] = self.shared.outgoing()
         try:
             self._send(reply)
@@ -237,7 +279,7 @@ class Peer:
         out = reply.get("out")
         if isinstance(out, str) and out:
             with contextlib.suppress(Exception):
-                sys.stdout.write(out[: 1 << 20])
+                sys.stdout.write(out[:CAPTURE_MAX])
         if not reply.get("ok"):
             exc = reply.get("exc")
             raise rebuild(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sys
 import types
+from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
 from .shapes import Refused
@@ -117,20 +118,41 @@ def claimable(cls: type, peer: Peer | None = None) -> bool:
     return isinstance(module, str) and module.startswith(_BEHAVIOUR_MODULES) and not _is_data_class(cls)
 
 
-def rebuildable(cls: type) -> bool:
-    """Return True for a class the grader rebuilds from a learner's data (its state, never code)."""
+def rebuildable(cls: type, shared: Collection[str] = ()) -> bool:
+    """Return True for a class the grader rebuilds from a learner's data (its state, never code).
+
+    torch's behaviour classes, and of the test's own classes only those it shares with the learner
+    (``shared``: their names, from ``_testprep``), never a test, a mixin or a helper of it.
+    """
     module = getattr(cls, "__module__", "")
-    if not isinstance(module, str) or not (module.startswith(_BEHAVIOUR_MODULES) or module == "test_code"):
+    if not isinstance(module, str):
+        return False
+    if module == "test_code":
+        if getattr(cls, "__qualname__", None) not in shared:
+            return False
+    elif not module.startswith(_BEHAVIOUR_MODULES):
         return False
     return not _is_data_class(cls)
 
 
 def resolve_state_class(text: str, peer: Peer) -> type:
-    cls = resolve_name(text, peer)
+    """The class an object the other side sent as its attributes is rebuilt as; Refused otherwise.
+
+    The grader's refusal is the same whether the name exists or not (the test module's names are
+    not the learner's to probe).
+    """
+    refused = Refused("an object of this class cannot be received")
+    if peer.learner:
+        cls = resolve_name(text, peer)
+    else:
+        try:
+            cls = resolve_name(text, peer)
+        except Refused:
+            raise refused from None
+        if not isinstance(cls, type) or not rebuildable(cls, peer.shared_test_classes):
+            raise refused
     if not isinstance(cls, type) or state_class_name(cls, peer.learner) is None:
-        raise Refused("an object of this class cannot be received")
-    if not peer.learner and not rebuildable(cls):
-        raise Refused("an object of this class cannot be received")
+        raise refused
     if getattr(cls, "_sb_handle", None) is not None:
         raise Refused("a stand-in class cannot be received")
     return cls

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import base64
 import math
+import sys
+import types
 from typing import Any
 
 import pytest
@@ -115,3 +117,66 @@ def test_a_tensor_subclass_hook_on_a_sent_tensor_is_not_taken_as_a_function(grad
     hooked = _tensor_frame(rg=True, hk=[{"$": "name", "v": "builtins:exec"}])
     with pytest.raises(bridge.Refused):
         bridge.Decoder(grader).decode(hooked)
+
+
+HIDDEN_TEST = '''
+import unittest
+import torch
+
+class Model(torch.nn.Module):
+    pass
+
+def _expected():
+    return 42
+
+class TestHidden(unittest.TestCase):
+    def test_secret_name(self):
+        pass
+'''
+
+
+@pytest.fixture
+def test_code(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """The hidden test loaded as the grader loads it, as the module ``test_code``."""
+
+    module = types.ModuleType("test_code")
+    exec(compile(HIDDEN_TEST, "test_code.py", "exec"), module.__dict__)
+    monkeypatch.setitem(sys.modules, "test_code", module)
+    return module
+
+
+def _refusal(grader: bridge.Peer, frame: dict[str, Any]) -> str:
+    with pytest.raises(bridge.Refused) as caught:
+        bridge.Decoder(grader).decode(frame)
+    return str(caught.value)
+
+
+def test_the_grader_refuses_the_tests_names_alike_whether_they_exist_or_not(grader: bridge.Peer, test_code: Any) -> None:
+    """A learner who rewrote its end of the bridge cannot list the hidden test's names by the refusals."""
+    grader.shared_test_classes = frozenset(_testprep_names())
+    refusals = {
+        name: _refusal(grader, {"$": "name", "v": f"test_code:{name}"}).replace(name, "<name>")
+        for name in ("_expected", "TestHidden", "TestHidden.test_secret_name", "no_such_name", "TestHidden.nothing")
+    }
+    assert len(set(refusals.values())) == 1, refusals
+    objects = {
+        name: _refusal(grader, {"$": "o", "i": 0, "c": f"test_code:{name}", "v": []})
+        for name in ("TestHidden", "_expected", "no_such_name", "TestHidden.test_secret_name")
+    }
+    assert len(set(objects.values())) == 1, objects
+
+
+def test_the_grader_rebuilds_only_the_classes_the_test_shares(grader: bridge.Peer, test_code: Any) -> None:
+    assert _testprep_names() == ["Model"]
+    frame = {"$": "o", "i": 0, "c": "test_code:TestHidden", "v": [["_testMethodName", "test_secret_name"]]}
+    assert "cannot be received" in _refusal(grader, frame)  # with no class shared for this job, none
+    grader.shared_test_classes = frozenset(_testprep_names())
+    assert "cannot be received" in _refusal(grader, frame)
+    rebuilt = bridge.Decoder(grader).decode({"$": "o", "i": 0, "c": "test_code:Model", "v": [["size", 3]]})
+    assert type(rebuilt) is test_code.Model and rebuilt.size == 3
+
+
+def _testprep_names() -> list[str]:
+    from sandbox import _testprep
+
+    return _testprep.shared_class_names(HIDDEN_TEST)

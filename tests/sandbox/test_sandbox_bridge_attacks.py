@@ -325,3 +325,21 @@ def test_the_learner_never_sees_the_test_source(clean_pool: Pool) -> None:
     r = clean_pool.run(LOOK_FOR_THE_TEST, test=MARKED_TEST)
     not_passed(r)
     assert "found: []" in r.stdout, r.stdout
+
+
+PRINTS_WITHOUT_END = {
+    "at import": "while True:\n    print('A' * 100_000)\n",
+    "in the tested call": "def answer():\n    for _ in range(3000):\n        print('A' * 100_000)\n    return [1, 2, 3]\n",
+}
+
+
+def test_a_graded_job_that_prints_without_end_meets_the_output_limit_not_the_memory_limit(clean_pool: Pool) -> None:
+    """What the learner's code prints while the grader waits is held for the reply only up to a bound.
+
+    300 MB printed inside the tested call (then the right answer) used to fill the learner
+    process's buffer until the memory limit ended the job, with nothing of it shown.
+    """
+    for where, code in PRINTS_WITHOUT_END.items():
+        r = clean_pool.run(code, test=ANSWER_TEST)
+        assert r.status == "output_limit", (where, r.status, r.message)
+        assert r.truncated and "AAAA" in r.stdout and len(r.stdout.encode()) <= 65536, where
