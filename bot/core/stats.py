@@ -9,7 +9,7 @@ from bot.core import i18n
 from bot.core.i18n import _, ngettext, number
 
 from .model import UserStats
-from .progress import streak_on
+from .progress import practice_day, streak_on
 from .replies import Fields, Message, Text, cmd
 
 
@@ -24,8 +24,10 @@ def stats_message(who: str, data: UserStats, titles: dict[str, str], now: dateti
             title=_("Progress: {who}").format(who=who),
             parts=(Text(_("No attempts yet. Start with {start}.").format(start=cmd("start"))),),
         )
-    days = streak_on(data.streak, now, ZoneInfo(data.zone)).current if data.streak is not None else 0
-    last = i18n.day(data.last_practice.date()) if data.last_practice else "—"
+    zone = ZoneInfo(data.zone)
+    days = streak_on(data.streak, now, zone).current if data.streak is not None else 0
+    # The practice day the last answer counted for (the learner's, rolling over at 04:00), not its UTC date.
+    last = i18n.day(practice_day(data.last_practice, zone)) if data.last_practice else "—"
     head = " · ".join(
         (
             ngettext("**{n}** attempt", "**{n}** attempts", data.attempts).format(n=number(data.attempts)),

@@ -253,6 +253,20 @@ async def test_stats_show_attempts_topics_and_streak(service: QuizService, clock
     assert "Due for review" in text
 
 
+async def test_stats_last_practice_is_the_practice_day_not_the_utc_date(service: QuizService, clock: FakeClock) -> None:
+    """An answer at 01:59 UTC counts for the day before (days roll over at 04:00): stats say that day."""
+    from datetime import UTC, date, datetime
+
+    from bot.core import i18n
+
+    clock.current = datetime(2026, 12, 7, 1, 59, tzinfo=UTC)
+    item = await start_on(service, "q-choice")
+    await service.act(ANN, button(item, "A").action)
+    text = (await service.stats(ANN)).messages[0].text()
+    assert f"last practice {i18n.day(date(2026, 12, 6))}" in text, text
+    assert i18n.day(date(2026, 12, 7)) not in text, text
+
+
 async def test_pack_update_keeps_progress_and_refuses_old_versions(service: QuizService) -> None:
     item = await start_on(service, "q-choice")
     await service.act(ANN, button(item, "A").action)
