@@ -227,3 +227,41 @@ def test_the_cli_answers_a_hostile_pack_in_one_line_and_exit_1(tmp_path: Path) -
         assert result.returncode == 1, result.stderr
         assert result.stdout.splitlines() == [result.stdout.strip()] and result.stdout.startswith(expected), result.stdout
         assert "Traceback" not in result.stderr
+
+
+def test_a_flat_document_is_refused_as_soon_as_the_value_budget_is_passed() -> None:
+    # About a million values in 2 MiB: the parse must stop at the 50,001st, not compose them all first.
+    head = "pack: budget\ntitle: Budget\nversion: 1\nquestions: ["
+    text = head + ",".join(["1"] * ((loader.MAX_PACK_BYTES - len(head)) // 2 - 4)) + "]\n"
+    assert text.count(",") > 1_000_000
+    with pytest.raises(yamlpos.YamlProblem) as caught:
+        yamlpos.parse(text)
+    problem = caught.value
+    assert problem.message == f"`questions` holds more than {yamlpos.MAX_NODES:,} values; a pack needs far fewer"
+    # The value that passed the budget: the pack's root, its three fields and the list are the first five.
+    assert (problem.line, problem.col) == (4, len("questions: [") + 1 + 2 * (yamlpos.MAX_NODES - 5))
+    assert "alias" not in problem.message
+
+
+def test_a_wide_mapping_is_refused_where_it_passes_the_budget_without_blaming_aliases() -> None:
+    text = "pack: budget\nx: {" + ", ".join(f"k{i:06d}: 1" for i in range(120_000)) + "}\n"
+    with pytest.raises(PackInvalid) as caught:
+        loader.load_bytes("wide.yaml", text.encode())
+    [problem] = caught.value.problems
+    assert problem.line == 2 and problem.col < len(text) // 2, problem
+    assert str(problem.message) == f"`x` holds more than {yamlpos.MAX_NODES:,} values; a pack needs far fewer"
+
+
+def test_the_parse_stops_early_counting_the_events_it_reads(monkeypatch: pytest.MonkeyPatch) -> None:
+    events = 0
+    original = yamlpos._StrictLoader.get_event
+
+    def counted(self: yamlpos._StrictLoader) -> object:
+        nonlocal events
+        events += 1
+        return original(self)
+
+    monkeypatch.setattr(yamlpos._StrictLoader, "get_event", counted)
+    with pytest.raises(yamlpos.YamlProblem):
+        yamlpos.parse("questions: [" + ",".join(["1"] * 500_000) + "]\n")
+    assert events <= yamlpos.MAX_NODES + 10

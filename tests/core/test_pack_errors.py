@@ -145,7 +145,10 @@ def test_zip_cannot_reach_outside_its_folder() -> None:
         archive.writestr("pack.yaml", pack_yaml)
     with pytest.raises(PackInvalid) as caught:
         load_bytes("errs.zip", buffer.getvalue())
-    assert "not found beside the pack" in str(caught.value)
+    assert [str(p) for p in caught.value.problems] == [
+        "errs.zip/pack.yaml:11:16: questions[0] (id `c`).test_file: `../../etc/passwd` points outside the pack "
+        "(absolute paths, `..` and symlinks leaving the pack are not followed)"
+    ]
 
 
 def test_not_a_yaml_or_zip() -> None:

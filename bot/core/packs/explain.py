@@ -74,7 +74,7 @@ def problems_from(
     meant: set[tuple[tuple[str | int, ...], str]] = set()
     for path, error in located:
         if error["type"] == "extra_forbidden" and path:
-            guess = _did_you_mean(path, data)
+            guess = did_you_mean(path, data)
             if guess:
                 meant.add((path[:-1], guess))
     problems: list[Problem] = []
@@ -110,7 +110,8 @@ def _fields_at(path: tuple[str | int, ...], data: Any) -> list[str]:
     return list(model.model_fields) if model is not None else []
 
 
-def _did_you_mean(path: tuple[str | int, ...], data: Any) -> str | None:
+def did_you_mean(path: tuple[str | int, ...], data: Any) -> str | None:
+    """The field an unknown key at `path` was most likely meant to be, if one close to it is unused."""
     fields = _fields_at(path[:-1], data)
     parent: Any = data
     for part in path[:-1]:
@@ -135,7 +136,7 @@ def _explain_error(
     if kind == "extra_forbidden":
         line, col = positions.key(path)
         parent = describe(path[:-1], data) + ": " if path[:-1] else ""
-        guess = _did_you_mean(path, data)
+        guess = did_you_mean(path, data)
         if guess:
             return line, col, M_("{parent}unknown key `{key}`: did you mean `{guess}`?", parent=parent, key=path[-1], guess=guess)
         allowed = ", ".join(_fields_at(path[:-1], data))

@@ -2,7 +2,9 @@
 
 Every problem found becomes a `Problem` with the file, line and column of the field at fault;
 `PackInvalid` carries all of them. Files a pack names (`test_file`, `solution_file`) are read and
-inlined, so a loaded pack is self-contained.
+inlined, so a loaded pack is self-contained; a name that leaves the pack's folder (an absolute path,
+`..`, a symlink leading out) is refused, in a folder and in a zip alike. The Python a pack holds is
+compiled, never run (`codecheck`).
 
 Every read has a budget, enforced while reading and never taken from what a file or a zip header
 claims: MAX_PACK_BYTES for the pack file (or the uploaded .yaml/.zip), MAX_FILE_BYTES for each file
@@ -28,6 +30,8 @@ from bot.core.errors import PackInvalid, Problem
 from bot.core.i18n import M_
 
 from . import yamlpos
+from .codecheck import syntax_problems
+from .crosscheck import cross_check, raw_check
 from .explain import problems_from
 from .models import Pack
 
@@ -159,13 +163,27 @@ def _no_files(name: str) -> str | None:
     return None
 
 
+def _leaves_pack(name: str) -> bool:
+    """Say whether a name the pack gives leaves the pack's folder by its spelling alone."""
+    normal = posixpath.normpath(name)
+    return normal.startswith("/") or normal == ".." or normal.startswith("../")
+
+
+def _outside() -> FileProblem:
+    return FileProblem(M_("points outside the pack (absolute paths, `..` and symlinks leaving the pack are not followed)"))
+
+
 def _folder_reader(root: FsPath, budget: _Budget) -> Reader:
     base = root.resolve()
 
     def read(name: str) -> str | None:
+        if _leaves_pack(name):
+            raise _outside()
         try:
             target = (base / name).resolve()
-            if not target.is_relative_to(base) or not target.is_file():
+            if not target.is_relative_to(base):
+                raise _outside()  # a symlink on the way leads out of the pack
+            if not target.is_file():
                 return None
             with target.open("rb") as stream:
                 data = _read_capped(stream, MAX_FILE_BYTES)
@@ -216,8 +234,10 @@ def _load_zip(shown: str, data: bytes, budget: _Budget) -> LoadedPack:
     root = posixpath.dirname(main)
 
     def read(name: str) -> str | None:
+        if _leaves_pack(name):  # the folder rule: the pack's own folder, even where the archive holds more
+            raise _outside()
         full = posixpath.normpath(posixpath.join(root, name))
-        if full.startswith(("../", "/")) or full not in names:
+        if full not in names:
             return None
         content = _read_member(archive, names[full], MAX_FILE_BYTES)
         budget.take(len(content))
@@ -242,14 +262,25 @@ def _load_text(text: str, shown: str, read: Reader) -> LoadedPack:
     try:
         pack = Pack.model_validate(data)
     except ValidationError as exc:
-        raise PackInvalid(_capped(problems_from(exc, data, positions, shown))) from None
-    problems = _cross_check(pack, positions, shown)
-    pack, file_problems = _inline_files(pack, positions, shown, read)
+        # Every other problem too, as far as it does not depend on what failed: one run lists them all.
+        problems = problems_from(exc, data, positions, shown)
+        found, valid = raw_check(data, positions, shown)
+        problems.extend(found)
+        problems.extend(syntax_problems(valid, positions, shown, text, {}))
+        raise PackInvalid(_capped(_in_order(problems, shown))) from None
+    problems = cross_check(pack, positions, shown)
+    pack, origins, file_problems = _inline_files(pack, positions, shown, read)
     problems.extend(file_problems)
+    problems.extend(syntax_problems(enumerate(pack.questions), positions, shown, text, origins))
     if problems:
-        raise PackInvalid(_capped(sorted(problems, key=lambda p: (p.line, p.col))))
+        raise PackInvalid(_capped(_in_order(problems, shown)))
     lines = {q.id: positions.value(("questions", i)) for i, q in enumerate(pack.questions)}
     return LoadedPack(pack=pack, source=shown, lines=lines)
+
+
+def _in_order(problems: list[Problem], shown: str) -> list[Problem]:
+    """The pack file's problems first, then each file's, each by line and column."""
+    return sorted(problems, key=lambda p: (p.file != shown, p.file, p.line, p.col))
 
 
 def _capped(problems: list[Problem]) -> list[Problem]:
@@ -260,57 +291,19 @@ def _capped(problems: list[Problem]) -> list[Problem]:
     return [*problems[: MAX_PROBLEMS - 1], Problem(last.file, last.line, last.col, M_("... and {n} more problems", n=more))]
 
 
-
-def _cross_check(pack: Pack, pos: yamlpos.Positions, shown: str) -> list[Problem]:
-    from bot.core.items import kind_of  # the type modules read pack models: import them late, no cycle
-
-    problems: list[Problem] = []
-
-    def add(path: tuple[str | int, ...], message: str) -> None:
-        line, col = pos.key(path)  # the field's name: where an author looks first
-        problems.append(Problem(shown, line, col, message))
-
-    topic_ids = [t.id for t in pack.topics]
-    for i, topic in enumerate(pack.topics):
-        if topic.id in topic_ids[:i]:
-            add(("topics", i, "id"), M_("topics[{i}].id: `{id}` is listed twice", i=i, id=topic.id))
-    seen: dict[str, int] = {}
-    for i, q in enumerate(pack.questions):
-        where = f"questions[{i}] (id `{q.id}`)"
-        base: tuple[str | int, ...] = ("questions", i)
-        if q.id in seen:
-            add((*base, "id"), M_("{where}.id: duplicate id, first used by questions[{first}]", where=where, first=seen[q.id]))
-        seen.setdefault(q.id, i)
-        if topic_ids and q.topic is not None and q.topic not in topic_ids:
-            add((*base, "topic"), M_("{where}.topic: `{topic}` is not in the pack's topics ({topics})", where=where, topic=q.topic, topics=", ".join(topic_ids)))
-        if topic_ids and q.topic is None:
-            add(base, M_("{where}: missing `topic` (this pack lists topics, so every question needs one)", where=where))
-        kind_of(q).check(q, _adder(add, base, where))
-    return problems
-
-
-def _adder(
-    add: Callable[[tuple[str | int, ...], str], None], base: tuple[str | int, ...], where: str
-) -> Callable[[tuple[str | int, ...], str], None]:
-    """Let a type module report a problem at a path below its question, named as the loader names it."""
-
-    def item_add(path: tuple[str | int, ...], message: str) -> None:
-        label = where
-        previous: str | int | None = None
-        for step in path:
-            label += f".{step}" if isinstance(step, str) or previous == "answers" else f"[{step}]"
-            previous = step
-        add((*base, *path), M_("{where}: {problem}", where=label, problem=message))
-
-    return item_add
-
-
 def _inline_files(
     pack: Pack, pos: yamlpos.Positions, shown: str, read: Reader
-) -> tuple[Pack, list[Problem]]:
+) -> tuple[Pack, dict[tuple[int, str], tuple[str, str]], list[Problem]]:
+    """Read the files the questions name into their fields.
+
+    Return the pack, where each inlined field came from ((question index, field) -> (the file as
+    problems name it, the field that named it)), and the problems.
+    """
     from bot.core.items import kind_of
 
     problems: list[Problem] = []
+    origins: dict[tuple[int, str], tuple[str, str]] = {}
+    folder = posixpath.dirname(shown)
     questions = list(pack.questions)
     for i, q in enumerate(questions):
         fields = kind_of(q).file_fields
@@ -335,12 +328,13 @@ def _inline_files(
                 continue
             update[key.removesuffix("_file")] = text
             update[key] = None
+            origins[(i, key.removesuffix("_file"))] = (posixpath.join(folder, posixpath.normpath(name)), key)
         if "test" in update and "user_code" not in (update["test"] or ""):
             line, col = pos.value(("questions", i, "test_file"))
             problems.append(Problem(shown, line, col, M_("{where}.test_file: the test must import `user_code`", where=f"questions[{i}] (id `{q.id}`)")))
         if update:
             questions[i] = q.model_copy(update=update)
-    return pack.model_copy(update={"questions": questions}), problems
+    return pack.model_copy(update={"questions": questions}), origins, problems
 
 
 def dump_pack(pack: Pack) -> str:
