@@ -21,7 +21,7 @@ from .command_results import read_options
 from .command_results import shown as shown
 from .daily_commands import daily, remind
 from .packs import DIFFICULTIES
-from .replies import cmd
+from .replies import cmd, opt
 
 SUBCOMMANDS = (
     "start", "answer", "current", "hint", "skip", "stop", "run", "stats", "packs", "help", "pack", "daily", "review",
@@ -163,7 +163,10 @@ def report(words: tuple[str, ...] | list[str]) -> rq.Report | Usage:
 
 
 def start(words: tuple[str, ...] | list[str]) -> rq.Start | Usage:
-    """Read `[pack] [topic]` in order and `pack:`, `topic:`, `difficulty:`, `count:` by name."""
+    """Read `[pack] [topic] [difficulty] [count]` in that order, or `pack:`, `topic:`, `difficulty:`, `count:` by name.
+
+    In place, a difficulty is one of its words (`easy`) and a count a number, after the names.
+    """
     parsed = read_options(
         words,
         START_KEYS,
@@ -175,20 +178,65 @@ def start(words: tuple[str, ...] | list[str]) -> rq.Start | Usage:
     if isinstance(parsed, Usage):
         return parsed
     options, positional = parsed
-    if len(positional) > 2:
-        return Usage(_("{start} takes a pack and a topic at most; add `difficulty:` and `count:` by name.").format(start=cmd("start")))
-    for key, value in zip(("pack", "topic"), positional, strict=False):
+    in_place = _in_place(positional)
+    if in_place is None:
+        return Usage(
+            _(
+                "{start} takes `[pack] [topic] [difficulty] [count]` in that order, as in {start} `pytorch-autograd backward easy 5`;"
+                " or name each: `topic:`, `difficulty:`, `count:`."
+            ).format(start=cmd("start"))
+        )
+    for key, value in in_place.items():
         options.setdefault(key, value)
     count = options.get("count")
-    if count is not None and not count.isdigit():
-        return Usage(_("`{key}` must be a whole number; you gave `{value}`.").format(key="count", value=shown(count)))
+    number = None if count is None else _whole(count)
+    if isinstance(number, Usage):
+        return number
     return rq.Start(
         pack=options.get("pack"),
         topic=options.get("topic"),
         difficulty=options.get("difficulty"),
-        count=int(count) if count is not None else None,
+        count=number,
         language=options.get("language"),
     )
+
+
+def _in_place(words: list[str]) -> dict[str, str] | None:
+    """The pack, topic, difficulty and count written without names, in that order (each may be left out); None: not so."""
+    slots = ("pack", "topic", "difficulty", "count")
+    found: dict[str, str] = {}
+    at = 0  # the first slot still open
+    for word in words:
+        if _is_number(word):
+            slot = 3
+        elif word.lower() in DIFFICULTIES:
+            slot, word = 2, word.lower()
+        elif at < 2:
+            slot = at  # a name: the pack, then the topic
+        else:
+            return None  # a name after three (or after the difficulty or count)
+        if slot < at:
+            return None  # this slot is filled, or one after it is
+        found[slots[slot]] = word
+        at = slot + 1
+    return found
+
+
+def _is_number(word: str) -> bool:
+    """A whole number as typed: digits (any script's decimal digits, as `int` reads them), after a sign or not."""
+    digits = word[1:] if word[:1] in "+-" else word
+    return digits.isdecimal()
+
+
+def _whole(word: str) -> int | Usage:
+    """The count as a number; the range is the core's to check (`count:-3` is out of range, not no number)."""
+    if not _is_number(word):
+        return Usage(_("`{key}` must be a whole number; you gave `{value}`.").format(key="count", value=shown(word)))
+    if len(word.lstrip("+-").lstrip("0")) > 9:  # out of range whatever it is, and too long for `int` past 4,300 digits
+        return Usage(
+            _("{option} must be between 1 and {most}; you gave {count}.").format(option=opt("count"), most=rq.MAX_COUNT, count=shown(word))
+        )
+    return int(word)
 
 
 def social(name: str, words: tuple[str, ...]) -> Parsed:
@@ -256,7 +304,7 @@ def race(words: tuple[str, ...] | list[str]) -> rq.RaceStart | Usage:
     for key, value in zip(("rounds", "seconds"), numbers, strict=False):
         options.setdefault(key, value)
     for key in ("rounds", "seconds"):
-        if key in options and not options[key].isdigit():
+        if key in options and not options[key].isdecimal():  # isdigit() takes `²`, which int() refuses
             return Usage(_("`{key}` must be a whole number; you gave `{value}`.").format(key=key, value=shown(options[key])))
     return rq.RaceStart(
         pack=options.get("pack"),

@@ -128,6 +128,20 @@ async def test_bad_input_gets_clear_messages(tmp_path: Path) -> None:
     await terminal.close()
 
 
+async def test_start_takes_what_help_shows(tmp_path: Path) -> None:
+    """`help` shows `start [pack] [topic] [difficulty] [count]`: that spelling starts a quiz; a negative count is out of range."""
+    terminal = await open_terminal(tmp_path)
+    assert "[pack] [topic] [difficulty] [count]" in await terminal.send("help")
+    refused = await terminal.send("start demo count:-3")
+    assert "count must be between 1 and 50; you gave -3." in refused and "whole number" not in refused, refused
+    assert "count must be between 1 and 50" in await terminal.send("start demo -3")
+    screen = await terminal.send("start demo basics easy 2")
+    assert "Question 1 of 2" in screen and "Basics · easy" in screen, screen
+    assert "in that order" in await terminal.send("start demo 2 easy")
+    await terminal.send("quit")
+    assert await terminal.close() == 0
+
+
 async def test_quiz_resumes_after_the_program_restarts(tmp_path: Path) -> None:
     terminal = await open_terminal(tmp_path)
     screen = await terminal.send("start demo count:3")

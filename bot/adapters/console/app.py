@@ -1,10 +1,12 @@
 """A quiz in the terminal.
 
-Commands: start [pack] [topic:T] [difficulty:D] [count:N], hint, skip, stop, stats, packs, run,
-leaderboard [week|month|all] [pack], privacy leaderboard on|off, report [pack] [topic] [since], help,
-quit. Pictures (stats, leaderboard, the report's chart) are saved as PNG files and their paths printed;
-files (a data export, the report's CSV tables) are written to the working directory. While a question is open: a letter (or several, for select-all), numbers for
-blank menus, a typed answer, or code pasted and ended by a line holding only ``` or by end of input.
+Commands: start [pack] [topic] [difficulty] [count] (or by name: topic:T, difficulty:D, count:N), hint,
+skip, stop, stats, packs, run, leaderboard [week|month|all] [pack], privacy leaderboard on|off,
+report [pack] [topic] [since], help, quit. Pictures (stats, leaderboard, the report's chart) are saved
+as PNG files and their paths printed; files (a data export, the report's CSV tables) are written to the
+working directory. While a question is open: a letter (or several, for select-all), numbers for blank
+menus (where the commands work too, and an empty line goes back), a typed answer, or code pasted and
+ended by a line holding only ``` or by end of input.
 """
 
 from __future__ import annotations
@@ -29,6 +31,10 @@ from .render import render_message
 ACTOR = Actor(platform="console", scope="local", user_id="you", name="you", is_admin=True)
 PROMPT = "quiz> "
 PICTURES = Path(tempfile.gettempdir()) / "quizbot-pictures"  # where `stats` and `leaderboard` save pictures
+QUIT_WORDS = ("quit", "exit")
+BLANKS_HELP = N_(
+    "Type a number or a letter for each blank. An empty line goes back to the question; hint, skip, stop and quit work here too."
+)
 TERMINAL_DAILY = N_(
     "In the terminal, `review` starts today's review. Channel schedules and reminders are for Discord and Slack."
 )
@@ -150,8 +156,8 @@ class ConsoleFrontEnd:
                 request = replace(request, topic=chosen.topics[int(topic) - 1][0])
         return request
 
-    async def answer(self, text: str) -> None:
-        """Translate typed input into the open item's controls, found by their roles."""
+    async def answer(self, text: str) -> bool:
+        """Translate typed input into the open item's controls, found by their roles; False: leave the program."""
         item = self.current
         assert item is not None
         controls = item.controls()
@@ -167,17 +173,17 @@ class ConsoleFrontEnd:
             values = [o.value for o in multi.options if o.label.split(".")[0].upper() in letters]
             if len(values) != len(letters) or not values:
                 self.console.print(_("Type the letters of every right choice, e.g. `A C`."), markup=False)
-                return
+                return True
             await self.call(rq.Act(multi.action, tuple(values)))
             await self.call(rq.Act(check.action))
         elif blanks and check is not None:
-            await self.fill_blanks(blanks, check)
+            return await self.fill_blanks(blanks, check)
         elif "choice" in menus:
             menu = menus["choice"]
             value = next((o.value for o in menu.options if o.label.split(".")[0].upper() == word.upper()), None)
             if value is None:
                 self.console.print(_("Type the letter of your choice."), markup=False)
-                return
+                return True
             await self.call(rq.Act(menu.action, (value,)))
         elif word.upper() in choices:
             await self.call(rq.Act(choices[word.upper()].action))
@@ -189,30 +195,43 @@ class ConsoleFrontEnd:
                 await self.call(rq.Submit(word))
         else:
             self.console.print(_("Answer with one of the letters shown, or type `help`."), markup=False)
+        return True
 
-    async def fill_blanks(self, selects: list[Select], check: Button) -> None:
+    async def fill_blanks(self, selects: list[Select], check: Button) -> bool:
+        """Pick each blank from its numbered menu, then check; False: leave the program (`quit` typed here).
+
+        The item's commands work at a menu too: a command word (`hint`, `skip`, `stop`, `quit`...)
+        leaves the menus and is done as at the item's prompt; an empty line goes back to that prompt.
+        """
+        self.console.print("[dim]" + _(BLANKS_HELP) + "[/dim]")
         for select in selects:
             for i, option in enumerate(select.options, 1):
                 self.console.print(f"  {i}. {option.label}", markup=False)
             while True:
-                choice = await self.read(_("Blank {n} (1-{most}) > ").format(n=select.number, most=len(select.options)))
+                choice = await self.read(_("Blank {n} (1-{most}, Enter: back) > ").format(n=select.number, most=len(select.options)))
                 if choice is None:
-                    return
-                if choice.isdigit() and 1 <= int(choice) <= len(select.options):
+                    return True
+                word = choice.strip()
+                if not word:
+                    return True  # back to the item's prompt, where Enter opens the menus again
+                if word.isdigit() and 1 <= int(word) <= len(select.options):
+                    index = int(word)
                     break
-                letter = choice.strip().upper()
-                match = [i for i, o in enumerate(select.options, 1) if o.label.split(".")[0].upper() == letter]
+                match = [i for i, o in enumerate(select.options, 1) if o.label.split(".")[0].upper() == word.upper()]
                 if match:
-                    choice = str(match[0])
+                    index = match[0]
                     break
+                if _is_command(word):
+                    return await self.one(word)
                 self.console.print(_("Pick a number from the menu."), markup=False)
-            value = select.options[int(choice) - 1].value
+            value = select.options[index - 1].value
             try:
                 await self.service.handle(ACTOR, rq.Act(select.action, (value,)))
             except QuizError as exc:
                 self.show(error_reply(exc))
-                return
+                return True
         await self.call(rq.Act(check.action))
+        return True
 
     async def social(self, command: str, rest: list[str]) -> None:
         """`leaderboard`, `privacy leaderboard on|off`, and `race` (which says races run in a channel)."""
@@ -253,13 +272,11 @@ class ConsoleFrontEnd:
         """Do what one typed line asks; False: leave."""
         words = line.split()
         if not words:
-            if self.current is not None:
-                await self.answer("")
-            return True
+            return await self.answer("") if self.current is not None else True
         command, rest = words[0].lower().lstrip("/"), words[1:]
         if command == "quiz" and rest:
             command, rest = rest[0].lower(), rest[1:]
-        if command in ("quit", "exit"):
+        if command in QUIT_WORDS:
             return False
         if command == "start":
             await self.start(rest)
@@ -267,7 +284,7 @@ class ConsoleFrontEnd:
             snippet = await self.read_code()
             await self.call(rq.RunCode(snippet))
         elif command == "answer" and self.current is not None:
-            await self.answer(" ".join(rest) or "code")
+            return await self.answer(" ".join(rest) or "code")
         elif command in ("daily", "remind"):
             # Here there is no channel to post in and no one to message: only the personal review.
             if command == "daily" and not rest:
@@ -287,10 +304,19 @@ class ConsoleFrontEnd:
         elif command in commands.SOCIAL_SUBCOMMANDS:
             await self.social(command, rest)
         elif self.current is not None:
-            await self.answer(line)
+            return await self.answer(line)
         else:
             self.console.print(_("Unknown command. Type `help`."), markup=False)
         return True
+
+
+def _is_command(line: str) -> bool:
+    """Whether a line typed at a blank's menu is a command (`hint`, `/quiz skip`, `quit`) rather than a pick."""
+    words = line.lower().split()
+    command = words[0].lstrip("/")
+    if command == "quiz" and len(words) > 1:
+        command = words[1]
+    return command in QUIT_WORDS or command in commands.SUBCOMMANDS or command in commands.SOCIAL_SUBCOMMANDS
 
 
 async def run_console(
