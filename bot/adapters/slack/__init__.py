@@ -2,6 +2,7 @@
 
 app.py      the Bolt app, its HTTP server (or Socket Mode) and the listeners' wiring
 inbound.py  every request becomes one core request; per-learner order; the reply goes to `deliver`
+strays.py   requests that do not fit: clicks and forms no listener takes, payloads not shaped as Slack's
 commands.py the `/quiz` text, read by the core's command reader; Slack mentions
 origin.py   who acted and where: team, user, channel, thread, response URL
 deliver.py  one path for replies: the quiz's thread or DM, or only to the person

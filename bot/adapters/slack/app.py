@@ -32,6 +32,7 @@ from .api import SlackApi, SlackCallFailed, make_client
 from .inbound import QUIZ_ACTIONS, Inbound
 from .origin import ReplayGuard, checked_request, protect, replay_key
 from .posts import SlackPoster
+from .strays import ShortRecords, Strays, malformed
 
 if TYPE_CHECKING:
     from bot.app import App
@@ -50,8 +51,9 @@ def build_bolt_app(front: Inbound, client: AsyncWebClient, *, signing_secret: st
     old with 401 before any listener runs. Socket Mode needs no signing secret.
     """
     logger = logging.getLogger("quizbot.slack.bolt")
-    if not any(isinstance(f, _ClientTokenNotice) for f in logger.filters):
-        logger.addFilter(_ClientTokenNotice())
+    for kind in (_ClientTokenNotice, ShortRecords):
+        if not any(isinstance(f, kind) for f in logger.filters):
+            logger.addFilter(kind())
     bolt = AsyncApp(
         client=client,
         signing_secret=signing_secret or "",
@@ -60,6 +62,7 @@ def build_bolt_app(front: Inbound, client: AsyncWebClient, *, signing_secret: st
         logger=logger,
     )
     front.register(bolt)
+    Strays(courier=front.courier, jobs=front.jobs).register(bolt)  # last: what no listener above takes
     guard = protect(bolt, signing_secret)  # signature before parsing (HTTP), each request once (both modes)
     route_clicks(bolt, QuizClicks(QUIZ_ACTIONS, front.answer_then_ack, guard))  # HTTP: quiz clicks without Bolt's dispatch
     return bolt
@@ -104,6 +107,10 @@ def web_app(bolt: AsyncApp, *, path: str = EVENTS_PATH, metrics: Metrics | None 
             text, body = checked
             if event is not None:
                 event.request = request_kind(body)
+            problem = malformed(body)
+            if problem is not None:
+                log.info("a signed request not shaped as Slack sends it (%s); acknowledged, nothing done", problem)
+                return web.Response(status=200, text="")
             if clicks is not None and clicks.matches(body):
                 response = await clicks.answer(body)  # a quiz click: straight to its listener
             else:
