@@ -32,6 +32,7 @@ from .deliver import APOLOGY
 from .inbound import Inbound
 from .origin import PLATFORM, keep_clicked_raw, note_language
 from .posts import DiscordPoster, post_race
+from .strays import OptionMismatch, QuizCommandTree, has_user, refuse_without_user
 
 if TYPE_CHECKING:
     from bot.app import App
@@ -87,7 +88,7 @@ class QuizBotClient(discord.Client):
         keep_clicked_raw(self._connection.parsers)  # no `Message` of the clicked message: the bot reads its payload
         time_events(self._connection.parsers, metrics)  # receipt -> callback (ack) and -> answer delivered
         self.handler = Inbound(service=service, settings_store=settings_store)
-        self.tree: app_commands.CommandTree[QuizBotClient] = app_commands.CommandTree(self)
+        self.tree: app_commands.CommandTree[QuizBotClient] = QuizCommandTree(self)
         self.tree.add_command(build_quiz_group(self.handler))
         self.tree.on_error = self._on_command_error  # type: ignore[method-assign]
         self.guild_ids = list(guild_ids or [])
@@ -123,6 +124,9 @@ class QuizBotClient(discord.Client):
             handle = self.handler.modal
         else:
             return  # a command: the tree answers it, in a task of its own
+        if not has_user(interaction):
+            await refuse_without_user(interaction)
+            return
         try:
             await handle(interaction)
         finally:
@@ -150,7 +154,8 @@ class QuizBotClient(discord.Client):
         except Exception:  # an apology must not fail for its language
             language = interaction.locale.value
         if isinstance(error, app_commands.CommandSignatureMismatch | app_commands.CommandNotFound):
-            log.warning("/%s does not match the registered commands (%s)", name, type(error).__name__)
+            why = error.problem if isinstance(error, OptionMismatch) else type(error).__name__
+            log.warning("/%s does not match the registered commands (%s)", name, why)
             with use_locale(language):
                 text = _("The bot's commands were just updated; please try again in a minute.")
         else:

@@ -302,7 +302,7 @@ class Responder:
             if self.from_message:
                 await self.interaction.response.defer()
             else:
-                await self.interaction.response.send_message("Done.", ephemeral=self.ephemeral(True))
+                await self.interaction.response.send_message(_("Done."), ephemeral=self.ephemeral(True))
         except discord.HTTPException as exc:
             if answered_before(exc):
                 raise  # a repeat: the caller logs it once and stops

@@ -30,8 +30,6 @@ from .origin import (
     actor_of,
     anchor_of,
     clicked,
-    is_quiz_id,
-    is_race_id,
     message_ids,
     modal_text,
     note_language,
@@ -167,7 +165,7 @@ class Inbound:
         text = modal_text(data)
         if custom_id == RUN_FORM_ID:
             await self.handle(interaction, rq.RunCode(text))
-        elif is_quiz_id(custom_id) or is_race_id(custom_id):
+        else:  # a quiz's or race's form; the core answers any other id with "not one of this bot's"
             await self.handle(interaction, rq.Act(custom_id, (text,), key=str(interaction.id)), clicked=custom_id)
 
     async def page(self, interaction: discord.Interaction[Any], session_id: str, page: int) -> None:

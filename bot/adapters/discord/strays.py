@@ -1,0 +1,135 @@
+"""Requests that do not fit. Interactions with no user named, or options that are not the registered command's.
+
+Discord checks options against the commands it has registered; when that registration is older or
+newer than this code (a sync pending, another version of the bot), or a payload is malformed, an
+option may arrive with another type, a value outside its choices, or a user or file Discord did not
+resolve. discord.py would pass some of these to the command as they are, and fail on others with a
+traceback; here each is refused before any command runs, as a signature mismatch (the tree's error
+handler says the commands were just updated, in one log line), and autocomplete gets no choices.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.enums import AppCommandOptionType as T
+
+from bot.core.i18n import _, use_locale
+
+from .deliver import APOLOGY
+
+log = logging.getLogger(__name__)
+
+GROUPS = (T.subcommand.value, T.subcommand_group.value)
+RESOLVED = {  # an option of these types names something Discord sends in the payload's `resolved`
+    T.user.value: ("users", "members"),
+    T.channel.value: ("channels",),
+    T.role.value: ("roles",),
+    T.mentionable.value: ("users", "members", "roles"),
+    T.attachment.value: ("attachments",),
+}
+
+
+def has_user(interaction: discord.Interaction[Any]) -> bool:
+    """Whether the interaction names who acted (Discord always sends `member` or `user`; a broken payload may not)."""
+    return isinstance(getattr(interaction, "user", None), discord.abc.User)
+
+
+async def refuse_without_user(interaction: discord.Interaction[Any]) -> None:
+    """Answer an interaction that names no user: no one to act for, so an apology and one log line."""
+    log.warning("a %s interaction names no user (no member or user in it); answered with an apology", interaction.type.name)
+    try:
+        if interaction.type is discord.InteractionType.autocomplete:
+            await interaction.response.autocomplete([])
+        else:
+            with use_locale(interaction.locale.value):
+                await interaction.response.send_message(_(APOLOGY), ephemeral=True)
+    except discord.HTTPException as exc:
+        log.warning("could not answer it (%s %s)", exc.status, exc.code)
+
+
+def leaf_options(data: Any) -> list[dict[str, Any]]:
+    """The options given to the command itself, below its subcommand group and subcommand."""
+    options = data.get("options") if isinstance(data, dict) else None
+    while isinstance(options, list) and len(options) == 1 and isinstance(options[0], dict) and options[0].get("type") in GROUPS:
+        options = options[0].get("options")
+    return [o for o in options if isinstance(o, dict)] if isinstance(options, list) else []
+
+
+def _fits_type(kind: int, value: Any, resolved: dict[str, Any]) -> bool:
+    if kind == T.string.value:
+        return isinstance(value, str)
+    if kind == T.integer.value:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if kind == T.number.value:
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    if kind == T.boolean.value:
+        return isinstance(value, bool)
+    if kind in RESOLVED:
+        return any(isinstance(resolved.get(key), dict) and str(value) in resolved[key] for key in RESOLVED[kind])
+    return False
+
+
+def misfit(command: app_commands.Command[Any, ..., Any], data: Any, *, autocomplete: bool) -> str | None:
+    """Say what about the options does not fit `command` (for the log), or None when they all do.
+
+    Autocomplete sends what is typed so far, so only names and types are checked there; a command's
+    options must also be among their choices and, for users and files, resolved by Discord.
+    """
+    params = {param.display_name: param for param in command.parameters}
+    resolved = data.get("resolved") if isinstance(data.get("resolved"), dict) else {}
+    options = leaf_options(data)
+    if autocomplete and not any(option.get("focused") for option in options):
+        return "no option is focused"
+    for option in options:
+        name = str(option.get("name"))[:40]
+        param = params.get(name)
+        if param is None:
+            return f"no option {name!r}"
+        if option.get("type") != param.type.value:
+            return f"option {name!r} of type {option.get('type')!r}, not {param.type.value}"
+        value = option.get("value")
+        if autocomplete:
+            if option.get("focused") and not param.autocomplete:
+                return f"option {name!r} has no autocomplete"
+            continue
+        if not _fits_type(param.type.value, value, resolved):
+            return f"option {name!r} has a value that is not a {param.type.name}"
+        if param.choices and value not in {choice.value for choice in param.choices}:
+            return f"option {name!r} has a value outside its choices"
+    return None
+
+
+class OptionMismatch(app_commands.CommandSignatureMismatch):
+    """Options that do not fit the command: answered as any signature mismatch, and `problem` is logged."""
+
+    def __init__(self, command: app_commands.Command[Any, ..., Any], problem: str) -> None:
+        super().__init__(command)
+        self.problem = problem
+
+
+class QuizCommandTree(app_commands.CommandTree[Any]):
+    """The command tree, refusing interactions that name no user or whose options do not fit the command."""
+
+    async def interaction_check(self, interaction: discord.Interaction[Any], /) -> bool:
+        if not has_user(interaction):
+            await refuse_without_user(interaction)
+            return False
+        command = interaction.command
+        if not isinstance(command, app_commands.Command):
+            return True  # not found: the tree raises CommandNotFound, answered by its error handler
+        completing = interaction.type is discord.InteractionType.autocomplete
+        problem = misfit(command, interaction.data or {}, autocomplete=completing)
+        if problem is None:
+            return True
+        if not completing:
+            raise OptionMismatch(command, problem)  # the tree's error handler answers, in one line
+        log.warning("autocomplete for /%s does not match the registered commands (%s)", command.qualified_name, problem)
+        try:
+            await interaction.response.autocomplete([])
+        except discord.HTTPException as exc:
+            log.warning("could not answer it (%s %s)", exc.status, exc.code)
+        return False
