@@ -317,14 +317,17 @@ def _aware(value: Any) -> datetime:
 class Claims(Base):
     """A store whose jobs are taken by claims the database makes unique (see `daily_schedules`)."""
 
-    async def _claim(self, claim: Insert, move_on: Update) -> bool:
+    async def _claim(self, claim: Insert, move_on: Update, *, clear: Delete | None = None) -> bool:
         """Insert a claim the database makes unique and move its owner on, in one transaction; False if taken already.
 
         A day's post (`claim_post`) and a learner's reminder (`claim_reminder`): of several processes
-        that find the same job due, the one whose insert succeeds runs it.
+        that find the same job due, the one whose insert succeeds runs it. `clear` first removes a
+        claim that may be made again (a day's post that failed), in the same transaction.
         """
         try:
             async with self._write() as c:
+                if clear is not None:
+                    await c.execute(clear)
                 await c.execute(claim)
                 await c.execute(move_on)
         except IntegrityError:

@@ -164,8 +164,14 @@ class ScheduleRows(Claims):
     # ------------------------------------------------------------ posts
 
     async def claim_post(self, schedule: Schedule, post: DailyPost, *, cycle: int, next_at: datetime) -> bool:
-        """Record the day's post and move the schedule on, in one transaction; False if taken already."""
+        """Record the day's post and move the schedule on, in one transaction; False if taken already.
+
+        A post of the same day that failed (the bot could not post in the channel) does not hold the
+        day: it is removed in the same transaction, so `daily now` can post once the admin mends it.
+        """
         s = d.daily_schedules.c
+        p = d.daily_posts.c
+        failed = and_(p.platform == post.platform, p.channel_id == post.channel_id, p.day == post.day, p.status == "failed")
         return await self._claim(
             insert(d.daily_posts).values(
                 id=post.id,
@@ -195,6 +201,7 @@ class ScheduleRows(Claims):
                 )
             )
             .values(last_day=post.day, cycle=cycle, next_at=next_at),
+            clear=delete(d.daily_posts).where(failed),
         )
 
     async def mark_post(self, post_id: str, *, status: str, message_ref: str | None = None) -> None:

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, Table, and_, delete, select, update
+from sqlalchemy import ColumnElement, Table, and_, delete, select, true, update
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from . import daily_tables as d
 from . import social_tables as s
@@ -114,6 +115,7 @@ class PrivacyStore(Base):
         """Delete every row about the learner in one transaction; return how many, by table."""
         counts: dict[str, int] = {}
         async with self._write() as c:
+            await _uncount_daily_answers(c, platform, user_id)
             for covered in TABLES:
                 where = covered.where(platform, user_id)
                 if covered.blank is not None:
@@ -123,3 +125,19 @@ class PrivacyStore(Base):
                 if result.rowcount:
                     counts[covered.table.name] = int(result.rowcount)
         return counts
+
+
+async def _uncount_daily_answers(c: AsyncConnection, platform: str, user_id: str) -> None:
+    """Take the learner's finished daily answers out of their posts' tallies (the tally edit follows).
+
+    A deleted answer must not stay counted: the learner may answer an open post again, and counts
+    once more.
+    """
+    a, p = d.daily_answers.c, d.daily_posts.c
+    mine = select(a.post_id, a.correct).where(and_(_through(d.daily_answers, d.daily_posts, "post_id")(platform, user_id), a.done == true()))
+    for post_id, correct in (await c.execute(mine)).all():
+        await c.execute(
+            update(d.daily_posts)
+            .where(and_(p.id == post_id, p.answered > 0))
+            .values(answered=p.answered - 1, right=p.right - (1 if correct else 0), tally_dirty=True)
+        )

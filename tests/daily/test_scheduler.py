@@ -202,6 +202,23 @@ async def test_a_channel_the_bot_cannot_post_in_pauses_and_tells_the_admin_once(
     assert [p.status for p in await sqlite_stores.daily.posts("discord", "c1")] == ["failed"]
 
 
+async def test_once_the_admin_mends_a_channel_daily_now_posts_the_day_that_failed(sqlite_stores: Stores) -> None:
+    """A failed post does not hold its day: after `daily set` again, `daily now` posts, once."""
+    clock = FakeClock(datetime(2026, 6, 1, 6, 0, tzinfo=UTC))
+    poster = FakePoster(broken={"c1"})
+    scheduler, service = parts(sqlite_stores, clock, poster)
+    await service.set_schedule(ADMIN, channel_id="c1", time="09:00", timezone="Europe/Berlin")
+    await drive(scheduler, clock, datetime(2026, 6, 1, 8, 0, tzinfo=UTC))
+    assert [p.status for p in await sqlite_stores.daily.posts("discord", "c1")] == ["failed"]
+    clock.current = datetime(2026, 6, 1, 8, 0, tzinfo=UTC)  # the loop's fake sleep ran on to tomorrow's time
+    poster.broken.clear()  # the admin invites the bot to the channel
+    await service.set_schedule(ADMIN, channel_id="c1", time="09:00", timezone="Europe/Berlin")
+    assert "is posted" in (await scheduler.post_now(ADMIN, channel_id="c1")).messages[0].text()
+    assert "already posted" in (await scheduler.post_now(ADMIN, channel_id="c1")).messages[0].text()
+    assert [(p.day, p.status) for p in await sqlite_stores.daily.posts("discord", "c1")] == [(date(2026, 6, 1), "posted")]
+    assert len(poster.of("post")) == 1
+
+
 async def test_a_removed_pack_pauses_the_schedule(sqlite_stores: Stores) -> None:
     clock = FakeClock(datetime(2026, 6, 1, 6, 0, tzinfo=UTC))
     poster = FakePoster()
@@ -298,3 +315,22 @@ async def test_each_member_keeps_their_own_menu_picks_until_they_answer(sqlite_s
         await service.select(ann, post.id, {1: 1})
     tally = await sqlite_stores.daily.get_post(post.id)
     assert tally is not None and (tally.answered, tally.right) == (1, 0)
+
+
+async def test_a_learner_who_deletes_their_data_leaves_the_tally_and_counts_once_on_answering_again(sqlite_stores: Stores) -> None:
+    from bot.storage.privacy import PrivacyStore
+
+    clock = FakeClock(datetime(2026, 6, 1, 5, 0, tzinfo=UTC))
+    scheduler, service = parts(sqlite_stores, clock, FakePoster())
+    await service.set_schedule(ADMIN, channel_id="c1", time="09:00", timezone="Europe/Berlin")
+    await scheduler.post_now(ADMIN, channel_id="c1")
+    (post,) = await sqlite_stores.daily.posts("discord", "c1")
+    await service.answer_post(MEMBER, post.id, correct=True)
+    counted = await sqlite_stores.daily.get_post(post.id)
+    assert counted is not None and (counted.answered, counted.right) == (1, 1)
+    await PrivacyStore(sqlite_stores.repo.engine).delete_user("discord", MEMBER.user_id)
+    after = await sqlite_stores.daily.get_post(post.id)
+    assert after is not None and (after.answered, after.right) == (0, 0)
+    await service.answer_post(MEMBER, post.id, correct=True)
+    again = await sqlite_stores.daily.get_post(post.id)
+    assert again is not None and (again.answered, again.right) == (1, 1)
