@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import timedelta
+from typing import TYPE_CHECKING
 
 from .core import CodeRunner, QuizService, SystemClock
 from .core.answer import Answers
@@ -24,13 +25,16 @@ from .metrics import (
     watch_active_quizzes,
 )
 from .scheduler import PlatformPosters, Scheduler
-from .settings import Settings, sandbox_overrides
+from .settings import TOML_FILE, Settings, SettingsError, describe_invalid, sandbox_overrides
 from .shipped import load_shipped_packs
 from .storage import SqlRepository, open_repository
 from .storage.daily import DailyRepository
 from .storage.privacy import PrivacyStore
 from .storage.reports import ReportStore
 from .storage.social import SocialStore
+
+if TYPE_CHECKING:
+    from sandbox import SandboxConfig
 
 log = logging.getLogger("quizbot")
 
@@ -56,13 +60,12 @@ def make_runner(start: bool = True, settings: Settings | None = None) -> CodeRun
     QUIZBOT_SANDBOX_FALLBACK=local); without it, to the in-process pool as always.
     """
     try:
-        from sandbox import SandboxConfig
-
         from .sandbox_client import SandboxRunner
+
+        config = sandbox_config()
     except ImportError:  # pragma: no cover - the sandbox ships with the bot
         log.exception("the sandbox could not be loaded; code items are disabled")
         return None
-    config = SandboxConfig(**sandbox_overrides())
     urls = settings.sandbox_urls if settings is not None else []
     if not urls:
         local = SandboxRunner(config)
@@ -81,6 +84,24 @@ def make_runner(start: bool = True, settings: Settings | None = None) -> CodeRun
         if start:
             fallback.start_soon()
     return RemoteRunner(urls, token, max_code_bytes=config.code_bytes, wall_s=config.wall_s, fallback=fallback)
+
+
+def sandbox_config() -> SandboxConfig:
+    """The sandbox's settings (QUIZBOT_SANDBOX_*, the [sandbox] table of quizbot.toml); SettingsError naming a bad one."""
+    from pydantic import ValidationError
+
+    from sandbox import SandboxConfig
+
+    overrides = sandbox_overrides()
+    try:
+        return SandboxConfig(**overrides)
+    except ValidationError as exc:
+        in_file = {key.lower() for key in overrides}
+
+        def name(key: str) -> str:
+            return f"[sandbox] {key} in {TOML_FILE}" if key.lower() in in_file else f"QUIZBOT_SANDBOX_{key.upper()}"
+
+        raise SettingsError(describe_invalid(exc, name)) from None
 
 
 def server_zone(daily_store: DailyRepository) -> Callable[[str, str], Awaitable[str | None]]:

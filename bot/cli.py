@@ -10,7 +10,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pydantic import ValidationError
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -20,7 +19,7 @@ from .core.errors import PackInvalid, Problem, StorageError
 from .core.replies import plural
 from .logs import setup_logging
 from .loop import run as run_loop
-from .settings import Settings
+from .settings import Settings, SettingsError, load_settings
 
 if TYPE_CHECKING:
     from .core.packs import LoadedPack
@@ -30,6 +29,13 @@ err = Console(stderr=True, highlight=False)
 out = Console(highlight=False)
 
 
+def _port(text: str) -> int:
+    port = int(text)  # argparse turns a ValueError into "invalid _port value"
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is 1 to 65535, not {port}")
+    return port
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="quizbot", description="QuizBot: a tutor that lives in chat.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
@@ -37,7 +43,7 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("console", help="the terminal front end")
     sub.add_parser("discord", help="the Discord front end (needs DISCORD_TOKEN)")
     slack = sub.add_parser("slack", help="the Slack front end (HTTP mode, or Socket Mode with SLACK_APP_TOKEN)")
-    slack.add_argument("--port", type=int, default=None, help="HTTP port for /slack/events (default 3000)")
+    slack.add_argument("--port", type=_port, default=None, help="HTTP port for /slack/events (default 3000)")
 
     pack = sub.add_parser("pack", help="validate, import, list, export and convert packs").add_subparsers(
         dest="pack_command", metavar="ACTION", required=True
@@ -129,10 +135,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return sandbox_main(words[1:])
     args = _parser().parse_args(words)
     try:
-        settings = Settings()
-    except ValidationError as exc:
-        err.print(f"[red]Bad settings:[/red] {exc}")
-        return 2
+        settings = load_settings()
+        if _uses_sandbox(args):  # refused here, before the database or any platform is opened
+            from .app import sandbox_config
+
+            sandbox_config()
+    except SettingsError as exc:
+        return _bad_settings(exc)
     setup_logging(
         settings.log_level,
         quiet=args.command in ("console", "pack", "db", "user", "report", "grades") or _console_only(args, settings),
@@ -143,8 +152,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     except StorageError as exc:
         err.print(f"[red]Database error:[/red] {escape(str(exc))}", soft_wrap=True)  # one line, however long
         return 1
+    except SettingsError as exc:
+        return _bad_settings(exc)
     except KeyboardInterrupt:
         return 130
+
+
+def _bad_settings(exc: SettingsError) -> int:
+    err.print(f"[red]Bad settings:[/red] {escape(str(exc))}", soft_wrap=True)  # one line, naming each, no value
+    return 2
+
+
+def _uses_sandbox(args: argparse.Namespace) -> bool:
+    """Whether the command runs code in the sandbox (the front ends, pack import, pack validate --run)."""
+    if args.command == "pack":
+        return (args.pack_command == "import" and not args.unproven) or (args.pack_command == "validate" and args.run)
+    return args.command in ("run", "console", "discord", "slack")
 
 
 def _console_only(args: argparse.Namespace, settings: Settings) -> bool:

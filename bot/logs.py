@@ -14,6 +14,13 @@ _SECRET_NAMES = (
 )  # fmt: skip
 _TOKEN_SHAPES = re.compile(r"(xox[abprs]-[A-Za-z0-9-]+|xapp-[A-Za-z0-9-]+|[A-Za-z0-9_-]{23,28}\.[A-Za-z0-9_-]{6,7}\.[A-Za-z0-9_-]{27,})")
 _URL_PASSWORD = re.compile(r"(://[^:/@\s]+:)([^@\s]+)(@)")
+# A password in a URL's query (`?password=...`, `&sslpassword=...`, any case), where asyncpg and libpq take one too.
+_QUERY_SECRET = re.compile(r"([?&;][\w.%-]*(?:pass(?:word|wd)|secret|token)=)([^&;\s#'\"<>]+)", re.IGNORECASE)
+
+
+def hide_query_secrets(text: str) -> str:
+    """`text` with the value of every secret URL query parameter (`password=`, `sslpassword=`, ...) as `***`."""
+    return _QUERY_SECRET.sub(r"\1***", text)
 
 
 class RedactSecrets(logging.Filter):
@@ -27,7 +34,7 @@ class RedactSecrets(logging.Filter):
         for secret in self._secrets:
             text = text.replace(secret, "[redacted]")
         text = _TOKEN_SHAPES.sub("[redacted]", text)
-        return _URL_PASSWORD.sub(r"\1[redacted]\3", text)
+        return hide_query_secrets(_URL_PASSWORD.sub(r"\1[redacted]\3", text))
 
     def filter(self, record: logging.LogRecord) -> bool:
         message = record.getMessage()

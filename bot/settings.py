@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import os
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import AliasChoices, Field, SecretStr, ValidationInfo, field_validator
+from pydantic import AliasChoices, Field, SecretStr, ValidationError, ValidationInfo, field_validator
 from pydantic_settings import (
     BaseSettings,
     NoDecode,
@@ -17,6 +18,8 @@ from pydantic_settings import (
 )
 
 TOML_FILE = "quizbot.toml"
+MAX_SESSION_TTL_HOURS = 24 * 365  # a quiz may stay open a year, no longer
+MAX_SHARDS = 65536
 
 
 def _split(value: Any) -> Any:
@@ -43,9 +46,17 @@ class Settings(BaseSettings):
         default_factory=list, description="Extra admins: discord:<user id> or slack:<user id>, comma-separated."
     )
     log_level: str = "INFO"
-    session_ttl_hours: float = Field(default=24.0, gt=0, description="A quiz left untouched this long expires.")
+    # Every number has both bounds and no inf or nan: each becomes a timedelta, a sleep or a port, where
+    # 1e300 hours or an infinite grace is an OverflowError or a wait without end, not a setting.
+    session_ttl_hours: float = Field(
+        default=24.0, gt=0, le=MAX_SESSION_TTL_HOURS, allow_inf_nan=False, description="A quiz left untouched this long expires."
+    )
     database_timeout_seconds: float = Field(
-        default=10.0, gt=0, le=600, description="PostgreSQL: the longest wait to connect, and for one statement."
+        default=10.0,
+        gt=0,
+        le=600,
+        allow_inf_nan=False,
+        description="PostgreSQL: the longest wait to connect, and for one statement.",
     )
     uvloop: bool = Field(
         default=True, description="Run on uvloop's event loop where it is installed; off: asyncio's own loop."
@@ -67,10 +78,10 @@ class Settings(BaseSettings):
     metrics_host: str = Field(default="0.0.0.0", description="Address of the metrics server.")  # noqa: S104
     log_format: Literal["text", "json"] = Field(default="text", description="json: one JSON object per log line.")
     shutdown_grace_s: float = Field(
-        default=20.0, ge=0, le=600, description="On SIGTERM/SIGINT, how long work in flight may finish."
+        default=20.0, ge=0, le=600, allow_inf_nan=False, description="On SIGTERM/SIGINT, how long work in flight may finish."
     )
     discord_shard_count: int | None = Field(
-        default=None, ge=1, validation_alias=AliasChoices("DISCORD_SHARD_COUNT", "discord_shard_count")
+        default=None, ge=1, le=MAX_SHARDS, validation_alias=AliasChoices("DISCORD_SHARD_COUNT", "discord_shard_count")
     )
     discord_shards: Annotated[list[int], NoDecode] = Field(
         default_factory=list,
@@ -93,7 +104,7 @@ class Settings(BaseSettings):
     )
     slack_app_token: SecretStr | None = Field(default=None, validation_alias=AliasChoices("SLACK_APP_TOKEN", "slack_app_token"))
     slack_api_url: str | None = Field(default=None, validation_alias=AliasChoices("SLACK_API_URL", "slack_api_url"))
-    slack_port: int = Field(default=3000, validation_alias=AliasChoices("SLACK_PORT", "slack_port"))
+    slack_port: int = Field(default=3000, ge=1, le=65535, validation_alias=AliasChoices("SLACK_PORT", "slack_port"))
 
     @field_validator("sandbox_urls", mode="before")
     @classmethod
@@ -128,7 +139,7 @@ class Settings(BaseSettings):
         count = info.data.get("discord_shard_count")
         if value and count is None:
             raise ValueError("DISCORD_SHARDS needs DISCORD_SHARD_COUNT")
-        if any(shard >= (count or 0) for shard in value):
+        if any(shard < 0 or shard >= (count or 0) for shard in value):
             raise ValueError(f"DISCORD_SHARDS must be below DISCORD_SHARD_COUNT ({count})")
         return value
 
@@ -157,10 +168,59 @@ def shard_ids(text: str) -> list[int]:
     return sorted(set(ids))
 
 
+class SettingsError(ValueError):
+    """Settings that cannot be used: one line naming each bad one and what is wrong, never a value."""
+
+
+def load_settings() -> Settings:
+    """Read the settings; raise SettingsError naming each bad one (its variable, or its key in quizbot.toml)."""
+    try:
+        return Settings()
+    except ValidationError as exc:
+        raise SettingsError(describe_invalid(exc, _setting_name)) from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise SettingsError(f"{TOML_FILE} cannot be read ({exc})") from None
+
+
+def describe_invalid(exc: ValidationError, name: Callable[[str], str]) -> str:
+    """`NAME: what is wrong; NAME: ...` for each error of `exc`, `name` turning a field into what the operator set.
+
+    Only pydantic's message, never the input: a value given for a token could be the token itself.
+    """
+    problems = []
+    for error in exc.errors(include_url=False, include_input=False, include_context=False):
+        key, *inner = error["loc"] or ("?",)
+        item = f" (item {inner[0] + 1})" if inner and isinstance(inner[0], int) else ""
+        message = "not a setting here" if error["type"] == "extra_forbidden" else error["msg"]
+        problems.append(f"{name(str(key))}{item}: {message}")
+    return "; ".join(problems)
+
+
+def _setting_name(key: str) -> str:
+    """A Settings field (or alias) as the operator set it: its environment variable, else its key in quizbot.toml."""
+    field = next((n for n, f in Settings.model_fields.items() if key == n or key in _aliases(f.validation_alias)), key)
+    aliases = _aliases(Settings.model_fields[field].validation_alias) if field in Settings.model_fields else []
+    variable = aliases[0].upper() if aliases else f"QUIZBOT_{field.upper()}"
+    if variable in {name.upper() for name in os.environ} or not Path(TOML_FILE).is_file():
+        return variable
+    return f"{field} in {TOML_FILE}"
+
+
+def _aliases(alias: object) -> list[str]:
+    if isinstance(alias, AliasChoices):
+        return [str(choice) for choice in alias.choices]
+    return [alias] if isinstance(alias, str) else []
+
+
 def sandbox_overrides() -> dict[str, Any]:
-    """The [sandbox] table of quizbot.toml, less what the environment sets (it wins)."""
+    """The [sandbox] table of quizbot.toml, less what the environment sets (it wins); SettingsError when unreadable."""
     path = Path(TOML_FILE)
     if not path.is_file():
         return {}
-    table = tomllib.loads(path.read_text(encoding="utf-8")).get("sandbox", {})
+    try:
+        table = tomllib.loads(path.read_text(encoding="utf-8")).get("sandbox", {})
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise SettingsError(f"{TOML_FILE} cannot be read ({exc})") from None
+    if not isinstance(table, dict):
+        raise SettingsError(f"sandbox in {TOML_FILE}: must be a table ([sandbox])")
     return {k: v for k, v in table.items() if f"QUIZBOT_SANDBOX_{k.upper()}" not in os.environ}

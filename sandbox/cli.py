@@ -13,8 +13,10 @@ import os
 import sys
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from . import doctor
-from .config import SandboxConfig
+from .config import SandboxConfig, describe_invalid
 from .errors import SandboxError
 from .result import Result
 from .runner import Sandbox
@@ -80,6 +82,10 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
         config = SandboxConfig()
+    except ValidationError as exc:  # as the bot's own settings: one line, exit code 2
+        print(f"Bad settings: {describe_invalid(exc)}", file=sys.stderr)
+        return 2
+    try:
         if args.command == "serve":
             return _serve(config, args.host, args.port)
         if args.command == "doctor":

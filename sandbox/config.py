@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import os
 
-from pydantic import Field
+from pydantic import Field, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+ENV_PREFIX = "QUIZBOT_SANDBOX_"
 MIB = 1024 * 1024
 # Jobs that may wait, per worker: cheap jobs queue deep (a graded click is ~40 ms of a worker), slow
 # ones are bounded by max_wait_s instead.
@@ -25,11 +26,13 @@ class SandboxConfig(BaseSettings):
     turning one off is for diagnosis, never for production.
     """
 
-    model_config = SettingsConfigDict(env_prefix="QUIZBOT_SANDBOX_", extra="forbid", frozen=True)
+    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, extra="forbid", frozen=True)
 
     # Limits per job.
-    wall_s: float = Field(10.0, gt=0, le=600, description="Wall-clock time limit of one job, in seconds.")
-    cpu_s: float = Field(10.0, gt=0, le=600, description="CPU time limit of one job, in seconds.")
+    wall_s: float = Field(
+        10.0, gt=0, le=600, allow_inf_nan=False, description="Wall-clock time limit of one job, in seconds."
+    )
+    cpu_s: float = Field(10.0, gt=0, le=600, allow_inf_nan=False, description="CPU time limit of one job, in seconds.")
     memory_mb: int = Field(
         768,
         ge=64,
@@ -71,13 +74,18 @@ class SandboxConfig(BaseSettings):
         10.0,
         gt=0,
         le=600,
+        allow_inf_nan=False,
         description=(
             "A job is turned away when the jobs ahead of it would take longer than this to start, "
             "by the average time of recent jobs."
         ),
     )
     start_timeout_s: float = Field(
-        120.0, gt=0, description="How long the warm template may take to start (it imports torch)."
+        120.0,
+        gt=0,
+        le=3600,
+        allow_inf_nan=False,
+        description="How long the warm template may take to start (it imports torch).",
     )
 
     # Isolation switches.
@@ -117,7 +125,7 @@ class SandboxConfig(BaseSettings):
         "/run/quizbot-sandbox", description="Folder of the lock files by which pools claim their uid ranges."
     )
     cpu_cores_per_job: float = Field(
-        1.0, gt=0, le=256, description="CPU bandwidth of one job, in cores (cgroup quota)."
+        1.0, gt=0, le=256, allow_inf_nan=False, description="CPU bandwidth of one job, in cores (cgroup quota)."
     )
     nice: int = Field(
         0,
@@ -170,3 +178,14 @@ class SandboxConfig(BaseSettings):
     def queue_length(self) -> int:
         """Return the bound of the waiting queue."""
         return self.queue if self.queue is not None else QUEUE_PER_WORKER * self.workers
+
+
+def describe_invalid(exc: ValidationError) -> str:
+    """One line for a bad ``SandboxConfig()``: ``QUIZBOT_SANDBOX_WALL_S: what is wrong; ...``, never the value."""
+    problems = []
+    for error in exc.errors(include_url=False, include_input=False, include_context=False):
+        key, *inner = error["loc"] or ("?",)
+        item = f" (item {inner[0] + 1})" if inner and isinstance(inner[0], int) else ""
+        message = "not a sandbox setting" if error["type"] == "extra_forbidden" else error["msg"]
+        problems.append(f"{ENV_PREFIX}{str(key).upper()}{item}: {message}")
+    return "; ".join(problems)

@@ -23,6 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.pool import QueuePool
 
 from bot.core.errors import DatabaseFault, StorageError
+from bot.logs import hide_query_secrets
 
 from . import sqlite_link
 from . import tables as t
@@ -53,12 +54,30 @@ PROBE_KEY = "quizbot.write-probe"  # the heartbeat row the write check commits
 URL_FORMS = "sqlite+aiosqlite:///path/to/file.db or postgresql+asyncpg://user@host/db"
 
 
+# asyncpg.connect()'s keywords (and SQLAlchemy's prepared_statement_cache_size): the query parameters a URL may hold.
+ASYNCPG_PARAMETERS = frozenset({
+    "host", "port", "user", "password", "passfile", "service", "servicefile", "database", "timeout",
+    "command_timeout", "statement_cache_size", "max_cached_statement_lifetime", "max_cacheable_statement_size",
+    "ssl", "direct_tls", "target_session_attrs", "krbsrvname", "gsslib", "prepared_statement_cache_size",
+})  # fmt: skip
+LIBPQ_SPELLINGS = {"sslmode": "asyncpg spells it ssl=require, or disable, prefer, verify-ca, verify-full",
+                   "connect_timeout": "set QUIZBOT_DATABASE_TIMEOUT_SECONDS instead"}  # libpq's names, for asyncpg; fmt: skip
+
+
 def safe_url(url: str) -> str:
-    """Render a database URL with any password hidden, for messages and logs."""
+    """Render a database URL with its password hidden, in the userinfo (`user:***@`) or the query (`password=***`)."""
     try:
-        return make_url(url).render_as_string(hide_password=True)
+        return hide_query_secrets(make_url(url).render_as_string(hide_password=True))
     except Exception:
         return "<unparseable database URL>"
+
+
+def _check_asyncpg_query(parsed: URL, where: str) -> None:
+    """Raise StorageError naming each query parameter asyncpg.connect() does not take (its TypeError is a traceback)."""
+    if unknown := sorted(key for key in parsed.query if key not in ASYNCPG_PARAMETERS):
+        named = ", ".join(f"`{key}`" + (f" ({LIBPQ_SPELLINGS[key]})" if key in LIBPQ_SPELLINGS else "") for key in unknown)
+        raise StorageError(f"The database URL {where} has {'parameters' if unknown[1:] else 'a parameter'} asyncpg does not take: {named}. "
+                           f"It takes: {', '.join(sorted(ASYNCPG_PARAMETERS))}.")  # fmt: skip
 
 
 def _parse(url: str) -> URL:
@@ -112,6 +131,7 @@ def create_engine(
         if backend == "postgresql":
             if driver != "asyncpg":
                 raise StorageError(f"The database URL {where} does not name an async driver: write postgresql+asyncpg://...")
+            _check_asyncpg_query(parsed, where)
             engine = create_async_engine(
                 parsed,
                 # Twenty kept, none beyond: a connection opened for a burst and closed after it cost
@@ -132,8 +152,7 @@ def create_engine(
     except StorageError:
         raise
     except (SQLAlchemyError, ImportError, ValueError, TypeError) as exc:
-        detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise StorageError(f"The database URL {where} cannot be used ({detail}): write {URL_FORMS}") from None
+        raise StorageError(f"The database URL {where} cannot be used ({_detail(exc, url)}): write {URL_FORMS}") from None
     raise StorageError(f"Unsupported database URL {where}: use sqlite+aiosqlite:// or postgresql+asyncpg://")
 
 
@@ -307,12 +326,15 @@ async def check_writable(engine: AsyncEngine, url: str, *, wait: float | None = 
 
 def describe_error(exc: BaseException, url: str) -> str:
     """One line for an operator: what is wrong with the database and what to do."""
-    return str(classify(exc, url) or DatabaseFault("unavailable", f"The database {safe_url(url)} could not be used: {_detail(exc)}"))
+    return str(classify(exc, url) or DatabaseFault("unavailable", f"The database {safe_url(url)} could not be used: {_detail(exc, url)}"))
 
 
-def _detail(exc: BaseException) -> str:
+def _detail(exc: BaseException, url: str) -> str:
+    """The driver's first line, a `password=` in it shown as `password=***`."""
     original = exc.orig if isinstance(exc, DBAPIError) and exc.orig is not None else exc
-    return str(original).splitlines()[0] if str(original).strip() else type(original).__name__
+    if not str(original).strip():
+        return type(original).__name__
+    return hide_query_secrets(str(original).splitlines()[0])
 
 
 def classify(exc: BaseException, url: str, *, disconnect: bool = False) -> DatabaseFault | None:
@@ -326,7 +348,7 @@ def classify(exc: BaseException, url: str, *, disconnect: bool = False) -> Datab
     original = exc.orig if isinstance(exc, DBAPIError) and exc.orig is not None else exc
     if isinstance(exc, IntegrityError) or "integrity" in type(original).__name__.lower():
         return None
-    detail = _detail(exc)
+    detail = _detail(exc, url)
     lowered = detail.lower()
     name = type(original).__name__.lower()
     if isinstance(original, TimeoutError) or "timeout" in name or "timed out" in lowered:
@@ -370,6 +392,8 @@ def _raise_faults(engine: AsyncEngine, url: str) -> None:
             return dialect.connect(*cargs, **cparams)
         except OSError as exc:  # asyncpg's refused or timed-out connect: not a DBAPI error, so on_error never sees it
             raise classify(exc, url) or exc from exc
+        except (TypeError, ValueError) as exc:  # a URL parameter of the wrong kind (`?ssl=maybe`): the URL's fault
+            raise StorageError(f"The database URL {safe_url(url)} cannot be used ({_detail(exc, url)}): write {URL_FORMS}") from None
 
     event.listen(engine.sync_engine, "handle_error", on_error)
     event.listen(engine.sync_engine, "do_connect", on_connect)

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -92,3 +94,43 @@ def test_missing_file_and_module_entry_point(tmp_path: object, capsys: pytest.Ca
         [sys.executable, "-m", "sandbox", "--help"], capture_output=True, text=True, check=False
     )
     assert done.returncode == 0 and "run" in done.stdout and "doctor" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "problem"),
+    [
+        ("QUIZBOT_SANDBOX_WALL_S", "abc", "number"),
+        ("QUIZBOT_SANDBOX_WALL_S", "1e999", "finite"),
+        ("QUIZBOT_SANDBOX_MEMORY_MB", "-1", "64"),
+        ("QUIZBOT_SANDBOX_WORKERS", "0", "1"),
+        ("QUIZBOT_SANDBOX_START_TIMEOUT_S", "inf", "finite"),
+    ],
+)
+@pytest.mark.parametrize("command", ["run", "doctor", "serve"])
+def test_a_bad_setting_is_one_line_naming_the_variable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], name: str, value: str, problem: str, command: str
+) -> None:
+    hi = tmp_path / "hi.py"
+    hi.write_text("print('hi')\n", encoding="utf-8")
+    monkeypatch.setenv(name, value)
+    monkeypatch.setenv("QUIZBOT_SANDBOX_TOKEN", "sandbox-token-secret")
+    code = main({"run": ["run", str(hi)], "doctor": ["doctor", "--runs", "0"], "serve": ["serve"]}[command])
+    captured = capsys.readouterr()
+    assert code == 2 and captured.out == ""
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"Bad settings: {name}: "), captured.err
+    assert problem in lines[0] and "sandbox-token-secret" not in lines[0]
+
+
+def test_a_bad_setting_through_the_quizbot_command(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    hi = tmp_path / "hi.py"
+    hi.write_text("print('hi')\n", encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "bot.cli", "sandbox", "run", str(hi)],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "QUIZBOT_SANDBOX_WALL_S": "abc"},
+    )
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.startswith("Bad settings: QUIZBOT_SANDBOX_WALL_S: ") and len(done.stderr.splitlines()) == 1
