@@ -29,9 +29,18 @@ def parse_time(text: str) -> time:
     return time(int(match.group(1)), int(match.group(2)))
 
 
+# Names the zone database holds that are no place's time: the host's own zone (a link that differs,
+# or is missing, on another host) and tzdata's "Factory" placeholder ("local time zone must be set").
+_NOT_PLACES = frozenset({"localtime", "factory", "posixrules"})
+
+
 @cache
 def _zone_names() -> dict[str, str]:
-    return {name.lower(): name for name in available_timezones()}
+    return {
+        name.lower(): name
+        for name in available_timezones()
+        if name.lower() not in _NOT_PLACES and not name.startswith(("posix/", "right/"))
+    }
 
 
 def close_zones(name: str, limit: int = 3) -> list[str]:
@@ -104,6 +113,15 @@ class Schedule:
     @property
     def at_text(self) -> str:
         return self.at.strftime("%H:%M")
+
+
+def in_direct_message(platform: str, scope: str, channel_id: str) -> bool:
+    """Say whether a channel is a direct message, where no daily question may go.
+
+    The Actor carries no such flag: a Discord DM has no guild (scope "dm", as `Admins.require` reads
+    it), and a Slack DM's conversation id starts with "D" (Slack's documented id prefixes).
+    """
+    return scope == "dm" or scope.startswith("dm:") or (platform == "slack" and channel_id.startswith("D"))
 
 
 def check_filters(packs: tuple[str, ...], topic: str | None, difficulty: str | None) -> None:

@@ -13,7 +13,7 @@ from dataclasses import replace
 from datetime import timedelta
 
 from bot.core.answer import AnswerWrite, Leech, PracticeDay
-from bot.core.errors import NotAllowed, UnknownName
+from bot.core.errors import NotAllowed, UnknownName, place_word
 from bot.core.faults import FaultLog
 from bot.core.i18n import _, number
 from bot.core.model import Actor
@@ -31,7 +31,7 @@ from .ports import DailyStore, Packs
 from .queue import Caps, DailyQueue, build_queue, review_day
 from .reminders import Reminder
 from .rotation import ItemKey
-from .schedule import Schedule, check_filters, parse_reveal_hours, parse_time, parse_zone
+from .schedule import Schedule, check_filters, in_direct_message, parse_reveal_hours, parse_time, parse_zone
 from .timing import local_day, next_run, occurrence
 
 
@@ -86,6 +86,12 @@ class DailyService:
             raise NotAllowed(_("set the channel's daily question"), platform=actor.platform)
         if not channel_id or len(channel_id) > MAX_ID:
             raise BadSetting(_("That channel id is not one the bot can use."))
+        if in_direct_message(actor.platform, actor.scope, channel_id):
+            raise BadSetting(
+                _("The daily question is posted in a channel, not in a direct message: use {set} in that channel.").format(
+                    set=cmd("daily set")
+                )
+            )
         at = parse_time(time)
         zone = parse_zone(timezone)
         hours = parse_reveal_hours(reveal_after_hours)
@@ -104,6 +110,13 @@ class DailyService:
         # Set after today's time: the first post is tomorrow's, not one right now.
         last_day = today if occurrence(today, at, zone) <= now else today - timedelta(days=1)
         previous = await self._store.get_schedule(actor.platform, channel_id)
+        if previous is not None and previous.scope != actor.scope:
+            # A channel shared with another server or workspace: its schedule is its admins' to change.
+            raise BadSetting(
+                _("{channel} has a daily question set by another {place}; only its admins can change it.").format(
+                    channel=f"<#{channel_id}>", place=place_word(actor.platform)
+                )
+            )
         if previous is not None and previous.last_day is not None and previous.last_day >= today:
             last_day = max(last_day, previous.last_day)
         _day, next_at = next_run(at, zone, now, last_day)
