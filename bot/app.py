@@ -146,7 +146,8 @@ async def build(
     outbox = Outbox()
     answers = Answers(log=repository, counted=count_answer(metrics), faults=faults)  # where every graded answer is recorded
     races = RaceService(
-        repository=repository, store=store, clock=clock, publish=outbox, admins=admins, timers=live, answers=answers
+        repository=repository, store=store, clock=clock, publish=outbox, admins=admins, timers=live, answers=answers,
+        platforms=platforms,
     )
     posters = PlatformPosters({})
     daily_store = DailyRepository.beside(repository)

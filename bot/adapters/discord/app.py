@@ -14,7 +14,7 @@ from discord.gateway import DiscordWebSocket
 from bot.core import QuizService
 from bot.core import queries as q
 from bot.core.i18n import _, use_locale
-from bot.core.race import ChannelPost
+from bot.core.race import ChannelPost, Outbox
 from bot.metrics import Metrics
 
 from .api import (
@@ -94,6 +94,7 @@ class QuizBotClient(discord.Client):
         self.guild_ids = list(guild_ids or [])
         self.api_url = api_url
         self.sync_result: str | None = None
+        self.outbox: Outbox | None = None  # races' posts: attached once logged in (`setup_hook`)
 
     async def setup_hook(self) -> None:
         install_redaction(self.http.token or "")
@@ -106,6 +107,8 @@ class QuizBotClient(discord.Client):
         self.sync_result = await sync_commands(
             self.tree, self.handler.store, application_id=self.application_id, guild_ids=self.guild_ids
         )
+        if self.outbox is not None:  # logged in: the posts a restarted race made meanwhile waited until now
+            self.outbox.attach("discord", self.publish_race)
 
     def connected(self) -> bool:
         """Whether the gateway session is up (/readyz's "platforms")."""
@@ -193,8 +196,7 @@ def create_client(app: App, settings: Settings, *, message_content: bool = True)
         **options,
     )
     app.platforms.attach(PLATFORM, client.connected)  # /readyz
-    if app.outbox is not None:
-        app.outbox.attach("discord", client.publish_race)  # races post their rounds through this client
+    client.outbox = app.outbox  # races post their rounds through this client, once it has logged in
     return client
 
 

@@ -11,15 +11,16 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 
 from bot.core.answer import Answers, graded
-from bot.core.i18n import use_locales
+from bot.core.errors import QuizError
+from bot.core.i18n import _, for_everyone, number, use_locales
 from bot.core.locale import Locales
 from bot.core.model import Attempt
 from bot.core.packs import AnyQuestion, Pack
 from bot.core.ports import Clock
-from bot.core.replies import Message
+from bot.core.replies import Message, Text, Tone
 
 from . import view
 from .ports import Change, ChannelPost, Publisher, RaceStore
@@ -46,8 +47,12 @@ class Rounds:
         remember: Callable[[Race], None],
         pack: Callable[[str], Awaitable[Pack | None]],
         question: Callable[[RaceItem], Awaitable[AnyQuestion]],
+        platforms: Iterable[str] | None = None,
     ) -> None:
         self._store = store
+        # The platforms whose channels this process can post to (None: every one). A race of another
+        # platform is left to the process that runs it: closing its rounds here would drop their posts.
+        self._platforms = frozenset(platforms) if platforms is not None else None
         self._clock = clock
         self._publish = publish
         self._languages = languages  # the server's language, for posts no request causes
@@ -82,10 +87,38 @@ class Rounds:
             return False
         self.count(done)
         race = done.race
+        gone = await self._missing(race.items[race.round]) if race.running else None
+        if gone is not None:  # the next item left its pack (removed or updated): end the race instead of a dead round
+            race = await self._end_early(race) or race
         self._remember(race)
         self.schedule(race)
-        await self._post_after_round(race, round_index)
+        await self._post_after_round(race, round_index, gone=gone)
         return True
+
+    async def _missing(self, item: RaceItem) -> str | None:
+        """Return the item's name when its pack no longer has it, else None."""
+        try:
+            await self._question(item)
+        except QuizError:
+            return f"{item.pack}/{item.question}"
+        return None
+
+    async def _end_early(self, race: Race) -> Race | None:
+        """Stop the race at its current round (just opened); return it as stored, or None if it moved on."""
+        index = race.round
+
+        def change(current: Race) -> Change | None:
+            if not current.running or current.round != index:
+                return None
+            current.stop()
+            current.version += 1
+            return Change(current, round_attempts(current, index))
+
+        done = await self._store.update_race(race.id, change)
+        if done is None:
+            return None
+        self.count(done)
+        return done.race
 
     async def tick(self) -> int:
         """Close every round whose time is up, across all races in the database; return how many.
@@ -96,16 +129,25 @@ class Rounds:
         now = self._clock.now()
         closed = 0
         for race in await self._store.running_races():
-            if now >= race.deadline and await self.close_round(race.id, race.round):
-                closed += 1
+            if now < race.deadline or not self.keeps_time_for(race):
+                continue
+            try:  # one broken race must not keep the others from moving on
+                if await self.close_round(race.id, race.round):
+                    closed += 1
+            except Exception:
+                log.exception("closing race %s round %d failed", race.id, race.round + 1)
         return closed
 
     async def resume(self) -> list[str]:
         """At start-up: set timers for every running race with the time its round has left."""
-        races = await self._store.running_races()
+        races = [r for r in await self._store.running_races() if self.keeps_time_for(r)]
         for race in races:
             self.schedule(race)
         return [r.id for r in races]
+
+    def keeps_time_for(self, race: Race) -> bool:
+        """Say whether this process closes the race's rounds: it can post to the race's platform."""
+        return self._platforms is None or race.platform in self._platforms
 
     async def drain(self) -> None:
         """Wait for round closes started in the background (tests, shutdown)."""
@@ -127,14 +169,23 @@ class Rounds:
             for attempt in done.attempts:
                 self._answers.counted(attempt)
 
-    async def _post_after_round(self, race: Race, closed: int) -> None:
-        question = await self._question(race.items[closed])
-        pack = await self._pack(race.items[closed].pack)
-        assert pack is not None
+    async def _post_after_round(self, race: Race, closed: int, *, gone: str | None = None) -> None:
+        item = race.items[closed]
+        try:
+            question: AnyQuestion | None = await self._question(item)
+        except QuizError:  # removed from its pack (or the pack removed) while the round ran
+            question = None
+        pack = await self._pack(item.pack)
         # Often no request is running here (time ran out): the posts are in the server's language all the same.
         server = await self._languages.server(race.platform, race.scope)
         with use_locales(server, server):
-            messages: list[Message] = [view.reveal_message(race, closed, question)]
+            messages: list[Message] = [
+                view.reveal_message(race, closed, question)
+                if question is not None
+                else item_gone_message(race, closed, f"{item.pack}/{item.question}")
+            ]
+            if gone is not None:
+                messages.append(ended_early_message(gone))
             next_round: int | None = None
             if race.running:
                 next_item = race.items[race.round]
@@ -146,7 +197,9 @@ class Rounds:
                 next_round = race.round
             else:
                 messages.append(view.final_message(race))
-            closed_round = view.round_message(race, closed, pack, question, closed=True)
+            closed_round = (
+                view.round_message(race, closed, pack, question, closed=True) if pack is not None and question is not None else None
+            )
         post = ChannelPost(
             platform=race.platform,
             scope=race.scope,
@@ -167,7 +220,7 @@ class Rounds:
     def schedule(self, race: Race) -> None:
         """Set the race's timer for the time its round has left (none once it is over)."""
         self.cancel_timer(race.id)
-        if not self._use_timers or not race.running:
+        if not self._use_timers or not race.running or not self.keeps_time_for(race):
             return
         delay = race.time_left(self._clock.now())
         self._timers[race.id] = asyncio.create_task(self._wait_and_close(race.id, race.round, delay))
@@ -204,6 +257,21 @@ class Rounds:
         task = asyncio.create_task(run())
         self._background.add(task)
         task.add_done_callback(self._background.discard)
+
+
+@for_everyone
+def item_gone_message(race: Race, index: int, name: str) -> Message:
+    """Instead of a round's reveal when its item left its pack while the round ran."""
+    title = _("Round {n} of {total}: the answer").format(n=number(index + 1), total=number(race.rounds))
+    text = _("The item `{item}` was removed from its pack during this round, so its answer cannot be shown.")
+    return Message(kind="feedback", title=title, parts=(Text(text.format(item=name)),), tone=Tone.WARNING, session_id=race.id)
+
+
+@for_everyone
+def ended_early_message(name: str) -> Message:
+    """Why a race ends before its last round: its next item left its pack."""
+    text = _("The race ends early: the next item, `{item}`, was removed from its pack.")
+    return Message(kind="notice", parts=(Text(text.format(item=name)),), tone=Tone.WARNING)
 
 
 def round_attempts(race: Race, index: int) -> tuple[Attempt, ...]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from functools import partial
 
@@ -34,7 +34,7 @@ from . import view
 from .errors import BadRaceOption, NoRace, NotEnoughItems, NotRaceStarter, RaceOver, RaceRunning, RoundClosed
 from .ports import Change, Publisher, RaceStore
 from .rounds import Rounds, Sleep, round_attempts
-from .rules import MAX_ANSWER_CHARS, Race, RaceAnswer, RaceItem, check_options
+from .rules import MAX_ANSWER_CHARS, ROUNDS_MIN, Race, RaceAnswer, RaceItem, check_options
 
 PACK_CACHE_SECONDS = 30.0
 MAX_CACHED_RACES = 1000
@@ -57,7 +57,9 @@ class RaceService:
         sleep: Sleep = asyncio.sleep,
         timers: bool = True,
         answers: Answers | None = None,
+        platforms: Iterable[str] | None = None,
     ) -> None:
+        """`platforms`: the front ends this process runs; it keeps time only for their races (None: all)."""
         self._repo = repository
         self._store = store
         self._clock = clock
@@ -79,6 +81,7 @@ class RaceService:
             remember=self._remember,
             pack=self._pack,
             question=self._question,
+            platforms=platforms,
         )
         self._rounds = rounds
         self.close_round, self.tick, self.resume = rounds.close_round, rounds.tick, rounds.resume
@@ -103,6 +106,7 @@ class RaceService:
             raise BadRaceOption(
                 _("Races run in a channel: start one in a {place} channel.").format(place=place_word(actor.platform))
             )
+        asked = rounds
         rounds, seconds = check_options(rounds, seconds)
         running = await self._store.running_race(actor.platform, actor.scope, channel)
         if running is not None:
@@ -128,6 +132,8 @@ class RaceService:
             and (topic is None or q.topic == topic)
             and (difficulty is None or q.difficulty == difficulty)
         ]
+        if asked is None and ROUNDS_MIN <= len(candidates) < rounds:
+            rounds = len(candidates)  # nobody asked for the default: race through what the pack has
         if len(candidates) < rounds:
             if pack:
                 where = (_("Pack `{pack}` with those filters") if topic or difficulty else _("Pack `{pack}`")).format(pack=pack)
