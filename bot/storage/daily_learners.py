@@ -42,7 +42,12 @@ _SUSPENDED = select(_K.pack_id).where(
     and_(_K.platform == _R.platform, _K.user_id == _R.user_id, _K.suspended == true(),
          _K.pack_id == _R.pack_id, _K.question_id == _R.question_id)
 )  # fmt: skip
-_MINE = and_(_R.platform == bindparam("platform"), _R.user_id == bindparam("user_id"), ~_SUSPENDED.exists())
+_LIVE = select(t.questions.c.question_id).where(
+    and_(t.questions.c.pack_id == _R.pack_id, t.questions.c.question_id == _R.question_id)
+)  # a card's question is still in a loaded pack (a removed pack's or question's card stays in history only)
+_MINE = and_(
+    _R.platform == bindparam("platform"), _R.user_id == bindparam("user_id"), ~_SUSPENDED.exists(), _LIVE.exists()
+)
 _DUE = Prepared(
     select(_R.pack_id, _R.question_id, _R.due, _R.card)
     .where(and_(_MINE, _R.due <= bindparam("now")))

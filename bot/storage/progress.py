@@ -65,10 +65,11 @@ class ProgressStore:
             day_rows = await c.execute(select(func.date(a.at).label("day")).where(and_(mine, a.at >= since)).distinct())
             days = sorted({as_date(row.day) for row in day_rows}, reverse=True)
             learner = await read_learner(c, platform, user_id)
-            r = t.reviews.c
+            r, q = t.reviews.c, t.questions.c
+            live = select(q.question_id).where(and_(q.pack_id == r.pack_id, q.question_id == r.question_id)).exists()
             due = (
-                await c.execute(select(func.count()).where(and_(r.platform == platform, r.user_id == user_id, r.due <= now)))
-            ).scalar() or 0
+                await c.execute(select(func.count()).where(and_(r.platform == platform, r.user_id == user_id, r.due <= now, live)))
+            ).scalar() or 0  # cards of a removed pack or question stay in history, not due
         if isinstance(latest, datetime) and latest.tzinfo is None:
             latest = latest.replace(tzinfo=UTC)
         elif isinstance(latest, str):

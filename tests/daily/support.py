@@ -11,7 +11,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 import asyncpg
-from sqlalchemy import insert
+from sqlalchemy import insert, select
 
 from bot.core.daily.channel import DailyPost
 from bot.core.packs import load_path
@@ -107,3 +107,11 @@ async def add_cards(
         )
     async with repo.engine.begin() as c:
         await c.execute(insert(t.reviews), rows)
+        # A made-up question id (r0, r1, ...) stands for a question of a loaded pack: only those are due.
+        known = {r.question_id for r in await c.execute(select(t.questions.c.question_id).where(t.questions.c.pack_id == "demo"))}
+        made_up = [
+            {"pack_id": "demo", "question_id": q, "type": "short", "topic": None, "difficulty": "easy", "digest": "-"}
+            for q in dict.fromkeys(questions) if q not in known
+        ]
+        if made_up:
+            await c.execute(insert(t.questions), made_up)

@@ -164,3 +164,17 @@ async def record_review(stores: Stores, service: DailyService, item: tuple[str, 
     unit, leech = await service.review_parts("discord", "ann", item, AnswerWrite(attempt=attempt), new=False)
     await stores.repo.write_answer(unit)
     return leech
+
+
+async def test_cards_of_a_removed_pack_are_no_longer_due_in_the_review_or_the_stats(sqlite_stores: Stores) -> None:
+    """A removed pack's cards stay in the learner's history; the review and the stats no longer count them due."""
+    now = datetime(2026, 6, 1, 10, 0, tzinfo=UTC)
+    _, service = parts(sqlite_stores, FakeClock(now), FakePoster())
+    await add_cards(sqlite_stores.repo, "discord", "ann", ["q-short", "q-choice"], now - timedelta(hours=1))
+    assert (await service.review_queue(ANN)).due_total == 2
+    assert (await sqlite_stores.repo.user_stats("discord", "ann", now)).due == 2
+    await sqlite_stores.repo.delete_pack("demo")
+    queue, reply = await service.review_intro(ANN)
+    assert (queue.due_total, queue.reviews, queue.new) == (0, (), ())
+    assert "review" not in reply.messages[0].text().split(" today")[0], reply.messages[0].text()
+    assert (await sqlite_stores.repo.user_stats("discord", "ann", now)).due == 0

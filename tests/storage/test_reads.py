@@ -13,9 +13,10 @@ from datetime import date
 from typing import Any
 
 import pytest
-from sqlalchemy import event
+from sqlalchemy import event, insert
 
 from bot.storage import SqlRepository, open_repository
+from bot.storage import tables as t
 from bot.storage.daily import DailyRepository
 from bot.storage.privacy import TABLES, PrivacyStore
 from bot.storage.social import SocialStore
@@ -27,6 +28,10 @@ async def repo(pg_url: str) -> AsyncIterator[SqlRepository]:
     repository = await open_repository(pg_url)
     await repository.create_session(clicks.new_session("s1", "ann", 3))
     await clicks.click(repository, "s1", 0, "k1")  # Ann has a review card and an attempt
+    async with repository.engine.begin() as c:  # of a question a loaded pack holds (only those are due)
+        await c.execute(
+            insert(t.questions).values(pack_id="demo", question_id="q0", type="choice", topic=None, difficulty="easy", digest="-")
+        )
     yield repository
     await repository.close()
 
