@@ -34,6 +34,8 @@ MAX_COLLECTION_BYTES = 64 * 1024 * 1024  # the database once unpacked
 MAX_MEMBERS = 100_000  # media files are members too
 MAX_NOTES = 20_000
 MAX_SQLITE_STEPS = 5_000  # progress callbacks of 10,000 virtual-machine steps each
+MAX_VALUE_BYTES = 8 * 1024 * 1024  # the longest text or blob SQLite may make: a pack is at most 8 MiB
+_READ = ("col", "notes", "cards", "notetypes", "fields", "templates", "decks")
 _FIELD_REF = re.compile(r"\{\{([^{}]+)\}\}")
 _SPECIAL = frozenset({"FrontSide", "Tags", "Deck", "Subdeck", "Type", "Card", "CardFlag"})
 
@@ -70,15 +72,19 @@ def read(data: bytes, sink: Sink) -> None:
             return 1 if steps[0] > MAX_SQLITE_STEPS else 0
 
         connection.set_progress_handler(budget, 10_000)
+        connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES)  # one step of randomblob() is not small
         try:
             connection.deserialize(database)
             connection.execute("PRAGMA query_only = ON")
             connection.execute("PRAGMA trusted_schema = OFF")
+            _plain_tables(connection, sink.source)
             types, decks = _note_types(connection)
             _notes(connection, types, decks, sink)
         except sqlite3.Error as exc:
             why = "it is too large to read" if steps[0] > MAX_SQLITE_STEPS else str(exc)
             raise ConvertError(sink.source, None, M_("the Anki collection cannot be read: {why}", why=why)) from exc
+        except (ValueError, TypeError, AttributeError, RecursionError) as exc:  # col.models or col.decks is not Anki's JSON
+            raise ConvertError(sink.source, None, M_("the Anki collection cannot be read: {why}", why=M_("its note types or decks are not Anki's JSON"))) from exc
     finally:
         connection.close()
     sink.assume(M_("Anki scheduling, tags and media are not carried"))
@@ -114,6 +120,21 @@ def _collection(data: bytes, source: str) -> bytes:
     return raw
 
 
+def _plain_tables(connection: sqlite3.Connection, source: str) -> None:
+    """Refuse a collection whose tables read are views, virtual tables or have computed columns.
+
+    Anki writes plain tables. A view or a generated column runs the file's own SQL on every read
+    (a recursive query, `randomblob()` per row): only stored values may be read.
+    """
+    for name, kind, sql in connection.execute("SELECT name, type, sql FROM sqlite_master"):
+        if str(name).lower() not in _READ:  # SQLite's names ignore case: `NOTES` is `notes`
+            continue
+        plain = kind == "table" and not str(sql or "").lstrip().lower().startswith("create virtual")
+        if not plain or any(row[6] in (2, 3) for row in connection.execute(f"PRAGMA table_xinfo({name})")):
+            why = M_("`{name}` is not a plain table, as Anki writes it", name=name)
+            raise ConvertError(source, None, M_("the Anki collection cannot be read: {why}", why=why))
+
+
 def _tables(connection: sqlite3.Connection) -> set[str]:
     return {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
 
@@ -134,6 +155,8 @@ def _note_types(connection: sqlite3.Connection) -> tuple[dict[int, NoteType], di
         raise sqlite3.DatabaseError("the col table is empty")
     models: dict[str, Any] = json.loads(row[0])
     decks_json: dict[str, Any] = json.loads(row[1])
+    if not isinstance(models, dict) or not isinstance(decks_json, dict):
+        raise TypeError("col.models and col.decks are JSON objects")
     types = {}
     for mid, model in models.items():
         flds = sorted(model.get("flds", []), key=lambda f: f.get("ord", 0))
@@ -177,7 +200,7 @@ def _ordered(kind: NoteType, values: list[str]) -> list[str]:
     if not shown_q:
         return values
     front = "<br>".join(by_name[n] for n in shown_q if by_name[n].strip())
-    rest = [n for n in kind.fields if n not in shown_q and n not in shown_a]
+    rest = [n for n in kind.fields if n not in shown_q and n not in shown_a and n in by_name]  # a note may hold fewer fields
     if kind.cloze:
         return [front, *(by_name[n] for n in shown_a + rest)]
     back = [by_name[n] for n in shown_a]

@@ -32,8 +32,6 @@ from .yamlout import dump_yaml
 MAX_INPUT_BYTES = 5 * 1024 * 1024
 """The largest source file accepted, checked before anything is parsed."""
 
-MAX_ITEMS = 5000
-"""The most items one conversion turns into a pack (checking a pack takes a few ms per item)."""
 MAX_PACK_UNPACKED = 8 * 1024 * 1024  # what the pack loader accepts from a .zip
 
 GENERAL_TOPIC = "General"
@@ -83,11 +81,7 @@ def convert_bytes(
         fmt = "csv"
     name = resolve(fmt, filename) if fmt is not None else detect(data, filename)
     sink = Sink(filename, column_map=dict(column_map or {}))
-    READERS[name](data, sink)
-    if len(sink.drafts) > MAX_ITEMS:
-        raise ConvertError(
-            filename, None, M_("the file holds {n} items; a pack holds at most {most}: split the file", n=len(sink.drafts), most=MAX_ITEMS)
-        )
+    READERS[name](data, sink)  # the sink refuses the file at its first item past MAX_ITEMS
     return _build(sink, name, pack_id or pack_id_from(filename), (title or title_from(filename)).strip())
 
 
@@ -107,6 +101,10 @@ def _build(sink: Sink, fmt: str, pack_id: str, title: str) -> Conversion:
     taken: set[str] = set()
     kept: list[tuple[Draft, dict[str, Any]]] = []
     for d in drafts:
+        unstorable = _unstorable([d.fields, d.name, d.topic, d.test])
+        if unstorable is not None:
+            sink.skip(d.line, d.source_type, _label(d), unstorable)
+            continue
         qid = unique(item_id(d.name, d.fields.get("prompt", "")), taken)
         question: dict[str, Any] = {"id": qid, "type": d.fields["type"]}
         if d.topic:
@@ -202,6 +200,32 @@ def _drop_refused(
         d, _ = kept[index]
         sink.skip(d.line, d.source_type, _label(d), reason)
     return [pair for i, pair in enumerate(kept) if i not in refused]
+
+
+def _unstorable(value: object) -> str | None:
+    """Say why a text of the item cannot be stored (a NUL, a lone surrogate from a JSON escape); None when all can.
+
+    The pack loader refuses both for the whole pack; here they leave out only the item, with its line.
+    """
+    texts: list[str] = []
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.values())
+            texts.extend(k for k in item if isinstance(k, str))
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, str):
+            texts.append(item)
+    for text in texts:
+        if "\x00" in text:
+            return M_("a NUL character (\\0) in this text; no database stores it")
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            return M_("a lone surrogate (\\uD800-\\uDFFF) in this text is not valid Unicode")
+    return None
 
 
 def _label(d: Draft) -> str:

@@ -64,6 +64,8 @@ def detect(data: bytes, source: str) -> str:
     """Return the format of `data`, or raise ConvertError listing the formats known."""
     if is_package(data):
         return "anki-package"
+    if not data.lstrip(b"\xef\xbb\xbf").strip():
+        raise ConvertError(source, None, M_("the file is empty"))
     head = data[:SNIFF_BYTES]
     for bom in (b"\xef\xbb\xbf",):
         head = head.removeprefix(bom)
@@ -98,6 +100,8 @@ def detect(data: bytes, source: str) -> str:
         return "anki"  # `front; back` lines: what Anki's text import reads without a header
     if lower_name.endswith((".csv", ".tsv")):
         return "csv"  # the sheet reader says which column it could not find
+    if lower_name.endswith((".apkg", ".colpkg")):
+        raise ConvertError(source, None, M_("not a valid .apkg/.colpkg (zip) file"))
     raise ConvertError(
         source,
         None,

@@ -15,8 +15,13 @@ from typing import Any
 
 from bot.core.i18n import M_
 
-from .result import Assumption, NotConverted
+from .result import Assumption, ConvertError, NotConverted
 
+MAX_ITEMS = 5000
+"""The most items one conversion turns into a pack (checking a pack takes a few ms per item)."""
+MAX_LEFT_OUT = 5000
+"""The most items a file may hold that cannot be converted; past it the file is refused."""
+MAX_LABEL = 80  # a report names an item and its source type in at most this many characters
 MAX_CHOICES = 25
 MAX_OPTION = 80
 MAX_TYPED_ANSWER = 99
@@ -52,10 +57,24 @@ class Sink:
     _assumed: dict[str, dict[int, None]] = field(default_factory=dict)  # lines kept in order, looked up in O(1)
 
     def add(self, draft: Draft) -> None:
+        """Keep `draft`; refuse the file at the first item past MAX_ITEMS, before reading the rest."""
+        if len(self.drafts) >= MAX_ITEMS:
+            raise ConvertError(
+                self.source, draft.line, M_("the file holds more than {most} items; a pack holds at most {most}: split the file", most=MAX_ITEMS)
+            )
         self.drafts.append(draft)
 
     def skip(self, line: int, source_type: str, label: str, reason: str) -> None:
-        self.skipped.append(NotConverted(line=line, label=label or "(no text)", source_type=source_type, reason=reason))
+        """List an item left out; refuse the file when more than MAX_LEFT_OUT are (it is not what it claims to be)."""
+        if len(self.skipped) >= MAX_LEFT_OUT:
+            raise ConvertError(
+                self.source, line,
+                M_("more than {most} items cannot be converted; the first, on line {line}: {reason}",
+                   most=MAX_LEFT_OUT, line=self.skipped[0].line, reason=self.skipped[0].reason),
+            )
+        self.skipped.append(
+            NotConverted(line=line, label=_clip(label) or "(no text)", source_type=_clip(source_type), reason=reason)
+        )
 
     def assume(self, message: str, line: int | None = None) -> None:
         lines = self._assumed.setdefault(message, {})
@@ -64,6 +83,12 @@ class Sink:
 
     def assumptions(self) -> tuple[Assumption, ...]:
         return tuple(Assumption(message, tuple(lines)) for message, lines in self._assumed.items())
+
+
+def _clip(text: str) -> str:
+    """Keep a name taken from the file short: a hostile file's 5 MB attribute must not fill the report."""
+    text = text if len(text) <= MAX_LABEL else text[: MAX_LABEL - 1] + "…"
+    return text.encode("utf-8", "replace").decode("utf-8")  # a lone surrogate (a JSON escape) prints as `?`
 
 
 def typed_answer(answer: str) -> str:

@@ -57,7 +57,7 @@ def read(data: bytes, sink: Sink) -> None:
             sink.skip(node.line, kind, label, M_("a description holds no question (Moodle shows it as text between questions)"))
             continue
         if reader is None:
-            sink.skip(node.line, kind or "?", label, M_(_NO_COUNTERPART, kind=kind or "(none)"))
+            sink.skip(node.line, kind or "?", label, M_(_NO_COUNTERPART, kind=first_words(kind, 40) or "(none)"))
             continue
         try:
             draft = reader(node, sink)

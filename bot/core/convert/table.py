@@ -15,6 +15,7 @@ from bot.core.i18n import M_
 
 from .columns import Column, columns, describe, normal, unknown_overrides
 from .draft import (
+    MAX_ITEMS,
     Draft,
     Sink,
     Unmappable,
@@ -30,6 +31,7 @@ from .text import decode, first_words
 COLUMNS = ("type", "topic", "prompt", "answer", "options", "hint", "explanation", "difficulty")
 OPTIONAL = ("id",)
 REQUIRED = ("type", "prompt", "answer")
+MAX_COLUMNS = 500
 _BAR = re.compile(r"(?<!\\)\|")
 _NUMBER = re.compile(r"^[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?$")
 _FENCE = re.compile(r"```[^\n]*\n(.*?)\n?```", re.S)
@@ -83,13 +85,24 @@ def template() -> str:
 
 
 def rows(text: str, delimiter: str, source: str) -> list[tuple[int, list[str]]]:
-    """Split CSV text into rows, each with the line it starts on."""
+    """Split CSV text into rows, each with the line it starts on; blank rows are left out.
+
+    At most MAX_ITEMS rows after the header are kept: past that the file is refused at the row's
+    line, before a million rows are held in memory. The header may have at most MAX_COLUMNS cells.
+    """
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
     out: list[tuple[int, list[str]]] = []
     start = 1
     try:
         for row in reader:
-            out.append((start, row))
+            if any(cell.strip() for cell in row):
+                if not out and len(row) > MAX_COLUMNS:
+                    raise ConvertError(source, start, M_("the header row has {n} columns; a sheet may have at most {most}", n=len(row), most=MAX_COLUMNS))
+                if len(out) > MAX_ITEMS:
+                    raise ConvertError(
+                        source, start, M_("the file holds more than {most} items; a pack holds at most {most}: split the file", most=MAX_ITEMS)
+                    )
+                out.append((start, row))
             start = reader.line_num + 1
     except csv.Error as exc:
         raise ConvertError(source, start, M_("broken CSV: {detail} (check the quotes in this row)", detail=exc)) from exc

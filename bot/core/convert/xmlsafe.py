@@ -6,6 +6,7 @@ refused at its `<!DOCTYPE`, before any entity is expanded or any file read. Dept
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from xml.sax import SAXParseException
 from xml.sax.handler import ContentHandler
@@ -19,9 +20,12 @@ from bot.core.i18n import M_
 from .result import ConvertError
 
 MAX_DEPTH = 40
+MAX_ELEMENTS = 300_000
+"""A real 5 MiB export holds far fewer (a `<text>` element alone takes 13 bytes); each costs a Node."""
+_ENCODING = re.compile(rb"""^(?:\xef\xbb\xbf)?<\?xml[^>]*?encoding\s*=\s*["']([^"']{0,40})["']""")
 
 
-@dataclass
+@dataclass(slots=True)
 class Node:
     """An XML element: its tag, attributes, the line it starts on, children and text."""
 
@@ -53,12 +57,17 @@ class _TooDeep(Exception):
     pass
 
 
+class _TooMany(Exception):
+    pass
+
+
 class _Builder(ContentHandler):
     def __init__(self) -> None:
         super().__init__()
         self.root: Node | None = None
         self.stack: list[Node] = []
         self.locator: Locator | None = None
+        self.count = 0
 
     def setDocumentLocator(self, locator: Locator) -> None:
         self.locator = locator
@@ -69,6 +78,9 @@ class _Builder(ContentHandler):
     def startElement(self, name: str, attrs: AttributesImpl) -> None:
         if len(self.stack) >= MAX_DEPTH:
             raise _TooDeep
+        self.count += 1
+        if self.count > MAX_ELEMENTS:
+            raise _TooMany
         node = Node(tag=name, attrs={k: attrs[k] for k in attrs.getNames()}, line=self.line())
         if self.stack:
             self.stack[-1].children.append(node)
@@ -104,6 +116,14 @@ def parse_xml(data: bytes, source: str) -> Node:
         raise ConvertError(source, builder.line(), M_("the XML declares entities; they are refused")) from exc
     except _TooDeep as exc:
         raise ConvertError(source, builder.line(), M_("the XML nests deeper than {most} levels", most=MAX_DEPTH)) from exc
+    except _TooMany as exc:
+        raise ConvertError(source, builder.line(), M_("the XML holds more than {most} elements", most=MAX_ELEMENTS)) from exc
+    except (LookupError, ValueError) as exc:  # expat: an unknown encoding, or one it cannot read (UTF-7, Shift JIS ...)
+        declared = _ENCODING.match(data)
+        name = declared.group(1).decode("ascii", "replace") if declared else "?"
+        raise ConvertError(
+            source, 1, M_("the XML declares the encoding `{name}`, which cannot be read: save the file as UTF-8", name=name)
+        ) from exc
     if builder.root is None:
         raise ConvertError(source, 1, M_("no XML element found"))
     return builder.root
