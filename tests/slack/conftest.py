@@ -118,6 +118,11 @@ class Slack:
             action["selected_option"] = next(o for o in element["options"] if o["value"] == (values or [""])[0])
         else:
             action["selected_options"] = [o for o in element["options"] if o["value"] in (values or [])]
+        return await self.interact(self.action_payload(channel, ts, action, user=user))
+
+    def action_payload(self, channel: str, ts: str, action: dict[str, Any], *, user: str = LEARNER) -> dict[str, Any]:
+        """The block_actions payload Slack sends for `action` on the bot's message `ts`."""
+        message = self.fake.message(channel, ts)
         payload: dict[str, Any] = {
             "type": "block_actions",
             "user": {"id": user, "username": user.lower(), "name": user.lower(), "team_id": TEAM},
@@ -136,7 +141,7 @@ class Slack:
         }
         if "thread_ts" in message:
             payload["container"]["thread_ts"] = message["thread_ts"]
-        return await self.interact(payload)
+        return payload
 
     async def home_click(self, action_id: str, *, user: str = LEARNER) -> tuple[int, str]:
         view = self.fake.homes[user]

@@ -20,20 +20,8 @@ LOG_BOUND = 1_000  # characters in any one log record
 
 def click_on(slack: Slack, channel: str, ts: str, action_id: str) -> dict[str, Any]:
     """A block_actions payload as Slack sends it for a control on the message `ts` with this action id."""
-    return {
-        "type": "block_actions",
-        "user": {"id": LEARNER, "username": LEARNER.lower(), "name": LEARNER.lower(), "team_id": TEAM},
-        "api_app_id": "A0001",
-        "token": "gIkuvaNzQIHg97ATvDxqgjtO",
-        "container": {"type": "message", "message_ts": ts, "channel_id": channel, "is_ephemeral": False},
-        "trigger_id": slack.trigger(),
-        "team": {"id": TEAM, "domain": "quizbot-test"},
-        "channel": {"id": channel, "name": "general"},
-        "message": slack.fake.message(channel, ts),
-        "state": {"values": {}},
-        "response_url": slack.fake.response_url((channel, ts)),
-        "actions": [{"action_id": action_id, "block_id": "b0", "type": "button", "value": "x", "action_ts": slack.action_ts()}],
-    }
+    action = {"action_id": action_id, "block_id": "b0", "type": "button", "value": "x", "action_ts": slack.action_ts()}
+    return slack.action_payload(channel, ts, action)
 
 
 def longest_record(caplog: pytest.LogCaptureFixture) -> int:

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from bot.adapters.slack.posts import SlackPoster
 from bot.core import requests as rq
 from bot.core.daily import BadSetting
 from bot.core.model import Actor
@@ -16,18 +13,6 @@ from bot.storage import SqlRepository
 from tests.daily.wired import Wired, wire
 from tests.fakes import FakeClock, LocalRunner
 from tests.slack.conftest import ADMIN, CHANNEL, LEARNER, Slack, block_text, dm
-
-
-@pytest.fixture
-async def daily_slack(
-    open_slack: Callable[..., Any], repository: SqlRepository, runner: LocalRunner, clock: FakeClock, tmp_path: Path
-) -> AsyncIterator[tuple[Slack, Wired]]:
-    """The daily-practice wiring behind a Slack front end (as tests/slack/conftest.py's fixture)."""
-    wired = await wire(repository, clock, runner, tmp_path)
-    async with open_slack(wired.service) as workspace:
-        assert workspace.front is not None
-        await wired.posters.add("slack", SlackPoster(workspace.front.api))
-        yield workspace, wired
 
 
 def told(slack: Slack, since: int) -> str:
