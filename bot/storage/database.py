@@ -152,7 +152,7 @@ def create_engine(
     except StorageError:
         raise
     except (SQLAlchemyError, ImportError, ValueError, TypeError) as exc:
-        raise StorageError(f"The database URL {where} cannot be used ({_detail(exc, url)}): write {URL_FORMS}") from None
+        raise StorageError(f"The database URL {where} cannot be used ({_detail(exc)}): write {URL_FORMS}") from None
     raise StorageError(f"Unsupported database URL {where}: use sqlite+aiosqlite:// or postgresql+asyncpg://")
 
 
@@ -326,10 +326,10 @@ async def check_writable(engine: AsyncEngine, url: str, *, wait: float | None = 
 
 def describe_error(exc: BaseException, url: str) -> str:
     """One line for an operator: what is wrong with the database and what to do."""
-    return str(classify(exc, url) or DatabaseFault("unavailable", f"The database {safe_url(url)} could not be used: {_detail(exc, url)}"))
+    return str(classify(exc, url) or DatabaseFault("unavailable", f"The database {safe_url(url)} could not be used: {_detail(exc)}"))
 
 
-def _detail(exc: BaseException, url: str) -> str:
+def _detail(exc: BaseException) -> str:
     """The driver's first line, a `password=` in it shown as `password=***`."""
     original = exc.orig if isinstance(exc, DBAPIError) and exc.orig is not None else exc
     if not str(original).strip():
@@ -348,7 +348,7 @@ def classify(exc: BaseException, url: str, *, disconnect: bool = False) -> Datab
     original = exc.orig if isinstance(exc, DBAPIError) and exc.orig is not None else exc
     if isinstance(exc, IntegrityError) or "integrity" in type(original).__name__.lower():
         return None
-    detail = _detail(exc, url)
+    detail = _detail(exc)
     lowered = detail.lower()
     name = type(original).__name__.lower()
     if isinstance(original, TimeoutError) or "timeout" in name or "timed out" in lowered:
@@ -393,7 +393,7 @@ def _raise_faults(engine: AsyncEngine, url: str) -> None:
         except OSError as exc:  # asyncpg's refused or timed-out connect: not a DBAPI error, so on_error never sees it
             raise classify(exc, url) or exc from exc
         except (TypeError, ValueError) as exc:  # a URL parameter of the wrong kind (`?ssl=maybe`): the URL's fault
-            raise StorageError(f"The database URL {safe_url(url)} cannot be used ({_detail(exc, url)}): write {URL_FORMS}") from None
+            raise StorageError(f"The database URL {safe_url(url)} cannot be used ({_detail(exc)}): write {URL_FORMS}") from None
 
     event.listen(engine.sync_engine, "handle_error", on_error)
     event.listen(engine.sync_engine, "do_connect", on_connect)
