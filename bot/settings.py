@@ -185,15 +185,11 @@ def load_settings() -> Settings:
 def describe_invalid(exc: ValidationError, name: Callable[[str], str]) -> str:
     """`NAME: what is wrong; NAME: ...` for each error of `exc`, `name` turning a field into what the operator set.
 
-    Only pydantic's message, never the input: a value given for a token could be the token itself.
+    The sandbox's one line (its package stands alone, so the rule lives there): never the input.
     """
-    problems = []
-    for error in exc.errors(include_url=False, include_input=False, include_context=False):
-        key, *inner = error["loc"] or ("?",)
-        item = f" (item {inner[0] + 1})" if inner and isinstance(inner[0], int) else ""
-        message = "not a setting here" if error["type"] == "extra_forbidden" else error["msg"]
-        problems.append(f"{name(str(key))}{item}: {message}")
-    return "; ".join(problems)
+    from sandbox.config import describe_invalid as one_line
+
+    return one_line(exc, name, unknown="not a setting here")
 
 
 def _setting_name(key: str) -> str:

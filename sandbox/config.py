@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 
 from pydantic import Field, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -180,12 +181,20 @@ class SandboxConfig(BaseSettings):
         return self.queue if self.queue is not None else QUEUE_PER_WORKER * self.workers
 
 
-def describe_invalid(exc: ValidationError) -> str:
-    """One line for a bad ``SandboxConfig()``: ``QUIZBOT_SANDBOX_WALL_S: what is wrong; ...``, never the value."""
+def describe_invalid(
+    exc: ValidationError, name: Callable[[str], str] | None = None, *, unknown: str = "not a sandbox setting"
+) -> str:
+    """One line for bad settings: ``QUIZBOT_SANDBOX_WALL_S: what is wrong; ...``, never the value.
+
+    `name` turns a field into what the operator set (by default its ``QUIZBOT_SANDBOX_`` variable);
+    only pydantic's message is shown, never the input: a value given for a token could be the token.
+    The bot's settings are described by this too (``bot.settings``).
+    """
     problems = []
     for error in exc.errors(include_url=False, include_input=False, include_context=False):
         key, *inner = error["loc"] or ("?",)
         item = f" (item {inner[0] + 1})" if inner and isinstance(inner[0], int) else ""
-        message = "not a sandbox setting" if error["type"] == "extra_forbidden" else error["msg"]
-        problems.append(f"{ENV_PREFIX}{str(key).upper()}{item}: {message}")
+        message = unknown if error["type"] == "extra_forbidden" else error["msg"]
+        shown = name(str(key)) if name is not None else f"{ENV_PREFIX}{str(key).upper()}"
+        problems.append(f"{shown}{item}: {message}")
     return "; ".join(problems)

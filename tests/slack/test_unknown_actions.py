@@ -58,17 +58,7 @@ async def test_the_buttons_that_have_listeners_still_reach_them(slack: Slack) ->
 async def test_an_unknown_form_is_closed_and_told_privately(slack: Slack, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.INFO)
     view = {"id": "V0OLD", "type": "modal", "callback_id": LONG_ID, "private_metadata": "", "blocks": [], "state": {"values": {}}}
-    payload = {
-        "type": "view_submission",
-        "team": {"id": TEAM, "domain": "quizbot-test"},
-        "user": {"id": LEARNER, "username": LEARNER.lower(), "name": LEARNER.lower(), "team_id": TEAM},
-        "api_app_id": "A0001",
-        "token": "gIkuvaNzQIHg97ATvDxqgjtO",
-        "trigger_id": slack.trigger(),
-        "view": view,
-        "response_urls": [],
-    }
-    status, body = await slack.interact(payload)
+    status, body = await slack.submit(view, {})
     assert status == 200 and body == ""  # an empty acknowledgement closes the form
     told = [m for m in slack.fake.posts(dm(LEARNER)) if "That form no longer works here" in block_text(m["blocks"])]
     assert told, slack.fake.calls
