@@ -50,7 +50,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     validate = pack.add_parser("validate", help="check packs; every problem as file:line:col: message")
     validate.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="pack folders, .yaml or .zip files")
-    validate.add_argument("--run", action="store_true", help="run every solution, starter and verified snippet in the sandbox")
+    validate.add_argument("--run", action="store_true", help="run every solution, starter and verified snippet in the sandbox (without it, code items are only compiled)")
     validate.add_argument(
         "--strict",
         action="store_true",
