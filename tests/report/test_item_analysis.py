@@ -11,7 +11,9 @@ from bot.core.report import Filters, ItemStats, Report
 from bot.core.report.analysis import FLAG_DEAD, FLAG_EASY, FLAG_FLAT, FLAG_HARD, FLAG_NEGATIVE, FLAG_RIVAL
 from bot.core.report.render import report_csv, summary_text
 from bot.core.report.service import Reports
+from bot.core.report.sheet import cell
 from bot.storage import SqlRepository
+from bot.storage import tables as t
 from bot.storage.reports import ReportStore
 
 from .conftest import NOW
@@ -108,3 +110,26 @@ async def test_summary_puts_flagged_items_first_and_csv_has_every_item(class_rep
     assert len(rows) == 26
     perfect = next(r for r in rows if r["item"] == "perfect")
     assert perfect["facility"] == "0.500" and perfect["discrimination"] == "1.000"
+
+
+async def test_csv_keeps_a_typed_formula_as_text_and_numbers_as_numbers(class_repo: SqlRepository) -> None:
+    """A wrong answer typed as `=HYPERLINK(...)` must not become a live formula in the admin's spreadsheet."""
+    before = {r["item"]: r for r in csv.DictReader(io.StringIO(report_csv(await _report(class_repo))))}
+    assert before["reversed"]["discrimination"] == "-1.000"  # a negative number stays a number
+    typed = '=HYPERLINK("http://example.invalid/x","Click")'
+    extra = [
+        {"platform": "discord", "scope": "guild1", "user_id": f"x{k}", "pack_id": "stats-class", "question_id": "six",
+         "topic": "core", "answer": typed, "correct": False, "points": 0, "at": NOW, "session_id": None, "key": f"x{k}-1"}
+        for k in range(8)
+    ]
+    async with class_repo.db.write() as c:
+        await c.execute(t.attempts.insert(), extra)
+    rows = {r["item"]: r for r in csv.DictReader(io.StringIO(report_csv(await _report(class_repo))))}
+    assert rows["six"]["common wrong answers"].startswith("'" + typed.lower() + " (8)")  # as text (answers are compared in lower case)
+
+
+def test_a_cell_that_would_start_a_formula_is_written_as_text() -> None:
+    assert [cell(v) for v in ("=1+2", "+A1", "@SUM(A1)", "-A1", "\t=1", "\r=1")] == [
+        "'=1+2", "'+A1", "'@SUM(A1)", "'-A1", "'\t=1", "'\r=1"
+    ]
+    assert [cell(v) for v in ("-0.120", "+3", "plain", "", 7, None)] == ["-0.120", "+3", "plain", "", 7, None]

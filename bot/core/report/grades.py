@@ -7,10 +7,11 @@ the learner got right. The last columns total it up.
 
 from __future__ import annotations
 
-import csv
 import io
 from collections import defaultdict
 from collections.abc import Sequence
+
+from .sheet import SheetWriter
 
 GradeRow = tuple[str, str, str, str, str | None, bool]  # platform, user, pack, question, topic, ever right
 
@@ -37,7 +38,7 @@ def gradebook_csv(rows: Sequence[GradeRow], *, by_topic: bool = False, order: Se
     for platform, user, pack, question, topic, right in rows:
         learners[(platform, user)][column(pack, question, topic)].append(right)
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = SheetWriter(buffer)
     writer.writerow(["platform", "user", *columns, "items_tried", "items_right", "percent"])
     for (platform, user), cells in sorted(learners.items()):
         tried = sum(len(v) for v in cells.values())

@@ -7,7 +7,6 @@ every figure of every item, one row each, for a spreadsheet.
 
 from __future__ import annotations
 
-import csv
 import io
 import threading
 from collections.abc import Callable
@@ -19,6 +18,7 @@ from bot.core.pictures import WIDTH_IN, _clip, _png
 
 from .analysis import FLAG_DEAD, FLAG_RIVAL, LOW_DISCRIMINATION, TOO_EASY, TOO_HARD
 from .model import ItemStats, Report
+from .sheet import SheetWriter
 
 MAX_FLAGGED_SHOWN = 10
 MAX_CODE_SHOWN = 5  # code exercises whose failing tests the summary names
@@ -145,7 +145,7 @@ def _failing_tests(report: Report) -> str:
 def report_csv(report: Report) -> str:
     """Every item, one row each, with every figure."""
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = SheetWriter(buffer)
     writer.writerow(_columns(CSV_COLUMNS))
     too_few = _("(too few learners to judge)")
     for i in report.items:
@@ -170,7 +170,7 @@ def report_csv(report: Report) -> str:
 def progress_csv(report: Report) -> str:
     """The class: one row per learner."""
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = SheetWriter(buffer)
     writer.writerow(_columns(PROGRESS_COLUMNS))
     yes, no = pgettext("CSV cell", "yes"), pgettext("CSV cell", "no")
     for p in report.progress:
