@@ -286,7 +286,7 @@ class SocialStore(BoardRows):
             data = json.loads(row.data)
             data["anchor"] = dict(anchor)
             await c.execute(
-                update(st.races).where(R.id == race_id).values(data=json.dumps(data, separators=(",", ":")))
+                update(st.races).where(R.id == race_id).values(data=json.dumps(data, separators=(",", ":"), ensure_ascii=False))
             )
 
 
@@ -309,7 +309,8 @@ async def _load(c: AsyncConnection, row: Any) -> Race:
 
 
 def _data(race: Race) -> str:
-    return json.dumps(race.to_json(with_answers=False), separators=(",", ":"))
+    """The race's JSON, non-ASCII text as is: the items' snapshots stay within the length their bound counts."""
+    return json.dumps(race.to_json(with_answers=False), separators=(",", ":"), ensure_ascii=False)
 
 
 def _picks(stored: str | None) -> dict[int, int]:

@@ -88,7 +88,7 @@ class Rounds:
         self.count(done)
         race = done.race
         gone = await self._missing(race.items[race.round]) if race.running else None
-        if gone is not None:  # the next item left its pack (removed or updated): end the race instead of a dead round
+        if gone is not None:  # the next item left its pack (it was removed): end the race instead of a dead round
             race = await self._end_early(race) or race
         self._remember(race)
         self.schedule(race)
@@ -172,7 +172,7 @@ class Rounds:
     async def _post_after_round(self, race: Race, closed: int, *, gone: str | None = None) -> None:
         item = race.items[closed]
         try:
-            question: AnyQuestion | None = await self._question(item)
+            question: AnyQuestion | None = await self._question(item)  # as posted: its snapshot
         except QuizError:  # removed from its pack (or the pack removed) while the round ran
             question = None
         pack = await self._pack(item.pack)
@@ -189,17 +189,14 @@ class Rounds:
             next_round: int | None = None
             if race.running:
                 next_item = race.items[race.round]
-                next_pack = await self._pack(next_item.pack)
-                assert next_pack is not None
+                next_question = await self._question(next_item)  # its snapshot, once the pack still has it
                 messages.append(
-                    view.round_message(race, race.round, next_pack, await self._question(next_item))
+                    view.round_message(race, race.round, await self._pack(next_item.pack), next_question)
                 )
                 next_round = race.round
             else:
                 messages.append(view.final_message(race))
-            closed_round = (
-                view.round_message(race, closed, pack, question, closed=True) if pack is not None and question is not None else None
-            )
+            closed_round = view.round_message(race, closed, pack, question, closed=True) if question is not None else None
         post = ChannelPost(
             platform=race.platform,
             scope=race.scope,

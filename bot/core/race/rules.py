@@ -33,6 +33,7 @@ from bot.core.i18n import _
 from bot.core.replies import opt
 
 from .errors import AlreadyAnswered, BadRaceOption, RaceOver, RoundClosed
+from .snapshot import ItemSnapshot
 
 ROUNDS_MIN, ROUNDS_MAX, ROUNDS_DEFAULT = 3, 20, 10
 SECONDS_MIN, SECONDS_MAX, SECONDS_DEFAULT = 10, 120, 30
@@ -69,19 +70,28 @@ def points(rank: int, elapsed: float, seconds: int) -> int:
 
 @dataclass(frozen=True)
 class RaceItem:
-    """One round's item; `order` is the shuffled choice order shown to everyone."""
+    """One round's item; `order` is the shuffled choice order shown to everyone.
+
+    `snapshot` is the item as its pack had it when the race started (see `snapshot.py`): the race
+    posts, grades and reveals from it. None in races stored before snapshots were taken.
+    """
 
     pack: str
     question: str
     topic: str | None = None
     order: tuple[int, ...] = ()
+    snapshot: ItemSnapshot | None = field(default=None, hash=False)
 
     def to_json(self) -> dict[str, Any]:
-        return {"p": self.pack, "q": self.question, "t": self.topic, "o": list(self.order)}
+        data: dict[str, Any] = {"p": self.pack, "q": self.question, "t": self.topic, "o": list(self.order)}
+        if self.snapshot is not None:
+            data["s"] = self.snapshot.to_json()
+        return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> RaceItem:
-        return cls(data["p"], data["q"], data.get("t"), tuple(int(i) for i in data.get("o", [])))
+        order = tuple(int(i) for i in data.get("o", []))
+        return cls(data["p"], data["q"], data.get("t"), order, ItemSnapshot.read(data.get("s")))
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ from bot.core.replies import Message, Reply, cmd
 from bot.core.shared_reads import SharedReads
 
 from . import actions as rx
-from . import view
+from . import snapshot, view
 from .errors import BadRaceOption, NoRace, NotEnoughItems, NotRaceStarter, RaceOver, RaceRunning, RoundClosed
 from .ports import Change, Publisher, RaceStore
 from .rounds import Rounds, Sleep, round_attempts
@@ -131,6 +131,7 @@ class RaceService:
             if view.raceable(q)
             and (topic is None or q.topic == topic)
             and (difficulty is None or q.difficulty == difficulty)
+            and snapshot.fits(p, q)  # its copy in the race stays within its bound
         ]
         if asked is None and ROUNDS_MIN <= len(candidates) < rounds:
             rounds = len(candidates)  # nobody asked for the default: race through what the pack has
@@ -143,9 +144,11 @@ class RaceService:
         self._rng.shuffle(candidates)
         items = []
         for p, q in candidates[:rounds]:
+            copy = snapshot.ItemSnapshot.take(p, q)  # what the race posts, grades and reveals, whatever the pack becomes
+            assert copy is not None  # `fits` said so
             shown = ItemState(p.pack, q.id)
-            kind_of(q).prepare(q, shown, self._rng)  # the same shuffle a quiz makes, shared by every member
-            items.append(RaceItem(p.pack, q.id, q.topic, tuple(shown.order)))
+            kind_of(q).prepare(copy.question, shown, self._rng)  # the same shuffle a quiz makes, shared by every member
+            items.append(RaceItem(p.pack, q.id, q.topic, tuple(shown.order), copy))
         now = self._clock.now()
         race = Race(
             id=new_session_id(),
@@ -163,11 +166,12 @@ class RaceService:
         await self._store.create_race(race)
         self._remember(race)
         self._rounds.schedule(race)
-        first_pack, first = candidates[0]
+        first_pack, first = candidates[0][0], items[0].snapshot
+        assert first is not None
         with public():
             where = f"`{pack}`" if pack else _("the enabled packs")
         return Reply(
-            messages=(view.start_message(race, where), view.round_message(race, 0, first_pack, first)),
+            messages=(view.start_message(race, where), view.round_message(race, 0, first_pack, first.question)),
             private=False,
         )
 
@@ -301,10 +305,16 @@ class RaceService:
         return pack
 
     async def _question(self, item: RaceItem) -> AnyQuestion:
+        """The item as the race shows and grades it: its snapshot, while its pack still has it.
+
+        An item removed from its pack (or its pack removed) is gone for the race too; one changed
+        by a newer version of the pack is still the one posted. Races stored without snapshots
+        read the pack as it is now.
+        """
         pack = await self._pack(item.pack)
         question = pack.question(item.question) if pack is not None else None
         if question is None:
             raise QuizError(
                 _("The item `{item}` no longer exists; stop the race and start another.").format(item=f"{item.pack}/{item.question}")
             )
-        return question
+        return item.snapshot.question if item.snapshot is not None else question

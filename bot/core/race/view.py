@@ -59,18 +59,24 @@ def raceable(question: AnyQuestion) -> bool:
 
 
 @for_everyone
-def round_message(race: Race, index: int, pack: Pack, question: AnyQuestion, *, closed: bool = False) -> Message:
-    """Render round `index`: the prompt and controls every member answers with; `closed` disables them."""
-    shown = item_view(race.id, race.items[index], index, question, final=closed)
+def round_message(race: Race, index: int, pack: Pack | None, question: AnyQuestion, *, closed: bool = False) -> Message:
+    """Render round `index`: the prompt and controls every member answers with; `closed` disables them.
+
+    The footer's titles come from the item's snapshot when it has one (as the race started), else `pack`.
+    """
+    item = race.items[index]
+    shown = item_view(race.id, item, index, question, final=closed)
     parts: list[Part] = [Text(question.prompt), *shown.parts]
     rows: list[tuple[Control, ...]] = list(shown.rows)
     if not closed:
         parts.append(Text(_("_One answer per member and round: the first right answer scores most._")))
         rows.append((Button(rx.make(race.id, index, rx.STOP), pgettext("button", "Stop race"), "danger", role="stop"),))
     per_round = _("{n} s per round").format(n=number(race.seconds))
-    footer = " · ".join(
-        bit for bit in (pack.title, pack.topic_title(question.topic), difficulty_name(question.difficulty), per_round) if bit
-    )
+    if item.snapshot is not None:
+        titles = (item.snapshot.pack_title, item.snapshot.topic_title)
+    else:
+        titles = (pack.title, pack.topic_title(question.topic)) if pack is not None else ("", "")
+    footer = " · ".join(bit for bit in (*titles, difficulty_name(question.difficulty), per_round) if bit)
     title = _("Race · round {n} of {total}").format(n=number(index + 1), total=number(race.rounds))
     return Message(
         kind="item",
