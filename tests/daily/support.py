@@ -14,6 +14,7 @@ import asyncpg
 from sqlalchemy import insert, select
 
 from bot.core.daily.channel import DailyPost
+from bot.core.daily.ports import PostAccess
 from bot.core.packs import load_path
 from bot.core.replies import Message
 from bot.core.review import review
@@ -84,6 +85,10 @@ class FakePoster:
     async def send_dm(self, platform: str, user_id: str, message: Message) -> None:
         self._check(user_id)
         self.calls.append(("dm", user_id, message))
+
+    async def can_post(self, platform: str, channel_id: str) -> PostAccess:
+        """What `/quiz daily set` is told (`ChannelCheck`): a channel in `broken` refuses the bot."""
+        return PostAccess(f"{channel_id} refuses the bot's messages.") if channel_id in self.broken else PostAccess()
 
     def of(self, kind: str) -> list[tuple[str, str, Message]]:
         return [c for c in self.calls if c[0] == kind]

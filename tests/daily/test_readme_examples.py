@@ -32,6 +32,7 @@ from bot.adapters.slack.render import message_blocks
 from bot.core import requests as rq
 from bot.core.daily.cards import LEECH_FAILURES
 from bot.core.daily.channel import DailyPost
+from bot.core.daily.ports import PostAccess
 from bot.core.daily.streak import Streak
 from bot.core.errors import QuizError
 from bot.core.model import Actor
@@ -62,6 +63,11 @@ class Poster(FakePoster):
         if post.channel_id == "old-study":
             raise DeliveryFailed("404 Unknown Channel")
         return await super().post_item(post, message)
+
+    async def can_post(self, platform: str, channel_id: str) -> PostAccess:
+        if channel_id == "old-study":
+            return PostAccess("Discord knows no channel with that id that the bot can see.")
+        return await super().can_post(platform, channel_id)
 
 
 def controls_line(message: Message) -> list[str]:

@@ -296,6 +296,19 @@ async def bot(start_bot: BotRunner) -> Harness:
     return await start_bot.start()
 
 
+def study_guild(fake: FakeDiscord, *, everyone: int = p.MEMBER_PERMISSIONS | p.EMBED_LINKS) -> dict[str, Any]:
+    """The study server as Discord shows it to the bot: its channel, the @everyone role, the bot's own member.
+
+    The bot asks for these (or reads them from a GUILD_CREATE handed to the client) before it takes
+    a channel for the daily question; tests change the returned payload to take permissions away.
+    """
+    guild = fake.guilds.get(p.GUILD_ID) or fake.add_guild(p.GUILD_ID)
+    guild["roles"] = [p.role(p.GUILD_ID, "@everyone", everyone)]
+    guild["channels"] = [p.text_channel()]
+    guild["members"] = [p.bot_member()]
+    return guild
+
+
 class DailyBot(NamedTuple):
     """A Discord client on the fake Discord over the daily-practice wiring (service, scheduler, posters)."""
 
@@ -311,6 +324,7 @@ async def daily_bot(
 ) -> AsyncIterator[DailyBot]:
     repository = await open_repository(db_url)
     wired = await wire(repository, clock, runner, tmp_path)
+    study_guild(fake)
     settings = settings_for(fake, db_url)
     use_api(fake.api_url)
     client = create_client(App(settings=settings, repository=repository, service=wired.service, runner=runner), settings)

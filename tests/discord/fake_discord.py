@@ -1,7 +1,8 @@
 """A small fake of Discord's HTTP API and gateway, on 127.0.0.1, for driving discord.py in tests.
 
 It answers the calls the bot makes (login, command sync, interaction callbacks, follow-ups,
-channel messages, DMs, attachment downloads) with payloads shaped as Discord documents them,
+channel messages, DMs, attachment downloads, the channels, roles and own member of a guild added
+with `add_guild`, as a bot checking its permissions reads them) with payloads shaped as Discord documents them,
 records every call, checks every message and modal against Discord's size limits (answering 400
 like Discord when one is broken), and can be told to fail a call (429, 401, 500...).
 
@@ -57,6 +58,7 @@ class FakeDiscord(FakeGateway):
         self.interactions: dict[str, dict[str, Any]] = {}  # id -> the payload the test sent
         self.reactions: list[tuple[str, str, str]] = []  # (channel id, message id, emoji) the bot added
         self.originals: dict[str, str] = {}  # interaction token -> id of its original response message
+        self.hidden_channels: set[str] = set()  # channels the bot cannot see: 403 Missing Access, as Discord answers
         self._failures: list[Failure] = []
         self._ids = itertools.count(1_300_000_000_000_000_000)
         self._runner: web.AppRunner | None = None
@@ -153,6 +155,10 @@ class FakeDiscord(FakeGateway):
             ("POST", r"/channels/(?P<cid>\d+)/typing", self._typing),
             ("PUT", r"/channels/(?P<cid>\d+)/messages/(?P<mid>\d+)/reactions/(?P<emoji>[^/]+)/@me", self._react),
             ("POST", r"/users/@me/channels", self._dm_channel),
+            ("GET", r"/channels/(?P<cid>\d+)", self._get_channel),
+            ("GET", r"/guilds/(?P<gid>\d+)", self._get_guild),
+            ("GET", r"/guilds/(?P<gid>\d+)/channels", self._guild_channels),
+            ("GET", r"/guilds/(?P<gid>\d+)/members/(?P<uid>\d+)", self._guild_member),
         ]
 
     async def _me(self, call: Call) -> web.Response:
@@ -289,6 +295,35 @@ class FakeDiscord(FakeGateway):
         return _json(
             {"id": f"7{str(recipient)[-17:]}", "type": 1, "recipients": [user], "last_message_id": None}
         )
+
+    async def _get_channel(self, call: Call, cid: str) -> web.Response:
+        for gid, guild in self.guilds.items():
+            for channel in (*guild["channels"], *guild["threads"]):
+                if channel["id"] == cid:
+                    if cid in self.hidden_channels:
+                        return _json({"message": "Missing Access", "code": 50001}, status=403)
+                    return _json({**channel, "guild_id": gid})
+        return _json({"message": "Unknown Channel", "code": 10003}, status=404)
+
+    async def _get_guild(self, call: Call, gid: str) -> web.Response:
+        guild = self.guilds.get(gid)
+        if guild is None:
+            return _json({"message": "Unknown Guild", "code": 10004}, status=404)
+        # The REST guild object: no channels, threads or members (those are GUILD_CREATE's).
+        return _json({k: v for k, v in guild.items() if k not in ("channels", "threads", "members")})
+
+    async def _guild_channels(self, call: Call, gid: str) -> web.Response:
+        guild = self.guilds.get(gid)
+        if guild is None:
+            return _json({"message": "Unknown Guild", "code": 10004}, status=404)
+        return _json([{**c, "guild_id": gid} for c in guild["channels"]])  # threads are not listed here
+
+    async def _guild_member(self, call: Call, gid: str, uid: str) -> web.Response:
+        members = (self.guilds.get(gid) or {}).get("members") or []
+        member = next((m for m in members if m["user"]["id"] == uid), None)
+        if member is None:
+            return _json({"message": "Unknown Member", "code": 10007}, status=404)
+        return _json(member)
 
     # ------------------------------------------------------------------ helpers
 

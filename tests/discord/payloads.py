@@ -8,15 +8,16 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from .fake_discord import APP_ID
+from .fake_discord import APP_ID, BOT_USER
 
 GUILD_ID = "800000000000000001"
 CHANNEL_ID = "810000000000000001"
 THREAD_ID = "820000000000000001"
 COMMAND_ID = "830000000000000001"
 MANAGE_GUILD = 1 << 5
+VIEW_CHANNEL, SEND_MESSAGES, EMBED_LINKS = 1 << 10, 1 << 11, 1 << 14
 # View channel, send messages, use application commands.
-MEMBER_PERMISSIONS = (1 << 10) | (1 << 11) | (1 << 31)
+MEMBER_PERMISSIONS = VIEW_CHANNEL | SEND_MESSAGES | (1 << 31)
 
 _ids = itertools.count(1_200_000_000_000_000_000)
 
@@ -66,6 +67,31 @@ def text_channel(channel_id: str = CHANNEL_ID) -> dict[str, Any]:
         "last_message_id": None,
         "rate_limit_per_user": 0,
     }
+
+
+def role(role_id: str, name: str, permissions: int) -> dict[str, Any]:
+    """A role; the @everyone role's id is the guild's."""
+    return {
+        "id": role_id,
+        "name": name,
+        "color": 0,
+        "hoist": False,
+        "position": 0,
+        "permissions": str(permissions),
+        "managed": False,
+        "mentionable": False,
+        "flags": 0,
+    }
+
+
+def overwrite(target_id: str, *, allow: int = 0, deny: int = 0, member: bool = False) -> dict[str, Any]:
+    """A channel's permission overwrite for a role (or a member)."""
+    return {"id": target_id, "type": 1 if member else 0, "allow": str(allow), "deny": str(deny)}
+
+
+def bot_member(*roles: str) -> dict[str, Any]:
+    """The bot's own member in a guild (GUILD_CREATE carries it; GET /guilds/{id}/members/{bot} returns it)."""
+    return {"user": BOT_USER, "roles": list(roles), "joined_at": "2026-01-01T00:00:00+00:00", "deaf": False, "mute": False, "flags": 0}
 
 
 def thread_channel(thread_id: str = THREAD_ID) -> dict[str, Any]:

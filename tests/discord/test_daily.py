@@ -152,6 +152,7 @@ async def test_a_reminder_dm_starts_the_review_on_discord(
 async def test_an_admin_names_another_channel_with_the_picker(daily_bot: DailyBot, fake: FakeDiscord, clock: FakeClock) -> None:
     bot, wired, *_ = daily_bot
     other = "810000000000000009"
+    fake.guilds[p.GUILD_ID]["channels"].append(p.text_channel(other))
     picked = {"channels": {other: {"id": other, "name": "daily", "type": 0, "permissions": "0", "parent_id": None}}}
     channel = {"name": "channel", "type": 7, "value": other}
     done = await bot.command(

@@ -66,7 +66,9 @@ class FakeSlack:
         self.pending_uploads: dict[str, dict[str, Any]] = {}  # files upload v2: URL issued, not completed
         self.uploads: dict[str, bytes] = {}  # bytes POSTed to an upload URL, by file id
         self.shared: list[dict[str, Any]] = []  # files shared by files.completeUploadExternal, in order
-        self.closed_channels: set[str] = set()
+        self.closed_channels: set[str] = set()  # the bot is not a member: posts get not_in_channel
+        self.archived_channels: set[str] = set()  # posts get is_archived
+        self.missing_channels: set[str] = set()  # deleted, or private without the bot: channel_not_found
         self.socket_received: list[dict[str, Any]] = []
         self._script: dict[str, list[Scripted]] = {}
         self._ts = itertools.count(1)
@@ -201,7 +203,12 @@ class FakeSlack:
         problems += self._image_problems(blocks or [])
         if problems:
             return self._error(method, "invalid_blocks", errors=problems)
-        if args.get("channel") in self.closed_channels:  # set by the test: not a mistake of the bot's
+        # Set by the test: not a mistake of the bot's.
+        if args.get("channel") in self.missing_channels:
+            return web.json_response({"ok": False, "error": "channel_not_found"})
+        if args.get("channel") in self.archived_channels:
+            return web.json_response({"ok": False, "error": "is_archived"})
+        if args.get("channel") in self.closed_channels:
             return web.json_response({"ok": False, "error": "not_in_channel"})
         return None
 
@@ -234,6 +241,17 @@ class FakeSlack:
     def _m_conversations_open(self, args: dict[str, Any]) -> web.Response:
         users = str(args.get("users", ""))
         return self._ok(channel={"id": "D" + users.split(",")[0]})
+
+    def _m_conversations_info(self, args: dict[str, Any]) -> web.Response:
+        channel = str(args.get("channel", ""))
+        if channel in self.missing_channels:  # set by the test: not a mistake of the bot's
+            return web.json_response({"ok": False, "error": "channel_not_found"})
+        if channel.startswith("D"):
+            return self._ok(channel={"id": channel, "is_im": True, "user": "U" + channel[1:]})
+        return self._ok(channel={
+            "id": channel, "name": "study", "is_channel": True, "is_private": channel.startswith("G"),
+            "is_archived": channel in self.archived_channels, "is_member": channel not in self.closed_channels,
+        })  # fmt: skip
 
     def _m_views_open(self, args: dict[str, Any]) -> web.Response:
         view = _decoded(args.get("view"))

@@ -13,6 +13,7 @@ import discord
 from discord import app_commands
 
 from bot.core import Actor, QuizError, QuizService, Reply, StaleAction, error_reply
+from bot.core import actions as ax
 from bot.core import queries as q
 from bot.core import requests as rq
 from bot.core.errors import NotAddressed
@@ -175,8 +176,11 @@ class Inbound:
 
     async def _page(self, interaction: discord.Interaction[Any], session_id: str, page: int) -> None:
         responder = Responder(interaction, self.refs)
+        # The quiz the button names, shown again (the Resume button's action): the core refuses it to
+        # anyone but its owner ("this quiz belongs to ..."), as it does every other control of the quiz.
+        shown_again = rq.Act(ax.make(session_id, 0, ax.CURRENT), key=str(interaction.id))
         try:
-            reply = await self._within_ack(responder, self.service.handle(self.actor(interaction), rq.Current()))
+            reply = await self._within_ack(responder, self.service.handle(self.actor(interaction), shown_again))
             item = next((m for m in reply.messages if m.kind == "item"), None)
             shown = message_ids(clicked(interaction))
             actions = {c.action for c in item.controls() if isinstance(c, Button | Select)} if item else set()

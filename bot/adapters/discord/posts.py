@@ -2,8 +2,8 @@
 
 A plain message (code sent in a DM or a quiz thread, or under the daily post) is answered in its
 channel or the author's DMs; a race's round end is posted to its channel; the scheduler's daily
-question, its tally, its reveal and its DMs go through DiscordPoster. Answers to an interaction
-are in deliver.py.
+question, its tally, its reveal and its DMs go through DiscordPoster, which also tells `/quiz daily
+set` whether the bot may post in a channel (`can_post`). Answers to an interaction are in deliver.py.
 """
 
 from __future__ import annotations
@@ -12,10 +12,11 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Iterator
 
+import aiohttp
 import discord
 
-from bot.core.daily import DailyPost
-from bot.core.i18n import N_, _
+from bot.core.daily import DailyPost, PostAccess
+from bot.core.i18n import N_, _, ngettext
 from bot.core.race import ChannelPost
 from bot.core.replies import Message, Reply
 from bot.scheduler import DeliveryFailed
@@ -24,6 +25,14 @@ from .deliver import APOLOGY, ItemRef, ItemRefs, in_its_language, render_notice_
 from .render import render
 
 log = logging.getLogger("bot.adapters.discord.deliver")  # under its name from before these moved out of deliver.py
+
+# What the daily question (an embed with buttons) needs, by the names Discord's channel settings show.
+VIEW_CHANNEL = N_("View Channel")
+NEEDED = (("view_channel", VIEW_CHANNEL), ("send_messages", N_("Send Messages")), ("embed_links", N_("Embed Links")))
+IN_A_THREAD = (*NEEDED[:1], ("send_messages_in_threads", N_("Send Messages in Threads")), NEEDED[2])
+NO_CHANNEL = N_("Discord knows no channel with that id that the bot can see. Choose a text channel of this server.")
+NOT_TEXT = N_("it is not a text channel, so no message can be posted there. Choose a text channel.")
+Needed = tuple[tuple[str, str], ...]
 
 
 class ChannelResponder:
@@ -177,6 +186,72 @@ class DiscordPoster:
         with _refused():
             dm = await self._client.create_dm(discord.Object(id=int(user_id)))
             await dm.send(**render(message).send_kwargs())
+
+    async def can_post(self, platform: str, channel_id: str) -> PostAccess:
+        """Say whether the bot has what the daily question needs in the channel (`ChannelCheck`).
+
+        Its permissions there come from the cache (the guilds intent keeps channels, roles and the
+        bot's own member) or, for a channel not in it, from Discord's API. Discord's 404 and 403 for
+        the channel are answers; any other failure leaves the channel unchecked.
+        """
+        try:
+            channel, needed = await self._target(int(channel_id))
+        except (discord.NotFound, ValueError):
+            return PostAccess(_(NO_CHANNEL))
+        except discord.Forbidden:  # Discord's "Missing Access": the bot cannot see the channel
+            return PostAccess(_lacks([VIEW_CHANNEL]))
+        except (discord.HTTPException, discord.ClientException, aiohttp.ClientError, TimeoutError) as exc:
+            log.info("could not read a channel to check the bot's permissions (%s)", type(exc).__name__)
+            return PostAccess(checked=False)
+        if channel is None:
+            return PostAccess(_(NOT_TEXT))
+        try:
+            permissions = await self._permissions(channel)
+        except (discord.HTTPException, discord.ClientException, aiohttp.ClientError, TimeoutError) as exc:
+            log.info("could not read the bot's roles to check its permissions (%s)", type(exc).__name__)
+            return PostAccess(checked=False)
+        if permissions is None:
+            return PostAccess(_(NOT_TEXT))
+        missing = [name for flag, name in needed if not getattr(permissions, flag)]
+        return PostAccess(_lacks(missing)) if missing else PostAccess()
+
+    async def _target(self, channel_id: int) -> tuple[discord.abc.GuildChannel | None, Needed]:
+        """The channel whose permissions count (a thread's parent), and what the bot needs there; None: not a text channel."""
+        client = self._client
+        channel = client.get_channel(channel_id) or await client.fetch_channel(channel_id)
+        needed = NEEDED
+        if isinstance(channel, discord.Thread):
+            needed = IN_A_THREAD
+            channel = channel.parent or await client.fetch_channel(channel.parent_id)
+        if not isinstance(channel, discord.abc.GuildChannel) or not isinstance(channel, discord.abc.Messageable):
+            return None, needed
+        return channel, needed
+
+    async def _permissions(self, channel: discord.abc.GuildChannel) -> discord.Permissions | None:
+        """The bot's permissions in a guild channel, from the cache or, when its guild is not there, fetched."""
+        guild = channel.guild
+        # A guild known only by id (a fetched channel's, when the cache lacks it) has no roles: ask for them.
+        me: discord.Member | None = guild.me if guild.get_role(guild.id) is not None else None
+        if me is None:
+            assert self._client.user is not None  # logged in
+            guild = await self._client.fetch_guild(guild.id)
+            me = await guild.fetch_member(self._client.user.id)
+            fetched = next((c for c in await guild.fetch_channels() if c.id == channel.id), None)
+            if not isinstance(fetched, discord.abc.Messageable):
+                return None
+            channel = fetched
+        return channel.permissions_for(me)
+
+
+def _lacks(names: list[str]) -> str:
+    """Name the permissions the bot lacks in a channel, and where an admin gives them."""
+    return ngettext(
+        "the bot lacks the {names} permission there. Allow it for the bot (or its role) in the channel's"
+        " settings, under Permissions.",
+        "the bot lacks the {names} permissions there. Allow them for the bot (or its role) in the channel's"
+        " settings, under Permissions.",
+        len(names),
+    ).format(names=", ".join(f"**{_(name)}**" for name in names))
 
 
 @contextlib.contextmanager

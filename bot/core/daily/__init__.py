@@ -20,13 +20,25 @@ the timed jobs (posts, reveals, tally edits, reminders): every job is taken by a
 database makes unique (a post row unique per channel and local day, inserted in the transaction
 that moves the schedule on; a reminder row unique per learner and day), so restarts and several
 processes never repeat one. The claim comes before the platform call: at most once, never twice.
+`/quiz daily set` first asks the platform's poster whether the bot can post in the channel
+(`ChannelCheck`, which each adapter's poster implements and registers with `DailyService.check_channels`).
 """
 
 from .actions import DailyAction
 from .answering import ChannelAnswer
 from .channel import DailyPost, MemberAnswer, Tally
-from .errors import AlreadyAnswered, BadSetting, BadTime, DailyError, NoSchedule, QuestionClosed, UnknownZone
+from .errors import (
+    AlreadyAnswered,
+    BadSetting,
+    BadTime,
+    CantPost,
+    DailyError,
+    NoSchedule,
+    QuestionClosed,
+    UnknownZone,
+)
 from .learner import Learner
+from .ports import ChannelCheck, PostAccess
 from .queue import Caps, DailyQueue, DayCount, DueCard
 from .reminders import Reminder
 from .schedule import Schedule, parse_time, parse_zone
@@ -37,8 +49,10 @@ __all__ = [
     "AlreadyAnswered",
     "BadSetting",
     "BadTime",
+    "CantPost",
     "Caps",
     "ChannelAnswer",
+    "ChannelCheck",
     "DailyAction",
     "DailyError",
     "DailyPost",
@@ -49,6 +63,7 @@ __all__ = [
     "Learner",
     "MemberAnswer",
     "NoSchedule",
+    "PostAccess",
     "QuestionClosed",
     "Reminder",
     "Schedule",

@@ -5,6 +5,7 @@ QuizError
       ├── BadTime          a time that is not HH:MM
       ├── UnknownZone      a time zone the database does not know (names close matches)
       ├── BadSetting       a cap, an hour count or a name out of its range
+      ├── CantPost         a channel the platform says the bot cannot post in (says what to do)
       ├── NoSchedule       a channel with no daily question
       ├── NotServed        a platform whose front end this bot process does not run
       ├── AlreadyAnswered  a second scored answer to the same day's question
@@ -45,6 +46,18 @@ class UnknownZone(DailyError):
 
 class BadSetting(DailyError):
     pass
+
+
+class CantPost(DailyError):
+    """`/quiz daily set` on a channel the bot cannot post in: the platform's reason, nothing stored."""
+
+    def __init__(self, channel_id: str, problem: str) -> None:
+        self.channel_id, self.problem = channel_id, problem
+        super().__init__(
+            _("I can't post in {channel}: {problem} Nothing was changed.").format(
+                channel=f"<#{channel_id}>", problem=problem
+            )
+        )
 
 
 class NoSchedule(DailyError):

@@ -1,8 +1,10 @@
-"""What daily practice needs from storage and from the pack library; bot.storage implements it."""
+"""What daily practice needs from storage and from the pack library (bot.storage implements it), and
+what `/quiz daily set` asks of a platform's poster (`ChannelCheck`; each adapter's poster implements it)."""
 
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
+from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING, Protocol
 
@@ -19,6 +21,31 @@ Platforms = Collection[str] | None  # the platforms a scheduler serves; None: ev
 
 if TYPE_CHECKING:
     from bot.core.answer import AnswerWrite
+
+
+@dataclass(frozen=True)
+class PostAccess:
+    """What a platform said about the bot posting in a channel (`ChannelCheck.can_post`)."""
+
+    problem: str | None = None  # what stops the bot there and what to do about it (translated); None: nothing
+    checked: bool = True  # False: the platform could not be asked (an API error, a timeout)
+
+    @property
+    def refused(self) -> bool:
+        return self.problem is not None
+
+
+class ChannelCheck(Protocol):
+    """Asked by `/quiz daily set` before it stores a schedule: the method every daily Poster adds to
+    `bot.scheduler.Poster`'s (DiscordPoster, SlackPoster and the tests' posters implement both)."""
+
+    async def can_post(self, platform: str, channel_id: str) -> PostAccess:
+        """Say whether the bot can post the daily question (an embed with buttons) in the channel.
+
+        A refusal is an answer (`PostAccess(problem)`, in the request's language); a check that could
+        not be made (the platform's API failed) is `PostAccess(checked=False)`, never an exception.
+        """
+        ...
 
 
 class Packs(Protocol):

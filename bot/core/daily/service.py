@@ -7,6 +7,8 @@ reminders, the daily stats. Answering a channel's daily post is `answering.py`'s
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import replace
@@ -20,20 +22,22 @@ from bot.core.model import Actor
 from bot.core.packs.models import Pack
 from bot.core.ports import Clock
 from bot.core.progress import is_mastered, streak_on
-from bot.core.replies import Fields, Message, Reply, Tone, cmd, notice
+from bot.core.replies import Fields, Message, Reply, Text, Tone, cmd, notice
 
 from .answering import MAX_ID, PostAnswering
 from .cards import LEECH_FAILURES
-from .errors import BadSetting, NoSchedule
+from .errors import BadSetting, CantPost, NoSchedule
 from .learner import Learner
 from .messages import daily_stats_fields, queue_message, schedule_message
-from .ports import DailyStore, Packs
+from .ports import ChannelCheck, DailyStore, Packs, PostAccess
 from .queue import Caps, DailyQueue, build_queue, review_day
 from .reminders import Reminder
 from .rotation import ItemKey
 from .schedule import Schedule, check_filters, in_direct_message, parse_reveal_hours, parse_time, parse_zone
 from .timing import local_day, next_run, occurrence
 
+log = logging.getLogger(__name__)
+CHECK_SECONDS = 5.0  # how long `/quiz daily set` waits for the platform to say whether the bot can post
 
 class DailyService:
     """Schedules, the daily question's answers, the personal review, reminders, streaks."""
@@ -63,6 +67,26 @@ class DailyService:
         self.post, self.post_at, self.open_post = answering.post, answering.post_at, answering.open_post
         self.answer_post, self.hint_post, self.select = answering.answer_post, answering.hint_post, answering.select
         self.member_answer = answering.member_answer
+        self._checks: dict[str, ChannelCheck] = {}
+
+    def check_channels(self, platform: str, check: ChannelCheck) -> None:
+        """Have `/quiz daily set` ask `check` (the platform's poster) whether the bot can post in a channel.
+
+        A front end does this when it builds its client; a platform with none (the console) is not asked.
+        """
+        self._checks[platform] = check
+
+    async def _access(self, platform: str, channel_id: str) -> PostAccess:
+        check = self._checks.get(platform)
+        if check is None:
+            return PostAccess()
+        try:
+            return await asyncio.wait_for(check.can_post(platform, channel_id), CHECK_SECONDS)
+        except TimeoutError:
+            log.warning("%s did not say within %.0f s whether the bot can post in a channel", platform, CHECK_SECONDS)
+        except Exception:  # the check is advice: a failing one never blocks the setting
+            log.exception("could not check whether the bot can post in a %s channel", platform)
+        return PostAccess(checked=False)
 
     def is_admin(self, actor: Actor) -> bool:
         return actor.is_admin or actor.key in self._admins
@@ -119,6 +143,9 @@ class DailyService:
             )
         if previous is not None and previous.last_day is not None and previous.last_day >= today:
             last_day = max(last_day, previous.last_day)
+        access = await self._access(actor.platform, channel_id)
+        if access.problem is not None:
+            raise CantPost(channel_id, access.problem)
         _day, next_at = next_run(at, zone, now, last_day)
         schedule = Schedule(
             platform=actor.platform,
@@ -138,6 +165,12 @@ class DailyService:
         await self._store.save_schedule(schedule)
         self._wake()
         message = replace(schedule_message(schedule, now=now), tone=Tone.SUCCESS, title=_("Daily question set"))
+        if not access.checked:
+            unchecked = _(
+                "I could not check that I can post in {channel}. If the first question does not appear there,"
+                " check that the bot can see the channel and send messages in it, then use {set} again."
+            ).format(channel=f"<#{channel_id}>", set=cmd("daily set"))
+            message = replace(message, parts=(*message.parts, Text(unchecked)), tone=Tone.WARNING)
         return Reply(messages=(message,))
 
     async def show_schedule(self, actor: Actor, *, channel_id: str | None = None) -> Reply:
