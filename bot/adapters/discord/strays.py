@@ -34,8 +34,12 @@ RESOLVED = {  # an option of these types names something Discord sends in the pa
 
 
 def has_user(interaction: discord.Interaction[Any]) -> bool:
-    """Whether the interaction names who acted (Discord always sends `member` or `user`; a broken payload may not)."""
-    return isinstance(getattr(interaction, "user", None), discord.abc.User)
+    """Whether the interaction names who acted (Discord always sends `member` or `user`; a broken payload may not).
+
+    The concrete classes, not the `discord.abc.User` protocol: a protocol's isinstance walks its
+    attributes, on every interaction.
+    """
+    return isinstance(getattr(interaction, "user", None), discord.User | discord.Member)
 
 
 async def refuse_without_user(interaction: discord.Interaction[Any]) -> None:
