@@ -161,7 +161,9 @@ async def build(
         on_lag=metrics.scheduler_lag.set,
         faults=faults,
     )
-    daily = DailyService(store=daily_store, packs=repository, clock=clock, admins=admins, wake=scheduler.wake, faults=faults)
+    daily = DailyService(
+        store=daily_store, packs=repository, clock=clock, admins=admins, wake=scheduler.wake, faults=faults, channels=posters
+    )
     service = QuizService(
         repository=repository,
         runner=runner,

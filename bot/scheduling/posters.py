@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from typing import Protocol
 
 from bot.core.daily.channel import DailyPost
+from bot.core.daily.ports import PostAccess
 from bot.core.replies import Message
 
 
@@ -35,6 +36,10 @@ class Poster(Protocol):
 
     async def send_dm(self, platform: str, user_id: str, message: Message) -> None:
         """Send a direct message: a reminder, or a paused schedule's notice to its admin."""
+        ...
+
+    async def can_post(self, platform: str, channel_id: str) -> PostAccess:
+        """Say whether the bot can post the daily question in the channel (`bot.core.daily.ChannelCheck`)."""
         ...
 
 
@@ -75,3 +80,8 @@ class PlatformPosters:
 
     async def send_dm(self, platform: str, user_id: str, message: Message) -> None:
         await self._for(platform).send_dm(platform, user_id, message)
+
+    async def can_post(self, platform: str, channel_id: str) -> PostAccess:
+        """The platform's poster's answer; a platform this process has no poster for (the terminal) is not asked."""
+        poster = self._posters.get(platform)
+        return PostAccess() if poster is None else await poster.can_post(platform, channel_id)

@@ -1,7 +1,8 @@
 """`/quiz daily set` asks the platform's poster whether the bot can post in the channel (`ChannelCheck`).
 
 A refusal stores nothing and says why; a check that fails or hangs never blocks the setting, which
-then says it could not check. A platform with no poster to ask (the terminal) is not asked.
+then says it could not check. A platform with no poster to ask (the terminal) is not asked. The posters are the scheduler's
+(`PlatformPosters`), where each front end adds its own.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ async def wired(repository: SqlRepository, clock: FakeClock, runner: LocalRunner
 
 
 async def test_a_channel_the_poster_refuses_is_not_stored(wired: Wired) -> None:
-    wired.daily.check_channels("discord", FakePoster(broken={"c1"}))
+    await wired.posters.add("discord", FakePoster(broken={"c1"}))
     with pytest.raises(CantPost, match=r"^I can't post in <#c1>: c1 refuses the bot's messages\. Nothing was changed\.$"):
         await wired.service.handle(ADMIN, SET)
     assert await wired.daily._store.get_schedule("discord", "c1") is None
@@ -54,7 +55,7 @@ async def test_a_check_that_fails_or_hangs_takes_the_setting_and_says_so(
     wired: Wired, poster: type[FakePoster], monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     monkeypatch.setattr(daily_service, "CHECK_SECONDS", 0.2)
-    wired.daily.check_channels("discord", poster())
+    await wired.posters.add("discord", poster())
     done = await wired.service.handle(ADMIN, SET)
     text = done.messages[0].text()
     assert done.messages[0].title == "Daily question set" and "I could not check that I can post in <#c1>" in text
@@ -63,6 +64,6 @@ async def test_a_check_that_fails_or_hangs_takes_the_setting_and_says_so(
 
 
 async def test_a_platform_without_a_poster_is_not_asked(wired: Wired) -> None:
-    wired.daily.check_channels("slack", FakePoster(broken={"c1"}))  # another platform's
+    await wired.posters.add("slack", FakePoster(broken={"c1"}))  # another platform's
     done = await wired.service.handle(ADMIN, SET)
     assert done.messages[0].title == "Daily question set" and "could not check" not in done.messages[0].text()

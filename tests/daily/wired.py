@@ -53,7 +53,7 @@ async def wire(
     posters = PlatformPosters({})
     store = DailyRepository.beside(repository)
     scheduler = Scheduler(store=store, packs=repository, clock=clock, poster=posters, admins=admins)
-    daily = DailyService(store=store, packs=repository, clock=clock, admins=admins, wake=scheduler.wake)
+    daily = DailyService(store=store, packs=repository, clock=clock, admins=admins, wake=scheduler.wake, channels=posters)
     service = QuizService(
         repository=repository, runner=runner, clock=clock, rng=random.Random(7), admins=admins,
         daily=daily, post_now=scheduler.post_now,

@@ -196,8 +196,6 @@ def create_client(app: App, settings: Settings, *, message_content: bool = True)
         **options,
     )
     app.platforms.attach(PLATFORM, client.connected)  # /readyz
-    if app.service.daily is not None:  # `/quiz daily set` asks Discord whether the bot can post there
-        app.service.daily.daily.check_channels(PLATFORM, DiscordPoster(client))
     client.outbox = app.outbox  # races post their rounds through this client, once it has logged in
     return client
 

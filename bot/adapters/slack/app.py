@@ -139,8 +139,6 @@ async def slack_front_end(
     async with aiohttp.ClientSession() as http:
         front = Inbound(service=service, api=SlackApi(make_client(token, api_url=api_url, session=http), http, token=token))
         await service.ask(q.PlatformLocales("slack", lambda actor: front.api.user_locale(actor.user_id)))
-        if service.daily is not None:  # `/quiz daily set` asks Slack whether the bot can post there
-            service.daily.daily.check_channels("slack", SlackPoster(front.api))
         if outbox is not None:
             outbox.attach("slack", front.publish_race)
         # Bolt's own client (its authorization's auth.test) has no shared aiohttp session; the front

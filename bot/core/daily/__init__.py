@@ -21,7 +21,7 @@ database makes unique (a post row unique per channel and local day, inserted in 
 that moves the schedule on; a reminder row unique per learner and day), so restarts and several
 processes never repeat one. The claim comes before the platform call: at most once, never twice.
 `/quiz daily set` first asks the platform's poster whether the bot can post in the channel
-(`ChannelCheck`, which each adapter's poster implements and registers with `DailyService.check_channels`).
+(`ChannelCheck`: the scheduler's posters, `bot.scheduling.posters`, given to `DailyService` as `channels`).
 """
 
 from .actions import DailyAction

@@ -36,8 +36,9 @@ class PostAccess:
 
 
 class ChannelCheck(Protocol):
-    """Asked by `/quiz daily set` before it stores a schedule: the method every daily Poster adds to
-    `bot.scheduler.Poster`'s (DiscordPoster, SlackPoster and the tests' posters implement both)."""
+    """Asked by `/quiz daily set` before it stores a schedule: one of `bot.scheduling.posters.Poster`'s
+    methods (DiscordPoster, SlackPoster and the tests' posters implement it; `PlatformPosters` asks the
+    channel's platform's)."""
 
     async def can_post(self, platform: str, channel_id: str) -> PostAccess:
         """Say whether the bot can post the daily question (an embed with buttons) in the channel.

@@ -39,6 +39,7 @@ from .timing import local_day, next_run, occurrence
 log = logging.getLogger(__name__)
 CHECK_SECONDS = 5.0  # how long `/quiz daily set` waits for the platform to say whether the bot can post
 
+
 class DailyService:
     """Schedules, the daily question's answers, the personal review, reminders, streaks."""
 
@@ -51,8 +52,10 @@ class DailyService:
         admins: frozenset[str] = frozenset(),
         wake: Callable[[], None] | None = None,
         faults: FaultLog | None = None,
+        channels: ChannelCheck | None = None,
     ) -> None:
         self._store = store
+        self._channels = channels  # asked by `/quiz daily set` (the platforms' posters); None: nothing is asked
         self._packs = packs
         self._clock = clock
         self._admins = admins
@@ -67,21 +70,12 @@ class DailyService:
         self.post, self.post_at, self.open_post = answering.post, answering.post_at, answering.open_post
         self.answer_post, self.hint_post, self.select = answering.answer_post, answering.hint_post, answering.select
         self.member_answer = answering.member_answer
-        self._checks: dict[str, ChannelCheck] = {}
-
-    def check_channels(self, platform: str, check: ChannelCheck) -> None:
-        """Have `/quiz daily set` ask `check` (the platform's poster) whether the bot can post in a channel.
-
-        A front end does this when it builds its client; a platform with none (the console) is not asked.
-        """
-        self._checks[platform] = check
 
     async def _access(self, platform: str, channel_id: str) -> PostAccess:
-        check = self._checks.get(platform)
-        if check is None:
+        if self._channels is None:
             return PostAccess()
         try:
-            return await asyncio.wait_for(check.can_post(platform, channel_id), CHECK_SECONDS)
+            return await asyncio.wait_for(self._channels.can_post(platform, channel_id), CHECK_SECONDS)
         except TimeoutError:
             log.warning("%s did not say within %.0f s whether the bot can post in a channel", platform, CHECK_SECONDS)
         except Exception:  # the check is advice: a failing one never blocks the setting
