@@ -262,9 +262,11 @@ async def _pack(args: argparse.Namespace, settings: Settings) -> int:
                     status = max(status, await import_one(service, one, force=args.force, proving=proving, skip=args.skip_failing))
             return status
         if args.pack_command == "list":
-            table = Table("pack", "version", "questions", "title", "topics")
+            table = Table("pack", "version", "questions", "title", "topics", "owner")
+            owners = await repo.pack_owners()  # who may change it from the chat; the operator may change any
             for info in await repo.list_packs():
-                table.add_row(info.id, str(info.version), str(info.questions), info.title, ", ".join(t for t, _ in info.topics))
+                topics = ", ".join(t for t, _ in info.topics)
+                table.add_row(info.id, str(info.version), str(info.questions), info.title, topics, owners.get(info.id) or "operator")
             out.print(table)
             return 0
         if args.pack_command == "export":

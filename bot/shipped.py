@@ -9,6 +9,10 @@ the stored one, proven in the sandbox (a proof is itself kept by content, see
 
 When no sandbox is configured, or it does not run a trivial job, packs are stored unproven as
 before, with a warning (`quizbot pack import` proves and stores one by hand).
+
+These packs are the operator's (`packs.owner` NULL). A higher version of a pack that a server's or
+workspace's admin loaded from the chat (and so owns) is not stored over it: a warning says so, each
+start, until the operator renames one of them or replaces theirs with `quizbot pack import`.
 """
 
 from __future__ import annotations
@@ -87,6 +91,7 @@ async def load_shipped_packs(
     """
     report = StartupReport()
     stored = {p.id: p.version for p in await service.ask(q.PackList(None))}
+    owners = await service.catalogue.owners()
     sandbox: bool | None = None  # asked once, when a pack first needs proving
     for path in pack_dirs(folders):
         digest = await asyncio.to_thread(files_digest, path)
@@ -105,6 +110,13 @@ async def load_shipped_packs(
             if seen is None and pack_id in stored and stored[pack_id] == version and digest is not None:
                 log.info("pack %s v%s at %s is the stored version; raise `version` for a change to load", pack_id, version, path)
             await _remember(store, digest, pack_id, version)
+            continue
+        if owners.get(pack_id) is not None:  # not replaced behind its admins' backs; the operator may, by hand
+            log.warning(
+                "pack %s v%s at %s was not loaded: the stored pack `%s` was loaded from the chat by %s and is theirs "
+                "(give this one another id, or replace theirs with `quizbot pack import %s`)",
+                pack_id, version, path, pack_id, owners[pack_id], path,
+            )  # fmt: skip
             continue
         if sandbox is None:
             sandbox = await _sandbox_answers(runner)

@@ -46,3 +46,10 @@ async def service(repository: SqlRepository, runner: LocalRunner, clock: FakeClo
     )
     await svc.import_pack(load_path(DEMO_PACK).pack)
     return svc
+
+
+async def hand_demo_to(service: QuizService, owner: str) -> None:
+    """Make the stored `demo` pack the `owner` server's or workspace's (`discord:GUILD`, `slack:TEAM`), as
+    if its admin had loaded it first: only then may that admin update or remove it from the chat."""
+    await service.catalogue.remove("demo")  # the operator's copy (the harness loads it as the operator)
+    await service.catalogue.import_pack(load_path(DEMO_PACK).pack, by=owner)

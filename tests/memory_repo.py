@@ -8,12 +8,14 @@ attempt that settles a row of unfinished work removes it or, the row being gone,
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import datetime
+from zoneinfo import ZoneInfo
 
 from bot.core.answer import AnswerWrite
 from bot.core.errors import PackRefused
+from bot.core.importing import PackNotTheirs
 from bot.core.model import (
     Anchor,
     Attempt,
@@ -29,12 +31,14 @@ from bot.core.packs import Pack
 from bot.core.ports import Conflict, WorkTaken
 from bot.core.review import Review
 from bot.core.work import Work
+from bot.storage.packs import shown_by_default
 
 
 class MemoryRepository:
     def __init__(self) -> None:
         self.packs: dict[str, Pack] = {}
-        self.disabled: set[tuple[str, str]] = set()
+        self.owners: dict[str, str | None] = {}  # pack id -> the scope that loaded it first (None: the operator)
+        self.switches: dict[tuple[str, str], bool] = {}  # (scope, pack id) -> on; unnamed: shown_by_default's rule
         self.sessions: dict[str, Session] = {}
         self.attempts: list[Attempt] = []
         self.cards: dict[tuple[str, str, str, str], Review] = {}
@@ -50,15 +54,20 @@ class MemoryRepository:
         infos = []
         for pack in sorted(self.packs.values(), key=lambda p: p.pack):
             topics = tuple((t.id, t.title) for t in pack.topics)
-            enabled = scope is None or (scope, pack.pack) not in self.disabled
+            enabled = scope is None or self.switches.get((scope, pack.pack), shown_by_default(self.owners.get(pack.pack), scope))
+            if not enabled and scope is not None and (scope, pack.pack) not in self.switches:
+                continue  # another scope's pack, never switched on here (as bot.storage.packs lists it)
             infos.append(PackInfo(pack.pack, pack.title, pack.version, len(pack.questions), enabled, topics, pack.language or ""))
         return infos
 
-    async def import_pack(self, pack: Pack, *, force: bool = False) -> ImportReport:
+    async def import_pack(self, pack: Pack, *, force: bool = False, by: str | None = None) -> ImportReport:
         old = self.packs.get(pack.pack)
+        if old is not None and by is not None and self.owners.get(pack.pack) != by:
+            raise PackNotTheirs(pack.pack, by)
         if old is not None and pack.version <= old.version and not force:
             raise PackRefused(f"Pack `{pack.pack}` is already at version {old.version}.")
         self.packs[pack.pack] = pack
+        self.owners.setdefault(pack.pack, by)
         before = {q.id for q in old.questions} if old else set()
         after = {q.id for q in pack.questions}
         return ImportReport(
@@ -70,11 +79,17 @@ class MemoryRepository:
             tuple(sorted(before - after)),
         )
 
-    async def delete_pack(self, pack_id: str) -> bool:
+    async def delete_pack(self, pack_id: str, *, by: str | None = None) -> bool:
+        if pack_id in self.packs and by is not None and self.owners.get(pack_id) != by:
+            raise PackNotTheirs(pack_id, by, removing=True)
+        self.owners.pop(pack_id, None)
         return self.packs.pop(pack_id, None) is not None
 
+    async def pack_owners(self) -> dict[str, str | None]:
+        return {pack_id: self.owners.get(pack_id) for pack_id in self.packs}
+
     async def set_pack_enabled(self, scope: str, pack_id: str, enabled: bool) -> None:
-        (self.disabled.discard if enabled else self.disabled.add)((scope, pack_id))
+        self.switches[(scope, pack_id)] = enabled
 
     # ----------------------------------------------------------------- sessions
 
@@ -163,17 +178,23 @@ class MemoryRepository:
                 )
         return found
 
-    async def user_stats(self, platform: str, user_id: str, now: datetime) -> UserStats:
+    async def user_stats(
+        self, platform: str, user_id: str, now: datetime, *, due_by: Callable[[ZoneInfo], datetime] | None = None
+    ) -> UserStats:
         mine = [a for a in self.attempts if a.platform == platform and a.user_id == user_id]
         topics: dict[tuple[str, str | None], list[Attempt]] = {}
         for a in mine:
             topics.setdefault((a.pack, a.topic), []).append(a)
-        due = sum(1 for c in self.cards.values() if c.platform == platform and c.user_id == user_id and c.due <= now)
+        before = due_by(ZoneInfo("UTC")) if due_by is not None else None  # no daily settings here: every zone is UTC
+        due = sum(
+            1
+            for c in self.cards.values()
+            if c.platform == platform and c.user_id == user_id and (c.due < before if before is not None else c.due <= now)
+        )
         return UserStats(
             attempts=len(mine),
             correct=sum(a.correct for a in mine),
             topics=tuple(TopicStats(p, t, len(v), sum(a.correct for a in v)) for (p, t), v in topics.items()),
-            days=tuple(sorted({a.at.date() for a in mine}, reverse=True)),
             due=due,
             last_practice=max((a.at for a in mine), default=None),
         )

@@ -14,7 +14,7 @@ from . import requests as rq
 from .catalogue import Catalogue
 from .dispatch import NOT_OURS, Dispatcher, Unclaimed
 from .errors import NotAllowed, PackInvalid, Problem, QuizError, UnknownName, place_word
-from .importing import UPLOAD_SUFFIXES, PendingPacks
+from .importing import UPLOAD_SUFFIXES, PackNotTheirs, PendingPacks, pack_owner
 from .model import Actor, ImportReport
 from .packs import LoadedPack, load_bytes
 from .packs.proof import Proof, count_jobs, passing_part, proof_of
@@ -125,6 +125,7 @@ class PackAdmin:
         if unproven and not self._admins.is_operator(actor):
             raise NotAllowed(_("load a pack without proving it (operators named in `QUIZBOT_ADMINS`)"), platform=actor.platform)
         loaded = await asyncio.to_thread(load_bytes, filename, data)
+        await self._may_change(actor, loaded.pack.pack)  # before the proof, which may take minutes
         left_out: dict[str, tuple[Problem, ...]] = {}
         if unproven:
             log.warning("pack %s v%s stored unproven by %s", loaded.pack.pack, loaded.pack.version, actor.key)
@@ -133,7 +134,7 @@ class PackAdmin:
             if not found.ok and not skip_failing:
                 raise PackInvalid(list(found.problems))
             loaded, left_out = passing_part(loaded, found), found.failing
-        report = await self._catalogue.import_pack(loaded.pack, force=force)
+        report = await self._catalogue.import_pack(loaded.pack, force=force, by=pack_owner(actor))  # checked again there
         text = report_text(report)
         if left_out:
             text += "\n" + left_out_text(left_out, data, len(loaded.pack.questions))
@@ -194,6 +195,7 @@ class PackAdmin:
             message = Message(kind="admin", title=_("Nothing to load"), parts=(preview,), tone=Tone.WARNING)
             return Reply(messages=(message,))
         pack_id = str(conversion.pack["pack"])
+        await self._may_change(actor, pack_id)  # refused now, not after the preview's Load
         zipped = conversion.zip_bytes()
         found = None
         if self._runner is not None:  # proven now, so failing questions show here (the Load finds the proof kept)
@@ -251,6 +253,7 @@ class PackAdmin:
             await self._still_there(pack_id)
         else:
             await self._known(pack_id)
+        await self._may_change(actor, pack_id, removing=True)
         if not confirmed:
             yes = Button(ax.admin(ax.REMOVE_PACK, pack_id, prefix=ax.PACK_PREFIX), pgettext("button", "Remove {pack}").format(pack=pack_id), "danger", role="confirm")
             no = Button(ax.admin(ax.CANCEL, pack_id, prefix=ax.PACK_PREFIX), pgettext("button", "Keep it"), role="cancel")
@@ -260,7 +263,7 @@ class PackAdmin:
             ).format(pack=pack_id, place=place_word(actor.platform))
             message = Message(kind="admin", title=_("Remove a pack?"), parts=(Text(text),), rows=((yes, no),), tone=Tone.WARNING)
             return Reply(messages=(message,))
-        await self._catalogue.remove(pack_id)
+        await self._catalogue.remove(pack_id, by=pack_owner(actor))  # the owner checked again, in the delete
         return notice(_("Pack `{pack}` was removed. Learners' history of it is kept.").format(pack=pack_id), tone=Tone.SUCCESS)
 
     async def _still_there(self, pack_id: str) -> None:
@@ -269,6 +272,16 @@ class PackAdmin:
             raise QuizError(
                 _("The pack `{pack}` is not loaded any more (it was removed already); nothing was changed.").format(pack=pack_id)
             )
+
+    async def _may_change(self, actor: Actor, pack_id: str, *, removing: bool = False) -> None:
+        """Refuse, before anything runs or is asked, a pack that another server or workspace, or the operator, owns.
+
+        Storage checks it again in the write itself (`Repository.import_pack`): this is the early word.
+        """
+        by = pack_owner(actor)
+        owners = await self._catalogue.owners()
+        if by is not None and pack_id in owners and owners[pack_id] != by:
+            raise PackNotTheirs(pack_id, by, removing=removing)
 
     async def _known(self, pack_id: str) -> None:
         names = [p.id for p in await self._catalogue.listing()]

@@ -61,17 +61,22 @@ class Catalogue:
             titles.update({f"{info.id}/{topic}": title for topic, title in info.topics})
         return titles
 
-    async def import_pack(self, pack: Pack, *, force: bool = False) -> ImportReport:
-        report = await self._repo.import_pack(pack, force=force)
+    async def import_pack(self, pack: Pack, *, force: bool = False, by: str | None = None) -> ImportReport:
+        """Store a pack; `by` is the server or workspace loading it (None: the operator), see `Repository`."""
+        report = await self._repo.import_pack(pack, force=force, by=by)
         self.forget(pack.pack)
         return report
+
+    async def owners(self) -> dict[str, str | None]:
+        """Each stored pack's owner (None: the operator), read now: it decides who may change the pack."""
+        return await self._repo.pack_owners()
 
     async def set_enabled(self, scope: str, pack_id: str, enabled: bool) -> None:
         await self._repo.set_pack_enabled(scope, pack_id, enabled)
         self._listings.pop(scope, None)
 
-    async def remove(self, pack_id: str) -> bool:
-        removed = await self._repo.delete_pack(pack_id)
+    async def remove(self, pack_id: str, *, by: str | None = None) -> bool:
+        removed = await self._repo.delete_pack(pack_id, by=by)
         self.forget(pack_id)
         return removed
 

@@ -14,11 +14,12 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Protocol
 
-from bot.core.i18n import _, number
+from bot.core.i18n import N_, _, number
 
-from .errors import QuizError
+from .errors import PackRefused, QuizError
 from .model import Actor
 from .ports import Clock
+from .replies import cmd
 
 TTL = timedelta(hours=1)
 TOKEN_BYTES = 12  # 16 URL-safe characters: the action id stays far below Discord's 100
@@ -28,6 +29,56 @@ MAX_ZIP_BYTES = 8 * 1024 * 1024  # what a stored converted pack may take (the lo
 NATIVE_SUFFIXES = (".yaml", ".yml", ".zip")
 CONVERT_SUFFIXES = (".xml", ".gift", ".txt", ".json", ".csv", ".tsv", ".apkg", ".colpkg")
 UPLOAD_SUFFIXES = NATIVE_SUFFIXES + CONVERT_SUFFIXES
+
+
+def pack_owner(actor: Actor) -> str | None:
+    """Who a pack the actor loads belongs to: their server or workspace (`platform:scope`).
+
+    None is the operator, who may change any pack: the terminal (`quizbot console`) is the operator's.
+    """
+    return None if actor.platform == "console" else f"{actor.platform}:{actor.scope}"
+
+
+# A pack is changed and removed only from the server or workspace whose admin loaded it first.
+_NOT_THEIRS_LOAD = {
+    "discord": N_(
+        "The pack `{pack}` is not this server's: it was loaded by the operator or another server. "
+        "Give your pack another id (the `pack:` line) to load it here."
+    ),
+    "slack": N_(
+        "The pack `{pack}` is not this workspace's: it was loaded by the operator or another workspace. "
+        "Give your pack another id (the `pack:` line) to load it here."
+    ),
+    "": N_(
+        "The pack `{pack}` was loaded by the operator or by another server or workspace, not here. "
+        "Give your pack another id (the `pack:` line) to load it here."
+    ),
+}
+_NOT_THEIRS_REMOVE = {
+    "discord": N_(
+        "The pack `{pack}` is not this server's: it was loaded by the operator or another server, and only they "
+        "may remove it. Nothing was changed; {disable} `{pack}` hides it here."
+    ),
+    "slack": N_(
+        "The pack `{pack}` is not this workspace's: it was loaded by the operator or another workspace, and only "
+        "they may remove it. Nothing was changed; {disable} `{pack}` hides it here."
+    ),
+    "": N_(
+        "The pack `{pack}` was loaded by the operator or by another server or workspace, and only they may remove "
+        "it. Nothing was changed; {disable} `{pack}` hides it here."
+    ),
+}
+
+
+class PackNotTheirs(PackRefused):
+    """A server's or workspace's admin changing or removing a pack another one, or the operator, loaded."""
+
+    def __init__(self, pack_id: str, by: str, *, removing: bool = False) -> None:
+        """`by`: the server or workspace that tried (`pack_owner`), whose platform names the place."""
+        self.pack_id, self.by, self.removing = pack_id, by, removing
+        platform = by.split(":", 1)[0]
+        texts = _NOT_THEIRS_REMOVE if removing else _NOT_THEIRS_LOAD
+        super().__init__(_(texts.get(platform, texts[""])).format(pack=pack_id, disable=cmd("pack disable")))
 
 
 class PreviewGone(QuizError):

@@ -326,8 +326,7 @@ class UserStats:
     attempts: int
     correct: int
     topics: tuple[TopicStats, ...]
-    days: tuple[date, ...]  # distinct practice days, newest first
-    due: int  # questions due for review now
+    due: int  # questions due for review today (`bot.core.review.is_due`)
     last_practice: datetime | None
     streak: Streak | None = None  # the learner's stored streak (bot.core.progress), None: never practised
     zone: str = "UTC"  # the learner's time zone, where their practice days roll over

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Protocol
+from zoneinfo import ZoneInfo
 
 from .coderun import CodeRunner, RunOutcome, RunRequest, RunStatus, TestLine
 from .model import Anchor, Attempt, History, ImportReport, Owner, PackInfo, Review, Session, UserStats
@@ -42,9 +43,21 @@ class Repository(Protocol):
         """Every stored pack; `enabled` reflects the scope's settings when a scope is given."""
         ...
 
-    async def import_pack(self, pack: Pack, *, force: bool = False) -> ImportReport: ...
+    async def import_pack(self, pack: Pack, *, force: bool = False, by: str | None = None) -> ImportReport:
+        """Store the pack. `by`: the server or workspace loading it (`importing.pack_owner`), None the operator.
 
-    async def delete_pack(self, pack_id: str) -> bool: ...
+        A new pack belongs to `by`. A stored one is replaced only by the operator or by its owner: for
+        anyone else raise `importing.PackNotTheirs` and change nothing, checked in the write's transaction.
+        """
+        ...
+
+    async def delete_pack(self, pack_id: str, *, by: str | None = None) -> bool:
+        """Remove the pack (False: none stored); `by` as in `import_pack`, refused alike for another's pack."""
+        ...
+
+    async def pack_owners(self) -> dict[str, str | None]:
+        """Every stored pack's owner: the server or workspace that loaded it first, None for the operator."""
+        ...
 
     async def set_pack_enabled(self, scope: str, pack_id: str, enabled: bool) -> None: ...
 
@@ -108,7 +121,15 @@ class Repository(Protocol):
 
     async def history(self, platform: str, user_id: str, packs: Sequence[str]) -> dict[tuple[str, str], History]: ...
 
-    async def user_stats(self, platform: str, user_id: str, now: datetime) -> UserStats: ...
+    async def user_stats(
+        self, platform: str, user_id: str, now: datetime, *, due_by: Callable[[ZoneInfo], datetime] | None = None
+    ) -> UserStats:
+        """The learner's stats at `now`; `due` counts cards due before `due_by(learner's zone)` (`bot.core.review`).
+
+        Without `due_by`, cards due by `now`. Cards of a removed question, or suspended from the
+        daily review (leeches), are never due.
+        """
+        ...
 
     async def get_setting(self, key: str) -> str | None:
         """A value about one learner has a key `PLATFORM:...:USER_ID`, so their export finds it."""

@@ -4,7 +4,8 @@ Every card, picture, leaderboard and summary uses these: `/quiz stats`, the dail
 progress picture and the reminders say the same streak and the same number mastered.
 
 - A practice day is the learner's local day, rolling over at 04:00 in their time zone (UTC until
-  they set one). Any graded answer (quiz, daily post, race, review) counts the day.
+  they set one). Any graded answer (quiz, daily post, race, review) counts the day. What falls due
+  before the next rollover is due today (`bot.core.review.is_due`).
 - The streak counts consecutive practice days; long streaks earn freezes that cover missed days
   (`bot.core.daily.streak`). It is stored with the learner and moved by each answer's unit of work.
 - An item is mastered when its FSRS card's stability is above 21 days.
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
-from datetime import date, datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from .model import Streak
@@ -23,8 +24,8 @@ MASTERED_STABILITY_DAYS = 21.0
 DAY_STARTS = time(4, 0)  # a learner's practice (and review) day starts at 04:00 local time
 
 __all__ = [
-    "FREEZE_EVERY", "MASTERED_STABILITY_DAYS", "MAX_FREEZES", "Streak", "is_mastered", "practice_day", "record_day",
-    "settle", "stability_days", "streak_on",
+    "FREEZE_EVERY", "MASTERED_STABILITY_DAYS", "MAX_FREEZES", "Streak", "day_ends", "is_mastered", "practice_day",
+    "record_day", "settle", "stability_days", "streak_on",
 ]
 
 
@@ -33,6 +34,16 @@ def practice_day(at: datetime, zone: ZoneInfo) -> date:
     local = at.astimezone(zone)
     # Arithmetic on an aware datetime is wall-clock arithmetic: exactly what a rollover hour means.
     return (local - timedelta(hours=DAY_STARTS.hour, minutes=DAY_STARTS.minute)).date()
+
+
+def day_ends(now: datetime, zone: ZoneInfo) -> datetime:
+    """Return when the practice day holding `now` ends (in UTC): the next 04:00 in `zone`.
+
+    A 04:00 that a clock change skips is read with the offset before the change, as `zoneinfo`
+    does: the day still ends once, at the change.
+    """
+    end = datetime.combine(practice_day(now, zone) + timedelta(days=1), DAY_STARTS, tzinfo=zone)
+    return end.astimezone(UTC)
 
 
 FREEZE_EVERY = 7  # one freeze earned per 7 days of streak

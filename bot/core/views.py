@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from bot.core.i18n import _, ngettext, number, same_language
 
 from . import queries as q
@@ -11,6 +13,7 @@ from .dispatch import Dispatcher
 from .model import Actor, PackInfo
 from .ports import Clock, Repository
 from .replies import Fields, Message, Reply, Text, cmd, notice
+from .review import due_before
 from .stats import stats_message
 
 
@@ -47,7 +50,7 @@ class Views:
     async def stats(self, actor: Actor, *, user_id: str | None = None, name: str | None = None) -> Reply:
         uid = user_id or actor.user_id
         now = self._clock.now()
-        data = await self._repo.user_stats(actor.platform, uid, now)
+        data = await self._repo.user_stats(actor.platform, uid, now, due_by=partial(due_before, now))
         titles = await self._catalogue.topic_titles()
         who = name or (actor.mention if uid == actor.user_id else uid)
         return Reply(messages=(stats_message(who, data, titles, now),))

@@ -35,6 +35,7 @@ from bot.core.i18n import use_locale
 from bot.core.locale import Locales
 from bot.core.model import Actor, new_session_id
 from bot.core.packs.models import AnyQuestion, Pack
+from bot.core.review import due_before
 
 from .posters import DeliveryFailed, Poster
 
@@ -197,7 +198,7 @@ class DailyJobs:
             await self._store.advance_reminder(learner, next_at=next_at)
             return
         done = await self._store.day_count(learner.platform, learner.user_id, review_day(now, learner.tz))
-        _, due_total, _ = await self._store.due_cards(learner.platform, learner.user_id, now, 0)
+        _, due_total, _ = await self._store.due_cards(learner.platform, learner.user_id, due_before(now, learner.tz), 0)
         due = min(due_total, max(learner.caps.reviews - done.reviews, 0))
         if not await self._store.claim_reminder(learner, day, due=due, now=now, next_at=next_at):
             # Taken already that day (by another process, or before the reminder was set again):

@@ -50,7 +50,7 @@ _MINE = and_(
 )
 _DUE = Prepared(
     select(_R.pack_id, _R.question_id, _R.due, _R.card)
-    .where(and_(_MINE, _R.due <= bindparam("now")))
+    .where(and_(_MINE, _R.due < bindparam("before")))
     .order_by(_R.due, _R.pack_id, _R.question_id)
     .limit(bindparam("limit"))
 )
@@ -68,8 +68,8 @@ _NEW_ITEMS = (  # a list of packs is no `Prepared` statement (SQLAlchemy expands
     )
     .order_by(_Q.pack_id, _Q.question_id)
 )  # fmt: skip
-_DUE_COUNT = Prepared(select(func.count().label("n")).where(and_(_MINE, _R.due <= bindparam("now"))))
-_DUE_LATER = Prepared(select(func.min(_R.due).label("later")).where(and_(_MINE, _R.due > bindparam("now"))))
+_DUE_COUNT = Prepared(select(func.count().label("n")).where(and_(_MINE, _R.due < bindparam("before"))))
+_DUE_LATER = Prepared(select(func.min(_R.due).label("later")).where(and_(_MINE, _R.due >= bindparam("before"))))
 
 
 class LearnerRows(Base):
@@ -121,10 +121,13 @@ class LearnerRows(Base):
     # ------------------------------------------------------------ cards
 
     async def due_cards(
-        self, platform: str, user_id: str, now: datetime, limit: int
+        self, platform: str, user_id: str, before: datetime, limit: int
     ) -> tuple[list[DueCard], int, datetime | None]:
-        """The learner's first `limit` due cards (not a leech's), how many are due, and when the next is due after."""
-        mine = {"platform": platform, "user_id": user_id, "now": now}
+        """The learner's first `limit` cards due before `before` (not a leech's), how many, and the next due after.
+
+        `before` is the core's rule (`bot.core.review.due_before`): the end of the learner's practice day.
+        """
+        mine = {"platform": platform, "user_id": user_id, "before": before}
         rows = await self._rows(_DUE, {**mine, "limit": limit}) if limit > 0 else []
         total = (await self._rows(_DUE_COUNT, mine))[0]["n"] or 0
         later = (await self._rows(_DUE_LATER, mine))[0]["later"]

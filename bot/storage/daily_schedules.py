@@ -24,6 +24,7 @@ from bot.core.daily.schedule import Schedule
 from . import daily_tables as d
 from . import tables as t
 from .daily_rows import Claims, Platforms, _aware, _due, _on, _post, _schedule
+from .packs import shown_by_default
 from .prepared import Prepared
 
 # A control's post, read at every click on it: built once, run through `Base._rows`.
@@ -137,13 +138,15 @@ class ScheduleRows(Claims):
                 packs = list(schedule.packs)
             else:
                 ps = t.pack_settings.c
-                disabled = {
-                    r.pack_id
-                    for r in await c.execute(
-                        select(ps.pack_id).where(and_(ps.scope == schedule.scope, ps.enabled == false()))
-                    )
+                switches = {
+                    r.pack_id: r.enabled
+                    for r in await c.execute(select(ps.pack_id, ps.enabled).where(ps.scope == schedule.scope))
                 }
-                packs = [r.id for r in await c.execute(select(t.packs.c.id)) if r.id not in disabled]
+                packs = [
+                    r.id
+                    for r in await c.execute(select(t.packs.c.id, t.packs.c.owner))
+                    if switches.get(r.id, shown_by_default(r.owner, schedule.scope))
+                ]
             conditions.append(q.pack_id.in_(packs))
             if schedule.topic:
                 conditions.append(q.topic == schedule.topic)

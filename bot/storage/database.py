@@ -35,7 +35,7 @@ MIGRATIONS = Path(__file__).parent / "migrations"
 # The newest migration's revision (a test checks it against Alembic's scripts). A database already
 # at it is opened without importing Alembic, whose modules (with Mako's and Pygments') are 9 MB of
 # a bot process that would never use them again.
-HEAD_REVISION = "0011_first_attempts"
+HEAD_REVISION = "0012_pack_owners"
 DEFAULT_TIMEOUT = 10.0  # seconds to connect to PostgreSQL, and for one statement there
 SQLITE_BUSY_SECONDS = 5.0  # how long SQLite waits for another writer's lock
 IDLE_PING_SECONDS = 10.0  # PostgreSQL: a pooled connection unused this long is pinged before it is handed out

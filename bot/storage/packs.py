@@ -1,15 +1,26 @@
-"""Packs in the database: the validated pack as JSON, its questions' digests, and per-scope switches."""
+"""Packs in the database: the validated pack as JSON, its owner, its questions' digests, and per-scope switches.
+
+A pack's owner (`packs.owner`) is the server or workspace whose admin loaded it first, NULL for the
+operator. A write by a server or workspace (`by`) changes only a pack it owns: the replacing UPDATE
+and the DELETE carry the owner in their WHERE, in the transaction that checked it, and when they
+change no row the transaction is rolled back and `PackNotTheirs` raised.
+
+A pack that a scope's switches do not name is on there when the operator loaded it, or when it is
+that scope's own (`shown_by_default`): a server's pack reaches another server's quizzes only once an
+admin there enables it.
+"""
 
 from __future__ import annotations
 
 import hashlib
 from datetime import UTC, datetime
 
-from sqlalchemy import and_, bindparam, delete, insert, select
+from sqlalchemy import ColumnElement, and_, bindparam, delete, insert, select, true, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.core.errors import PackRefused
+from bot.core.importing import PackNotTheirs
 from bot.core.model import ImportReport, PackInfo
 from bot.core.packs import Pack
 
@@ -44,9 +55,10 @@ class PackStore:
             return await self._parse(c, pack_id, rows[0]["version"])
 
     async def list(self, scope: str | None = None) -> list[PackInfo]:
-        """Every stored pack; `enabled` reflects the scope's settings when a scope is given."""
+        """Every stored pack; with a scope, `enabled` is the scope's switch, and another scope's pack
+        that no switch here names is left out (`shown_by_default`)."""
         async with self._db.read() as c:
-            rows = (await c.execute(select(t.packs.c.id, t.packs.c.version).order_by(t.packs.c.id))).all()
+            rows = (await c.execute(select(t.packs.c.id, t.packs.c.version, t.packs.c.owner).order_by(t.packs.c.id))).all()
             parsed = [await self._parse(c, row.id, row.version) for row in rows]
             flags: dict[str, bool] = {}
             if scope is not None:
@@ -54,26 +66,32 @@ class PackStore:
                     select(t.pack_settings.c.pack_id, t.pack_settings.c.enabled).where(t.pack_settings.c.scope == scope)
                 )
                 flags = {r.pack_id: r.enabled for r in result}
+        owners = {row.id: row.owner for row in rows}
         infos = []
         for pack in parsed:
+            on = scope is None or flags.get(pack.pack, shown_by_default(owners[pack.pack], scope))
+            if not on and scope is not None and pack.pack not in flags:
+                continue  # another server's or workspace's pack, never switched on here: not listed here
             topics = tuple((tp.id, tp.title) for tp in pack.topics) or tuple(
                 (q, q) for q in dict.fromkeys(q.topic for q in pack.questions if q.topic)
             )
             infos.append(
-                PackInfo(pack.pack, pack.title, pack.version, len(pack.questions), flags.get(pack.pack, True), topics, pack.language or "")
+                PackInfo(pack.pack, pack.title, pack.version, len(pack.questions), on, topics, pack.language or "")
             )
         return infos
 
-    async def put(self, pack: Pack, *, force: bool = False) -> ImportReport:
-        """Store the pack, refusing a version not above the stored one unless forced."""
+    async def put(self, pack: Pack, *, force: bool = False, by: str | None = None) -> ImportReport:
+        """Store the pack, refusing a version not above the stored one unless forced.
+
+        `by`: the server or workspace loading it (None: the operator). A new pack becomes its own; a
+        stored pack that another one (or the operator) owns is refused with `PackNotTheirs`.
+        """
         now = datetime.now(UTC)
         digests = {q.id: hashlib.sha256(q.model_dump_json().encode()).hexdigest() for q in pack.questions}
         try:
-            previous, old = await self._put(pack, digests, now, force=force)
+            previous, old = await self._put(pack, digests, now, force=force, by=by)
         except IntegrityError as exc:  # no row to lock yet: another process inserted the same new pack first
-            raise PackRefused(
-                f"Pack `{pack.pack}` was stored by another process at the same moment; that copy is kept."
-            ) from exc
+            raise _raced(pack.pack) from exc
         self._parsed.pop((pack.pack, pack.version), None)  # a forced import may keep the version number
         return ImportReport(
             pack=pack.pack,
@@ -85,12 +103,17 @@ class PackStore:
         )
 
     async def _put(
-        self, pack: Pack, digests: dict[str, str], now: datetime, *, force: bool
+        self, pack: Pack, digests: dict[str, str], now: datetime, *, force: bool, by: str | None
     ) -> tuple[int | None, dict[str, str]]:
         async with self._db.write() as c:
-            previous = (
-                await c.execute(select(t.packs.c.version).where(t.packs.c.id == pack.pack).with_for_update())
-            ).scalar()
+            stored = (
+                await c.execute(
+                    select(t.packs.c.version, t.packs.c.owner).where(t.packs.c.id == pack.pack).with_for_update()
+                )
+            ).first()
+            previous = stored.version if stored is not None else None
+            if stored is not None and by is not None and stored.owner != by:
+                raise PackNotTheirs(pack.pack, by)
             if previous is not None and pack.version <= previous and not force:
                 raise PackRefused(
                     f"Pack `{pack.pack}` is already at version {previous}; raise `version` above {previous} to update it "
@@ -102,13 +125,14 @@ class PackStore:
                     select(t.questions.c.question_id, t.questions.c.digest).where(t.questions.c.pack_id == pack.pack)
                 )
             }
+            values = {"version": pack.version, "title": pack.title, "data": pack.model_dump_json(), "updated_at": now}
+            if previous is None:
+                await c.execute(insert(t.packs).values(id=pack.pack, owner=by, **values))
+            else:  # the row read above, still at its version and (for a scope) still its own; or nothing changes
+                same = and_(t.packs.c.id == pack.pack, t.packs.c.version == previous, _owned_by(by))
+                if (await c.execute(update(t.packs).where(same).values(**values))).rowcount != 1:
+                    raise _raced(pack.pack)
             await c.execute(delete(t.questions).where(t.questions.c.pack_id == pack.pack))
-            await c.execute(delete(t.packs).where(t.packs.c.id == pack.pack))
-            await c.execute(
-                insert(t.packs).values(
-                    id=pack.pack, version=pack.version, title=pack.title, data=pack.model_dump_json(), updated_at=now
-                )
-            )
             await c.execute(
                 insert(t.questions),
                 [
@@ -125,11 +149,21 @@ class PackStore:
             )
         return previous, old
 
-    async def remove(self, pack_id: str) -> bool:
+    async def remove(self, pack_id: str, *, by: str | None = None) -> bool:
+        """Remove the pack and its questions' digests (False: none stored); `by` as in `put`."""
         async with self._db.write() as c:
+            result = await c.execute(delete(t.packs).where(and_(t.packs.c.id == pack_id, _owned_by(by))))
+            if not result.rowcount:
+                if by is not None and (await c.execute(select(t.packs.c.id).where(t.packs.c.id == pack_id))).first():
+                    raise PackNotTheirs(pack_id, by, removing=True)
+                return False
             await c.execute(delete(t.questions).where(t.questions.c.pack_id == pack_id))
-            result = await c.execute(delete(t.packs).where(t.packs.c.id == pack_id))
-        return bool(result.rowcount)
+        return True
+
+    async def owners(self) -> dict[str, str | None]:
+        """Each stored pack's owner: `platform:scope`, or None for the operator."""
+        async with self._db.read() as c:
+            return {r.id: r.owner for r in await c.execute(select(t.packs.c.id, t.packs.c.owner))}
 
     async def set_enabled(self, scope: str, pack_id: str, enabled: bool) -> None:
         async with self._db.write() as c:
@@ -145,3 +179,18 @@ class PackStore:
             data = (await c.execute(select(t.packs.c.data).where(t.packs.c.id == pack_id))).scalar_one()
             pack = self._parsed[key] = Pack.model_validate_json(data)
         return pack
+
+
+def shown_by_default(owner: str | None, scope: str) -> bool:
+    """Whether a pack is on in `scope` while no switch there names it: the operator's everywhere, a
+    server's or workspace's (`platform:scope`) only in that scope."""
+    return owner is None or owner.partition(":")[2] == scope
+
+
+def _owned_by(by: str | None) -> ColumnElement[bool]:
+    """The rows `by` may change: its own (a server or workspace), or every one (the operator, None)."""
+    return t.packs.c.owner == by if by is not None else true()
+
+
+def _raced(pack_id: str) -> PackRefused:
+    return PackRefused(f"Pack `{pack_id}` was stored by another process at the same moment; that copy is kept.")

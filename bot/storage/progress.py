@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from datetime import UTC, date, datetime, timedelta
+from collections.abc import Callable, Sequence
+from datetime import UTC, date, datetime
 from typing import Any
+from zoneinfo import ZoneInfo
 
-from sqlalchemy import Integer, String, and_, any_, bindparam, cast, func, select
+from sqlalchemy import Integer, String, and_, any_, bindparam, cast, func, select, true
 from sqlalchemy.dialects.postgresql import ARRAY
 
 from bot.core.model import History, TopicStats, UserStats
@@ -14,6 +15,7 @@ from bot.core.model import History, TopicStats, UserStats
 from . import tables as t
 from .base import Database
 from .daily_rows import read_learner
+from .daily_tables import daily_cards
 from .one_row import ManyRows
 from .prepared import Prepared
 
@@ -25,6 +27,12 @@ _HISTORY = ManyRows(select(*_HISTORY_COLUMNS).where(_LEARNER, t.reviews.c.pack_i
 # PostgreSQL: the packs as one array parameter, so the statement is compiled once and runs on asyncpg
 # itself (`Database.rows`); an expanding IN is rendered again for every read.
 _HISTORY_PG = Prepared(select(*_HISTORY_COLUMNS).where(_LEARNER, t.reviews.c.pack_id == any_(bindparam("packs", type_=ARRAY(String())))))
+_R, _Q, _K = t.reviews.c, t.questions.c, daily_cards.c
+_LIVE = select(_Q.question_id).where(and_(_Q.pack_id == _R.pack_id, _Q.question_id == _R.question_id)).exists()
+_SUSPENDED = select(_K.pack_id).where(
+    and_(_K.platform == _R.platform, _K.user_id == _R.user_id, _K.pack_id == _R.pack_id, _K.question_id == _R.question_id,
+         _K.suspended == true())
+).exists()  # fmt: skip
 
 
 class ProgressStore:
@@ -46,7 +54,10 @@ class ProgressStore:
             for pack, question, due, card, correct, answers in rows
         }
 
-    async def user_stats(self, platform: str, user_id: str, now: datetime) -> UserStats:
+    async def user_stats(
+        self, platform: str, user_id: str, now: datetime, *, due_by: Callable[[ZoneInfo], datetime] | None = None
+    ) -> UserStats:
+        """The learner's attempts, accuracy by topic, streak, and the cards due before `due_by(zone)` (the core's rule)."""
         a = t.attempts.c
         mine = and_(a.platform == platform, a.user_id == user_id)
         async with self._db.read() as c:
@@ -61,21 +72,20 @@ class ProgressStore:
                     .group_by(a.pack_id, a.topic)
                 )
             ]
-            since = now - timedelta(days=400)
-            day_rows = await c.execute(select(func.date(a.at).label("day")).where(and_(mine, a.at >= since)).distinct())
-            days = sorted({as_date(row.day) for row in day_rows}, reverse=True)
             learner = await read_learner(c, platform, user_id)
-            r, q = t.reviews.c, t.questions.c
-            live = select(q.question_id).where(and_(q.pack_id == r.pack_id, q.question_id == r.question_id)).exists()
+            before = due_by(learner.tz) if due_by is not None else None
+            # The cards the daily review would bring (`daily_learners._MINE`): not a removed question's
+            # (its card stays in history), not a leech's.
+            due_at = _R.due < before if before is not None else _R.due <= now
             due = (
-                await c.execute(select(func.count()).where(and_(r.platform == platform, r.user_id == user_id, r.due <= now, live)))
-            ).scalar() or 0  # cards of a removed pack or question stay in history, not due
+                await c.execute(select(func.count()).where(and_(_R.platform == platform, _R.user_id == user_id, due_at, _LIVE, ~_SUSPENDED)))
+            ).scalar() or 0
         if isinstance(latest, datetime) and latest.tzinfo is None:
             latest = latest.replace(tzinfo=UTC)
         elif isinstance(latest, str):
             latest = datetime.fromisoformat(latest).replace(tzinfo=UTC)
         return UserStats(
-            attempts=int(total), correct=int(right), topics=tuple(topics), days=tuple(days), due=int(due), last_practice=latest,
+            attempts=int(total), correct=int(right), topics=tuple(topics), due=int(due), last_practice=latest,
             streak=learner.streak, zone=learner.zone,
         )
 

@@ -1,6 +1,6 @@
 """The core's Repository port, put together from one store per concern.
 
-    packs     PackStore       packs, their questions' digests, per-scope switches   (packs.py)
+    packs     PackStore       packs, their owners, questions' digests, per-scope switches (packs.py)
     sessions  SessionStore    quizzes, saved with their attempt and card            (sessions.py)
               CachedSessions  the same, answered from memory on SQLite              (session_cache.py)
     progress  ProgressStore   history and stats                                     (progress.py)
@@ -14,9 +14,10 @@ processes: every read goes to the database.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
+from zoneinfo import ZoneInfo
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -70,11 +71,14 @@ class SqlRepository:
     async def list_packs(self, scope: str | None = None) -> list[PackInfo]:
         return await self.packs.list(scope)
 
-    async def import_pack(self, pack: Pack, *, force: bool = False) -> ImportReport:
-        return await self.packs.put(pack, force=force)
+    async def import_pack(self, pack: Pack, *, force: bool = False, by: str | None = None) -> ImportReport:
+        return await self.packs.put(pack, force=force, by=by)
 
-    async def delete_pack(self, pack_id: str) -> bool:
-        return await self.packs.remove(pack_id)
+    async def delete_pack(self, pack_id: str, *, by: str | None = None) -> bool:
+        return await self.packs.remove(pack_id, by=by)
+
+    async def pack_owners(self) -> dict[str, str | None]:
+        return await self.packs.owners()
 
     async def set_pack_enabled(self, scope: str, pack_id: str, enabled: bool) -> None:
         await self.packs.set_enabled(scope, pack_id, enabled)
@@ -118,8 +122,10 @@ class SqlRepository:
     async def history(self, platform: str, user_id: str, packs: Sequence[str]) -> dict[tuple[str, str], History]:
         return await self.progress.history(platform, user_id, packs)
 
-    async def user_stats(self, platform: str, user_id: str, now: datetime) -> UserStats:
-        return await self.progress.user_stats(platform, user_id, now)
+    async def user_stats(
+        self, platform: str, user_id: str, now: datetime, *, due_by: Callable[[ZoneInfo], datetime] | None = None
+    ) -> UserStats:
+        return await self.progress.user_stats(platform, user_id, now, due_by=due_by)
 
     # settings
     async def get_setting(self, key: str) -> str | None:

@@ -49,6 +49,9 @@ packs = Table(
     Column("title", String(200), nullable=False),
     Column("data", Text, nullable=False),  # the validated pack as JSON
     Column("updated_at", UTCDateTime, nullable=False),
+    # Who may change or remove it: `platform:scope` of the server or workspace whose admin loaded it
+    # first; NULL: the operator (`quizbot pack import`, the packs loaded at start; migration 0012).
+    Column("owner", String(130)),
 )
 
 questions = Table(

@@ -9,6 +9,7 @@ import pytest
 
 from bot.core import Actor, BadSubmission, NoActiveQuiz, NotAllowed, QuizError, QuizService
 from bot.core import requests as rq
+from bot.core.importing import pack_owner
 from bot.core.packs import load_path
 from bot.core.ports import RunOutcome, RunRequest
 from bot.core.replies import Button, Message, Reply
@@ -148,6 +149,7 @@ async def test_answering_a_button_item_by_form_points_at_current(core: QuizServi
 
 
 async def test_removing_a_pack_asks_first_and_keeps_history(core: QuizService, repo: MemoryRepository) -> None:
+    repo.owners["demo"] = pack_owner(ADMIN)  # loaded from this server: its admin may remove it (not the operator's)
     await core.handle(ANN, rq.Start(pack="demo", question="q-choice"))
     item = item_of(await core.handle(ANN, rq.Current()))
     await core.handle(ANN, rq.Act(by_role(item, "choice", "A").action))

@@ -122,7 +122,8 @@ async def test_one_reminder_a_day_only_when_due_and_it_stops_after_two_failures(
     assert dm[1] == "ann" and dm[2].text() == "7 reviews due, about 4 minutes."
     assert [(c.label, c.action) for c in dm[2].controls() if isinstance(c, Button)] == [("Start", "dy:start")]
 
-    await _push_due(sqlite_stores, "ann", datetime(2026, 6, 3, 0, 0, tzinfo=UTC))  # Ann reviews everything
+    # Ann reviews everything: due next on 3 June at 05:00 in Berlin, after that night's 04:00 rollover
+    await _push_due(sqlite_stores, "ann", datetime(2026, 6, 3, 3, 0, tzinfo=UTC))
     await drive(scheduler, clock, datetime(2026, 6, 3, 4, 0, tzinfo=UTC))  # day 2: nothing due for Ann
     assert len(poster.of("dm")) == 1
     await drive(scheduler, clock, datetime(2026, 6, 6, 4, 0, tzinfo=UTC))  # days 3-5: due again

@@ -6,6 +6,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from tests.conftest import hand_demo_to
+
 from . import payloads as p
 from .conftest import Answer, BotRunner, Harness
 
@@ -140,6 +142,7 @@ async def test_autocomplete_offers_packs_and_the_chosen_packs_topics(bot: Harnes
 
 
 async def test_discord_texts_speak_discord(bot: Harness) -> None:
+    await hand_demo_to(bot.service, f"discord:{p.GUILD_ID}")  # a server removes only its own packs
     refused = await bot.command(p.BOB, "disable", [p.option("pack", "demo")], group="pack")
     text = refused.text()
     assert "Admins are members with the Manage Server permission" in text and "`discord:<user id>`" in text

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from bot.storage.privacy import PrivacyStore
+from tests.conftest import hand_demo_to
 
 from . import payloads as p
 from .conftest import Answer, BotRunner, Harness
@@ -38,6 +39,7 @@ def edited_in_place(answer: Answer, prompt: dict[str, Any], bot: Harness) -> str
 
 
 async def test_removing_a_pack_edits_the_prompt_and_a_stale_press_is_told(bot: Harness) -> None:
+    await hand_demo_to(bot.service, f"discord:{p.GUILD_ID}")  # a server removes only its own packs
     asked = await bot.command(p.ADMIN, "remove", [p.option("pack", "demo")], group="pack")
     prompt = asked.stored()[-1]
     stale = copy.deepcopy(prompt)  # what a second window still shows
@@ -52,6 +54,7 @@ async def test_removing_a_pack_edits_the_prompt_and_a_stale_press_is_told(bot: H
 
 
 async def test_keeping_a_pack_edits_the_prompt(bot: Harness) -> None:
+    await hand_demo_to(bot.service, f"discord:{p.GUILD_ID}")
     asked = await bot.command(p.ADMIN, "remove", [p.option("pack", "demo")], group="pack")
     prompt = asked.stored()[-1]
     kept = await bot.click(p.ADMIN, prompt, "Keep it")

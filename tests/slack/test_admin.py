@@ -7,7 +7,8 @@ import json
 import zipfile
 
 from bot.core import Actor, QuizService
-from tests.slack.conftest import ADMIN, LEARNER, ROOT, Slack, block_text, dm
+from tests.conftest import hand_demo_to
+from tests.slack.conftest import ADMIN, LEARNER, ROOT, TEAM, Slack, block_text, dm
 
 GOOD = b"""pack: extra
 title: Extra pack
@@ -115,7 +116,8 @@ questions:
 """
 
 
-async def test_slack_texts_speak_of_workspaces_and_read_as_written(slack: Slack) -> None:
+async def test_slack_texts_speak_of_workspaces_and_read_as_written(slack: Slack, quiz_service: QuizService) -> None:
+    await hand_demo_to(quiz_service, f"slack:{TEAM}")  # a workspace removes only its own packs
     await slack.command("pack disable demo")
     refusal = block_text(slack.fake.responses[-1]["blocks"])
     assert "Only admins may enable or disable packs. Admins are the workspace's admins and owners" in refusal

@@ -14,7 +14,8 @@ import pytest
 
 from bot.core import QuizService
 from bot.storage.privacy import PrivacyStore
-from tests.slack.conftest import ADMIN, LEARNER, Slack, block_text, dm
+from tests.conftest import hand_demo_to
+from tests.slack.conftest import ADMIN, LEARNER, TEAM, Slack, block_text, dm
 from tests.slack.helpers import press_ephemeral
 
 GIFT = Path(__file__).parents[1] / "fixtures" / "import" / "pytorch-gift.txt"
@@ -45,7 +46,8 @@ def counts(slack: Slack) -> tuple[int, int]:
     return len(slack.fake.responses), len(slack.fake.ephemerals)
 
 
-async def test_removing_a_pack_replaces_the_prompt_and_a_second_press_is_told(slack: Slack) -> None:
+async def test_removing_a_pack_replaces_the_prompt_and_a_second_press_is_told(slack: Slack, quiz_service: QuizService) -> None:
+    await hand_demo_to(quiz_service, f"slack:{TEAM}")  # a workspace removes only its own packs
     await slack.command("pack remove demo", user=ADMIN)
     prompt = copy.deepcopy(slack.fake.responses[-1]["blocks"])
     before = len(slack.fake.responses)
@@ -58,6 +60,7 @@ async def test_removing_a_pack_replaces_the_prompt_and_a_second_press_is_told(sl
 
 
 async def test_keeping_a_pack_replaces_the_prompt(slack: Slack, quiz_service: QuizService) -> None:
+    await hand_demo_to(quiz_service, f"slack:{TEAM}")
     await slack.command("pack remove demo", user=ADMIN)
     prompt = slack.fake.responses[-1]["blocks"]
     before = len(slack.fake.responses)

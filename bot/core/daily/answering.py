@@ -129,8 +129,8 @@ class PostAnswering:
             max_attempts=question.max_attempts(), at=now,
         )
         row = TallyRow(post.id, answer, previous.attempts if previous is not None else None, key)
-        if not answer.done:
-            unit = AnswerWrite()
+        if not answer.done:  # a graded try with tries left counts the practice day, as a quiz's does
+            unit = AnswerWrite(day=PracticeDay(actor.platform, actor.user_id, now))
         elif scored is not None:
             unit = await scored(answer)
         else:

@@ -101,8 +101,11 @@ class DailyStore(Protocol):
 
     async def day_count(self, platform: str, user_id: str, day: date) -> DayCount: ...
 
-    async def due_cards(self, platform: str, user_id: str, now: datetime, limit: int) -> tuple[list[DueCard], int, datetime | None]:
-        """Return the most overdue unsuspended cards (at most `limit`), how many are due, and the next due later."""
+    async def due_cards(self, platform: str, user_id: str, before: datetime, limit: int) -> tuple[list[DueCard], int, datetime | None]:
+        """Return the most overdue unsuspended cards due before `before` (at most `limit`), how many, and the next due later.
+
+        `before`: `bot.core.review.due_before(now, zone)`, the end of the learner's practice day.
+        """
         ...
 
     async def new_items(self, platform: str, user_id: str, packs: Sequence[str], limit: int) -> list[ItemKey]:
@@ -205,6 +208,6 @@ class SchedulerStore(Protocol):
         ...
 
     async def due_cards(
-        self, platform: str, user_id: str, now: datetime, limit: int
+        self, platform: str, user_id: str, before: datetime, limit: int
     ) -> tuple[list[DueCard], int, datetime | None]:
         ...

@@ -10,6 +10,7 @@ from zoneinfo import ZoneInfo
 
 from bot.core.i18n import _
 from bot.core.progress import practice_day
+from bot.core.review import is_due
 
 from .errors import BadSetting
 from .rotation import ItemKey
@@ -59,7 +60,7 @@ class DailyQueue:
     day: date
     reviews: tuple[DueCard, ...]
     new: tuple[ItemKey, ...]
-    next_due: datetime | None  # the earliest card due later than now (suspended cards excluded)
+    next_due: datetime | None  # the earliest card due after today (suspended cards excluded)
     due_total: int  # every due card, before the cap
 
     def items(self) -> list[ItemKey]:
@@ -87,12 +88,12 @@ def build_queue(
     next_due: datetime | None,
 ) -> DailyQueue:
     """Return today's queue from due cards and new candidates, less what was done today."""
-    ready = sorted((c for c in due if c.due <= now), key=lambda c: (c.due, c.pack, c.question))
+    ready = sorted((c for c in due if is_due(c.due, now, zone)), key=lambda c: (c.due, c.pack, c.question))
     room = max(caps.reviews - done.reviews, 0)
     new_room = max(caps.new - done.new, 0)
     seen = {(c.pack, c.question) for c in ready}
     fresh = [k for k in dict.fromkeys(new) if k not in seen][:new_room]
-    later = [c.due for c in due if c.due > now]
+    later = [c.due for c in due if not is_due(c.due, now, zone)]
     if next_due is not None:
         later.append(next_due)
     return DailyQueue(

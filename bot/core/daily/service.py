@@ -23,6 +23,7 @@ from bot.core.packs.models import Pack
 from bot.core.ports import Clock
 from bot.core.progress import is_mastered, streak_on
 from bot.core.replies import Fields, Message, Reply, Text, Tone, cmd, notice
+from bot.core.review import due_before
 
 from .answering import MAX_ID, PostAnswering
 from .cards import LEECH_FAILURES
@@ -203,7 +204,7 @@ class DailyService:
         day = review_day(now, learner.tz)
         done = await self._store.day_count(actor.platform, actor.user_id, day)
         room = max(learner.caps.reviews - done.reviews, 0)
-        due, due_total, next_due = await self._store.due_cards(actor.platform, actor.user_id, now, room)
+        due, due_total, next_due = await self._store.due_cards(actor.platform, actor.user_id, due_before(now, learner.tz), room)
         packs = learner.packs or tuple(await self._store.practised_packs(actor.platform, actor.user_id))
         new_room = max(learner.caps.new - done.new, 0)
         new = await self._store.new_items(actor.platform, actor.user_id, packs, new_room) if new_room else []
@@ -327,7 +328,7 @@ class DailyService:
         learner = await self._store.get_learner(actor.platform, who)
         now = self._clock.now()
         streak = streak_on(learner.streak, now, learner.tz)
-        _cards, due_total, _more = await self._store.due_cards(actor.platform, who, now, 0)
+        _cards, due_total, _more = await self._store.due_cards(actor.platform, who, due_before(now, learner.tz), 0)
         leeches = await self._store.leeches(actor.platform, who)
         return daily_stats_fields(streak, due=due_total, leeches=leeches, reminder=learner.reminder)
 
@@ -342,7 +343,8 @@ class DailyService:
                 packs[pack_id] = await self._packs.get_pack(pack_id)
             pack = packs[pack_id]
             question = pack.question(question_id) if pack is not None else None
-            topic = pack.topic_title(question.topic) if pack is not None and question is not None else ""
-            counts[(pack_id, topic)] += 1
+            if pack is None or question is None:
+                continue  # a removed pack's or question's card stays in history: not counted, as on the picture
+            counts[(pack_id, pack.topic_title(question.topic))] += 1
         return dict(counts)
 
