@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import asyncpg
 import pytest
+from alembic import command
+from sqlalchemy.engine import Connection
 
 from bot.storage import SqlRepository, open_repository
+from bot.storage.database import _alembic_config
 from tests.storage import clicks
 
 PG_ADMIN = "postgresql://postgres@127.0.0.1:5432/test"
@@ -48,3 +51,15 @@ async def pg_quiz_repo(pg_url: str) -> AsyncIterator[SqlRepository]:
     await repository.create_session(clicks.new_session("s1", "ann", 5))
     yield repository
     await repository.close()
+
+
+def migrate_to(revision: str) -> Callable[[Connection], None]:
+    """A step for `connection.run_sync`: upgrade to `revision`, or downgrade to it when it starts with `-`."""
+
+    def step(connection: Connection) -> None:
+        if revision.startswith("-"):
+            command.downgrade(_alembic_config(connection), revision[1:])
+        else:
+            command.upgrade(_alembic_config(connection), revision)
+
+    return step

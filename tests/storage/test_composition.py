@@ -3,19 +3,16 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from dataclasses import fields
 from datetime import UTC, datetime
 
-from alembic import command
 from sqlalchemy import insert, select
-from sqlalchemy.engine import Connection
 
 from bot.core.model import ITEM_DEFAULTS, Anchor, ItemState, Owner, Session
 from bot.storage import create_engine, open_repository
 from bot.storage import tables as t
-from bot.storage.database import _alembic_config
 from tests.storage import clicks
+from tests.storage.conftest import migrate_to
 
 AT = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
 OLD_DATA = {  # a session's data as written before migration 0002
@@ -96,29 +93,20 @@ def _assert_old_session_read(old: Session) -> None:
 async def test_migration_0002_rewrites_old_rows_and_downgrade_restores_them(any_url: str) -> None:
     engine = create_engine(any_url)
 
-    def to(revision: str) -> Callable[[Connection], None]:
-        def step(connection: Connection) -> None:
-            if revision.startswith("-"):
-                command.downgrade(_alembic_config(connection), revision[1:])
-            else:
-                command.upgrade(_alembic_config(connection), revision)
-
-        return step
-
     try:
         async with engine.begin() as c:
-            await c.run_sync(to("0001"))
+            await c.run_sync(migrate_to("0001"))
         async with engine.begin() as c:
             await c.execute(insert(t.sessions).values(**_old_row("old")))
         async with engine.begin() as c:
-            await c.run_sync(to("head"))
+            await c.run_sync(migrate_to("head"))
         async with engine.connect() as c:
             data = json.loads((await c.execute(select(t.sessions.c.data))).scalar_one())
         assert data["started_by"] == "ann" and "by" not in data
         assert data["items"][0]["pack"] == "demo" and data["items"][0]["selections"] == {"1": 1}
         assert all(len(k) > 2 for item in data["items"] for k in item)
         async with engine.begin() as c:
-            await c.run_sync(to("-0001"))
+            await c.run_sync(migrate_to("-0001"))
         async with engine.connect() as c:
             assert json.loads((await c.execute(select(t.sessions.c.data))).scalar_one()) == OLD_DATA
     finally:

@@ -11,13 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from alembic import command
 from sqlalchemy import insert, select
-from sqlalchemy.engine import Connection
 
 from bot.core import Actor, QuizService
 from bot.core import actions as ax
@@ -29,9 +27,9 @@ from bot.pack_import import import_one
 from bot.shipped import load_shipped_packs
 from bot.storage import SqlRepository, create_engine, open_repository
 from bot.storage import tables as t
-from bot.storage.database import _alembic_config
 from tests.conftest import DEMO_PACK
 from tests.fakes import FakeClock
+from tests.storage.conftest import migrate_to
 
 ADA = Actor("discord", "guild-a", "ada", "Ada", is_admin=True)  # admin of server A
 BEN = Actor("discord", "guild-b", "ben", "Ben", is_admin=True)  # admin of server B
@@ -200,22 +198,12 @@ def test_a_packs_owner_is_its_server_or_workspace_and_the_terminal_is_the_operat
     assert pack_owner(Actor("console", "local", "you", is_admin=True)) is None
 
 
-def _to(revision: str) -> Callable[[Connection], None]:
-    def step(connection: Connection) -> None:
-        if revision.startswith("-"):
-            command.downgrade(_alembic_config(connection), revision[1:])
-        else:
-            command.upgrade(_alembic_config(connection), revision)
-
-    return step
-
-
 async def test_migration_0012_keeps_the_packs_as_the_operators_and_downgrades(any_url: str) -> None:
     demo = load_path(DEMO_PACK).pack
     engine = create_engine(any_url)
     try:
         async with engine.begin() as c:
-            await c.run_sync(_to("0011_first_attempts"))
+            await c.run_sync(migrate_to("0011_first_attempts"))
         async with engine.begin() as c:  # a pack stored before owners existed
             await c.execute(
                 insert(t.packs).values(id="demo", version=1, title=demo.title, data=demo.model_dump_json(), updated_at=FakeClock().now())
@@ -239,12 +227,12 @@ async def test_migration_0012_keeps_the_packs_as_the_operators_and_downgrades(an
     engine = create_engine(any_url)
     try:
         async with engine.begin() as c:
-            await c.run_sync(_to("-0011_first_attempts"))
+            await c.run_sync(migrate_to("-0011_first_attempts"))
         async with engine.connect() as c:
             rows = (await c.exec_driver_sql("SELECT id, version FROM packs ORDER BY id")).all()
         assert [tuple(r) for r in rows] == [("demo", 1), ("fresh", 1)]
         async with engine.begin() as c:
-            await c.run_sync(_to("head"))
+            await c.run_sync(migrate_to("head"))
     finally:
         await engine.dispose()
     repository = await open_repository(any_url)
