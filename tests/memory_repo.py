@@ -83,7 +83,10 @@ class MemoryRepository:
         if pack_id in self.packs and by is not None and self.owners.get(pack_id) != by:
             raise PackNotTheirs(pack_id, by, removing=True)
         self.owners.pop(pack_id, None)
-        return self.packs.pop(pack_id, None) is not None
+        if pack_id not in self.packs:
+            return False
+        self.switches = {key: on for key, on in self.switches.items() if key[1] != pack_id}  # as storage's remove
+        return self.packs.pop(pack_id) is not None
 
     async def pack_owners(self) -> dict[str, str | None]:
         return {pack_id: self.owners.get(pack_id) for pack_id in self.packs}

@@ -158,6 +158,9 @@ class PackStore:
                     raise PackNotTheirs(pack_id, by, removing=True)
                 return False
             await c.execute(delete(t.questions).where(t.questions.c.pack_id == pack_id))
+            # Every scope's switch goes with it: the id is free, and another server's pack loaded under
+            # it later must not appear where an admin had enabled this one.
+            await c.execute(delete(t.pack_settings).where(t.pack_settings.c.pack_id == pack_id))
         return True
 
     async def owners(self) -> dict[str, str | None]:

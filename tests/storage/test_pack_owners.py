@@ -273,3 +273,16 @@ async def test_a_servers_pack_reaches_another_server_only_once_an_admin_there_en
     await service.handle(ADA, rq.PackEnable("class-a", False))  # A switches its own pack off there only
     assert listed(await repo.list_packs("guild-a")) == {"class-a": False, "demo": True}
     assert listed(await repo.list_packs("guild-b"))["class-a"] is True
+
+
+async def test_a_removed_packs_switches_go_with_it(repo: SqlRepository) -> None:
+    """Server B enabled A's pack; A removes it; C loads a pack under the freed id: it is not in B's quizzes."""
+    service = service_on(repo)
+    cy = Actor("discord", "guild-c", "cy", "Cy", is_admin=True)
+    assert "added" in await load(service, ADA, pack_yaml("shared-id", 1, "q1"))
+    await service.handle(BEN, rq.PackEnable("shared-id", True))
+    assert [i.id for i in await repo.list_packs("guild-b")] == ["shared-id"]
+    await repo.delete_pack("shared-id", by=pack_owner(ADA))
+    assert "added" in await load(service, cy, pack_yaml("shared-id", 1, "other"))
+    assert [i.id for i in await repo.list_packs("guild-b")] == []
+    assert [i.id for i in await repo.list_packs("guild-c")] == ["shared-id"]
