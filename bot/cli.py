@@ -70,6 +70,8 @@ def _parser() -> argparse.ArgumentParser:
         help="store the questions that pass their proof and list the others with the reason (default: all or nothing)",
     )
     pack.add_parser("list", help="the packs in the database")
+    remove = pack.add_parser("remove", help="remove a pack, whoever loaded it (learners' history of it is kept)")
+    remove.add_argument("pack", help="the pack's id")
     export = pack.add_parser(
         "export", help="write a stored pack as one YAML file, or as GIFT, Moodle XML or CSV with --format"
     )
@@ -262,12 +264,20 @@ async def _pack(args: argparse.Namespace, settings: Settings) -> int:
                     status = max(status, await import_one(service, one, force=args.force, proving=proving, skip=args.skip_failing))
             return status
         if args.pack_command == "list":
-            table = Table("pack", "version", "questions", "title", "topics", "owner")
+            table = Table("pack", "version", "questions", "title", "topics")
+            table.add_column("owner", overflow="fold")  # a guild's id whole, even on a narrow terminal
             owners = await repo.pack_owners()  # who may change it from the chat; the operator may change any
             for info in await repo.list_packs():
                 topics = ", ".join(t for t, _ in info.topics)
                 table.add_row(info.id, str(info.version), str(info.questions), info.title, topics, owners.get(info.id) or "operator")
             out.print(table)
+            return 0
+        if args.pack_command == "remove":
+            if not await service.catalogue.remove(args.pack):  # as the operator: any owner's
+                names = ", ".join(p.id for p in await repo.list_packs()) or "none"
+                err.print(f"There is no pack `{args.pack}`. Stored: {names}.", markup=False)
+                return 1
+            out.print(f"Removed the pack `{args.pack}`; learners' history of it is kept.", markup=False)
             return 0
         if args.pack_command == "export":
             pack = await repo.get_pack(args.pack)

@@ -106,17 +106,18 @@ async def load_shipped_packs(
             log.error("pack %s is invalid and was not loaded:\n%s", path, exc)
             continue
         pack_id, version = loaded.pack.pack, loaded.pack.version
-        if stored.get(pack_id, 0) >= version:
-            if seen is None and pack_id in stored and stored[pack_id] == version and digest is not None:
-                log.info("pack %s v%s at %s is the stored version; raise `version` for a change to load", pack_id, version, path)
-            await _remember(store, digest, pack_id, version)
-            continue
-        if owners.get(pack_id) is not None:  # not replaced behind its admins' backs; the operator may, by hand
+        if owners.get(pack_id) is not None:  # not replaced behind its admins' backs (said each start,
+            # whatever the versions: the file is not remembered); the operator may, by hand
             log.warning(
                 "pack %s v%s at %s was not loaded: the stored pack `%s` was loaded from the chat by %s and is theirs "
                 "(give this one another id, or replace theirs with `quizbot pack import %s`)",
                 pack_id, version, path, pack_id, owners[pack_id], path,
             )  # fmt: skip
+            continue
+        if stored.get(pack_id, 0) >= version:
+            if seen is None and pack_id in stored and stored[pack_id] == version and digest is not None:
+                log.info("pack %s v%s at %s is the stored version; raise `version` for a change to load", pack_id, version, path)
+            await _remember(store, digest, pack_id, version)
             continue
         if sandbox is None:
             sandbox = await _sandbox_answers(runner)

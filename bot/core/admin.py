@@ -241,7 +241,7 @@ class PackAdmin:
 
     async def set_enabled(self, actor: Actor, pack_id: str, enabled: bool) -> Reply:
         self._admins.require(actor, _("enable or disable packs"))
-        await self._known(pack_id)
+        await self._known(actor, pack_id)
         await self._catalogue.set_enabled(actor.scope, pack_id, enabled)
         text = _("Pack `{pack}` is enabled here.") if enabled else _("Pack `{pack}` is disabled here.")
         return notice(text.format(pack=pack_id), tone=Tone.SUCCESS)
@@ -252,7 +252,7 @@ class PackAdmin:
         if confirmed:
             await self._still_there(pack_id)
         else:
-            await self._known(pack_id)
+            await self._known(actor, pack_id)
         await self._may_change(actor, pack_id, removing=True)
         if not confirmed:
             yes = Button(ax.admin(ax.REMOVE_PACK, pack_id, prefix=ax.PACK_PREFIX), pgettext("button", "Remove {pack}").format(pack=pack_id), "danger", role="confirm")
@@ -281,12 +281,12 @@ class PackAdmin:
         by = pack_owner(actor)
         owners = await self._catalogue.owners()
         if by is not None and pack_id in owners and owners[pack_id] != by:
-            raise PackNotTheirs(pack_id, by, removing=removing)
+            raise PackNotTheirs(pack_id, by, removing=removing, owner=owners[pack_id])
 
-    async def _known(self, pack_id: str) -> None:
-        names = [p.id for p in await self._catalogue.listing()]
-        if pack_id not in names:
-            raise UnknownName("pack", pack_id, names)
+    async def _known(self, actor: Actor, pack_id: str) -> None:
+        """Refuse an id no pack has, naming the packs seen here (not another server's, until switched on here)."""
+        if pack_id not in [p.id for p in await self._catalogue.listing()]:
+            raise UnknownName("pack", pack_id, [p.id for p in await self._catalogue.listing(actor.scope)])
 
 
 MAX_LISTED = 10  # failing questions named in a chat message; the rest are counted

@@ -34,9 +34,11 @@ UPLOAD_SUFFIXES = NATIVE_SUFFIXES + CONVERT_SUFFIXES
 def pack_owner(actor: Actor) -> str | None:
     """Who a pack the actor loads belongs to: their server or workspace (`platform:scope`).
 
-    None is the operator, who may change any pack: the terminal (`quizbot console`) is the operator's.
+    None is the operator, who may change any pack: the terminal (`quizbot console`) is the operator's,
+    and so is a DM, which is no server (only the operator, `QUIZBOT_ADMINS`, may load packs there).
     """
-    return None if actor.platform == "console" else f"{actor.platform}:{actor.scope}"
+    in_dm = actor.scope == "dm" or actor.scope.startswith("dm:")
+    return None if actor.platform == "console" or in_dm else f"{actor.platform}:{actor.scope}"
 
 
 # A pack is changed and removed only from the server or workspace whose admin loaded it first.
@@ -73,10 +75,13 @@ _NOT_THEIRS_REMOVE = {
 class PackNotTheirs(PackRefused):
     """A server's or workspace's admin changing or removing a pack another one, or the operator, loaded."""
 
-    def __init__(self, pack_id: str, by: str, *, removing: bool = False) -> None:
-        """`by`: the server or workspace that tried (`pack_owner`), whose platform names the place."""
+    def __init__(self, pack_id: str, by: str, *, removing: bool = False, owner: str | None = None) -> None:
+        """`by`: the server or workspace that tried (`pack_owner`), whose platform names the place; `owner`
+        (None: the operator): a pack of another platform's server or workspace is named as such."""
         self.pack_id, self.by, self.removing = pack_id, by, removing
         platform = by.split(":", 1)[0]
+        if owner is not None and owner.split(":", 1)[0] != platform:
+            platform = ""  # not "another workspace" for a Discord server's pack, nor the reverse
         texts = _NOT_THEIRS_REMOVE if removing else _NOT_THEIRS_LOAD
         super().__init__(_(texts.get(platform, texts[""])).format(pack=pack_id, disable=cmd("pack disable")))
 

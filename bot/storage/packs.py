@@ -113,7 +113,7 @@ class PackStore:
             ).first()
             previous = stored.version if stored is not None else None
             if stored is not None and by is not None and stored.owner != by:
-                raise PackNotTheirs(pack.pack, by)
+                raise PackNotTheirs(pack.pack, by, owner=stored.owner)
             if previous is not None and pack.version <= previous and not force:
                 raise PackRefused(
                     f"Pack `{pack.pack}` is already at version {previous}; raise `version` above {previous} to update it "
@@ -154,8 +154,9 @@ class PackStore:
         async with self._db.write() as c:
             result = await c.execute(delete(t.packs).where(and_(t.packs.c.id == pack_id, _owned_by(by))))
             if not result.rowcount:
-                if by is not None and (await c.execute(select(t.packs.c.id).where(t.packs.c.id == pack_id))).first():
-                    raise PackNotTheirs(pack_id, by, removing=True)
+                kept = (await c.execute(select(t.packs.c.owner).where(t.packs.c.id == pack_id))).first()
+                if by is not None and kept is not None:
+                    raise PackNotTheirs(pack_id, by, removing=True, owner=kept.owner)
                 return False
             await c.execute(delete(t.questions).where(t.questions.c.pack_id == pack_id))
             # Every scope's switch goes with it: the id is free, and another server's pack loaded under

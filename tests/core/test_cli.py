@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -77,3 +78,17 @@ def test_import_proves_the_keys_first_and_unproven_is_an_explicit_choice(tmp_pat
     stored = quizbot("pack", "import", "--unproven", str(wrong), cwd=tmp_path)
     assert stored.returncode == 0 and "stored unproven" in stored.stderr
     assert "wrong-key" in quizbot("pack", "list", cwd=tmp_path).stdout
+
+
+def test_the_operator_removes_any_pack_and_the_list_shows_whole_owners(tmp_path: Path) -> None:
+    assert quizbot("pack", "import", str(DEMO_PACK), cwd=tmp_path).returncode == 0
+    with sqlite3.connect(tmp_path / "cli.db") as db:  # as if a server's admin had loaded it
+        db.execute("UPDATE packs SET owner = 'discord:800000000000000001234567'")
+    narrow = quizbot("pack", "list", cwd=tmp_path, env={"COLUMNS": "60"})
+    owner = "".join(line.split("│")[-2].strip() for line in narrow.stdout.splitlines() if line.startswith("│"))
+    assert owner == "discord:800000000000000001234567"  # folded over lines, never cut short
+    removed = quizbot("pack", "remove", "demo", cwd=tmp_path)
+    assert removed.returncode == 0 and "Removed the pack `demo`" in removed.stdout
+    assert "demo" not in quizbot("pack", "list", cwd=tmp_path).stdout
+    missing = quizbot("pack", "remove", "demo", cwd=tmp_path)
+    assert missing.returncode == 1 and "There is no pack `demo`" in missing.stderr

@@ -83,8 +83,12 @@ async def test_another_server_can_neither_update_nor_remove_a_servers_pack(repo:
     for other in (BEN, SAM):
         with pytest.raises(PackNotTheirs) as refused:
             await load(service, other, pack_yaml("autograd", 9, "b1"))
-        place = "server" if other.platform == "discord" else "workspace"
-        assert f"The pack `autograd` is not this {place}'s: it was loaded by the operator or another {place}." in str(refused.value)
+        said = (  # a Slack workspace is not told "another workspace" of a Discord server's pack
+            "is not this server's: it was loaded by the operator or another server."
+            if other.platform == "discord"
+            else "was loaded by the operator or by another server or workspace, not here."
+        )
+        assert f"The pack `autograd` {said}" in str(refused.value)
         assert "Give your pack another id (the `pack:` line) to load it here." in str(refused.value)
         with pytest.raises(PackNotTheirs, match="only they may remove it"):  # refused before asking to confirm
             await service.handle(other, rq.PackRemove("autograd"))
@@ -286,3 +290,17 @@ async def test_a_removed_packs_switches_go_with_it(repo: SqlRepository) -> None:
     assert "added" in await load(service, cy, pack_yaml("shared-id", 1, "other"))
     assert [i.id for i in await repo.list_packs("guild-b")] == []
     assert [i.id for i in await repo.list_packs("guild-c")] == ["shared-id"]
+
+
+async def test_a_shipped_pack_at_a_servers_version_is_not_skipped_silently(
+    repo: SqlRepository, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The server's pack is kept whatever the shipped file's version, and the operator is told each start."""
+    service = service_on(repo)
+    await load(service, ADA, pack_yaml("autograd", 4, "a1"))
+    (tmp_path / "autograd.yaml").write_bytes(pack_yaml("autograd", 4, "shipped"))
+    for _start in range(2):
+        caplog.clear()
+        report = await load_shipped_packs(service, [tmp_path], store=repo)
+        assert report.stored == [] and "was not loaded: the stored pack `autograd` was loaded from the chat" in caplog.text
+    assert await questions_of(repo, "autograd") == (4, ["a1"])

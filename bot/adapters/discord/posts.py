@@ -219,13 +219,12 @@ class DiscordPoster:
         """The channel whose permissions count (a thread's parent), and what the bot needs there; None: not a text channel."""
         client = self._client
         channel = client.get_channel(channel_id) or await client.fetch_channel(channel_id)
-        needed = NEEDED
-        if isinstance(channel, discord.Thread):
-            needed = IN_A_THREAD
-            channel = channel.parent or await client.fetch_channel(channel.parent_id)
+        if isinstance(channel, discord.Thread):  # posted in; its parent (a text or forum channel) holds the permissions
+            parent = channel.parent or await client.fetch_channel(channel.parent_id)
+            return (parent if isinstance(parent, discord.abc.GuildChannel) else None), IN_A_THREAD
         if not isinstance(channel, discord.abc.GuildChannel) or not isinstance(channel, discord.abc.Messageable):
-            return None, needed
-        return channel, needed
+            return None, NEEDED
+        return channel, NEEDED
 
     async def _permissions(self, channel: discord.abc.GuildChannel) -> discord.Permissions | None:
         """The bot's permissions in a guild channel, from the cache or, when its guild is not there, fetched."""
@@ -237,7 +236,7 @@ class DiscordPoster:
             guild = await self._client.fetch_guild(guild.id)
             me = await guild.fetch_member(self._client.user.id)
             fetched = next((c for c in await guild.fetch_channels() if c.id == channel.id), None)
-            if not isinstance(fetched, discord.abc.Messageable):
+            if fetched is None:  # the channel `_target` took (a text channel, or a thread's parent) is gone
                 return None
             channel = fetched
         return channel.permissions_for(me)
