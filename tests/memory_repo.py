@@ -29,7 +29,7 @@ from bot.core.model import (
 )
 from bot.core.packs import Pack
 from bot.core.ports import Conflict, WorkTaken
-from bot.core.review import Review
+from bot.core.review import Review, in_learning
 from bot.core.work import Work
 from bot.storage.packs import shown_by_default
 
@@ -63,7 +63,7 @@ class MemoryRepository:
     async def import_pack(self, pack: Pack, *, force: bool = False, by: str | None = None) -> ImportReport:
         old = self.packs.get(pack.pack)
         if old is not None and by is not None and self.owners.get(pack.pack) != by:
-            raise PackNotTheirs(pack.pack, by)
+            raise PackNotTheirs(pack.pack, by, owner=self.owners.get(pack.pack))
         if old is not None and pack.version <= old.version and not force:
             raise PackRefused(f"Pack `{pack.pack}` is already at version {old.version}.")
         self.packs[pack.pack] = pack
@@ -81,7 +81,7 @@ class MemoryRepository:
 
     async def delete_pack(self, pack_id: str, *, by: str | None = None) -> bool:
         if pack_id in self.packs and by is not None and self.owners.get(pack_id) != by:
-            raise PackNotTheirs(pack_id, by, removing=True)
+            raise PackNotTheirs(pack_id, by, removing=True, owner=self.owners.get(pack_id))
         self.owners.pop(pack_id, None)
         if pack_id not in self.packs:
             return False
@@ -192,7 +192,8 @@ class MemoryRepository:
         due = sum(
             1
             for c in self.cards.values()
-            if c.platform == platform and c.user_id == user_id and (c.due < before if before is not None else c.due <= now)
+            if c.platform == platform and c.user_id == user_id
+            and (c.due <= now or (before is not None and c.due < before and not in_learning(c.card)))
         )
         return UserStats(
             attempts=len(mine),

@@ -1,10 +1,13 @@
 """Spaced repetition: when a question is due again, by FSRS, and what is due today.
 
-A card is due on the learner's practice day its due time falls in, or any day after (as Anki
-counts it): reviewed at 21:00 with a one-day interval, it is due from the next morning, not from
-21:00. `is_due` is that rule, and `due_before` the instant storage compares due times with; the
-review queue, every "N due" count and the reminders use them. Reviewing a card before its due
-time is a normal review: `review` takes the real time of the answer.
+A card in Review state (its interval days long) is due on the learner's practice day its due time
+falls in, or any day after (as Anki counts it): reviewed at 21:00 with a one-day interval, it is due
+from the next morning, not from 21:00. A card in a learning step (FSRS's Learning or Relearning
+state, steps minutes apart) is due at its exact time: answered right at 18:00, it comes back at
+18:10, not at once. `is_due` is that rule, and `due_before` the end of the practice day storage
+compares due times with (`bot.storage.due` is the same rule in SQL); the review queue, every
+"N due" count, the reminders and a quiz's start use them. Reviewing a card before its due time is a
+normal review: `review` takes the real time of the answer.
 """
 
 from __future__ import annotations
@@ -13,12 +16,12 @@ from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
 import orjson
-from fsrs import Card, Rating, Scheduler
+from fsrs import Card, Rating, Scheduler, State
 
 from .model import Review
-from .progress import day_ends
+from .progress import DAY_STARTS, day_ends, practice_day
 
-__all__ = ["Review", "due_before", "is_due", "review"]
+__all__ = ["Review", "due_before", "falls_due", "in_learning", "is_due", "review"]
 
 _SCHEDULER = Scheduler(enable_fuzzing=False)
 
@@ -42,7 +45,33 @@ def due_before(now: datetime, zone: ZoneInfo) -> datetime:
     return day_ends(now, zone)
 
 
-def is_due(due: datetime, now: datetime, zone: ZoneInfo) -> bool:
-    """Say whether a card due at `due` is due at `now` for a learner in `zone` (naive times are UTC)."""
+def in_learning(card_json: str | None) -> bool:
+    """Say whether a stored card is in a learning step (FSRS's Learning or Relearning state).
+
+    A card without a state (or none stored) counts as in Review, as `bot.storage.due` counts it.
+    """
+    if not card_json:
+        return False
+    try:
+        state = orjson.loads(card_json).get("state")
+    except (orjson.JSONDecodeError, AttributeError):
+        return False
+    return state in (State.Learning.value, State.Relearning.value)
+
+
+def is_due(due: datetime, now: datetime, zone: ZoneInfo, *, learning: bool = False) -> bool:
+    """Say whether a card due at `due` is due at `now` for a learner in `zone` (naive times are UTC).
+
+    `learning`: the card is in a learning step (`in_learning`), due at its exact time.
+    """
     due = due.replace(tzinfo=UTC) if due.tzinfo is None else due
-    return due < due_before(now, zone)
+    return due <= now or (not learning and due < due_before(now, zone))
+
+
+def falls_due(due: datetime, zone: ZoneInfo, *, learning: bool = False) -> datetime:
+    """Return when a card due at `due` becomes due by `is_due` (UTC): the 04:00 starting its practice
+    day, or for a card in a learning step its due time itself."""
+    due = due.replace(tzinfo=UTC) if due.tzinfo is None else due
+    if learning:
+        return due
+    return datetime.combine(practice_day(due, zone), DAY_STARTS, tzinfo=zone).astimezone(UTC)

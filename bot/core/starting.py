@@ -9,6 +9,9 @@ input on the current item up to the summary, is the flow's. A graded answer is r
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
+from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
 
 from bot.core.i18n import _, same_language
 
@@ -16,11 +19,16 @@ from .catalogue import Catalogue
 from .errors import QuizError, UnknownName
 from .flow import Flow
 from .items import kind_of
-from .model import Actor, ItemState, Owner, Session
+from .model import Actor, History, ItemState, Owner, Session
 from .packs import DIFFICULTIES, AnyQuestion, Pack
 from .ports import Clock, Repository
 from .replies import Reply, cmd, opt
 from .requests import DEFAULT_COUNT, MAX_COUNT, Start
+from .review import in_learning, is_due
+
+# A card due within this long may be due today (the practice day ends at the next 04:00 local, at most
+# 25 h away across a clock change); only then is the learner's zone read.
+_DUE_TODAY_AT_MOST = timedelta(days=2)
 
 
 class Starter:
@@ -96,6 +104,7 @@ class Starter:
     ) -> list[ItemState]:
         history = await self._repo.history(actor.platform, actor.user_id, [p.pack for p in packs])
         now = self._clock.now()
+        zone = await self._zone(actor, history.values(), now)
 
         def rank(pair: tuple[Pack, AnyQuestion]) -> int:
             seen = history.get((pair[0].pack, pair[1].id))
@@ -103,7 +112,7 @@ class Starter:
                 return 0
             if not seen.last_correct:
                 return 1
-            if seen.due is not None and seen.due <= now:
+            if seen.due is not None and is_due(seen.due, now, zone, learning=in_learning(seen.card)):  # due today, as the review and stats say
                 return 2
             return 3
 
@@ -116,6 +125,13 @@ class Starter:
             kind_of(q).prepare(q, item, self._rng)
             items.append(item)
         return items
+
+    async def _zone(self, actor: Actor, seen: Iterable[History], now: datetime) -> ZoneInfo:
+        """The learner's zone when it decides whether a card is due today (a card due soon), else UTC."""
+        soon = [h.due.replace(tzinfo=UTC) if h.due.tzinfo is None else h.due for h in seen if h.due is not None]
+        if not any(now < due < now + _DUE_TODAY_AT_MOST for due in soon):
+            return ZoneInfo("UTC")
+        return ZoneInfo((await self._repo.user_stats(actor.platform, actor.user_id, now)).zone)
 
     async def restart(self, actor: Actor, session: Session, *, use_next: bool = False) -> Reply:
         """A new quiz like `session` (New quiz), or the one asked for while it ran (Start new)."""

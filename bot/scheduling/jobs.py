@@ -198,7 +198,7 @@ class DailyJobs:
             await self._store.advance_reminder(learner, next_at=next_at)
             return
         done = await self._store.day_count(learner.platform, learner.user_id, review_day(now, learner.tz))
-        _, due_total, _ = await self._store.due_cards(learner.platform, learner.user_id, due_before(now, learner.tz), 0)
+        _, due_total, _ = await self._store.due_cards(learner.platform, learner.user_id, now, due_before(now, learner.tz), 0)
         due = min(due_total, max(learner.caps.reviews - done.reviews, 0))
         if not await self._store.claim_reminder(learner, day, due=due, now=now, next_at=next_at):
             # Taken already that day (by another process, or before the reminder was set again):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 
 from sqlalchemy import and_, bindparam, func, select, true
 from sqlalchemy.exc import IntegrityError
@@ -17,6 +17,7 @@ from . import daily_tables as d
 from . import tables as t
 from .base import Base
 from .daily_rows import _answer, put_failures, put_learner, put_member_answer, read_learner
+from .due import is_due
 from .prepared import Prepared
 
 # Reads built once and run through `Base._rows` (on PostgreSQL on asyncpg itself): a statement
@@ -48,9 +49,10 @@ _LIVE = select(t.questions.c.question_id).where(
 _MINE = and_(
     _R.platform == bindparam("platform"), _R.user_id == bindparam("user_id"), ~_SUSPENDED.exists(), _LIVE.exists()
 )
+_DUE_NOW = is_due(_R.due, _R.card, bindparam("now"), bindparam("before"))  # the core's rule (`due.py`)
 _DUE = Prepared(
     select(_R.pack_id, _R.question_id, _R.due, _R.card)
-    .where(and_(_MINE, _R.due < bindparam("before")))
+    .where(and_(_MINE, _DUE_NOW))
     .order_by(_R.due, _R.pack_id, _R.question_id)
     .limit(bindparam("limit"))
 )
@@ -68,8 +70,10 @@ _NEW_ITEMS = (  # a list of packs is no `Prepared` statement (SQLAlchemy expands
     )
     .order_by(_Q.pack_id, _Q.question_id)
 )  # fmt: skip
-_DUE_COUNT = Prepared(select(func.count().label("n")).where(and_(_MINE, _R.due < bindparam("before"))))
-_DUE_LATER = Prepared(select(func.min(_R.due).label("later")).where(and_(_MINE, _R.due >= bindparam("before"))))
+_DUE_COUNT = Prepared(select(func.count().label("n")).where(and_(_MINE, _DUE_NOW)))
+_DUE_LATER = Prepared(
+    select(_R.pack_id, _R.question_id, _R.due, _R.card).where(and_(_MINE, ~_DUE_NOW)).order_by(_R.due).limit(1)
+)
 
 
 class LearnerRows(Base):
@@ -121,22 +125,19 @@ class LearnerRows(Base):
     # ------------------------------------------------------------ cards
 
     async def due_cards(
-        self, platform: str, user_id: str, before: datetime, limit: int
-    ) -> tuple[list[DueCard], int, datetime | None]:
-        """The learner's first `limit` cards due before `before` (not a leech's), how many, and the next due after.
+        self, platform: str, user_id: str, now: datetime, before: datetime, limit: int
+    ) -> tuple[list[DueCard], int, DueCard | None]:
+        """The learner's first `limit` cards due at `now` (not a leech's), how many, and the next card not yet due.
 
-        `before` is the core's rule (`bot.core.review.due_before`): the end of the learner's practice day.
+        `before` is the end of the learner's practice day (`bot.core.review.due_before`); a card in
+        Review state due before it is due, one in a learning step only once `now` reaches it (`due.py`).
         """
-        mine = {"platform": platform, "user_id": user_id, "before": before}
+        mine = {"platform": platform, "user_id": user_id, "now": now, "before": before}
         rows = await self._rows(_DUE, {**mine, "limit": limit}) if limit > 0 else []
         total = (await self._rows(_DUE_COUNT, mine))[0]["n"] or 0
-        later = (await self._rows(_DUE_LATER, mine))[0]["later"]
-        cards = [DueCard(row["pack_id"], row["question_id"], row["due"], row["card"]) for row in rows]
-        if isinstance(later, str):  # SQLite's MIN() hands back the stored text
-            later = datetime.fromisoformat(later)
-        if isinstance(later, datetime) and later.tzinfo is None:
-            later = later.replace(tzinfo=UTC)
-        return cards, int(total), later
+        later = await self._rows(_DUE_LATER, mine)
+        cards = [DueCard(row["pack_id"], row["question_id"], row["due"], row["card"]) for row in rows + later]
+        return cards[: len(rows)], int(total), cards[len(rows)] if later else None
 
     async def new_items(self, platform: str, user_id: str, packs: Sequence[str], limit: int) -> list[ItemKey]:
         if limit <= 0 or not packs:

@@ -16,6 +16,7 @@ from . import tables as t
 from .base import Database
 from .daily_rows import read_learner
 from .daily_tables import daily_cards
+from .due import is_due
 from .one_row import ManyRows
 from .prepared import Prepared
 
@@ -76,7 +77,7 @@ class ProgressStore:
             before = due_by(learner.tz) if due_by is not None else None
             # The cards the daily review would bring (`daily_learners._MINE`): not a removed question's
             # (its card stays in history), not a leech's.
-            due_at = _R.due < before if before is not None else _R.due <= now
+            due_at = is_due(_R.due, _R.card, now, before) if before is not None else _R.due <= now
             due = (
                 await c.execute(select(func.count()).where(and_(_R.platform == platform, _R.user_id == user_id, due_at, _LIVE, ~_SUSPENDED)))
             ).scalar() or 0

@@ -11,6 +11,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 import asyncpg
+from fsrs import State
 from sqlalchemy import insert, select
 
 from bot.core.daily.channel import DailyPost
@@ -97,13 +98,17 @@ class FakePoster:
 async def add_cards(
     repo: SqlRepository, platform: str, user_id: str, questions: list[str], due: datetime, *, step: timedelta = timedelta(0)
 ) -> None:
-    """Give the learner a review card for each demo question, due at `due` (+ step each)."""
+    """Give the learner a review card for each demo question, due at `due` (+ step each).
+
+    Each card is in FSRS's Review state (days apart), as a card due days after its last answer is.
+    """
     rows = []
     for i, q in enumerate(questions):
         card, _ = review(None, correct=True, hinted=False, at=due - timedelta(days=3))
         at = due + step * i
         data = json.loads(card)
         data["due"] = at.isoformat()
+        data["state"], data["step"] = State.Review.value, None
         rows.append(
             {
                 "platform": platform, "user_id": user_id, "pack_id": "demo", "question_id": q,

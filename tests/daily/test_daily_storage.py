@@ -150,14 +150,16 @@ async def test_due_cards_skip_leeches_and_new_items_skip_answered(stores: Stores
     d = stores.daily
     await add_cards(stores.repo, "discord", "u1", ["q-choice", "q-blanks", "q-short"], T0 - timedelta(days=2), step=timedelta(days=1))
     # due: q-choice (2 days over), q-blanks (1 day over), q-short just before the cutoff
-    cards, total, later = await d.due_cards("discord", "u1", T0 + timedelta(seconds=1), 10)
+    cut = T0 + timedelta(seconds=1)
+    cards, total, later = await d.due_cards("discord", "u1", cut, cut, 10)
     assert [c.question for c in cards] == ["q-choice", "q-blanks", "q-short"]
     assert (total, later) == (3, None)
     await d.save_card_failures("discord", "u1", ("demo", "q-choice"), 8, True)
-    cards, total, _ = await d.due_cards("discord", "u1", T0 + timedelta(seconds=1), 1)
+    cards, total, _ = await d.due_cards("discord", "u1", cut, cut, 1)
     assert [c.question for c in cards] == ["q-blanks"] and total == 2
-    _, total, later = await d.due_cards("discord", "u1", T0 - timedelta(days=1, hours=1), 5)  # the next: at T0 - 1 day
-    assert total == 0 and later == T0 - timedelta(days=1)
+    early = T0 - timedelta(days=1, hours=1)
+    _, total, later = await d.due_cards("discord", "u1", early, early, 5)  # the next: at T0 - 1 day
+    assert total == 0 and later is not None and later.due == T0 - timedelta(days=1)
     assert await d.leeches("discord", "u1") == [("demo", "q-choice")]
     assert await d.card_failures("discord", "u1", ("demo", "q-choice")) == (8, True)
     assert await d.new_items("discord", "u1", ["demo"], 10) == [("demo", "q-code"), ("demo", "q-multi")]

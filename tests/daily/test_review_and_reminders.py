@@ -70,7 +70,7 @@ async def test_nothing_due_says_when_the_next_card_is_due(sqlite_stores: Stores)
     await add_cards(sqlite_stores.repo, "discord", "ann", ["q-short"], datetime(2026, 6, 3, 22, 30, tzinfo=UTC))
     queue, reply = await service.review_intro(ANN)
     assert queue.empty
-    assert reply.messages[0].text() == "Nothing is due for today. Your next card is due Wed 3 Jun 18:30 (America/New_York)."
+    assert reply.messages[0].text() == "Nothing is due for today. Your next card is due Wed 3 Jun 04:00 (America/New_York)."  # from that day's 04:00
 
 
 async def test_a_card_failed_eight_times_leaves_the_review_until_reset(sqlite_stores: Stores) -> None:

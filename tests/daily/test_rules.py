@@ -100,7 +100,7 @@ def test_the_queue_is_most_overdue_first_then_new_within_caps() -> None:
     assert [c.question for c in queue.reviews[:3]] == ["q29", "q28", "q27"]
     assert queue.items()[20] == ("demo", "n0")
     assert queue.due_total == 30
-    assert queue.next_due == T0 + timedelta(days=2)
+    assert queue.next_due == datetime(2026, 6, 3, 2, 0, tzinfo=UTC)  # T0 + 2 days falls due at that day's 04:00 in Berlin
     # What was done today counts against the caps.
     later = build_queue(due, new, now=T0, zone=BERLIN, caps=Caps(), done=DayCount(reviews=18, new=5), next_due=None)
     assert (len(later.reviews), len(later.new)) == (2, 0)
@@ -120,11 +120,11 @@ def test_the_review_day_rolls_over_at_four_in_the_learners_zone() -> None:
 
 
 def test_nothing_due_says_when_the_next_card_is() -> None:
-    nxt = datetime(2026, 6, 3, 16, 0, tzinfo=UTC)
+    nxt = DueCard("demo", "q-short", datetime(2026, 6, 3, 16, 0, tzinfo=UTC), '{"state": 2}')
     queue = build_queue([], [], now=T0, zone=BERLIN, caps=Caps(), done=DayCount(), next_due=nxt)
     assert queue.empty
     text = queue_message(queue, BERLIN).text()
-    assert "Nothing is due" in text and "Wed 3 Jun 18:00 (Europe/Berlin)" in text
+    assert "Nothing is due" in text and "Wed 3 Jun 04:00 (Europe/Berlin)" in text  # due that day: from its 04:00
 
 
 def test_ratings_and_leeches() -> None:

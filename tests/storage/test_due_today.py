@@ -10,14 +10,17 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from functools import partial
+from zoneinfo import ZoneInfo
 
 import pytest
+from sqlalchemy import update
 
 from bot.core import QuizService
 from bot.core.daily.learner import Learner
 from bot.core.packs import load_path
-from bot.core.review import due_before
+from bot.core.review import due_before, review
 from bot.storage import SqlRepository, open_repository
+from bot.storage import tables as t
 from bot.storage.daily import DailyRepository
 from tests.conftest import DEMO_PACK
 from tests.daily.support import add_cards
@@ -67,3 +70,27 @@ async def test_a_leech_and_a_removed_questions_card_are_not_counted_due(repo: Sq
     assert (await repo.user_stats("discord", "ann", MORNING)).due == 2  # without the rule: due by now, the same cards
     await repo.delete_pack("demo")
     assert await due_at(repo, "ann", MORNING) == 0
+
+
+async def test_a_card_in_a_learning_step_is_due_at_its_time_not_for_the_whole_day(repo: SqlRepository) -> None:
+    """A card answered right at 18:00 sits in a ten-minute learning step: not due again at once, as a
+    card in Review state due tonight is; the stats, the daily review and its next time agree."""
+    daily = DailyRepository.beside(repo)
+    await daily.save_learner(Learner("discord", "lea", zone="Europe/Berlin"))
+    await add_cards(repo, "discord", "lea", ["q-choice"], TONIGHT)  # Review state, due at 21:00
+    first, step_due = review(None, correct=True, hinted=False, at=TONIGHT - timedelta(hours=3))  # 18:00, Learning
+    assert step_due == TONIGHT - timedelta(hours=2, minutes=50)  # its step: 18:10
+    async with repo.engine.begin() as c:
+        await c.execute(
+            update(t.reviews)
+            .where(t.reviews.c.user_id == "lea", t.reviews.c.question_id == "q-choice")
+            .values(card=first, due=step_due)
+        )
+    await add_cards(repo, "discord", "lea", ["q-short"], TONIGHT)
+    now = TONIGHT - timedelta(hours=3)  # 18:00 in Berlin
+    assert await due_at(repo, "lea", now) == 1  # q-short (tonight), not q-choice (18:10)
+    cards, total, nxt = await daily.due_cards("discord", "lea", now, due_before(now, ZoneInfo("Europe/Berlin")), 5)
+    assert [c.question for c in cards] == ["q-short"] and total == 1
+    assert nxt is not None and (nxt.question, nxt.due) == ("q-choice", step_due)
+    later = step_due + timedelta(seconds=1)
+    assert await due_at(repo, "lea", later) == 2  # its time came

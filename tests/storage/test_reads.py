@@ -60,7 +60,7 @@ async def test_daily_race_and_privacy_reads_send_only_their_selects(repo: SqlRep
     sent = _server_log(repo)
     assert (await daily.get_learner("discord", "ann")).user_id == "ann"
     assert await daily.day_count("discord", "ann", date(2000, 1, 1)) is not None
-    cards, total, _later = await daily.due_cards("discord", "ann", clicks.AT.replace(year=2100), 10)
+    cards, total, _later = await daily.due_cards("discord", "ann", clicks.AT.replace(year=2100), clicks.AT.replace(year=2100), 10)
     assert total == 1 and len(cards) == 1
     assert await daily.member_answer("no-post", "ann") is None
     assert await social.get_race("no-race") is None

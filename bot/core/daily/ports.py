@@ -101,10 +101,13 @@ class DailyStore(Protocol):
 
     async def day_count(self, platform: str, user_id: str, day: date) -> DayCount: ...
 
-    async def due_cards(self, platform: str, user_id: str, before: datetime, limit: int) -> tuple[list[DueCard], int, datetime | None]:
-        """Return the most overdue unsuspended cards due before `before` (at most `limit`), how many, and the next due later.
+    async def due_cards(
+        self, platform: str, user_id: str, now: datetime, before: datetime, limit: int
+    ) -> tuple[list[DueCard], int, DueCard | None]:
+        """Return the most overdue unsuspended cards due at `now` (at most `limit`), how many, and the next not yet due.
 
-        `before`: `bot.core.review.due_before(now, zone)`, the end of the learner's practice day.
+        `before`: `bot.core.review.due_before(now, zone)`, the end of the learner's practice day; due
+        is `bot.core.review.is_due` (a card in a learning step only at its time).
         """
         ...
 
@@ -208,6 +211,6 @@ class SchedulerStore(Protocol):
         ...
 
     async def due_cards(
-        self, platform: str, user_id: str, before: datetime, limit: int
-    ) -> tuple[list[DueCard], int, datetime | None]:
+        self, platform: str, user_id: str, now: datetime, before: datetime, limit: int
+    ) -> tuple[list[DueCard], int, DueCard | None]:
         ...

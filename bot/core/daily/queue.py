@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 
 from bot.core.i18n import _
 from bot.core.progress import practice_day
-from bot.core.review import is_due
+from bot.core.review import falls_due, in_learning, is_due
 
 from .errors import BadSetting
 from .rotation import ItemKey
@@ -60,7 +60,7 @@ class DailyQueue:
     day: date
     reviews: tuple[DueCard, ...]
     new: tuple[ItemKey, ...]
-    next_due: datetime | None  # the earliest card due after today (suspended cards excluded)
+    next_due: datetime | None  # when the next card not yet due falls due (`falls_due`; suspended cards excluded)
     due_total: int  # every due card, before the cap
 
     def items(self) -> list[ItemKey]:
@@ -85,22 +85,25 @@ def build_queue(
     zone: ZoneInfo,
     caps: Caps,
     done: DayCount,
-    next_due: datetime | None,
+    next_due: DueCard | None,
 ) -> DailyQueue:
     """Return today's queue from due cards and new candidates, less what was done today."""
-    ready = sorted((c for c in due if is_due(c.due, now, zone)), key=lambda c: (c.due, c.pack, c.question))
+    ready = sorted((c for c in due if is_due(c.due, now, zone, learning=in_learning(c.card))), key=lambda c: (c.due, c.pack, c.question))
     room = max(caps.reviews - done.reviews, 0)
     new_room = max(caps.new - done.new, 0)
     seen = {(c.pack, c.question) for c in ready}
     fresh = [k for k in dict.fromkeys(new) if k not in seen][:new_room]
-    later = [c.due for c in due if not is_due(c.due, now, zone)]
+    later = [c for c in due if not is_due(c.due, now, zone, learning=in_learning(c.card))]
     if next_due is not None:
         later.append(next_due)
+    # When the next card comes into a review: for one in Review state the start of its practice day,
+    # not its due time within it; for one in a learning step its due time.
+    shown = [falls_due(c.due, zone, learning=in_learning(c.card)) for c in later]
     return DailyQueue(
         day=review_day(now, zone),
         reviews=tuple(ready[:room]),
         new=tuple(fresh),
-        next_due=min(later) if later else None,
+        next_due=max(min(shown), now) if shown else None,
         due_total=len(ready),
     )
 

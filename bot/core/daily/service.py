@@ -204,7 +204,7 @@ class DailyService:
         day = review_day(now, learner.tz)
         done = await self._store.day_count(actor.platform, actor.user_id, day)
         room = max(learner.caps.reviews - done.reviews, 0)
-        due, due_total, next_due = await self._store.due_cards(actor.platform, actor.user_id, due_before(now, learner.tz), room)
+        due, due_total, next_due = await self._store.due_cards(actor.platform, actor.user_id, now, due_before(now, learner.tz), room)
         packs = learner.packs or tuple(await self._store.practised_packs(actor.platform, actor.user_id))
         new_room = max(learner.caps.new - done.new, 0)
         new = await self._store.new_items(actor.platform, actor.user_id, packs, new_room) if new_room else []
@@ -328,7 +328,7 @@ class DailyService:
         learner = await self._store.get_learner(actor.platform, who)
         now = self._clock.now()
         streak = streak_on(learner.streak, now, learner.tz)
-        _cards, due_total, _more = await self._store.due_cards(actor.platform, who, due_before(now, learner.tz), 0)
+        _cards, due_total, _more = await self._store.due_cards(actor.platform, who, now, due_before(now, learner.tz), 0)
         leeches = await self._store.leeches(actor.platform, who)
         return daily_stats_fields(streak, due=due_total, leeches=leeches, reminder=learner.reminder)
 
