@@ -20,13 +20,15 @@ from sqlalchemy import insert, select
 from bot.core import Actor, QuizService
 from bot.core import actions as ax
 from bot.core import requests as rq
-from bot.core.errors import PackRefused
+from bot.core.errors import PackRefused, QuizError
 from bot.core.importing import PackNotTheirs, pack_owner
 from bot.core.packs import Pack, load_bytes, load_path
+from bot.core.report.service import Reports
 from bot.pack_import import import_one
 from bot.shipped import load_shipped_packs
 from bot.storage import SqlRepository, create_engine, open_repository
 from bot.storage import tables as t
+from bot.storage.reports import ReportStore
 from tests.conftest import DEMO_PACK
 from tests.fakes import FakeClock
 from tests.storage.conftest import migrate_to
@@ -304,3 +306,17 @@ async def test_a_shipped_pack_at_a_servers_version_is_not_skipped_silently(
         report = await load_shipped_packs(service, [tmp_path], store=repo)
         assert report.stored == [] and "was not loaded: the stored pack `autograd` was loaded from the chat" in caplog.text
     assert await questions_of(repo, "autograd") == (4, ["a1"])
+
+
+async def test_a_report_here_is_on_the_packs_listed_here(repo: SqlRepository) -> None:
+    """Server B's admin cannot report on server A's private pack, nor see its id among the suggestions."""
+    service = QuizService(
+        repository=repo, runner=None, clock=FakeClock(), rng=random.Random(1), reports=Reports(ReportStore(repo.db))
+    )
+    await load(service, ADA, pack_yaml("class-a", 1, "q1"))
+    await repo.import_pack(pack_of("open", 1, "o1"))  # the operator's
+    with pytest.raises(QuizError) as refused:
+        await service.handle(BEN, rq.Report(pack="class-a"))
+    assert "class-a" in str(refused.value) and "open" in str(refused.value)
+    assert str(refused.value).count("class-a") == 1  # named as asked, not offered
+    assert (await service.handle(ADA, rq.Report(pack="class-a"))).messages[0].title == "Report: class-a v1"

@@ -101,7 +101,8 @@ class ReportDesk:
         return Reply(messages=(Message(kind="admin", title=_("Report: {title}").format(title=pack.title), parts=parts),))
 
     async def _pack(self, actor: Actor, name: str | None, *, in_dm: bool) -> Pack:
-        known = [p.id for p in await self._catalogue.listing()]
+        # The packs listed here (an operator in a DM: every one); another server's pack is not reported on here.
+        known = [p.id for p in await self._catalogue.listing(None if in_dm else actor.scope)]
         if name is None:
             here = known if in_dm else [p.id for p in await self._catalogue.enabled(actor.scope)]
             if len(here) != 1:
