@@ -32,6 +32,14 @@ class PackNames(Query[list[str]]):
 
 
 @dataclass(frozen=True)
+class ListedPackNames(Query[list[str]]):
+    """The packs listed in `scope`, enabled or disabled there (an admin's autocomplete); another scope's
+    pack only once an admin here switched it."""
+
+    scope: str
+
+
+@dataclass(frozen=True)
 class TopicNames(Query[list[str]]):
     """The topics of the packs enabled in `scope`, or of `pack` (autocomplete)."""
 

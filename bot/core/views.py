@@ -27,11 +27,15 @@ class Views:
         dispatcher.request(rq.Stats, self.on_stats)
         dispatcher.request(rq.Packs, self.on_packs)
         dispatcher.query(q.PackNames, self.pack_names)
+        dispatcher.query(q.ListedPackNames, self.listed_pack_names)
         dispatcher.query(q.TopicNames, self.topic_names)
         dispatcher.query(q.PackList, self.pack_list)
 
     async def pack_names(self, query: q.PackNames) -> list[str]:
         return await self._catalogue.pack_names(query.scope)
+
+    async def listed_pack_names(self, query: q.ListedPackNames) -> list[str]:
+        return [p.id for p in await self._catalogue.listing(query.scope)]
 
     async def topic_names(self, query: q.TopicNames) -> list[str]:
         return await self._catalogue.topic_names(query.scope, query.pack)

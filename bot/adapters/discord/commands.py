@@ -50,7 +50,7 @@ def build_quiz_group(inbound: Inbound) -> app_commands.Group:
 
     async def all_pack_names(interaction: Interaction, current: str) -> list[app_commands.Choice[str]]:
         async def names(scope: str) -> list[str]:  # enabled or disabled here; another server's only once switched here
-            return [p.id for p in await service.catalogue.listing(scope)]
+            return await service.ask(q.ListedPackNames(scope))
 
         return await inbound.complete(interaction, current, names)
 
