@@ -210,3 +210,13 @@ def test_daily_actions_round_trip_and_reject_others() -> None:
     assert dx.parse("qz:abc:0:c:1") is None
     assert dx.parse("dy:nope") is None
     assert dx.parse("dy:start" + ":x" * 200) is None
+
+
+def test_a_used_up_cap_says_how_many_are_still_due_not_that_nothing_is() -> None:
+    due = _cards(30, T0)
+    capped = build_queue(due, [], now=T0, zone=BERLIN, caps=Caps(reviews=20, new=0), done=DayCount(reviews=20), next_due=None)
+    assert capped.empty and capped.due_total == 30
+    text = queue_message(capped, BERLIN).text()
+    assert "Nothing is due" not in text
+    assert text.startswith("You have done today's reviews: 30 more cards are due, over your daily cap.")
+    assert "⟦daily settings⟧ `reviews:<number>`" in text  # the platform spells the command

@@ -151,6 +151,15 @@ def local_text(instant: datetime, zone: ZoneInfo) -> str:
 
 def queue_message(queue: DailyQueue, zone: ZoneInfo) -> Message:
     """Introduce today's review, or say when the next card is due."""
+    if queue.empty and queue.due_total > 0:  # cards are due, but today's cap of reviews is used up
+        text = ngettext(
+            "You have done today's reviews: {n} more card is due, over your daily cap. It waits for tomorrow, "
+            "or raise the cap with {settings} `reviews:<number>`.",
+            "You have done today's reviews: {n} more cards are due, over your daily cap. They wait for tomorrow, "
+            "or raise the cap with {settings} `reviews:<number>`.",
+            queue.due_total,
+        ).format(n=number(queue.due_total), settings=cmd("daily settings"))
+        return Message(kind="notice", parts=(Text(text),), title=_("Daily review"))
     if queue.empty:
         later = (
             _("Your next card is due {when}.").format(when=local_text(queue.next_due, zone))
