@@ -10,18 +10,11 @@ from __future__ import annotations
 from bot.core import QuizService
 from tests.conftest import hand_demo_to
 from tests.slack.conftest import ADMIN, Slack, block_text, dm
+from tests.slack.test_admin import GOOD
 
-DEMO = b"""pack: demo
-title: Our demo
-version: 9
-questions:
-  - id: one
-    type: choice
-    prompt: Pick **one**.
-    choices:
-      - {text: one, correct: true}
-      - {text: two}
-"""
+DEMO = (
+    GOOD.replace(b"pack: extra", b"pack: demo").replace(b"title: Extra pack", b"title: Our demo").replace(b"version: 1", b"version: 9")
+)
 
 
 async def test_a_discord_servers_pack_is_not_said_to_be_another_workspaces(slack: Slack, quiz_service: QuizService) -> None:
