@@ -45,7 +45,7 @@ def _parser() -> argparse.ArgumentParser:
     slack = sub.add_parser("slack", help="the Slack front end (HTTP mode, or Socket Mode with SLACK_APP_TOKEN)")
     slack.add_argument("--port", type=_port, default=None, help="HTTP port for /slack/events (default 3000)")
 
-    pack = sub.add_parser("pack", help="validate, import, list, export and convert packs").add_subparsers(
+    pack = sub.add_parser("pack", help="validate, import, list, remove, export and convert packs").add_subparsers(
         dest="pack_command", metavar="ACTION", required=True
     )
     validate = pack.add_parser("validate", help="check packs; every problem as file:line:col: message")
