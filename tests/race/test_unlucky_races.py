@@ -58,6 +58,8 @@ async def test_an_item_removed_mid_race_ends_the_race_with_a_notice_in_the_chann
     assert f"The race ends early: the next item, `race-pack/{race.items[1].question}`" in texts[1]
     assert "stopped after 1 of 3 rounds" in texts[-1] and "**Bob** wins" in texts[-1]
     assert post.next_round is None
+    # The removed item's round message is closed as posted: no button left to press.
+    assert post.closed_round is not None and not [c for c in post.closed_round.controls() if not c.disabled]
     stats = await repository.user_stats("discord", "bob", clock.now())
     assert (stats.attempts, stats.correct) == (1, 1)  # the answer counts once
 

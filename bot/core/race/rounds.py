@@ -196,7 +196,10 @@ class Rounds:
                 next_round = race.round
             else:
                 messages.append(view.final_message(race))
-            closed_round = view.round_message(race, closed, pack, question, closed=True) if question is not None else None
+            # The round's message is closed (its buttons off) from what was posted: the snapshot, when the
+            # item left its pack meanwhile (a race stored without snapshots has nothing to show it from).
+            shown = question if question is not None else item.snapshot.question if item.snapshot is not None else None
+            closed_round = view.round_message(race, closed, pack, shown, closed=True) if shown is not None else None
         post = ChannelPost(
             platform=race.platform,
             scope=race.scope,
