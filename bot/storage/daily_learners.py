@@ -17,7 +17,7 @@ from . import daily_tables as d
 from . import tables as t
 from .base import Base
 from .daily_rows import _answer, put_failures, put_learner, put_member_answer, read_learner
-from .due import is_due
+from .due import LIVE, SUSPENDED, is_due
 from .prepared import Prepared
 
 # Reads built once and run through `Base._rows` (on PostgreSQL on asyncpg itself): a statement
@@ -39,15 +39,8 @@ _DAY_COUNT = Prepared(
     )
 )
 _R = t.reviews.c
-_SUSPENDED = select(_K.pack_id).where(
-    and_(_K.platform == _R.platform, _K.user_id == _R.user_id, _K.suspended == true(),
-         _K.pack_id == _R.pack_id, _K.question_id == _R.question_id)
-)  # fmt: skip
-_LIVE = select(t.questions.c.question_id).where(
-    and_(t.questions.c.pack_id == _R.pack_id, t.questions.c.question_id == _R.question_id)
-)  # a card's question is still in a loaded pack (a removed pack's or question's card stays in history only)
 _MINE = and_(
-    _R.platform == bindparam("platform"), _R.user_id == bindparam("user_id"), ~_SUSPENDED.exists(), _LIVE.exists()
+    _R.platform == bindparam("platform"), _R.user_id == bindparam("user_id"), ~SUSPENDED, LIVE
 )
 _DUE_NOW = is_due(_R.due, _R.card, bindparam("now"), bindparam("before"))  # the core's rule (`due.py`)
 _DUE = Prepared(

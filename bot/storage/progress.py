@@ -7,7 +7,7 @@ from datetime import UTC, date, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import Integer, String, and_, any_, bindparam, cast, func, select, true
+from sqlalchemy import Integer, String, and_, any_, bindparam, cast, func, select
 from sqlalchemy.dialects.postgresql import ARRAY
 
 from bot.core.model import History, TopicStats, UserStats
@@ -15,8 +15,7 @@ from bot.core.model import History, TopicStats, UserStats
 from . import tables as t
 from .base import Database
 from .daily_rows import read_learner
-from .daily_tables import daily_cards
-from .due import is_due
+from .due import LIVE, SUSPENDED, is_due
 from .one_row import ManyRows
 from .prepared import Prepared
 
@@ -28,12 +27,7 @@ _HISTORY = ManyRows(select(*_HISTORY_COLUMNS).where(_LEARNER, t.reviews.c.pack_i
 # PostgreSQL: the packs as one array parameter, so the statement is compiled once and runs on asyncpg
 # itself (`Database.rows`); an expanding IN is rendered again for every read.
 _HISTORY_PG = Prepared(select(*_HISTORY_COLUMNS).where(_LEARNER, t.reviews.c.pack_id == any_(bindparam("packs", type_=ARRAY(String())))))
-_R, _Q, _K = t.reviews.c, t.questions.c, daily_cards.c
-_LIVE = select(_Q.question_id).where(and_(_Q.pack_id == _R.pack_id, _Q.question_id == _R.question_id)).exists()
-_SUSPENDED = select(_K.pack_id).where(
-    and_(_K.platform == _R.platform, _K.user_id == _R.user_id, _K.pack_id == _R.pack_id, _K.question_id == _R.question_id,
-         _K.suspended == true())
-).exists()  # fmt: skip
+_R = t.reviews.c
 
 
 class ProgressStore:
@@ -75,11 +69,10 @@ class ProgressStore:
             ]
             learner = await read_learner(c, platform, user_id)
             before = due_by(learner.tz) if due_by is not None else None
-            # The cards the daily review would bring (`daily_learners._MINE`): not a removed question's
-            # (its card stays in history), not a leech's.
+            # The cards the daily review would bring (`due.LIVE`, not `due.SUSPENDED`).
             due_at = is_due(_R.due, _R.card, now, before) if before is not None else _R.due <= now
             due = (
-                await c.execute(select(func.count()).where(and_(_R.platform == platform, _R.user_id == user_id, due_at, _LIVE, ~_SUSPENDED)))
+                await c.execute(select(func.count()).where(and_(_R.platform == platform, _R.user_id == user_id, due_at, LIVE, ~SUSPENDED)))
             ).scalar() or 0
         if isinstance(latest, datetime) and latest.tzinfo is None:
             latest = latest.replace(tzinfo=UTC)
