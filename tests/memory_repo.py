@@ -181,6 +181,9 @@ class MemoryRepository:
                 )
         return found
 
+    async def learner_zone(self, platform: str, user_id: str) -> str:
+        return "UTC"  # no daily settings here: every zone is UTC
+
     async def user_stats(
         self, platform: str, user_id: str, now: datetime, *, due_by: Callable[[ZoneInfo], datetime] | None = None
     ) -> UserStats:

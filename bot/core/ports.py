@@ -121,6 +121,10 @@ class Repository(Protocol):
 
     async def history(self, platform: str, user_id: str, packs: Sequence[str]) -> dict[tuple[str, str], History]: ...
 
+    async def learner_zone(self, platform: str, user_id: str) -> str:
+        """The learner's time zone (IANA name; UTC until they set one), which their practice day follows."""
+        ...
+
     async def user_stats(
         self, platform: str, user_id: str, now: datetime, *, due_by: Callable[[ZoneInfo], datetime] | None = None
     ) -> UserStats:

@@ -131,7 +131,7 @@ class Starter:
         soon = [h.due.replace(tzinfo=UTC) if h.due.tzinfo is None else h.due for h in seen if h.due is not None]
         if not any(now < due < now + _DUE_TODAY_AT_MOST for due in soon):
             return ZoneInfo("UTC")
-        return ZoneInfo((await self._repo.user_stats(actor.platform, actor.user_id, now)).zone)
+        return ZoneInfo(await self._repo.learner_zone(actor.platform, actor.user_id))
 
     async def restart(self, actor: Actor, session: Session, *, use_next: bool = False) -> Reply:
         """A new quiz like `session` (New quiz), or the one asked for while it ran (Start new)."""

@@ -49,6 +49,10 @@ class ProgressStore:
             for pack, question, due, card, correct, answers in rows
         }
 
+    async def learner_zone(self, platform: str, user_id: str) -> str:
+        async with self._db.read() as c:
+            return (await read_learner(c, platform, user_id)).zone
+
     async def user_stats(
         self, platform: str, user_id: str, now: datetime, *, due_by: Callable[[ZoneInfo], datetime] | None = None
     ) -> UserStats:

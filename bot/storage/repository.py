@@ -122,6 +122,9 @@ class SqlRepository:
     async def history(self, platform: str, user_id: str, packs: Sequence[str]) -> dict[tuple[str, str], History]:
         return await self.progress.history(platform, user_id, packs)
 
+    async def learner_zone(self, platform: str, user_id: str) -> str:
+        return await self.progress.learner_zone(platform, user_id)
+
     async def user_stats(
         self, platform: str, user_id: str, now: datetime, *, due_by: Callable[[ZoneInfo], datetime] | None = None
     ) -> UserStats:
