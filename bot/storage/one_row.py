@@ -7,8 +7,9 @@ a row and took as many of the loop's turns. Aggregated by SQLite into one JSON r
 In bench/core_bench.py flat out, a quiz start's read of a learner's 60 cards cost about 620 µs of the
 database thread's CPU row by row; read as one row, the answers per second rose by about a tenth.
 
-On PostgreSQL (asyncpg takes every row in one reply) `ManyRows.all` is plain `execute`. On SQLite
-each value comes back as SQLAlchemy gives it from a row: its column type's result processing applied
+It is read for SQLite only (on PostgreSQL asyncpg takes every row in one reply), in one trip to the
+database's thread (`sqlite_read.py`, compiled once: an expanding `IN` cannot be; a list goes in as a
+JSON array read with `json_each`). Each value comes back as SQLAlchemy gives it from a row: its column type's result processing applied
 to what JSON carried. Text, integers and NULL come back exact (every column these reads return);
 SQLite writes a REAL to 15 significant digits and cannot put a BLOB in JSON, so a read of such
 columns must not use it. The rows' order is not kept: use it for reads that are not ordered.
@@ -22,7 +23,10 @@ from typing import Any
 import orjson
 from sqlalchemy import Select, func, select
 from sqlalchemy.engine import Dialect
-from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from .prepared import Prepared
+from .sqlite_read import read_alone
 
 Readers = tuple[Callable[[Any], Any] | None, ...]
 
@@ -33,7 +37,8 @@ class ManyRows:
     def __init__(self, statement: Select[Any]) -> None:
         self.statement = statement
         inner = statement.subquery()
-        self.one_row: Select[Any] = select(func.json_group_array(func.json_array(*inner.c)))
+        self.one_row: Select[Any] = select(func.json_group_array(func.json_array(*inner.c)).label("rows"))
+        self._one = Prepared(self.one_row)
         self._readers: dict[str, Readers] = {}
 
     def readers(self, dialect: Dialect) -> Readers:
@@ -45,10 +50,8 @@ class ManyRows:
             )
         return self._readers[dialect.name]
 
-    async def all(self, c: AsyncConnection, params: Mapping[str, Any]) -> list[Sequence[Any]]:
-        """Every row, each a sequence of the columns' values as SQLAlchemy would give them."""
-        if c.dialect.name != "sqlite":
-            return list(await c.execute(self.statement, params))
-        rows = orjson.loads((await c.execute(self.one_row, params)).scalar_one())
-        readers = self.readers(c.dialect)
-        return [[v if read is None else read(v) for read, v in zip(readers, row, strict=True)] for row in rows]
+    async def read(self, engine: AsyncEngine, params: Mapping[str, Any]) -> list[Sequence[Any]]:
+        """Every row (SQLite), each a sequence of the columns' values as SQLAlchemy would give them."""
+        (found,) = await read_alone(engine, self._one, params)
+        readers = self.readers(engine.dialect)
+        return [[v if read is None else read(v) for read, v in zip(readers, row, strict=True)] for row in orjson.loads(found["rows"])]

@@ -7,11 +7,14 @@ from datetime import UTC, date, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import Integer, String, and_, any_, bindparam, cast, func, select
+import orjson
+from sqlalchemy import Integer, Select, String, and_, any_, bindparam, cast, column, func, select
 from sqlalchemy.dialects.postgresql import ARRAY
 
+from bot.core.daily.learner import Learner
 from bot.core.model import History, TopicStats, UserStats
 
+from . import daily_tables as d
 from . import tables as t
 from .base import Database
 from .daily_rows import read_learner
@@ -20,14 +23,17 @@ from .one_row import ManyRows
 from .prepared import Prepared
 
 # Built once (every quiz start reads it): building the statement cost more than running it on SQLite.
-# Many rows, one a card: SQLite hands them back as one (`one_row.py`).
+# Many rows, one a card: SQLite hands them back as one (`one_row.py`); its packs a JSON array.
+_JSON_LIST: Select[tuple[Any]] = select(column("value")).select_from(func.json_each(bindparam("packs", type_=String())))
 _HISTORY_COLUMNS = (t.reviews.c.pack_id, t.reviews.c.question_id, t.reviews.c.due, t.reviews.c.card, t.reviews.c.correct, t.reviews.c.answers)
 _LEARNER = and_(t.reviews.c.platform == bindparam("platform"), t.reviews.c.user_id == bindparam("user_id"))
-_HISTORY = ManyRows(select(*_HISTORY_COLUMNS).where(_LEARNER, t.reviews.c.pack_id.in_(bindparam("packs", expanding=True))))
+_HISTORY = ManyRows(select(*_HISTORY_COLUMNS).where(_LEARNER, t.reviews.c.pack_id.in_(_JSON_LIST)))
 # PostgreSQL: the packs as one array parameter, so the statement is compiled once and runs on asyncpg
 # itself (`Database.rows`); an expanding IN is rendered again for every read.
 _HISTORY_PG = Prepared(select(*_HISTORY_COLUMNS).where(_LEARNER, t.reviews.c.pack_id == any_(bindparam("packs", type_=ARRAY(String())))))
 _R = t.reviews.c
+_D = d.daily_learners.c
+_ZONE = Prepared(select(_D.zone).where(_D.platform == bindparam("platform"), _D.user_id == bindparam("user_id")))
 
 
 class ProgressStore:
@@ -38,20 +44,20 @@ class ProgressStore:
 
     async def history(self, platform: str, user_id: str, packs: Sequence[str]) -> dict[tuple[str, str], History]:
         """Each graded question's last result and review card: one row per question, not per attempt."""
-        params = {"platform": platform, "user_id": user_id, "packs": list(packs)}
+        learner = {"platform": platform, "user_id": user_id}
         if self._db.sqlite:
-            async with self._db.read() as c:
-                rows = await _HISTORY.all(c, params)
+            rows = await _HISTORY.read(self._db.engine, {**learner, "packs": orjson.dumps(list(packs)).decode()})
         else:
-            rows = [tuple(row.values()) for row in await self._db.rows(_HISTORY_PG, params)]
+            rows = [tuple(row.values()) for row in await self._db.rows(_HISTORY_PG, {**learner, "packs": list(packs)})]
         return {
             (pack, question): History(answers, bool(correct), due, card)
             for pack, question, due, card, correct, answers in rows
         }
 
     async def learner_zone(self, platform: str, user_id: str) -> str:
-        async with self._db.read() as c:
-            return (await read_learner(c, platform, user_id)).zone
+        """The learner's time zone (the default for one never stored): one column of one row, on the driver itself."""
+        rows = await self._db.rows(_ZONE, {"platform": platform, "user_id": user_id})
+        return str(rows[0]["zone"]) if rows else Learner(platform, user_id).zone
 
     async def user_stats(
         self, platform: str, user_id: str, now: datetime, *, due_by: Callable[[ZoneInfo], datetime] | None = None
