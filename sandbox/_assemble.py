@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import math
+import re
 import signal
-from typing import Protocol
+from typing import Protocol, cast
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -19,6 +20,22 @@ LAYER_ORDER = (
     "no_new_privs", "seccomp", "landlock-fs", "landlock-net", "landlock-scope", "env", "tmpfs", "readonly_root",
     "fds", "watchdog",
 )  # fmt: skip
+
+
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")  # no UTF-8 for a lone surrogate; no NUL in a database's text
+
+
+def _valid(message: ResultMessage) -> ResultMessage:
+    """Return a results message whose texts are valid, storable Unicode: a lone surrogate or a NUL (in a
+    learner's exception text, or anything a plain run writes on its channel) becomes U+FFFD, as in its output."""
+    out: dict[str, object] = {}
+    for key, value in message.items():
+        if isinstance(value, str):
+            value = _UNSTORABLE.sub("\ufffd", value)
+        elif isinstance(value, list):
+            value = [_UNSTORABLE.sub("\ufffd", v) if isinstance(v, str) else v for v in value]
+        out[key] = value
+    return cast(ResultMessage, out)
 
 
 def _text(data: str | None) -> str:
@@ -76,7 +93,7 @@ def assemble(report: Report, *, graded: bool, limits: JobLimits, layers: tuple[s
             message="The sandbox could not start this job; please try again.",
             extra={"detail": str(report["setup_error"])},
         )
-    messages: list[ResultMessage] = list(report.get("messages") or [])
+    messages: list[ResultMessage] = [_valid(m) for m in report.get("messages") or []]
     kinds: set[str] = {m.get("op", "") for m in messages}
     cgroup: CgroupCounters = report.get("cgroup") or {}
     peak = cgroup.get("peak_bytes") or int(report.get("maxrss_kb") or 0) * 1024

@@ -38,14 +38,22 @@ def _user_position(tb: types.TracebackType | None, user_path: str) -> tuple[int 
     return line, col
 
 
+def text_of(value: object) -> str:
+    """Return ``str(value)``, or "" when the learner's ``__str__`` raises (even SystemExit)."""
+    try:
+        return str(value)
+    except BaseException:
+        return ""
+
+
 def describe(exc: BaseException, user_path: str, code: str = "") -> ErrorDict:
     """Return the learner-facing error fields of an exception, with the text of the learner's line."""
     if isinstance(exc, SyntaxError) and (exc.filename == user_path or exc.filename is None):
         line, col = exc.lineno, exc.offset
-        message = clip(str(exc.msg))
+        message = clip(text_of(exc.msg))
     else:
         line, col = _user_position(exc.__traceback__, user_path)
-        message = clip(str(exc))
+        message = clip(text_of(exc))
     lines = code.splitlines()
     source = lines[line - 1] if isinstance(line, int) and 0 < line <= len(lines) else None
     return {"type": type(exc).__name__, "message": message, "line": line, "col": col,
@@ -70,7 +78,7 @@ def out_of_memory(exc: BaseException | None) -> bool:
     """Return True for Python's MemoryError and torch's failed allocations."""
     if isinstance(exc, MemoryError):
         return True
-    return isinstance(exc, RuntimeError) and "can't allocate memory" in str(exc)
+    return isinstance(exc, RuntimeError) and "can't allocate memory" in text_of(exc)
 
 
 _MAX_LINE = 600
@@ -90,7 +98,8 @@ _format_message = unittest.TestCase._formatMessage
 
 def one_line(text: str, limit: int = _MAX_LINE) -> str:
     """Return ``text`` on one line (its lines joined by a space), capped at ``limit``."""
-    flat = " ".join(line.strip() for line in text.splitlines() if line.strip()) if "\n" in text else text
+    lines = text.splitlines()  # every line break Python knows: "\r", "\u2028", "\x0b" ... not only "\n"
+    flat = " ".join(line.strip() for line in lines if line.strip()) if lines != [text] and text else text
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 

@@ -20,6 +20,7 @@ import builtins
 import functools
 import importlib.util
 import marshal
+import re
 import types
 from typing import Any
 
@@ -28,6 +29,7 @@ from ._messages import PreparedTest
 from ._rootfs import JOB_WORKDIR
 
 CACHED = 64
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 TEST_FILE = "test_code.py"
 
 
@@ -81,7 +83,9 @@ def shared_classes(test_source: str) -> str | None:
         tree = ast.parse(test_source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    lines = test_source.splitlines()
+    # Lines as the tokenizer counts them (str.splitlines would also break at a form feed or a U+2028,
+    # shifting every later line: a test's line kept in place of a shared class's).
+    lines = _LINE_BREAK.split(test_source.removesuffix("\n"))
     tests = _test_classes(tree)
     keep: set[int] = set()
     blank: set[int] = set()  # lines of anything not shared: a line holding both is blanked

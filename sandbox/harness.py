@@ -36,6 +36,7 @@ from ._feedback import (
     one_line,
     out_of_memory,
     print_user_traceback,
+    text_of,
 )
 from ._messages import JobSpec, PreparedTest, ResultOp
 
@@ -170,7 +171,7 @@ def _plain(code: str, user_path: str, workdir: str, channel: _Channel) -> int:
         if status is None or status == 0:
             channel.send("done", exit=0)
             return 0
-        channel.send("exit", code=status if isinstance(status, int) else 1, text=clip(str(status)))
+        channel.send("exit", code=status if isinstance(status, int) else 1, text=clip(text_of(status)))
         channel.send("done", exit=1)
         return status if isinstance(status, int) and 0 < status < 256 else 1
     except BaseException as exc:

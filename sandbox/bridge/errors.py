@@ -78,8 +78,8 @@ def rebuild(peer: Peer, fields: ErrorFields) -> BaseException:
     elif getattr(builtins, name, None) is base:
         exc = _make_exception(base, args, message, fields)
     else:
-        cls = type(name, (base,), {"__module__": "user_code", "__str__": lambda self: message})
-        try:
+        try:  # type() refuses some names (a NUL, a lone surrogate): then a plain error names it
+            cls = type(name, (base,), {"__module__": "user_code", "__str__": lambda self: message})
             exc = cls(*args) if isinstance(args, tuple) else cls(message)
         except Exception:
             exc = RuntimeError(f"{name}: {message}" if message else name)
