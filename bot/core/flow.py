@@ -121,8 +121,16 @@ class Flow:
         item = session.current
         assert item is not None
         verb = action.verb
-        if verb == ax.SKIP and (await self._catalogue.pack(item.pack)) is None:
-            return await self._advance(session, item, None, None, skipped=True)
+        if verb == ax.STOP:  # needs no question: a quiz whose question left its pack stops too
+            session.status = "stopped"
+            session.updated_at = self._clock.now()
+            await self._gate.save(session)
+            return Reply(messages=(await self.summary(session, stopped=True),), private=session.owner.kind == "user")
+        if verb == ax.SKIP:
+            item.key = key or item.key  # a repeat of this click is then known (`Session.graded_by`)
+            pack = await self._catalogue.pack(item.pack)
+            if pack is None or pack.question(item.question) is None:  # removed: "use skip to move on"
+                return await self._advance(session, item, None, None, skipped=True)
         pack, question = await self.question(item)
         kind = kind_of(question)
         if verb == ax.HINT:
@@ -132,13 +140,7 @@ class Flow:
             text = question.hint or _("This question has no hint.")
             return Reply(messages=(Message(kind="notice", title=_("Hint"), parts=(Text(f"💡 {text}"),)),))
         if verb == ax.SKIP:
-            item.key = key or item.key  # a repeat of this click is then known (`Session.graded_by`)
             return await self._advance(session, item, pack, question, skipped=True)
-        if verb == ax.STOP:
-            session.status = "stopped"
-            session.updated_at = self._clock.now()
-            await self._gate.save(session)
-            return Reply(messages=(await self.summary(session, stopped=True),), private=session.owner.kind == "user")
         if verb == ax.ANSWER:
             form = kind.form(question, Make(session.id, session.position))
             if form is None:

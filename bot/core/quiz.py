@@ -28,7 +28,7 @@ from .items.report import run_report
 from .model import Actor, Anchor, ItemState, Owner, Session, Where, amended
 from .ports import CodeRunner, RunRequest
 from .replies import Button, Message, Reply, Text, Tone
-from .starting import Starter
+from .starting import Starter, restart_request
 from .work import RUN, Unfinished
 
 log = logging.getLogger(__name__)
@@ -152,7 +152,7 @@ class QuizDesk:
 
         async def decide(session: Session) -> Reply:
             if parsed.verb == ax.RESTART:
-                return await self.starter.restart(actor, session, use_next=parsed.argument == "next")
+                return await self._restart(actor, session, use_next=parsed.argument == "next")
             anchor = session.anchor
             if parsed.verb == ax.CURRENT:
                 return amended(await self.flow.current(session), anchor=anchor)
@@ -197,6 +197,16 @@ class QuizDesk:
                 return await decide(session)
 
         return await retried(change)
+
+    async def _restart(self, actor: Actor, session: Session, *, use_next: bool) -> Reply:
+        """New quiz (a summary's button) or Start new (the prompt's). Pressed on a quiz that has ended while a
+        newer one runs (a double click, a replayed click, an old summary), it asks first as `/quiz start`
+        does: the quiz the first press started is not stopped unasked."""
+        if session.status != "active":
+            running = await self.gate.active(Owner.user(actor))
+            if running is not None and running.id != session.id and running.current is not None:
+                return await self._start(actor, restart_request(session, use_next=use_next, replace=False))
+        return await self.starter.restart(actor, session, use_next=use_next)
 
     async def submit(self, actor: Actor, request: rq.Submit) -> Reply:
         if request.session_id is not None:

@@ -135,16 +135,18 @@ class Starter:
 
     async def restart(self, actor: Actor, session: Session, *, use_next: bool = False) -> Reply:
         """A new quiz like `session` (New quiz), or the one asked for while it ran (Start new)."""
-        f = session.filters.get("next") if use_next else None
-        f = f if isinstance(f, dict) else session.filters
-        return await self.start(
-            actor,
-            Start(
-                pack=f.get("pack"),
-                topic=f.get("topic"),
-                difficulty=f.get("difficulty"),
-                count=f.get("count"),
-                question=f.get("question"),
-                replace=True,
-            ),
-        )
+        return await self.start(actor, restart_request(session, use_next=use_next))
+
+
+def restart_request(session: Session, *, use_next: bool = False, replace: bool = True) -> Start:
+    """The start request of New quiz (one like `session`) or Start new (the one asked for while it ran)."""
+    f = session.filters.get("next") if use_next else None
+    f = f if isinstance(f, dict) else session.filters
+    return Start(
+        pack=f.get("pack"),
+        topic=f.get("topic"),
+        difficulty=f.get("difficulty"),
+        count=f.get("count"),
+        question=f.get("question"),
+        replace=replace,
+    )

@@ -11,6 +11,7 @@ handler says the commands were just updated, in one log line), and autocomplete 
 from __future__ import annotations
 
 import logging
+from collections import OrderedDict
 from typing import Any
 
 import discord
@@ -20,8 +21,10 @@ from discord.enums import AppCommandOptionType as T
 from bot.core.i18n import _, use_locale
 
 from .deliver import APOLOGY
+from .inbound import REPEATED
 
 log = logging.getLogger(__name__)
+KEPT_COMMANDS = 5000  # ids of commands taken lately: a gateway resume replays only recent events
 
 GROUPS = (T.subcommand.value, T.subcommand_group.value)
 RESOLVED = {  # an option of these types names something Discord sends in the payload's `resolved`
@@ -116,11 +119,34 @@ class OptionMismatch(app_commands.CommandSignatureMismatch):
 
 
 class QuizCommandTree(app_commands.CommandTree[Any]):
-    """The command tree, refusing interactions that name no user or whose options do not fit the command."""
+    """The command tree, refusing interactions that name no user or whose options do not fit the command,
+    and a command delivered again (a gateway resume replays it)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._taken: OrderedDict[int, None] = OrderedDict()
+
+    def _repeated(self, interaction: discord.Interaction[Any]) -> bool:
+        """Whether this command was taken before: a replayed `/quiz skip` or `stop` must not act twice.
+
+        A click carries its interaction id to the core, which counts a repeat once; a command has no
+        such key. Discord refuses a second answer anyway, so the repeat is dropped with one log line.
+        """
+        if interaction.type is not discord.InteractionType.application_command:
+            return False
+        if interaction.id in self._taken:
+            return True
+        self._taken[interaction.id] = None
+        while len(self._taken) > KEPT_COMMANDS:
+            self._taken.popitem(last=False)
+        return False
 
     async def interaction_check(self, interaction: discord.Interaction[Any], /) -> bool:
         if not has_user(interaction):
             await refuse_without_user(interaction)
+            return False
+        if self._repeated(interaction):
+            log.warning(REPEATED, interaction.id)
             return False
         command = interaction.command
         if not isinstance(command, app_commands.Command):

@@ -102,7 +102,8 @@ class DailyService:
     ) -> Reply:
         """Set (or replace) the channel's daily question; admins only."""
         if not self.is_admin(actor):
-            raise NotAllowed(_("set the channel's daily question"), platform=actor.platform)
+            in_dm = in_direct_message(actor.platform, actor.scope, channel_id)  # nobody is an admin in a DM: say so
+            raise NotAllowed(_("set the channel's daily question"), in_dm=in_dm, platform=actor.platform)
         if not channel_id or len(channel_id) > MAX_ID:
             raise BadSetting(_("That channel id is not one the bot can use."))
         if in_direct_message(actor.platform, actor.scope, channel_id):
@@ -184,7 +185,8 @@ class DailyService:
     async def turn_off(self, actor: Actor, *, channel_id: str) -> Reply:
         """Remove the channel's daily question; admins only. Posts already made keep working."""
         if not self.is_admin(actor):
-            raise NotAllowed(_("turn off the channel's daily question"), platform=actor.platform)
+            in_dm = in_direct_message(actor.platform, actor.scope, channel_id)
+            raise NotAllowed(_("turn off the channel's daily question"), in_dm=in_dm, platform=actor.platform)
         schedule = await self._store.get_schedule(actor.platform, channel_id)
         if schedule is None or schedule.scope != actor.scope:
             raise NoSchedule()

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 
-from bot.core.errors import UnknownName
-from bot.core.i18n import public
+from bot.core.errors import QuizError, UnknownName, place_word
+from bot.core.i18n import _, public
 from bot.core.model import Actor
 from bot.core.pictures import leaderboard_image, progress_image
 from bot.core.ports import Clock
-from bot.core.replies import Image, Message, Reply
+from bot.core.replies import Image, Message, Reply, cmd
 
 from .board import PERIODS, Period, leaderboard_message, privacy_message
 from .ports import BoardStore
@@ -46,6 +46,12 @@ class SocialService:
         `mention` renders a user id in the text (a platform mention); `display_name` in the
         picture, where mention markup would show as is (default: `mention`).
         """
+        if actor.scope == "dm":  # a Discord DM names no server: every DM shares this scope, strangers' too
+            raise QuizError(
+                _("Leaderboards are kept per {place}: use {command} in a {place} channel.").format(
+                    place=place_word(actor.platform), command=cmd("leaderboard")
+                )
+            )
         chosen = _period(period)
         board = await self._store.leaderboard(
             actor.platform,
