@@ -178,7 +178,12 @@ def _console_only(args: argparse.Namespace, settings: Settings) -> bool:
 
 async def _dispatch(args: argparse.Namespace, settings: Settings) -> int:
     if args.command == "pack":
-        return await _pack(args, settings)
+        try:
+            return await _pack(args, settings)
+        except OSError as exc:  # -o OUT in no folder or a folder, an unreadable FILE: one line, not a traceback
+            verb = "read" if exc.filename == str(getattr(args, "file", None)) else "write"
+            err.print(f"Cannot {verb} {exc.filename}: {exc.strerror or exc}", markup=False, soft_wrap=True)
+            return 1
     if args.command == "user":
         from .user_data import user_command
 
@@ -234,6 +239,9 @@ async def _pack(args: argparse.Namespace, settings: Settings) -> int:
                 except PackInvalid as exc:
                     problems.extend(exc.problems)
                 progress.advance(task)
+        from .pack_import import id_clashes
+
+        problems.extend(id_clashes(loaded))
         if args.run and loaded:
             problems.extend(await _prove(loaded))
         from .core.packs.freepoints import free_points
@@ -260,7 +268,7 @@ async def _pack(args: argparse.Namespace, settings: Settings) -> int:
         if args.pack_command == "import":
             status = 0
             for path in args.paths:
-                for one in pack_dirs([path]) if path.is_dir() and not (path / "pack.yaml").exists() else [path]:
+                for one in (pack_dirs([path]) if path.is_dir() and not (path / "pack.yaml").exists() else []) or [path]:
                     status = max(status, await import_one(service, one, force=args.force, proving=proving, skip=args.skip_failing))
             return status
         if args.pack_command == "list":

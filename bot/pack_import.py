@@ -57,9 +57,9 @@ async def import_one(service: QuizService, path: Path, *, force: bool, proving: 
                 for problem in located(found.problems, zipped):
                     out.print(str(problem), markup=False, soft_wrap=True)
             loaded_pack = kept
-        else:
-            log.warning("pack %s stored unproven (--unproven)", loaded_pack.pack.pack)
         report = await service.import_pack(loaded_pack.pack, force=force)
+        if not proving:  # said once it is stored: a refused import stores nothing
+            log.warning("pack %s stored unproven (--unproven)", loaded_pack.pack.pack)
         out.print(report.summary(), markup=False)
         return 0
     except PackInvalid as exc:
@@ -119,3 +119,20 @@ def in_source_files(problems: Sequence[Problem], paths: Sequence[Path]) -> list[
         swap = dict(zip(map(id, mine), moved, strict=True))
         located = [swap.get(id(p), p) for p in located]
     return located
+
+
+def id_clashes(loaded: Sequence[LoadedPack]) -> list[Problem]:
+    """Name each pack whose id an earlier one of `loaded` has: loaded together, one would shadow the other."""
+    from .core.i18n import M_
+
+    first: dict[str, LoadedPack] = {}
+    problems: list[Problem] = []
+    for one in loaded:
+        earlier = first.setdefault(one.pack.pack, one)
+        if earlier is not one and earlier.source != one.source:  # not the same file named twice
+            message = M_(
+                "pack: `{pack}` is also the id of {other}; loaded, one would replace the other: give each pack its own id",
+                pack=one.pack.pack, other=earlier.source,
+            )
+            problems.append(Problem(one.source, 1, 1, message))
+    return problems

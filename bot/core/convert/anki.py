@@ -19,7 +19,7 @@ from .text import decode, first_words, html_to_markdown, looks_like_html, short_
 
 _SEPARATORS = {"tab": "\t", "comma": ",", "semicolon": ";", "space": " ", "pipe": "|", "colon": ":"}
 _HEADER = re.compile(r"^#([a-z ]+):(.*)$")
-_CLOZE_START = re.compile(r"\{\{c(\d+)::")
+_CLOZE_START = re.compile(r"\{\{c(\d{1,9})::")
 _SOUND = re.compile(r"\[sound:[^\]]*\]")
 _ANSWER_RULE = re.compile(r"<hr id=\"?answer\"?>", re.I)
 _EMPHASIS = re.compile(r"(\*\*|\*|__)(\S(?:.*?\S)?)\1")

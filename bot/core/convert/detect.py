@@ -32,13 +32,15 @@ SNIFF_BYTES = 64 * 1024
 _GIFT_BLOCK = re.compile(r"\{[ \t\n]*(?:[=~#]|T[ \t]*[}#]|F[ \t]*[}#]|TRUE\b|FALSE\b)")
 _GIFT_MARKS = re.compile(r"^[ \t]*(?:::[^:\n]+::|\$CATEGORY:)", re.M)
 _RED_KEY = re.compile(r"^[^\s#\-][^\n]*:[ \t]*(?:\n(?:[ \t]*#[^\n]*\n)*[ \t]*-[ \t]+\S|\[)", re.M)
-_PACK_KEY = re.compile(r"^(?:pack|questions):", re.M)
+_PACK_KEY = re.compile(r"""^["']?(?:pack|questions)["']?[ \t]*:""", re.M)
+_FLOW_PACK_KEY = re.compile(r"""[{,\s]["']?(?:pack|questions)["']?[ \t]*:""")  # JSON is YAML too
 _ANKI_HEADER = re.compile(r"^#(?:separator|html|tags column|notetype column|deck column|guid column|columns):", re.M)
-_TABLE_HEADER = re.compile(r"^\ufeff?\s*([^\n]*)")
+_TABLE_HEADER = re.compile(r"^\ufeff?\s*([^\r\n]*)")  # a row may end in `\r` alone (Excel for Mac)
 
 
 def is_native_pack(filename: str, data: bytes) -> bool:
-    """Tell whether an upload is already a QuizBot pack (a .zip, or YAML with `pack:` or `questions:`).
+    """Tell whether an upload is already a QuizBot pack (a .zip, or YAML with `pack:` or `questions:`,
+    the keys quoted or not, in block or flow (JSON) style, in UTF-8 or UTF-16).
 
     Front ends use it to choose between loading a file as it is and converting it first; a Red
     trivia list is YAML too, but has neither key at the top level.
@@ -48,7 +50,16 @@ def is_native_pack(filename: str, data: bytes) -> bool:
         return True
     if not lower.endswith((".yaml", ".yml")):
         return False
-    return _PACK_KEY.search(data[:SNIFF_BYTES].decode("utf-8", errors="replace")) is not None
+    head = data[:SNIFF_BYTES]
+    if head[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        text = head.decode("utf-16", errors="replace")
+    elif len(head) > 1 and (head[0] == 0) != (head[1] == 0):  # UTF-16 without a byte order mark
+        text = head.decode("utf-16-le" if head[1] == 0 else "utf-16-be", errors="replace")
+    else:
+        text = head.decode("utf-8", errors="replace").removeprefix("\ufeff")
+    if _PACK_KEY.search(text) is not None:
+        return True
+    return text.lstrip().startswith("{") and _FLOW_PACK_KEY.search(text) is not None
 
 
 def resolve(name: str, source: str = "") -> str:
@@ -64,6 +75,9 @@ def detect(data: bytes, source: str) -> str:
     """Return the format of `data`, or raise ConvertError listing the formats known."""
     if is_package(data):
         return "anki-package"
+    if is_native_pack(source, data):  # `pack import` and the chat load these as they are; only `convert` gets here
+        message = M_("this is already a QuizBot pack: nothing to convert; check it with `quizbot pack validate` and load it as it is")
+        raise ConvertError(source, None, message)
     if not data.lstrip(b"\xef\xbb\xbf").strip():
         raise ConvertError(source, None, M_("the file is empty"))
     head = data[:SNIFF_BYTES]

@@ -6,15 +6,15 @@ knows what a round trip loses (hints in GIFT, per-choice feedback in CSV, code i
 
 from __future__ import annotations
 
-import csv
 import io
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 from xml.sax.saxutils import escape
 
 from bot.core.packs import AnyQuestion, BlanksQuestion, ChoiceQuestion, Pack, ShortQuestion
+from bot.core.packs.models import BLANK
+from bot.core.report.sheet import SheetWriter  # a cell that would start a formula gets a leading `'`
 
 from .table import COLUMNS
 
@@ -170,7 +170,7 @@ def _moodle_prompt(q: AnyQuestion) -> str:
 
 def _moodle_blanks_prompt(q: BlanksQuestion) -> str:
     option_number = {option: i for i, option in enumerate(q.options, start=1)}
-    code = re.sub(r"\{\{\s*(\d+)\s*\}\}", lambda m: f"[[{option_number[q.answers[int(m.group(1))]]}]]", q.code)
+    code = BLANK.sub(lambda m: f"[[{option_number[q.answers[int(m.group(1))]]}]]", q.code)
     return f"{q.prompt}\n\n```\n{code.rstrip()}\n```"
 
 
@@ -246,7 +246,7 @@ def _bar(values: list[str]) -> str:
 def _csv(pack: Pack) -> Export:
     out = Export(text="")
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = SheetWriter(buffer)
     writer.writerow(["id", *COLUMNS])
     for q in pack.questions:
         cells = _CSV_CELLS.get(q.type)

@@ -22,7 +22,7 @@ from .result import ConvertError
 from .text import first_words, html_to_markdown, looks_like_html
 from .xmlsafe import Node, parse_xml
 
-_GAP = re.compile(r"\[\[(\d+)\]\]")
+_GAP = re.compile(r"\[\[(\d{1,9})\]\]")  # a longer number is text
 _FENCE = re.compile(r"```[^\n]*\n(.*?)\n?```", re.S)
 _WILDCARD = re.compile(r"(?<!\\)\*")
 _DEFAULT_COMBINED = {

@@ -35,6 +35,8 @@ def read(data: bytes, sink: Sink) -> None:
         raise ConvertError(sink.source, exc.lineno, M_("broken JSON: {detail}", detail=exc.msg)) from exc
     except RecursionError as exc:
         raise ConvertError(sink.source, None, M_("the JSON nests too deeply")) from exc
+    except ValueError as exc:  # a number of more than 4,300 digits, which Python refuses to read
+        raise ConvertError(sink.source, None, M_("broken JSON: {detail}", detail=str(exc).split(";")[0])) from exc
     if isinstance(document, dict):
         code = document.get("response_code", 0)
         if code in _RESPONSE_CODES:

@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from bot.core.i18n import M_
+from bot.core.report.sheet import FORMULA_STARTS
 
 from .columns import Column, columns, describe, normal, unknown_overrides
 from .draft import (
@@ -35,7 +36,7 @@ MAX_COLUMNS = 500
 _BAR = re.compile(r"(?<!\\)\|")
 _NUMBER = re.compile(r"^[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?$")
 _FENCE = re.compile(r"```[^\n]*\n(.*?)\n?```", re.S)
-_BLANK = re.compile(r"\{\{\s*(\d+)\s*\}\}")
+_BLANK = re.compile(r"\{\{\s*(\d{1,9})\s*\}\}")
 _DIFFICULTIES = ("easy", "medium", "hard")
 _KEY = re.compile(r"(?:(?:option|choice|answer)\s*)?[A-Ha-h1-9]", re.I)
 _LETTERS = re.compile(r"[A-Ha-h](?:\s*[,;&/ ]\s*[A-Ha-h])+")
@@ -113,12 +114,17 @@ def split(cell: str) -> list[str]:
     return [part.replace("\\|", "|").strip() for part in _BAR.split(cell) if part.strip()]
 
 
+def as_typed(cell: str) -> str:
+    """The cell as its author typed it: `'=...`, a spreadsheet's way to keep a formula as text, reads `=...`."""
+    return cell[1:] if cell.startswith("'") and cell[1:].startswith(FORMULA_STARTS) else cell
+
+
 def read(data: bytes, sink: Sink) -> None:
     """Read every row of a CSV or TSV file into `sink`; `sink.column_map` overrides the header."""
     text = decode(data, sink.source)
-    first = text.split("\n", 1)[0]
+    first = text.split("\n", 1)[0].split("\r", 1)[0]
     delimiter = "\t" if "\t" in first else ";" if first.count(";") > first.count(",") else ","
-    table = rows(text, delimiter, sink.source)
+    table = [(line, [as_typed(cell) for cell in row]) for line, row in rows(text, delimiter, sink.source)]
     if not table:
         raise ConvertError(sink.source, 1, M_("the file is empty; the first row names the columns: {columns}", columns=",".join(COLUMNS)))
     header_line, header = table[0]

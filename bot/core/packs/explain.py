@@ -69,6 +69,9 @@ def problems_from(
             elif isinstance(node, dict) and isinstance(part, str) and part.isdigit() and int(part) in node:
                 path = (*path, int(part))
                 node = node[int(part)]
+            elif isinstance(node, dict) and error["type"] == "invalid_key":
+                key = next((k for k in node if str(k) == str(part)), part)  # pydantic names a key that is not text as text
+                path = (*path, key)
         located.append((path, error))
     # A misspelt key first, with the field it was meant to be; that field's "missing" folds into it.
     meant: set[tuple[tuple[str | int, ...], str]] = set()
@@ -133,7 +136,7 @@ def _explain_error(
     if kind == "missing":
         line, col = positions.value(path)
         return line, col, M_("{where}: missing required field `{field}`", where=where, field=error["loc"][-1])
-    if kind == "extra_forbidden":
+    if kind in ("extra_forbidden", "invalid_key"):  # invalid_key: a key that is not text (`1.5:`), unknown too
         line, col = positions.key(path)
         parent = describe(path[:-1], data) + ": " if path[:-1] else ""
         guess = did_you_mean(path, data)
@@ -206,6 +209,7 @@ _PARTS: dict[str, type[BaseModel]] = {"limits": Limits, "number": NumberSpec}
 _PATTERN_WORDS = {
     "pack": M_("pack id: 2-40 of a-z, 0-9 and '-', starting and ending with a letter or digit"),
     "id": M_("id: up to 64 of A-Z, a-z, 0-9, '_', '.' and '-', starting with a letter or digit"),
+    "language": M_("language tag (BCP 47), such as en, es, de or pt-BR"),
 }
 
 
@@ -219,5 +223,5 @@ def _get(data: Any, path: tuple[str | int, ...]) -> Any:
 
 
 def _short(value: Any) -> str:
-    text = str(value)
+    text = ("true" if value else "false") if isinstance(value, bool) else str(value)  # as YAML writes it
     return text if len(text) <= 40 else text[:37] + "..."

@@ -63,7 +63,7 @@ OPTIONS = json.loads(__OPTIONS__)
 BLANKS = json.loads(__BLANKS__)
 FILLINGS = json.loads(__FILLINGS__)
 TAG = __TAG__
-BLANK = re.compile(r"\{\{\s*(\d+)\s*\}\}")
+BLANK = re.compile(r"\{\{\s*(\d{1,9})\s*\}\}")
 
 
 class Late(BaseException):

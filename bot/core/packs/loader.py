@@ -3,8 +3,9 @@
 Every problem found becomes a `Problem` with the file, line and column of the field at fault;
 `PackInvalid` carries all of them. Files a pack names (`test_file`, `solution_file`) are read and
 inlined, so a loaded pack is self-contained; a name that leaves the pack's folder (an absolute path,
-`..`, a symlink leading out) is refused, in a folder and in a zip alike. The Python a pack holds is
-compiled, never run (`codecheck`).
+`..`, a symlink leading out) is refused, in a folder and in a zip alike; so is a zip that holds a
+name twice, a name leaving the archive, a symbolic link or two packs side by side. The Python a
+pack holds is compiled, never run (`codecheck`).
 
 Every read has a budget, enforced while reading and never taken from what a file or a zip header
 claims: MAX_PACK_BYTES for the pack file (or the uploaded .yaml/.zip), MAX_FILE_BYTES for each file
@@ -17,6 +18,7 @@ from __future__ import annotations
 import io
 import lzma
 import posixpath
+import re
 import zipfile
 import zlib
 from collections.abc import Callable
@@ -133,8 +135,10 @@ def load_bytes(filename: str, data: bytes, *, display: str | None = None, base: 
 
 
 def _utf8(data: bytes) -> str:
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff") or (len(data) > 1 and (data[0] == 0) != (data[1] == 0)):
+        raise FileProblem(M_("is UTF-16 text; save it as UTF-8"))  # Notepad's "Unicode": a NUL in every other byte
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8").removeprefix("\ufeff")  # "UTF-8 with BOM": Python and YAML read it so
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         raise FileProblem(M_("is not UTF-8 text (byte {byte}, line {line})", byte=exc.start, line=line)) from None
@@ -204,6 +208,8 @@ def _read_member(archive: zipfile.ZipFile, member: zipfile.ZipInfo, cap: int) ->
     """Read one member by decompressing at most `cap` bytes; its header's sizes are not trusted."""
     if member.flag_bits & 0x1:
         raise FileProblem(M_("is encrypted; zip the pack without a password"))
+    if (member.external_attr >> 16) & 0o170000 == 0o120000:
+        raise FileProblem(M_("is a symbolic link; zip the file itself"))
     if member.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
         raise FileProblem(M_("uses compression method {method}; use the standard one (deflate)", method=member.compress_type))
     try:
@@ -218,19 +224,40 @@ def _read_member(archive: zipfile.ZipFile, member: zipfile.ZipInfo, cap: int) ->
         raise FileProblem(M_("cannot be unpacked: {reason}", reason=reason)) from None
 
 
+def _zip_names(shown: str, members: list[zipfile.ZipInfo]) -> dict[str, zipfile.ZipInfo]:
+    """The archive's files by path (a Windows tool's `\\` read as `/`); a name held twice or leaving it is refused."""
+    names: dict[str, zipfile.ZipInfo] = {}
+    for member in members:
+        normal = posixpath.normpath(member.filename.replace("\\", "/"))
+        if _leaves_pack(normal) or re.match(r"[A-Za-z]:(/|$)", normal):
+            message = M_("the .zip holds `{name}`, a path that leaves the archive; zip the pack folder itself", name=member.filename)
+            raise PackInvalid([Problem(shown, 1, 1, message)])
+        if normal in names:
+            raise PackInvalid([Problem(shown, 1, 1, M_("the .zip holds `{name}` twice; zip the pack folder again", name=normal))])
+        names[normal] = member
+    return names
+
+
 def _load_zip(shown: str, data: bytes, budget: _Budget) -> LoadedPack:
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
-        members = [m for m in archive.infolist() if not m.is_dir()]
+        members = [m for m in archive.infolist() if not m.filename.endswith(("/", "\\"))]
     except _ZIP_ERRORS as exc:
         raise PackInvalid([Problem(shown, 1, 1, M_("not a valid .zip file"))]) from exc
     if len(members) > MAX_ZIP_MEMBERS:
         raise PackInvalid([Problem(shown, 1, 1, M_("the .zip holds more than {most} files", most=MAX_ZIP_MEMBERS))])
-    names = {posixpath.normpath(m.filename): m for m in members}
+    names = _zip_names(shown, members)
     mains = sorted((n for n in names if posixpath.basename(n) == PACK_FILE), key=lambda n: n.count("/"))
     if not mains:
+        inner = next((n for n in names if n.lower().endswith(".zip")), None)
+        if inner is not None:
+            message = M_("the .zip holds no {name}, but holds `{inner}`: unzip that and zip the pack folder itself", name=PACK_FILE, inner=inner)
+            raise PackInvalid([Problem(shown, 1, 1, message)])
         raise PackInvalid([Problem(shown, 1, 1, M_("the .zip holds no {name}", name=PACK_FILE))])
     main = mains[0]
+    if len(mains) > 1 and mains[1].count("/") == main.count("/"):
+        both = ", ".join(f"`{n}`" for n in mains[:2])
+        raise PackInvalid([Problem(shown, 1, 1, M_("the .zip holds more than one pack ({both}); zip one pack per file", both=both))])
     root = posixpath.dirname(main)
 
     def read(name: str) -> str | None:

@@ -5,16 +5,39 @@ from __future__ import annotations
 import re
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationInfo, field_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StrictBool,
+    ValidationInfo,
+    field_validator,
+)
+from pydantic_core import PydanticCustomError
 
 PACK_ID = r"^[a-z0-9][a-z0-9-]{0,38}[a-z0-9]$"
 ITEM_ID = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
-BLANK = re.compile(r"\{\{\s*(\d+)\s*\}\}")
+BLANK = re.compile(r"\{\{\s*(\d{1,9})\s*\}\}")  # a longer number is text (Python reads at most 4,300 digits)
 MAX_VERSION = 2**31 - 1  # a 32-bit INTEGER column on SQLite and PostgreSQL
 TOPIC_CHARS = 64  # the topic columns are VARCHAR(64)
 
 Difficulty = Literal["easy", "medium", "hard"]
 DIFFICULTIES: tuple[str, ...] = ("easy", "medium", "hard")
+
+
+def _no_bool(kind: str) -> BeforeValidator:
+    """Refuse `true`/`false` where a number belongs (pydantic would read them as 1 and 0): a slip, not a number."""
+
+    def check(value: object) -> object:
+        if isinstance(value, bool):
+            raise PydanticCustomError(kind, "a boolean is not a number")
+        return value
+
+    return BeforeValidator(check)
+
+
+WHOLE, REAL = _no_bool("int_type"), _no_bool("float_type")  # last in an `Annotated`: the schema keeps its bounds
 
 
 class Strict(BaseModel):
@@ -33,13 +56,13 @@ class Choice(Strict):
 
 
 class Limits(Strict):
-    time_s: Annotated[float, Field(gt=0, le=60)] | None = None
-    memory_mb: Annotated[int, Field(ge=64, le=4096)] | None = None
+    time_s: Annotated[float, Field(gt=0, le=60), REAL] | None = None
+    memory_mb: Annotated[int, Field(ge=64, le=4096), WHOLE] | None = None
 
 
 class NumberSpec(Strict):
-    value: Annotated[float, Field(allow_inf_nan=False)]
-    tolerance: Annotated[float, Field(ge=0, allow_inf_nan=False)] = 0.0
+    value: Annotated[float, Field(allow_inf_nan=False), REAL]
+    tolerance: Annotated[float, Field(ge=0, allow_inf_nan=False), REAL] = 0.0
 
 
 class QuestionBase(Strict):
@@ -52,8 +75,8 @@ class QuestionBase(Strict):
     prompt: Annotated[str, Field(min_length=1, max_length=3500, description="Markdown; fenced code allowed.")]
     hint: str | None = None
     explanation: str | None = None
-    attempts: Annotated[int, Field(ge=1, le=10)] | None = None
-    points: Annotated[int, Field(ge=0, le=100)] = 1
+    attempts: Annotated[int, Field(ge=1, le=10), WHOLE] | None = None
+    points: Annotated[int, Field(ge=0, le=100), WHOLE] = 1
 
     def max_attempts(self) -> int:
         return self.attempts or 3
@@ -185,7 +208,7 @@ class Pack(Strict):
 
     pack: Annotated[str, Field(pattern=PACK_ID, description="Pack id: 2-40 of a-z, 0-9 and '-'.")]
     title: Annotated[str, Field(min_length=1, max_length=120)]
-    version: Annotated[int, Field(ge=1, le=MAX_VERSION, description="Raise it on every change.")]
+    version: Annotated[int, Field(ge=1, le=MAX_VERSION, description="Raise it on every change."), WHOLE]
     description: str = ""
     language: Annotated[
         str,

@@ -1,13 +1,14 @@
 """Parse YAML into plain values while remembering where every key and value stands.
 
 YAML 1.1's habit of reading `yes`, `no`, `on` and `off` as booleans is undone on purpose: in a
-quiz pack those are answers, not switches. Only `true` and `false` are booleans. Duplicate keys are
-errors rather than silently keeping the last one.
+quiz pack those are answers, not switches. Only `true` and `false` are booleans, and a plain `=` is
+text. Duplicate keys are errors rather than silently keeping the last one; merge keys (`<<`) and
+tags (`!include`) are refused by name.
 
 The parse has a budget: nesting deeper than MAX_DEPTH and documents of more than MAX_NODES values
 are refused while they are composed, at the value that passes the budget, before they can exhaust
-the stack, the memory or the CPU; documents whose aliases expand to more than MAX_NODES values are
-refused while they are built. Strings that
+the stack, the memory or the CPU; documents whose aliases expand to more than MAX_NODES values or
+MAX_TEXT characters of text are refused while they are built. Strings that
 no database can store (a NUL character, a lone surrogate) are refused where they stand.
 """
 
@@ -26,6 +27,7 @@ Mark = tuple[int, int]  # 1-based line and column
 
 MAX_DEPTH = 32  # nested mappings and lists; a pack needs about 6
 MAX_NODES = 50_000  # values after aliases are expanded; the largest shipped pack has about 700
+MAX_TEXT = 8 * 1024 * 1024  # characters of text after aliases are expanded (a pack is at most 8 MiB)
 
 
 class YamlProblem(Exception):
@@ -71,7 +73,8 @@ class _StrictLoader(yaml.SafeLoader):
 
 
 _StrictLoader.yaml_implicit_resolvers = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:bool"]
+    # YAML 1.1's `=` ("value" key) has no constructor: a plain `=` is text, the assignment operator
+    first: [(tag, regexp) for tag, regexp in resolvers if tag not in ("tag:yaml.org,2002:bool", "tag:yaml.org,2002:value")]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
 _StrictLoader.add_implicit_resolver(
@@ -126,7 +129,7 @@ class _Builder:
     """Turn composed nodes into plain values, counting every value an alias expands to."""
 
     def __init__(self, loader: _StrictLoader, positions: Positions) -> None:
-        self.loader, self.pos, self.count = loader, positions, 0
+        self.loader, self.pos, self.count, self.text = loader, positions, 0, 0
 
     def build(self, node: yaml.Node, path: Path) -> Any:
         self.count += 1
@@ -144,6 +147,8 @@ class _Builder:
             for key_node, value_node in node.value:
                 if not isinstance(key_node, yaml.ScalarNode):
                     raise YamlProblem(*_mark(key_node), M_("a mapping key must be a plain value"))
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    raise YamlProblem(*_mark(key_node), M_("YAML merge keys (`<<`) are not supported; write the keys out in full"))
                 key = self.scalar(key_node)
                 if key in result:
                     raise YamlProblem(*_mark(key_node), M_("duplicate key {key}", key=repr(key)))
@@ -152,9 +157,24 @@ class _Builder:
             return result
         if isinstance(node, yaml.SequenceNode):
             return [self.build(child, (*path, i)) for i, child in enumerate(node.value)]
-        return self.scalar(node)
+        value = self.scalar(node)
+        if isinstance(value, str):
+            self.text += len(value)  # a text an alias repeats is stored as often as it is repeated
+            if self.text > MAX_TEXT:
+                line, col = self.pos.keys.get(path[:1], (1, 1))
+                where = f"`{path[0]}`" if path else M_("the document")
+                message = M_("{where} expands to more than {size} of text (each alias repeats all it points at)", where=where, size=f"{MAX_TEXT // 1048576} MiB")
+                raise YamlProblem(line, col, message)
+        return value
 
     def scalar(self, node: yaml.Node) -> Any:
+        if node.tag not in self.loader.yaml_constructors:  # `!include x`, `!!python/name:...`: never built
+            message = M_(
+                "the YAML tag `{tag}` is not supported; remove it and write the value itself "
+                "(a code item names its files with `test_file` and `solution_file`)",
+                tag=node.tag.replace("tag:yaml.org,2002:", "!!"),
+            )
+            raise YamlProblem(*_mark(node), message)
         try:
             value = self.loader.construct_object(node, deep=True)
         except (yaml.YAMLError, ValueError, OverflowError) as exc:
@@ -188,6 +208,33 @@ def explain(text: str, exc: yaml.MarkedYAMLError) -> YamlProblem:
     line, col = (at.line + 1, at.column + 1) if at else (1, 1)
     ctx_line, ctx_col = (exc.context_mark.line + 1, exc.context_mark.column + 1) if exc.context_mark else (line, col)
 
+    quoting = M_("put the whole value in quotes")
+    escape = re.search(r"unknown escape character '(.)'", problem)
+    if escape is not None:
+        return YamlProblem(
+            line, max(col - 1, 1),
+            M_(
+                "YAML syntax: `\\{char}` is not an escape YAML knows in double quotes; write `\\\\` for a backslash, or use single quotes",
+                char=escape.group(1),
+            ),
+        )
+    token = re.search(r"found character '(.)' that cannot start any token", problem)
+    if token is not None:
+        return YamlProblem(line, col, M_("YAML syntax: a plain value cannot start with '{char}'; {quote}", char=token.group(1), quote=quoting))
+    if "scanning an alias" in context:
+        return YamlProblem(ctx_line, ctx_col, M_("YAML syntax: `*` starts an alias here; to start a text with it, {quote}", quote=quoting))
+    if "sequence entries are not allowed" in problem:
+        return YamlProblem(
+            line, col, M_("YAML syntax: `- ` starts a list entry here; to start a text with `-`, {quote}, or check this line's indentation", quote=quoting)
+        )
+    if "another document" in problem:
+        return YamlProblem(
+            line, col,
+            M_(
+                "YAML syntax: a second document starts here (`---`); a pack file holds one: "
+                "remove this line and what follows, or move it to a file of its own"
+            ),
+        )
     if "quoted scalar" in context:
         return YamlProblem(ctx_line, ctx_col, M_("YAML syntax: the quote that opens here is never closed"))
     runaway = _runaway_quote(text, line)
@@ -213,11 +260,21 @@ def explain(text: str, exc: yaml.MarkedYAMLError) -> YamlProblem:
         return YamlProblem(
             line, col, M_("YAML syntax: a `: ` inside a value; put the value in quotes, or check this line's indentation")
         )
+    if "expected <block end>" in problem and _before(text, line, col).strip():
+        return YamlProblem(
+            line, col, M_("YAML syntax: more text after a value that ended on this line (a closing quote or bracket); {quote}", quote=quoting)
+        )
     if "expected <block end>" in problem:
         return YamlProblem(line, col, M_("YAML syntax: this line's indentation does not fit the lines above it"))
     if "undefined alias" in problem:
         return YamlProblem(line, col, M_("YAML syntax: an alias (`*name`) with no anchor (`&name`) above it"))
     return YamlProblem(line, col, M_("YAML syntax: {detail}", detail=problem or context or M_("cannot be read")))
+
+
+def _before(text: str, line: int, col: int) -> str:
+    """The text of `line` before `col` (both 1-based)."""
+    lines = text.split("\n")
+    return lines[line - 1][: col - 1] if 0 < line <= len(lines) else ""
 
 
 def _runaway_quote(text: str, error_line: int) -> tuple[Mark, str] | None:
