@@ -61,7 +61,7 @@ class Database:
 
         On PostgreSQL on asyncpg itself (`pg_link.py`: about half the CPU of SQLAlchemy's execute,
         which also switches the connection to AUTOCOMMIT first); on SQLite in one trip to the
-        connection's thread (`sqlite_read.py`: about 40%).
+        connection's thread (`sqlite_read.py`: about half).
         """
         return await read_rows(self.engine, query, params)
 

@@ -1,15 +1,15 @@
 """SQLite: a single read on the driver's connection, in one trip, without SQLAlchemy's execution.
 
-Through SQLAlchemy a read outside a transaction (`engine.connect()` and `execute`) cost about 180 µs
-of the bot's CPU on SQLite, where the trip to the database's thread and SQLite's own work took
-about 20: a connection wrapped and its reset on return, a cache lookup for the compiled form, an
-execution context, the greenlet bridge around every driver call, the result's wrapping. A quiz's
-start made four such reads (its learner's quiz, cards, time zone and language). Here, as
-`pg_link.py` does on PostgreSQL, the pool's connection is borrowed as it is (`Engine.raw_connection`,
-so the pool, its size and its reset stay SQLAlchemy's), the statement is compiled once per set of
-parameter names (`Prepared.form`, with the column types' converters both ways, so values read back
-are what SQLAlchemy would give) and run by `OneTripConnection.run`: 76 µs a read
-(docs/reference/measured.md, 2026-12-07).
+Through SQLAlchemy a read outside a transaction (`engine.connect()` and `execute`) cost 274 µs of
+the bot's CPU on SQLite (`bench/sqlite_read_bench.py`, medians of three blocks, 2026-12-07), where
+a trip to the database's thread and SQLite's own work took about 20: a connection wrapped and its
+reset on return, a cache lookup for the compiled form, an execution context, the greenlet bridge
+around every driver call, the result's wrapping. A quiz's start made four such reads (its
+learner's quiz, cards, time zone and language). Here, as `pg_link.py` does on PostgreSQL, the
+pool's connection is borrowed as it is (`Engine.raw_connection`, so the pool, its size and its
+reset stay SQLAlchemy's), the statement is compiled once per set of parameter names
+(`Prepared.form`, with the column types' converters both ways, so values read back are what
+SQLAlchemy would give) and run by `OneTripConnection.run`: 134 µs a read.
 
 A SELECT opens no transaction in the sqlite3 module, so the connection goes back to the pool with
 nothing to roll back and no trip. Listeners of `before_cursor_execute` on the engine hear each
