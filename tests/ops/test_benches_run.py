@@ -42,3 +42,8 @@ def test_a_benchmark_of_alternating_blocks_refuses_a_single_block() -> None:
         [sys.executable, "bench/first_attempts_bench.py", "--blocks", "1"], cwd=ROOT, capture_output=True, text=True
     )
     assert done.returncode == 2 and "--blocks must be at least 2" in done.stderr
+
+
+def test_the_sqlite_read_benchmark_reads_the_same_row_both_ways() -> None:
+    out = _run("bench/sqlite_read_bench.py", "--reads", "10", "--blocks", "1")  # it asserts the two reads agree first
+    assert "medians, CPU µs per read: through SQLAlchemy" in out and "on the driver / through SQLAlchemy: " in out
