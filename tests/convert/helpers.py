@@ -35,3 +35,17 @@ def skipped(conversion: Conversion) -> dict[int, str]:
 
 def assumed(conversion: Conversion) -> dict[str, tuple[int, ...]]:
     return {a.message: a.lines for a in conversion.assumptions}
+
+
+def one_short_pack(pack: str) -> str:
+    """A valid pack of one short-answer question (id `one`), with the id `pack`."""
+    return f"""\
+pack: {pack}
+title: {pack.title()}
+version: 1
+questions:
+  - id: one
+    type: short
+    prompt: Say six
+    accept: ["6"]
+"""

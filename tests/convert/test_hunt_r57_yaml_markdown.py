@@ -12,17 +12,9 @@ import pytest
 
 from bot.core import PackInvalid
 from bot.core.packs import load_bytes
+from tests.convert.helpers import one_short_pack
 
-GOOD = """\
-pack: marked
-title: Marked
-version: 1
-questions:
-  - id: one
-    type: short
-    prompt: Say six
-    accept: ["6"]
-"""
+GOOD = one_short_pack("marked")
 QUOTE = "put the whole value in quotes"
 
 

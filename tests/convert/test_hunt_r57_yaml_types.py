@@ -10,17 +10,9 @@ import pytest
 
 from bot.core import PackInvalid
 from bot.core.packs import load_bytes
+from tests.convert.helpers import one_short_pack
 
-GOOD = """\
-pack: typed
-title: Typed
-version: 1
-questions:
-  - id: one
-    type: short
-    prompt: Say six
-    accept: ["6"]
-"""
+GOOD = one_short_pack("typed")
 
 
 def problems_of(text: str) -> list[str]:

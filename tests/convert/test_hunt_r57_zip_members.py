@@ -15,17 +15,9 @@ import pytest
 
 from bot.core import PackInvalid
 from bot.core.packs import load_bytes
+from tests.convert.helpers import one_short_pack
 
-GOOD = b"""\
-pack: zipped
-title: Zipped
-version: 1
-questions:
-  - id: one
-    type: short
-    prompt: Say six
-    accept: ["6"]
-"""
+GOOD = one_short_pack("zipped").encode()
 
 
 def zipped(members: list[tuple[str | zipfile.ZipInfo, bytes]]) -> bytes:
