@@ -25,6 +25,7 @@ from bot.core.daily.channel import TALLY_EVERY
 from bot.core.daily.errors import NoSchedule, NotServed
 from bot.core.daily.pauses import pause_text
 from bot.core.daily.ports import Packs, SchedulerStore
+from bot.core.daily.schedule import in_direct_message
 from bot.core.daily.timing import local_day
 from bot.core.errors import NotAllowed
 from bot.core.faults import FaultLog
@@ -220,7 +221,8 @@ class Scheduler:
     async def post_now(self, actor: Actor, *, channel_id: str) -> Reply:
         """Post today's question now, once (`/quiz daily now`); admins only."""
         if not (actor.is_admin or actor.key in self._admins):
-            raise NotAllowed(i18n._("post the daily question"), platform=actor.platform)
+            in_dm = in_direct_message(actor.platform, actor.scope, channel_id)  # nobody is an admin in a DM: say so
+            raise NotAllowed(i18n._("post the daily question"), in_dm=in_dm, platform=actor.platform)
         if not self.serves(actor.platform):
             raise NotServed(actor.platform)
         schedule = await self._store.get_schedule(actor.platform, channel_id)

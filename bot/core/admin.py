@@ -127,14 +127,14 @@ class PackAdmin:
         loaded = await asyncio.to_thread(load_bytes, filename, data)
         await self._may_change(actor, loaded.pack.pack)  # before the proof, which may take minutes
         left_out: dict[str, tuple[Problem, ...]] = {}
-        if unproven:
-            log.warning("pack %s v%s stored unproven by %s", loaded.pack.pack, loaded.pack.version, actor.key)
-        else:
+        if not unproven:
             found = await self.proof(loaded, progress)
             if not found.ok and not skip_failing:
                 raise PackInvalid(list(found.problems))
             loaded, left_out = passing_part(loaded, found), found.failing
         report = await self._catalogue.import_pack(loaded.pack, force=force, by=pack_owner(actor))  # checked again there
+        if unproven:  # said once it is stored: a refused store stores nothing
+            log.warning("pack %s v%s stored unproven by %s", loaded.pack.pack, loaded.pack.version, actor.key)
         text = report_text(report)
         if left_out:
             text += "\n" + left_out_text(left_out, data, len(loaded.pack.questions))

@@ -11,6 +11,7 @@ from bot.core.i18n import M_, _, pgettext
 from bot.core.model import ItemState
 from bot.core.packs.models import AnyQuestion, BlanksQuestion, ChoiceQuestion
 from bot.core.replies import Button, ButtonStyle, Control, InputRequest, Option, Select, Text
+from bot.core.words import blank
 
 from ._text import clip, letter
 from .base import AddProblem, Changed, Context, Graded, Input, Make, Outcome, ProofJob, View
@@ -137,7 +138,9 @@ class ChoiceType:
             )
         texts = [c.text for c in q.choices]
         for j, text in enumerate(texts):
-            if text in texts[:j]:
+            if blank(text):  # a button with no label: " " or a zero-width space passes the length check
+                add(("choices", j, "text"), M_("only spaces or invisible characters; write text a learner can see"))
+            elif text in texts[:j]:
                 add(("choices", j, "text"), M_("the same text as another choice"))
 
     def proof(self, question: AnyQuestion) -> list[ProofJob]:

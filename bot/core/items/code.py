@@ -70,7 +70,7 @@ class CodeType:
         code = codetext.check(codetext.code_of(given.values[0] if given.values else ""), limit=ctx.max_code_bytes)
         outcome = await ctx.run(request(q, code, ctx.owner_key))
         report = tuple(run_report(outcome, graded=True, code=code))
-        if outcome.status == "rejected" or is_syntax_error(outcome):
+        if outcome.status == "rejected" or is_syntax_error(outcome, code):
             # Not an answer: the learner keeps the attempt (and gets no hint meant for a wrong answer).
             note = Text(_("_This did not count as an attempt: fix it and send it again._"))
             return NotAnAnswer(report + ((note,) if outcome.status != "rejected" else ()), Tone.WARNING)

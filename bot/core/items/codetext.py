@@ -13,6 +13,8 @@ first line, so a bare fence followed by that line loses the line too.
 from __future__ import annotations
 
 import re
+import warnings
+from functools import lru_cache
 
 from bot.core.errors import BadSubmission
 from bot.core.i18n import _, number
@@ -75,3 +77,20 @@ def check(code: str, *, limit: int | None = None) -> str:
     if "\x00" in code:
         raise BadSubmission(_("The code contains a NUL byte; send plain Python text."))
     return code
+
+
+@lru_cache(maxsize=4)  # the decision and the report ask about the same answer
+def parses(code: str) -> bool:
+    """Say whether Python compiles the code (it is compiled, never run).
+
+    The sandbox's word that the code raised SyntaxError cannot tell code that does not parse from code
+    that raises one itself, or a class of its own by that name; this can. `check` bounds the code's size
+    first (the sandbox's limit); nesting too deep for the parser is code that does not parse.
+    """
+    try:
+        with warnings.catch_warnings():  # "invalid escape sequence" and the like: the learner's, not the bot's log
+            warnings.simplefilter("ignore")
+            compile(code, "<answer>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # ValueError: a NUL byte
+        return False
+    return True

@@ -9,6 +9,7 @@ from bot.core.i18n import N_, _, ngettext, number
 from bot.core.replies import Code, Part, Text
 
 from ._text import clip
+from .codetext import parses
 
 MAX_TESTS_SHOWN = 10
 MAX_OUTPUT_LINES = 15
@@ -44,9 +45,14 @@ def sandbox_says(message: str) -> str:
     return message
 
 
-def is_syntax_error(outcome: RunOutcome) -> bool:
-    """Say whether the code did not even parse (then it is not an answer to grade)."""
-    return outcome.error_text.startswith(SYNTAX_ERRORS) and outcome.error_line is not None
+def is_syntax_error(outcome: RunOutcome, code: str) -> bool:
+    """Say whether the code did not even parse (then it is not an answer to grade).
+
+    The run's error alone does not decide it: code that parses and raises SyntaxError itself (or a
+    class of its own by that name) ran, and is an answer. The bot compiles the code to know; only
+    when the run reported a syntax error, so an answer that runs costs no compile.
+    """
+    return outcome.error_text.startswith(SYNTAX_ERRORS) and outcome.error_line is not None and not parses(code)
 
 
 def error_parts(outcome: RunOutcome, code: str | None) -> list[Part]:
@@ -90,7 +96,7 @@ def run_report(outcome: RunOutcome, *, graded: bool, code: str | None = None) ->
         parts.append(Text("\n".join(lines)))
     if outcome.error_text:
         parts.extend(error_parts(outcome, code))
-    if graded and outcome.tests and not is_syntax_error(outcome):
+    if graded and outcome.tests and not (code is not None and is_syntax_error(outcome, code)):
         passed = sum(1 for test in outcome.tests if test[1])
         total = len(outcome.tests)
         test_lines = [

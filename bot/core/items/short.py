@@ -13,6 +13,7 @@ from bot.core.i18n import M_, _, pgettext
 from bot.core.model import ItemState
 from bot.core.packs.models import AnyQuestion, BlanksQuestion, ShortQuestion
 from bot.core.replies import Button, InputRequest
+from bot.core.words import blank
 
 from .answers import matches, normalize, unwrap, values
 from .base import AddProblem, Context, Graded, Input, Make, Outcome, ProofJob, View
@@ -91,7 +92,7 @@ class ShortType:
         if given.verb != ax.SHORT_FORM:
             raise StaleAction()
         answer = (given.values[0] if given.values else "").strip()
-        if not answer:
+        if blank(answer):  # nothing to see: only spaces, or a zero-width space and the like
             raise BadSubmission(_("The answer is empty."))
         if len(answer) > MAX_ANSWER:
             raise BadSubmission(
@@ -113,6 +114,9 @@ class ShortType:
         q = _q(question)
         if not q.accept and q.number is None:
             add((), M_("a short question needs `accept` or `number`"))
+        for j, accepted in enumerate(q.accept):
+            if blank(accepted):  # the form refuses such an answer as empty: this entry could never be matched
+                add(("accept", j), M_("only spaces or invisible characters; no answer a learner types can match it"))
         if q.verify == "output":
             if not q.accept:
                 add(("verify",), M_("`output` needs `accept` (its first entry is what must print)"))

@@ -15,6 +15,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from bot.core.errors import Problem
 from bot.core.i18n import M_
+from bot.core.words import blank
 
 from . import yamlpos
 from .explain import describe, did_you_mean
@@ -36,14 +37,12 @@ def _adding_to(problems: list[Problem], pos: yamlpos.Positions, shown: str) -> A
 
 def cross_check(pack: Pack, pos: yamlpos.Positions, shown: str) -> list[Problem]:
     """Check what the models alone cannot: the pack's questions and topics together, each type's rules."""
-    from bot.core.items import kind_of  # the type modules read pack models: import them late, no cycle
-
     problems: list[Problem] = []
     add = _adding_to(problems, pos, shown)
     labels = [f"questions[{i}] (id `{q.id}`)" for i, q in enumerate(pack.questions)]
     _ids_and_topics([t.id for t in pack.topics], [(q.id, q.topic, True) for q in pack.questions], labels, add)
     for i, q in enumerate(pack.questions):
-        kind_of(q).check(q, item_adder(add, ("questions", i), labels[i]))
+        _check_question(q, item_adder(add, ("questions", i), labels[i]))
     return problems
 
 
@@ -52,8 +51,6 @@ def raw_check(data: dict[str, Any], pos: yamlpos.Positions, shown: str) -> tuple
 
     Return the problems, and the questions valid on their own (with their index) for further checks.
     """
-    from bot.core.items import kind_of
-
     problems: list[Problem] = []
     add = _adding_to(problems, pos, shown)
     raw_topics = data.get("topics", [])
@@ -73,9 +70,18 @@ def raw_check(data: dict[str, Any], pos: yamlpos.Positions, shown: str) -> tuple
     for i, raw in enumerate(raw_questions):
         question = _valid_alone(raw, data, i)
         if question is not None:
-            kind_of(question).check(question, item_adder(add, ("questions", i), labels[i]))
+            _check_question(question, item_adder(add, ("questions", i), labels[i]))
             valid.append((i, question))
     return problems, valid
+
+
+def _check_question(question: AnyQuestion, add: Add) -> None:
+    """The rules of every question (a prompt that shows something), then its type's own."""
+    from bot.core.items import kind_of  # the type modules read pack models: import them late, no cycle
+
+    if blank(question.prompt):  # " " or a zero-width space passes the length check, and shows nothing
+        add(("prompt",), M_("only spaces or invisible characters; write text a learner can see"))
+    kind_of(question).check(question, add)
 
 
 def _ids_and_topics(

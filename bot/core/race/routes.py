@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 
 from bot.core import queries as q
@@ -26,7 +26,13 @@ NO_BOARDS = N_("Leaderboards are not set up in this process.")
 
 def register(dispatcher: Dispatcher, races: RaceService | None, social: SocialService | None) -> None:
     """Register what this process can do; what it cannot (no race store) is refused politely."""
-    routes = SocialRoutes(races, social, dispatcher.handler(rq.Stats))
+
+    async def listed(scope: str) -> list[str]:
+        """The packs a server or workspace sees, enabled or not: the packs its leaderboard may name."""
+        names: list[str] = await dispatcher.ask(q.ListedPackNames(scope))
+        return names
+
+    routes = SocialRoutes(races, social, dispatcher.handler(rq.Stats), listed=listed)
     dispatcher.request(rq.RaceStart, routes.start)
     dispatcher.request(rq.RaceStop, routes.stop)
     dispatcher.action(rx.PREFIX, routes.act)
@@ -46,10 +52,18 @@ def mention_for(platform: str) -> Callable[[str], str]:
 
 
 class SocialRoutes:
-    def __init__(self, races: RaceService | None, social: SocialService | None, stats_text: Handler | None) -> None:
+    def __init__(
+        self,
+        races: RaceService | None,
+        social: SocialService | None,
+        stats_text: Handler | None,
+        *,
+        listed: Callable[[str], Awaitable[list[str]]] | None = None,
+    ) -> None:
         self._races = races
         self._social = social
         self.stats_text = stats_text
+        self._listed = listed  # the packs a server or workspace sees, enabled or not (`ListedPackNames`)
 
     def _racing(self) -> RaceService:
         if self._races is None:
@@ -73,8 +87,10 @@ class SocialRoutes:
         return await self._racing().act(actor, r.action, r.values)
 
     async def leaderboard(self, actor: Actor, r: rq.Leaderboard) -> Reply:
-        return await self._boards().leaderboard(
-            actor, period=r.period, pack=r.pack, mention=mention_for(actor.platform), picture=actor.platform == "console"
+        boards = self._boards()
+        packs = await self._listed(actor.scope) if r.pack is not None and self._listed is not None else None
+        return await boards.leaderboard(
+            actor, period=r.period, pack=r.pack, mention=mention_for(actor.platform), picture=actor.platform == "console", packs=packs
         )
 
     async def privacy(self, actor: Actor, r: rq.Privacy) -> Reply:

@@ -18,6 +18,7 @@ from functools import partial
 
 from bot.core.admin import Admins
 from bot.core.answer import Answers
+from bot.core.daily.schedule import in_direct_message
 from bot.core.dispatch import NOT_OURS
 from bot.core.errors import BadSubmission, QuizError, UnknownName, place_word
 from bot.core.i18n import _, public
@@ -102,10 +103,8 @@ class RaceService:
     ) -> Reply:
         """`/quiz race`: start a race in the actor's channel; the reply is public."""
         channel = channel_id or actor.channel_id
-        if not channel or actor.scope == "dm":  # a Discord DM has no server to race in
-            raise BadRaceOption(
-                _("Races run in a channel: start one in a {place} channel.").format(place=place_word(actor.platform))
-            )
+        if not channel or _in_dm(actor, channel):
+            raise _not_here(actor)
         asked = rounds
         rounds, seconds = check_options(rounds, seconds)
         running = await self._store.running_race(actor.platform, actor.scope, channel)
@@ -178,7 +177,9 @@ class RaceService:
     async def stop(self, actor: Actor, *, channel_id: str | None = None) -> Reply:
         """`/quiz race stop`: stop the channel's race (its starter or an admin); the reply is public."""
         channel = channel_id or actor.channel_id
-        race = await self._store.running_race(actor.platform, actor.scope, channel) if channel else None
+        if not channel or _in_dm(actor, channel):  # no race can run there: say where races run, as `start` does
+            raise _not_here(actor)
+        race = await self._store.running_race(actor.platform, actor.scope, channel)
         if race is None:
             raise NoRace()
         return await self._stop(actor, race.id)
@@ -318,3 +319,12 @@ class RaceService:
                 _("The item `{item}` no longer exists; stop the race and start another.").format(item=f"{item.pack}/{item.question}")
             )
         return item.snapshot.question if item.snapshot is not None else question
+
+
+def _in_dm(actor: Actor, channel: str) -> bool:
+    """A direct message with the bot (a Discord DM has no server, a Slack DM's channel id starts with D)."""
+    return in_direct_message(actor.platform, actor.scope, channel)
+
+
+def _not_here(actor: Actor) -> BadRaceOption:
+    return BadRaceOption(_("Races run in a channel: start one in a {place} channel.").format(place=place_word(actor.platform)))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 
 from bot.core.errors import QuizError, UnknownName, place_word
@@ -40,11 +40,13 @@ class SocialService:
         mention: Mention | None = None,
         display_name: Mention | None = None,
         picture: bool = True,
+        packs: Sequence[str] | None = None,
     ) -> Reply:
         """`/quiz leaderboard [week|month|all] [pack]`: a public message, with a picture of the top ten.
 
         `mention` renders a user id in the text (a platform mention); `display_name` in the
-        picture, where mention markup would show as is (default: `mention`).
+        picture, where mention markup would show as is (default: `mention`). `packs`: the packs
+        this server or workspace sees; a `pack` not among them is refused with their names.
         """
         if actor.scope == "dm":  # a Discord DM names no server: every DM shares this scope, strangers' too
             raise QuizError(
@@ -53,6 +55,8 @@ class SocialService:
                 )
             )
         chosen = _period(period)
+        if pack is not None and packs is not None and pack not in packs:
+            raise UnknownName("pack", pack, packs)
         board = await self._store.leaderboard(
             actor.platform,
             actor.scope,
