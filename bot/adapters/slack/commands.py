@@ -2,13 +2,15 @@
 
 The command's text is read with the core's command reader; what is Slack's own lives here: a user
 named as a mention (`<@U123|ada>`), where each request's reply is shown (`ROUTES`), pack files
-fetched from Slack, the export sent as a file to the DM, a code message's `Where`.
+fetched from Slack, the export sent as a file to the DM, a code message's `Where`, what a message
+is to the bot (`message_kind`), and a command's acknowledgement.
 """
 
 from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any
 
@@ -19,15 +21,15 @@ from bot.core.errors import NotAddressed, QuizError
 from bot.core.i18n import N_, _, current, ngettext, use_locale
 from bot.core.importing import UPLOAD_SUFFIXES
 from bot.core.model import Actor, Where
-from bot.core.replies import Attachment, Reply, Text, Tone, notice
+from bot.core.replies import Attachment, Message, Reply, Text, Tone, notice
 from bot.core.service import QuizService, error_reply
 
 from . import render as bk
 from .api import Place, SlackApi, SlackCallFailed
-from .deliver import Courier, anchor_of
+from .deliver import ACK_LANGUAGE_S, Courier, anchor_of
 from .limits import PACK_FILE_LIMIT, PY_FILE_LIMIT
 from .markup import unescape
-from .origin import Origin, preformatted_code
+from .origin import Origin, from_command, preformatted_code, valid_text
 
 PACK_SUFFIXES = UPLOAD_SUFFIXES  # packs, and other tools' quiz files to convert
 _PACK_LOAD = re.compile(r"\bpack\s+load\b", re.I)
@@ -76,6 +78,28 @@ def parse(text: str) -> commands.Parsed:
     return commands.parse(text, user_of=mentioned_user)
 
 
+# What a message is to the bot (`message_kind`).
+CHAT, DM_NOTE, PACK_UPLOAD, CODE = "chat", "dm", "pack", "code"
+
+
+def message_kind(origin: Origin, event: dict[str, Any]) -> str:
+    """What a message is to the bot: a pack upload or a note in its DM, code that may be an answer, or chat.
+
+    Code counts in the DM and in a thread (a quiz's or a daily post's: the core decides); anything
+    else in a channel is conversation, with nothing to do. Only code waits for its grading row
+    before Slack has its 200 (`Inbound.message_then_ack`).
+    """
+    text = str(event.get("text") or "")
+    files = [f for f in event.get("files") or [] if isinstance(f, dict)]
+    in_dm = event.get("channel_type") == "im"
+    if in_dm and files and _PACK_LOAD.search(text):
+        return PACK_UPLOAD
+    code = "```" in text or any(str(f.get("name", "")).lower().endswith(".py") for f in files)
+    if code and (in_dm or origin.thread_ts):
+        return CODE
+    return DM_NOTE if in_dm else CHAT
+
+
 class Commands:
     """Run a `/quiz` request after its acknowledgement, and show the reply where it belongs."""
 
@@ -83,6 +107,28 @@ class Commands:
         self.service = service
         self.api = api
         self.courier = courier
+
+    async def acknowledge(self, ack: Callable[..., Awaitable[Any]], body: dict[str, Any]) -> None:
+        """A command's acknowledgement: a usage note, the help, "Running your code", or nothing.
+
+        Only a note asks for the person's language, and waits ACK_LANGUAGE_S for it at most (users.info
+        may be rate limited): Slack shows a timeout for a command not acknowledged within 3 seconds.
+        """
+        text = str(body.get("text", ""))
+        command = parse(text)
+        if not (isinstance(command, commands.Usage | rq.Help) or (isinstance(command, rq.RunCode) and command.text.strip())):
+            await ack()
+            return
+        with use_locale(await self.courier.language(from_command(body), within=ACK_LANGUAGE_S)):
+            command = parse(text)  # a usage note in the person's language
+            if isinstance(command, commands.Usage):
+                shown = await self.service.ask(q.HelpText())
+                problem = Text("⚠️ " + _("{problem} Usage:").format(problem=command.problem))
+                await ack(**_ephemeral(Message(kind="help", title=shown.title, parts=(problem, *shown.parts))))
+            elif isinstance(command, rq.Help):
+                await ack(**_ephemeral(await self.service.ask(q.HelpText())))
+            else:
+                await ack(text=_(rq.RUNNING), response_type="ephemeral")
 
     async def run(self, origin: Origin, request: rq.Request) -> None:
         if isinstance(request, rq.RunCode):
@@ -109,12 +155,25 @@ class Commands:
         elif route == PUBLIC:
             if isinstance(request, rq.RaceStart) and origin.in_dm:
                 raise QuizError(_("Races run in a channel: start one in a workspace channel the bot is in."))
+            if origin.channel and not origin.in_dm:
+                await self.may_post(origin.channel)  # before a race starts that nobody there could see
             await self.courier.announce(origin, await self.service.handle(actor, request))
         elif route == QUIZ:
             private = isinstance(request, rq.DailyReview)  # a personal review is private wherever it is asked for
             await self.in_quiz_home(origin, await self.service.handle(actor, request), private=private)
         else:
             await self.courier.tell(origin, await self.service.handle(actor, request), persistent=route == KEEP)
+
+    async def may_post(self, channel: str) -> None:
+        """Refuse a public request in a channel the bot is not in (conversations.info); unchecked if Slack cannot say."""
+        try:
+            found = (await self.api.call("conversations.info", channel=channel)).get("channel")
+        except SlackCallFailed as exc:
+            if exc.error != "channel_not_found":
+                return
+            found = {"is_member": False}  # a private channel (or a group DM) hides from a bot outside it
+        if isinstance(found, dict) and found.get("is_member") is False:
+            raise QuizError(_("I'm not a member of this channel, so nobody would see that here: invite me with `/invite`, then try again."))
 
     async def in_quiz_home(self, origin: Origin, reply: Any, place: Place | None = None, *, private: bool = False) -> None:
         """Show a reply that starts a quiz where the quiz runs (a thread, the DM); anything else privately."""
@@ -193,21 +252,19 @@ class Commands:
         """
         text = str(event.get("text") or "")
         files = [f for f in event.get("files") or [] if isinstance(f, dict)]
-        in_dm = event.get("channel_type") == "im"
-        code = "```" in text or any(str(f.get("name", "")).lower().endswith(".py") for f in files)
-        pack_load = in_dm and bool(files) and bool(_PACK_LOAD.search(text))
-        if accepted is not None and (pack_load or not (code and (in_dm or origin.thread_ts))):
+        kind = message_kind(origin, event)
+        if accepted is not None and kind != CODE:
             accepted.set()
-        if pack_load:
+        if kind == PACK_UPLOAD:
             await self.load_packs(origin, files, force=bool(_FORCE.search(text)))
             return
-        if not code:
-            if in_dm:
-                extra = " " + _("A pack file needs the words `pack load` in the same message.") if files else ""
-                await self.courier.tell(origin, notice(_(DM_HINT) + extra))
+        if kind == DM_NOTE:
+            extra = " " + _("A pack file needs the words `pack load` in the same message.") if files else ""
+            await self.courier.tell(origin, notice(_(DM_HINT) + extra))
             return
-        if not in_dm and not origin.thread_ts:
-            return  # code in a channel, outside any thread: just conversation
+        if kind == CHAT:
+            return  # code in a channel, outside any thread, or no code: just conversation
+        in_dm = event.get("channel_type") == "im"
 
         async def progress(note: str) -> None:  # the grading is recorded: Slack may have its 200
             if accepted is not None:
@@ -238,7 +295,7 @@ class Commands:
         if block is not None:
             return block
         if "```" in text:
-            return unescape(text)
+            return valid_text(unescape(text))
         files = [f for f in event.get("files") or [] if isinstance(f, dict)]
         py_file = next(f for f in files if str(f.get("name", "")).lower().endswith(".py"))
         name, data = await self.api.download(py_file, limit=PY_FILE_LIMIT)
@@ -246,3 +303,7 @@ class Commands:
             return data.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise QuizError(_("`{name}` is not UTF-8 text; send Python source.").format(name=name)) from exc
+
+
+def _ephemeral(message: Message) -> dict[str, Any]:
+    return {"text": bk.fallback_text(message), "blocks": bk.message_blocks(message), "response_type": "ephemeral"}

@@ -26,6 +26,7 @@ log = logging.getLogger("quizbot.slack")
 
 
 QUIZ_MESSAGES = ("item", "summary")  # the quiz itself: posted where the quiz lives
+ACK_LANGUAGE_S = 1.0  # an acknowledgement's note waits this long at most for the person's language (Slack allows 3 s)
 
 
 Delivery = TypeVar("Delivery", bound=Callable[..., Awaitable[None]])
@@ -70,10 +71,18 @@ class Courier:
             note = _("Your review is private: it is in our direct messages.") if private else _("Your quiz is in our direct messages.")
         return Place(dm), note
 
-    async def language(self, origin: Origin) -> str:
-        """The language of the person's private replies (their choice, their Slack client's, the workspace's)."""
+    async def language(self, origin: Origin, *, within: float | None = None) -> str:
+        """The language of the person's private replies (their choice, their Slack client's, the workspace's).
+
+        `within` bounds the wait (a note in an acknowledgement: users.info may be rate limited); the
+        workspace's language after that.
+        """
         try:
-            return await self._service.ask(q.LearnerLanguage(origin.actor()))
+            try:
+                return await asyncio.wait_for(self._service.ask(q.LearnerLanguage(origin.actor())), within)
+            except TimeoutError:
+                log.info("no language for %s within %.1f s; the workspace's this time", origin.user, within)
+                return await self._service.ask(q.ServerLanguage("slack", origin.team))
         except QuizError:  # told and logged where it happened (the database's faults): English will do
             return "en"
         except Exception:  # a note in English is better than none
@@ -85,7 +94,7 @@ class Courier:
         if ok:
             await ack()
             return False
-        with use_locale(await self.language(from_action(body))):
+        with use_locale(await self.language(from_action(body), within=ACK_LANGUAGE_S)):
             await ack(response_action="errors", errors={block: _(message)})
         return True
 
@@ -100,7 +109,10 @@ class Courier:
             place = Place(await self._api.open_dm(origin.user))
         messages = reply.messages
         if reply.update is not None and update_ts:
-            await self._api.update(place.channel, update_ts, reply.update)
+            try:
+                await self._api.update(place.channel, update_ts, reply.update)
+            except SlackCallFailed:  # deleted, or not to be edited: the answer is stored, so show its grade anew and go on
+                messages = (reply.update, *messages)
         elif reply.update is not None:
             messages = (reply.update, *messages)  # no message to edit: show it as a new one
         for message in messages:

@@ -24,15 +24,15 @@ from bot.core import actions as ax
 from bot.core import commands as cm
 from bot.core import queries as q
 from bot.core import requests as rq
-from bot.core.i18n import N_, _, use_locale
+from bot.core.i18n import N_
 from bot.core.race import ChannelPost
-from bot.core.replies import Message, Reply, Text, notice
+from bot.core.replies import Reply, notice
 from bot.core.service import QuizService
 from bot.metrics import delivered
 
 from . import render as bk
 from .api import Place, SlackApi
-from .commands import Commands, parse
+from .commands import CHAT, CODE, Commands, message_kind, parse
 from .deliver import Courier, Jobs, anchor_of
 from .origin import (
     Origin,
@@ -66,7 +66,7 @@ class Inbound:
     def register(self, bolt: AsyncApp) -> None:
         """Attach every listener to a Bolt app: an acknowledgement, then the work in a task of its own."""
         then = self.jobs.acked_then
-        bolt.command("/quiz")(then(self.ack_command, self.run_command))
+        bolt.command("/quiz")(then(self.commands.acknowledge, self.run_command))
         quiz = QUIZ_ACTIONS
         bolt.action(quiz)(self.answer_then_ack)  # no separate work: it acks once the answer is stored
         bolt.action(re.compile(r"^qzh:start"))(then(self.ack_only, self.on_home_start))
@@ -143,27 +143,6 @@ class Inbound:
             await asyncio.wait({work, waiting}, timeout=within, return_when=asyncio.FIRST_COMPLETED)
         finally:
             waiting.cancel()
-
-    async def ack_command(self, ack: Callable[..., Awaitable[Any]], body: dict[str, Any]) -> None:
-        with use_locale(await self.courier.language(from_command(body))):  # the note and help in the learner's language
-            await self._ack_command(ack, body)
-
-    async def _ack_command(self, ack: Callable[..., Awaitable[Any]], body: dict[str, Any]) -> None:
-        command = parse(str(body.get("text", "")))
-        if isinstance(command, cm.Usage):
-            help_message = await self.service.ask(q.HelpText())
-            usage = Message(
-                kind="help",
-                title=help_message.title,
-                parts=(Text("⚠️ " + _("{problem} Usage:").format(problem=command.problem)), *help_message.parts),
-            )
-            await ack(**_ephemeral(usage))
-        elif isinstance(command, rq.Help):
-            await ack(**_ephemeral(await self.service.ask(q.HelpText())))
-        elif isinstance(command, rq.RunCode) and command.text.strip():
-            await ack(text=_(rq.RUNNING), response_type="ephemeral")
-        else:
-            await ack()
 
     async def ack_answer(self, ack: Callable[..., Awaitable[Any]], body: dict[str, Any], view: dict[str, Any]) -> None:
         await self.courier.refused(ack, body, bk.ANSWER_BLOCK, N_("Type your answer first."), ok=bool(input_value(view, bk.ANSWER_BLOCK, bk.ANSWER_INPUT).strip()))
@@ -268,7 +247,7 @@ class Inbound:
         origin = from_action(body)
         async with self.jobs.run(origin):
             action = (body.get("actions") or [{}])[0]
-            request = rq.Start(pack=str(action.get("value") or "") or None, replace=True)
+            request = rq.Start(pack=str(action.get("value") or "") or None)  # with a quiz running, it asks first
             reply = await self.service.handle(origin.actor(), request)
             await self.courier.deliver(origin, reply, Place(await self.api.open_dm(origin.user)))
 
@@ -325,6 +304,11 @@ class Inbound:
         if event.get("bot_id") or not isinstance(event.get("user"), str):
             return
         origin = from_event(body)
+        kind = message_kind(origin, event)
+        if accepted is not None and kind != CODE:
+            accepted.set()  # only code that may be an answer waits for its grading row, not for the learner's other work
+        if kind == CHAT:
+            return  # conversation: nothing to do, nothing to ask (not even the person's language)
         async with self.jobs.run(origin):
             await self.commands.message(origin, event, accepted)
 
@@ -341,7 +325,3 @@ class Inbound:
             shown = stats.messages[0] if stats.messages else None
             await self.api.publish_home(origin.user, bk.home_view(shown, packs, rank=rank))
             delivered()
-
-
-def _ephemeral(message: Message) -> dict[str, Any]:
-    return {"text": bk.fallback_text(message), "blocks": bk.message_blocks(message), "response_type": "ephemeral"}

@@ -280,7 +280,7 @@ def preformatted_code(event: dict[str, Any]) -> str | None:
                 found.append("".join(_inline_text(part) for part in element.get("elements") or []))
                 if not language and isinstance(element.get("language"), str):
                     language = _LANGUAGE.sub("", element["language"])[:20]
-    return f"```{language}\n" + "\n".join(found) + "\n```" if found else None
+    return valid_text(f"```{language}\n" + "\n".join(found) + "\n```") if found else None
 
 
 def _inline_text(part: Any) -> str:
@@ -312,7 +312,19 @@ def _state(view: dict[str, Any], block: str, element: str) -> dict[str, Any]:
 
 def input_value(view: dict[str, Any], block: str, element: str) -> str:
     """The text typed in a form's input."""
-    return str(_state(view, block, element).get("value") or "")
+    return valid_text(str(_state(view, block, element).get("value") or ""))
+
+
+def valid_text(text: str) -> str:
+    """`text` with each lone surrogate (a JSON escape such as `\\ud800`, which no UTF-8 holds) made U+FFFD, as a decoder does.
+
+    The database and the sandbox's bridge refuse such text: an answer carrying one would fail when stored.
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return text
 
 
 def selected(view: dict[str, Any], block: str, element: str) -> list[str]:
