@@ -15,7 +15,7 @@ from typing import NamedTuple
 from bot.core.answer import AnswerWrite, PracticeDay, TallyRow
 from bot.core.faults import FaultLog
 from bot.core.i18n import _
-from bot.core.model import Actor
+from bot.core.model import Actor, ItemState
 from bot.core.packs.models import AnyQuestion, Pack
 from bot.core.ports import Clock, Conflict, WorkTaken
 from bot.core.render import correct_answer_text
@@ -182,3 +182,20 @@ class PostAnswering:
     async def member_answer(self, post_id: str, user_id: str) -> MemberAnswer | None:
         """Return the member's answer so far (attempts, hint, menu picks), or None."""
         return await self._store.member_answer(post_id, user_id)
+
+
+def item_of(post: DailyPost, mine: MemberAnswer | None) -> ItemState:
+    """Dress the member's answer so far as the item state the type module grades.
+
+    A member's menu picks are kept in `MemberAnswer.selections`: a blank's pick under its number
+    (1, 2, ...), a select-all pick of shown choice i under the key -1 - i (1 picked, 0 not).
+    """
+    picks = mine.selections if mine is not None else {}
+    return ItemState(
+        pack=post.pack,
+        question=post.question,
+        attempts=mine.attempts if mine is not None else 0,
+        hinted=mine.hinted if mine is not None else False,
+        selections={k: v for k, v in picks.items() if k >= 0},
+        picked=sorted(-1 - k for k, v in picks.items() if k < 0 and v),
+    )

@@ -13,6 +13,7 @@ from __future__ import annotations
 import random
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
+from functools import partial
 
 from bot.core import actions as ax
 from bot.core import requests as rq
@@ -30,11 +31,12 @@ from bot.core.ports import Clock, CodeRunner, Repository, WorkTaken
 from bot.core.replies import Button, Fields, Message, Reply, Text, Tone, cmd
 
 from . import actions as dx
-from .answering import OpenPost
+from .answering import OpenPost, item_of
 from .cards import LEECH_FAILURES
 from .channel import DailyPost, MemberAnswer
 from .errors import AlreadyAnswered
 from .messages import answer_feedback, post_title
+from .review_door import ReviewDoor
 from .service import DailyService
 
 DAILY_FILTER = "daily"  # a session's filters mark a daily review with this key
@@ -75,6 +77,7 @@ class DailyDesk:
         self._runner = runner
         self._rng = rng
         self._post_now = post_now
+        self._door = ReviewDoor(gate=gate, flow=flow, daily_filter=DAILY_FILTER)
 
     # ------------------------------------------------------------ typed commands
 
@@ -136,8 +139,12 @@ class DailyDesk:
 
     # ------------------------------------------------------------ the personal review
 
-    async def review(self, actor: Actor) -> Reply:
-        """Start today's review as a quiz: due cards most overdue first, then new items."""
+    async def review(self, actor: Actor, *, key: str | None = None, replacing: str = "") -> Reply:
+        """Start today's review, once: a running review is shown again, a running quiz asked about (`review_door`)."""
+        return await self._door.enter(actor, partial(self._open_review, actor), key=key, replacing=replacing)
+
+    async def _open_review(self, actor: Actor) -> Reply:
+        """Open today's review as a quiz: due cards most overdue first, then new items."""
         queue, intro = await self.daily.review_intro(actor)
         if queue.empty:
             return intro
@@ -264,7 +271,7 @@ class DailyDesk:
     ) -> Reply:
         post, question = opened.post, opened.question
         kind = kind_of(question)
-        item = _item_of(post, opened.mine)
+        item = item_of(post, opened.mine)
         before = set(item.picked)
         outcome = await kind.answer(question, item, Input(action.verb, action.argument, tuple(values)), Context(self._runner, actor.key))
         if isinstance(outcome, Changed):
@@ -350,10 +357,10 @@ class DailyDesk:
 
     # ------------------------------------------------------------ buttons of daily messages
 
-    async def on_action(self, actor: Actor, action: dx.DailyAction) -> Reply:
-        """The reminder's Start button, or a leech's Reset button."""
+    async def on_action(self, actor: Actor, action: dx.DailyAction, key: str | None = None) -> Reply:
+        """The reminder's Start button (or Start new, naming the quiz it replaces), or a leech's Reset button."""
         if action.verb == dx.START_REVIEW:
-            return await self.review(actor)
+            return await self.review(actor, key=key, replacing=action.argument)
         pack, sep, question = action.argument.partition("/")
         if not sep or not pack or not question:
             raise QuizError(_(NOT_OURS))
@@ -380,19 +387,3 @@ class DailyDesk:
             )
         return Message(kind="stats", title=_("Daily practice"), parts=tuple(parts), rows=(buttons,) if buttons else ())
 
-
-def _item_of(post: DailyPost, mine: MemberAnswer | None) -> ItemState:
-    """Dress the member's answer so far as the item state the type module grades.
-
-    A member's menu picks are kept in `MemberAnswer.selections`: a blank's pick under its number
-    (1, 2, ...), a select-all pick of shown choice i under the key -1 - i (1 picked, 0 not).
-    """
-    picks = mine.selections if mine is not None else {}
-    return ItemState(
-        pack=post.pack,
-        question=post.question,
-        attempts=mine.attempts if mine is not None else 0,
-        hinted=mine.hinted if mine is not None else False,
-        selections={k: v for k, v in picks.items() if k >= 0},
-        picked=sorted(-1 - k for k, v in picks.items() if k < 0 and v),
-    )

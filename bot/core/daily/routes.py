@@ -111,7 +111,7 @@ class DailyRoutes:
         parsed = dx.parse(request.action)
         if parsed is None:
             raise QuizError(_(NOT_OURS))
-        return await self._desk.on_action(actor, parsed)
+        return await self._desk.on_action(actor, parsed, request.key)
 
     async def stats(self, actor: Actor, request: rq.Stats) -> Reply:
         reply: Reply = await self.stats_before(actor, request)
