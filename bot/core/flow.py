@@ -52,6 +52,7 @@ class Flow:
         # Daily practice adds the review's day counts and leech state to a review item's unit of work.
         self.review_parts: ReviewParts | None = None
         self._work = work
+        self._settings = repository
         self._catalogue = catalogue
         self._gate = gate
         self._clock = clock
@@ -94,6 +95,18 @@ class Flow:
         messages.append(render.item_message(session, 0, pack, question))
         return Reply(messages=tuple(messages), private=owner.kind == "user")
 
+    # ----------------------------------------------------------------- a command's delivery
+
+    async def commanded(self, actor: Actor, key: str) -> str | None:
+        """The quiz a `/quiz skip` or `/quiz stop` delivered as `key` acted on already (a repeat), else None."""
+        stored = await self._settings.get_setting(command_key(actor))
+        session_id, _sep, seen = (stored or "").partition(" ")
+        return session_id if seen == key else None
+
+    async def command(self, actor: Actor, key: str, session_id: str) -> None:
+        """Note, before it acts, that the command delivered as `key` is for `session_id` (`commanded` then knows a repeat)."""
+        await self._settings.set_setting(command_key(actor), f"{session_id} {key}")
+
     # ----------------------------------------------------------------- the current item
 
     async def question(self, item: ItemState) -> tuple[Pack, AnyQuestion]:
@@ -122,6 +135,7 @@ class Flow:
         assert item is not None
         verb = action.verb
         if verb == ax.STOP:  # needs no question: a quiz whose question left its pack stops too
+            item.key = key or item.key  # a repeat of this delivery is then known (`Session.graded_by`)
             session.status = "stopped"
             session.updated_at = self._clock.now()
             await self._gate.save(session)
@@ -328,6 +342,11 @@ class Flow:
             pack = await self._catalogue.pack(item.pack)
             questions.append((pack, pack.question(item.question) if pack else None))
         return render.summary_message(session, questions, stopped=stopped)
+
+
+def command_key(actor: Actor) -> str:
+    """The setting that keeps the learner's last skip or stop command: `PLATFORM:...:USER_ID`, for their export."""
+    return f"{actor.platform}:quiz-command:{actor.user_id}"
 
 
 def resume_button(session: Session) -> Button:

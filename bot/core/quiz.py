@@ -136,14 +136,14 @@ class QuizDesk:
         message = Message(kind="notice", parts=(Text(text),), rows=((resume_button(session), new),), session_id=session.id)
         return Reply(messages=(message,))
 
-    async def act(self, actor: Actor, request: rq.Act) -> Reply:
+    async def act(self, actor: Actor, request: rq.Act, *, command: bool = False) -> Reply:
         """A click on a quiz item: one read of its session (an id naming no session may be another feature's).
 
         A plain click on a choice or a menu (`GUESSED`) is first decided on the session as this
         process last stored it, with no read at all (on PostgreSQL, a round trip of the two a click
         makes): the save checks the version, so a guess another process overtook stores nothing. A
         decision on a guess counts only when its save went through; a refusal, or a reply that
-        stored nothing, is made again on the session as read.
+        stored nothing, is made again on the session as read. `command`: `/quiz skip` or `stop`.
         """
         parsed = ax.parse(request.action)
         if parsed is None or parsed.session_id == ax.NO_SESSION:
@@ -157,6 +157,8 @@ class QuizDesk:
             if parsed.verb == ax.CURRENT:
                 return amended(await self.flow.current(session), anchor=anchor)
             repeated = session.graded_by(request.key)
+            if repeated is not None and (command or parsed.verb == ax.STOP):  # a skip or stop command, a stop click
+                return await self._again(session)
             if repeated is not None:  # the same click again: its one grade, in place, and nothing new
                 if not session.items[repeated].done:
                     return Reply(anchor=anchor)
@@ -289,10 +291,23 @@ class QuizDesk:
 
     def _on_current(self, verb: str) -> Handler:
         async def handle(actor: Actor, request: Any) -> Reply:
+            key = getattr(request, "key", None)  # `/quiz skip` and `/quiz stop` name their delivery
+            done = None if key is None else await self.flow.commanded(actor, key)
+            if done is not None:  # delivered again (maybe to another process): answered, never done twice
+                return await self._again(await self.gate.load(actor, done))
             session = await self.gate.find(actor)
-            return await self.act(actor, rq.Act(ax.make(session.id, session.position, verb)))
+            if key is not None:  # noted first: a repeat reaching a quiz started since leaves it alone
+                await self.flow.command(actor, key, session.id)
+            return await self.act(actor, rq.Act(ax.make(session.id, session.position, verb), key=key), command=key is not None)
 
         return handle
+
+    async def _again(self, session: Session) -> Reply:
+        """A skip or stop delivered again: the quiz it acted on as it is now (the current item, or the summary)."""
+        if session.status in ("stopped", "finished"):
+            summary = await self.flow.summary(session, stopped=session.status == "stopped")
+            return Reply(messages=(summary,), private=session.owner.kind == "user")
+        return amended(await self.flow.current(session), anchor=session.anchor)  # expired: says so
 
     async def current(self, actor: Actor, request: rq.Current) -> Reply:
         session = await self.gate.find(actor)

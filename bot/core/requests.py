@@ -74,12 +74,12 @@ class Hint:
 
 @record
 class Skip:
-    pass
+    key: str | None = None  # the platform's id for this delivery: a command delivered twice acts once
 
 
 @record
 class Stop:
-    pass
+    key: str | None = None  # as `Skip.key`
 
 
 @record

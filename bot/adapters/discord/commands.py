@@ -97,11 +97,11 @@ def build_quiz_group(inbound: Inbound) -> app_commands.Group:
 
     @quiz.command(name="skip", description=L_("Skip the current question"))
     async def skip(interaction: Interaction) -> None:
-        await inbound.handle(interaction, rq.Skip())
+        await inbound.handle(interaction, rq.Skip(key=str(interaction.id)))  # delivered twice: skips once
 
     @quiz.command(name="stop", description=L_("Stop your quiz and see the summary"))
     async def stop(interaction: Interaction) -> None:
-        await inbound.handle(interaction, rq.Stop())
+        await inbound.handle(interaction, rq.Stop(key=str(interaction.id)))
 
     @quiz.command(name="run", description=L_("Run Python (PyTorch available) in the sandbox and see its output"))
     @app_commands.describe(

@@ -127,10 +127,11 @@ class QuizCommandTree(app_commands.CommandTree[Any]):
         self._taken: OrderedDict[int, None] = OrderedDict()
 
     def _repeated(self, interaction: discord.Interaction[Any]) -> bool:
-        """Whether this command was taken before: a replayed `/quiz skip` or `stop` must not act twice.
+        """Whether this command was taken before in this process: a replayed `/quiz skip` or `stop` must not act twice.
 
-        A click carries its interaction id to the core, which counts a repeat once; a command has no
-        such key. Discord refuses a second answer anyway, so the repeat is dropped with one log line.
+        `/quiz skip` and `/quiz stop` also carry their interaction id to the core, which knows a repeat
+        in any process; this saves the work. Discord refuses a second answer anyway, so the repeat is
+        dropped with one log line.
         """
         if interaction.type is not discord.InteractionType.application_command:
             return False

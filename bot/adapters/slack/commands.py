@@ -149,6 +149,8 @@ class Commands:
         actor = await self.admin_actor(origin) if admin else origin.actor()
         route = ROUTES.get(type(request), TELL)
         if route == CURRENT:
+            if isinstance(request, rq.Skip | rq.Stop) and origin.via_command:  # delivered twice: acts once
+                request = type(request)(key=origin.trigger_id)
             reply = await self.service.handle(actor, request)
             place, item_ts = anchor_of(reply.anchor)
             await self.courier.deliver(origin, reply, place, update_ts=item_ts)
