@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from bot.core.model import Actor
 from tests.daily.wired import Wired
 from tests.fakes import FakeClock
-from tests.slack.conftest import ADMIN, CHANNEL, LEARNER, Slack, block_text, dm
+from tests.slack.conftest import ADMIN, CHANNEL, LEARNER, TEAM, Slack, block_text, dm
 from tests.slack.test_daily import choice_id
 
 
@@ -42,3 +43,23 @@ async def test_the_reminders_start_pressed_twice_keeps_the_first_review(daily_sl
     assert "✅ *Correct!*" in block_text(slack.fake.message(dm(LEARNER), items[0]["ts"])["blocks"])
     assert "was stopped" not in everything_said(slack)
     assert block_text(slack.fake.posts(dm(LEARNER))[-1]["blocks"]).startswith("Quiz finished")
+
+
+async def test_start_new_pressed_in_a_channel_opens_the_review_in_the_dm(daily_slack: tuple[Slack, Wired], clock: FakeClock) -> None:
+    """The review asked for in a channel while a quiz runs there asks first; its Start new keeps the review private."""
+    slack, wired = daily_slack
+    await slack.command("daily set time:10:00 timezone:Europe/Berlin pack:study", user=ADMIN, channel=CHANNEL)
+    await slack.command("daily now", user=ADMIN, channel=CHANNEL)
+    post = slack.fake.posts(CHANNEL)[-1]
+    await slack.click(CHANNEL, post["ts"], action_id=choice_id(post, 1), user=LEARNER)
+    await slack.click(CHANNEL, post["ts"], action_id=choice_id(post, 1), user=LEARNER)  # wrong twice: due soon
+    clock.current = datetime(2026, 12, 1, 17, 0, tzinfo=UTC)
+    await slack.command("start study count:1", user=LEARNER, channel=CHANNEL)  # a quiz in the channel's thread
+    header = slack.fake.posts(CHANNEL)[-2]
+    running = await wired.service.active_session(Actor("slack", TEAM, LEARNER, LEARNER))
+    assert running is not None
+    before = len(slack.fake.posts(CHANNEL))
+    action = {"action_id": f"dy:start:{running.id}", "type": "button", "action_ts": slack.action_ts()}
+    await slack.interact(slack.action_payload(CHANNEL, header["ts"], action, user=LEARNER))  # Start new, from the channel
+    assert len(slack.fake.posts(CHANNEL)) == before  # nothing of the review in the channel
+    assert any("Question 1 of" in block_text(m["blocks"]) for m in slack.fake.posts(dm(LEARNER)))

@@ -239,8 +239,10 @@ class Inbound:
         origin = from_action(body)
         async with self.jobs.run(origin):
             action = (body.get("actions") or [{}])[0]
-            reply = await self.service.handle(origin.actor(), rq.Act(str(action.get("action_id", ""))))
-            await self.commands.in_quiz_home(origin, reply)
+            action_id = str(action.get("action_id", ""))
+            key = f"{origin.user}:{action.get('action_ts', '')}:{action_id}"[:200]  # a redelivered Start starts nothing new
+            reply = await self.service.handle(origin.actor(), rq.Act(action_id, key=key))
+            await self.commands.in_quiz_home(origin, reply, private=True)  # a review is private wherever it is asked for
 
     async def on_home_start(self, body: dict[str, Any]) -> None:
         """A Start button on the Home tab: a quiz in the learner's direct messages."""
