@@ -133,13 +133,18 @@ async def test_a_reminder_dm_starts_the_review_in_slack(daily_slack: tuple[Slack
     assert "*2* attempts" in stats  # the daily channel answer and the review's answer
 
 
-async def test_the_personal_review_asked_for_in_a_channel_runs_in_the_dm(daily_slack: tuple[Slack, Wired], clock: FakeClock) -> None:
-    slack, _ = daily_slack
+async def cards_due_soon(slack: Slack) -> None:
+    """The channel's daily question posted, and the learner wrong on it twice: their card is due soon."""
     await slack.command("daily set time:10:00 timezone:Europe/Berlin pack:study", user=ADMIN, channel=CHANNEL)
     await slack.command("daily now", user=ADMIN, channel=CHANNEL)
     post = slack.fake.posts(CHANNEL)[-1]
     await slack.click(CHANNEL, post["ts"], action_id=choice_id(post, 1), user=LEARNER)
     await slack.click(CHANNEL, post["ts"], action_id=choice_id(post, 1), user=LEARNER)  # wrong twice: due soon
+
+
+async def test_the_personal_review_asked_for_in_a_channel_runs_in_the_dm(daily_slack: tuple[Slack, Wired], clock: FakeClock) -> None:
+    slack, _ = daily_slack
+    await cards_due_soon(slack)
     clock.current = datetime(2026, 12, 1, 17, 0, tzinfo=UTC)
     in_channel, n = len(slack.fake.posts(CHANNEL)), len(slack.fake.responses)
 

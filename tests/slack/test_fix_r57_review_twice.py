@@ -12,8 +12,8 @@ from datetime import UTC, datetime
 from bot.core.model import Actor
 from tests.daily.wired import Wired
 from tests.fakes import FakeClock
-from tests.slack.conftest import ADMIN, CHANNEL, LEARNER, TEAM, Slack, block_text, dm
-from tests.slack.test_daily import choice_id
+from tests.slack.conftest import CHANNEL, LEARNER, TEAM, Slack, block_text, dm
+from tests.slack.test_daily import cards_due_soon
 
 
 def everything_said(slack: Slack) -> str:
@@ -24,11 +24,7 @@ def everything_said(slack: Slack) -> str:
 
 async def test_the_reminders_start_pressed_twice_keeps_the_first_review(daily_slack: tuple[Slack, Wired], clock: FakeClock) -> None:
     slack, wired = daily_slack
-    await slack.command("daily set time:10:00 timezone:Europe/Berlin pack:study", user=ADMIN, channel=CHANNEL)
-    await slack.command("daily now", user=ADMIN, channel=CHANNEL)
-    post = slack.fake.posts(CHANNEL)[-1]
-    await slack.click(CHANNEL, post["ts"], action_id=choice_id(post, 1), user=LEARNER)
-    await slack.click(CHANNEL, post["ts"], action_id=choice_id(post, 1), user=LEARNER)  # wrong twice: due soon
+    await cards_due_soon(slack)
     await slack.command("remind time:18:00 timezone:Europe/Berlin", user=LEARNER)
     clock.current = datetime(2026, 12, 1, 17, 0, tzinfo=UTC)  # 18:00 in Berlin
     await wired.scheduler.tick()
@@ -48,11 +44,7 @@ async def test_the_reminders_start_pressed_twice_keeps_the_first_review(daily_sl
 async def test_start_new_pressed_in_a_channel_opens_the_review_in_the_dm(daily_slack: tuple[Slack, Wired], clock: FakeClock) -> None:
     """The review asked for in a channel while a quiz runs there asks first; its Start new keeps the review private."""
     slack, wired = daily_slack
-    await slack.command("daily set time:10:00 timezone:Europe/Berlin pack:study", user=ADMIN, channel=CHANNEL)
-    await slack.command("daily now", user=ADMIN, channel=CHANNEL)
-    post = slack.fake.posts(CHANNEL)[-1]
-    await slack.click(CHANNEL, post["ts"], action_id=choice_id(post, 1), user=LEARNER)
-    await slack.click(CHANNEL, post["ts"], action_id=choice_id(post, 1), user=LEARNER)  # wrong twice: due soon
+    await cards_due_soon(slack)
     clock.current = datetime(2026, 12, 1, 17, 0, tzinfo=UTC)
     await slack.command("start study count:1", user=LEARNER, channel=CHANNEL)  # a quiz in the channel's thread
     header = slack.fake.posts(CHANNEL)[-2]
