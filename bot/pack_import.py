@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 
 from .core.errors import PackInvalid, PackRefused, Problem, QuizError
+from .core.i18n import M_
 from .core.replies import plural
 
 if TYPE_CHECKING:
@@ -123,8 +124,6 @@ def in_source_files(problems: Sequence[Problem], paths: Sequence[Path]) -> list[
 
 def id_clashes(loaded: Sequence[LoadedPack]) -> list[Problem]:
     """Name each pack whose id an earlier one of `loaded` has: loaded together, one would shadow the other."""
-    from .core.i18n import M_
-
     first: dict[str, LoadedPack] = {}
     problems: list[Problem] = []
     for one in loaded:
