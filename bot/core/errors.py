@@ -24,6 +24,7 @@ from typing import Literal
 
 from .i18n import N_, _, ngettext, number, said
 from .replies import Message, cmd
+from .words import shown
 
 
 class QuizError(Exception):
@@ -45,7 +46,7 @@ class UnknownName(QuizError):
         self.kind, self.name, self.known = kind, name, tuple(known)
         listed = ", ".join(f"`{k}`" for k in known) if known else _("none")
         sentence = _UNKNOWN.get(kind, N_("There is no {kind} `{name}`. Available: {listed}."))
-        super().__init__(_(sentence).format(kind=kind, name=name, listed=listed))
+        super().__init__(_(sentence).format(kind=kind, name=shown(name), listed=listed))  # a typed RLO flips the line
 
 
 class NoActiveQuiz(QuizError):

@@ -165,29 +165,23 @@ class Flow:
         given = Input(verb, action.argument, tuple(values))
         if not kind.sandboxed:  # nothing to wait for (`waiting` would yield None): no context manager per click
             return await self._answer(actor, session, item, pack, question, given, key, None)
-        async with self.waiting(actor, question, f"{session.id}:{session.position}", progress) as work:
-            return await self._answer(actor, session, item, pack, question, given, key, work)
+        async with self.waiting(actor, question, f"{session.id}:{session.position}") as work:
+            return await self._answer(actor, session, item, pack, question, given, key, work, progress)
 
     @asynccontextmanager
-    async def waiting(
-        self, actor: Actor, question: AnyQuestion, item_key: str, progress: Progress | None = None
-    ) -> AsyncIterator[str | None]:
+    async def waiting(self, actor: Actor, question: AnyQuestion, item_key: str) -> AsyncIterator[str | None]:
         """Record that the learner waits for the sandbox to grade (code items); yield the row's id, else None.
 
-        `progress` is told `RUNNING` once the row is stored, and front ends acknowledge the answer
-        then: a process killed after that leaves a row that tells the learner. The row stays if the
+        Front ends acknowledge the answer once `progress` is told `RUNNING` (`running`), inside this
+        block: a process killed after that leaves a row that tells the learner. The row stays if the
         block is cancelled (a shutdown gave up on it): see `bot.core.work`.
         """
         kind = kind_of(question)
         if self._work is None or not kind.sandboxed or self._runner is None:
-            if progress is not None and kind.sandboxed:
-                await progress(_(RUNNING))
             yield None
             return
         limit = kind.graded_run(question, "").time_s
         async with self._work.running(actor, item=item_key, kind=GRADE, title=render.short_title(question), limit_s=limit) as work:
-            if progress is not None:
-                await progress(_(RUNNING))
             yield work
 
     async def _answer(
@@ -200,10 +194,11 @@ class Flow:
         given: Input,
         key: str | None,
         work: str | None,
+        progress: Progress | None = None,
     ) -> Reply:
         """Grade or apply an answer to the current item and store the outcome (with `work`'s row settled)."""
         kind = kind_of(question)
-        outcome = await kind.answer(question, item, given, Context(self._runner, actor.key))
+        outcome = await kind.answer(question, item, given, Context(self._runner, actor.key, running(progress)))
         if isinstance(outcome, Changed):
             session.updated_at = self._clock.now()
             await self._gate.save(session)
@@ -342,6 +337,17 @@ class Flow:
             pack = await self._catalogue.pack(item.pack)
             questions.append((pack, pack.question(item.question) if pack else None))
         return render.summary_message(session, questions, stopped=stopped)
+
+
+def running(progress: Progress | None) -> Callable[[], Awaitable[None]] | None:
+    """What tells `progress` `RUNNING` as code goes to the sandbox (`Context.running`): never for a refused answer."""
+    if progress is None:
+        return None
+
+    async def tell() -> None:
+        await progress(_(RUNNING))
+
+    return tell
 
 
 def command_key(actor: Actor) -> str:

@@ -25,6 +25,12 @@ def _invisible(char: str) -> bool:
     return unicodedata.category(char) in ("Cf", "Cc")
 
 
+def shown(text: str) -> str:
+    """Return the text without format and control characters (bidi overrides and marks, zero-width
+    spaces): what a reply echoes of a person's input must not flip or hide the rest of its line."""
+    return "".join(char for char in text if unicodedata.category(char) not in ("Cf", "Cc"))
+
+
 def blank(text: str) -> bool:
     """Say whether the text shows nothing: empty, or only white space and invisible characters (U+200B ...)."""
     return all(_invisible(char) for char in text)

@@ -21,7 +21,7 @@ from bot.core.answer import AnswerWrite, PracticeDay, graded
 from bot.core.catalogue import Catalogue
 from bot.core.dispatch import NOT_OURS, Dispatcher
 from bot.core.errors import BadSubmission, QuizError, StaleAction
-from bot.core.flow import Flow, Progress
+from bot.core.flow import Flow, Progress, running
 from bot.core.gate import LATE_GRADE, Gate
 from bot.core.i18n import _, number, pgettext
 from bot.core.items import Changed, Context, Input, Make, NotAnAnswer, codetext, kind_of
@@ -257,8 +257,8 @@ class DailyDesk:
             if form is None:
                 raise BadSubmission(_("This question is answered with its buttons or menus."))
             return Reply(form=form)
-        async with self._flow.waiting(actor, question, f"{post.id}:0", progress) as work:  # code: the learner waits for the sandbox
-            return await self._answer_post(actor, opened, action, values, key, work)
+        async with self._flow.waiting(actor, question, f"{post.id}:0") as work:  # code: the learner waits for the sandbox
+            return await self._answer_post(actor, opened, action, values, key, work, progress)
 
     async def _answer_post(
         self,
@@ -268,12 +268,13 @@ class DailyDesk:
         values: Sequence[str],
         key: str | None,
         work: str | None = None,
+        progress: Progress | None = None,
     ) -> Reply:
         post, question = opened.post, opened.question
         kind = kind_of(question)
         item = item_of(post, opened.mine)
         before = set(item.picked)
-        outcome = await kind.answer(question, item, Input(action.verb, action.argument, tuple(values)), Context(self._runner, actor.key))
+        outcome = await kind.answer(question, item, Input(action.verb, action.argument, tuple(values)), Context(self._runner, actor.key, running(progress)))
         if isinstance(outcome, Changed):
             picks = {**{-1 - i: 0 for i in before}, **{-1 - i: 1 for i in item.picked}}
             await self.daily.select(actor, post.id, {**item.selections, **picks}, opened)

@@ -8,7 +8,7 @@ learner's input, grading, the reveal, the checks a pack must pass, and its proof
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import field
 from typing import Protocol
 
@@ -63,10 +63,15 @@ class Input:
 
 @record
 class Context:
-    """What a type module may use while grading: the sandbox and who is asking."""
+    """What a type module may use while grading: the sandbox and who is asking.
+
+    `running` is awaited as code goes to the sandbox, after the type's own checks: a refused answer
+    (empty, too long) tells the learner nothing of running it (`Flow.waiting`).
+    """
 
     runner: CodeRunner | None
     owner_key: str
+    running: Callable[[], Awaitable[None]] | None = field(default=None, compare=False)
 
     @property
     def max_code_bytes(self) -> int | None:
@@ -75,6 +80,8 @@ class Context:
     async def run(self, request: RunRequest) -> RunOutcome:
         if self.runner is None:
             raise QuizError(_("Code can't be run here: the sandbox is not configured."))
+        if self.running is not None:
+            await self.running()
         return await self.runner.run(request)
 
 
@@ -139,6 +146,10 @@ class ItemType(Protocol):
 
     def reveal(self, question: AnyQuestion) -> str:
         """Return the right answer as Markdown, shown after the last attempt or a skip."""
+        ...
+
+    def graded_notes(self, question: AnyQuestion, item: ItemState) -> tuple[str, ...]:
+        """What the item's grade said beyond its verdict, read from its stored state: a redraw of the graded item says it again."""
         ...
 
     def check(self, question: AnyQuestion, add: AddProblem) -> None:
