@@ -23,7 +23,7 @@ from .dispatch import Dispatcher, Handler, Unclaimed
 from .errors import NotAddressed, QuizError, SaveConflict, StaleAction
 from .flow import Flow, Progress, resume_button
 from .gate import Gate, Missing
-from .items import codetext
+from .items import codetext, kind_of
 from .items.report import run_report
 from .model import Actor, Anchor, ItemState, Owner, Session, Where, amended
 from .ports import CodeRunner, RunRequest
@@ -36,6 +36,7 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 SAVE_TRIES = 3  # a change whose save lost to another write is read and made again, this many times in all
 GUESSED = frozenset({ax.CHOOSE, ax.MULTI, ax.BLANK, ax.CHECK})  # clicks first decided on a guess (`QuizDesk.act`)
+FORMS = frozenset({ax.SHORT_FORM, ax.CODE_FORM})  # an answer typed in a form
 
 # A daily review counts each graded item: (actor, session, the item before, the reply) -> the reply.
 AfterItem = Callable[[Actor, Session, ItemState | None, Reply], Awaitable[Reply]]
@@ -163,6 +164,8 @@ class QuizDesk:
                 if not session.items[repeated].done:
                     return Reply(anchor=anchor)
                 return amended(await self.answered(session, repeated, then=False), anchor=anchor)
+            if parsed.verb in FORMS and 0 <= parsed.position < session.position and session.items[parsed.position].skipped:
+                raise StaleAction()  # a form opened before a skip: its answer was not taken, and nothing shows that but this
             if 0 <= parsed.position < session.position and session.status in ("active", "finished"):
                 # A second click made before (or after) the first one's reply: what follows is shown by
                 # that reply, so only the grade in place; after a restart, the first reply may be lost.
@@ -278,7 +281,9 @@ class QuizDesk:
             parts, tone = [Text(_("⏭️ Skipped.")), *render.closing(question, correct=False)], Tone.INFO
         else:
             verdict = Text(_("✅ **Correct!**") if item.correct else _("❌ **Not quite.**"))
-            parts, tone = [verdict, *render.closing(question, correct=item.correct)], Tone.SUCCESS if item.correct else Tone.FAILURE
+            said = kind_of(question).graded_notes(question, item)  # a picked choice's own feedback, as the grade said it
+            parts = [verdict, *(Text(line) for line in said), *render.closing(question, correct=item.correct)]
+            tone = Tone.SUCCESS if item.correct else Tone.FAILURE
         update = render.item_message(session, index, pack, question, final=True, feedback=tuple(parts), tone=tone)
         private = session.owner.kind == "user"
         if not then:

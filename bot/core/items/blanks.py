@@ -115,6 +115,9 @@ class BlanksType:
         detail = " · ".join(f"[{n}] {'✅' if ok else '❌'}" for n, ok in per_blank.items())
         return Graded(q.is_right(chosen(q, item.selections)), answer, (detail,))
 
+    def graded_notes(self, question: AnyQuestion, item: ItemState) -> tuple[str, ...]:
+        return ()
+
     def reveal(self, question: AnyQuestion) -> str:
         q = _q(question)
         return _("The answer:") + " " + ", ".join(f"[{n}] `{q.answers[n]}`" for n in q.blanks())

@@ -32,6 +32,17 @@ def display_order(question: ChoiceQuestion, item: ItemState) -> list[int]:
     return list(range(len(question.choices)))
 
 
+def picked_feedback(question: ChoiceQuestion, item: ItemState) -> tuple[str, ...]:
+    """Each picked choice's own feedback, the right one's too (GIFT `=right #why`, Moodle's per-answer feedback).
+
+    Read from the item's state (`picked` holds shown indices), so a redraw of the graded item (`QuizDesk.answered`)
+    says what its grade said.
+    """
+    order = display_order(question, item)
+    choices = [question.choices[order[s]] for s in item.picked if 0 <= s < len(order)]
+    return tuple(c.feedback for c in choices if c.feedback)
+
+
 def is_right(question: ChoiceQuestion, chosen: set[int]) -> bool:
     """Grade by original indices: exactly the correct choices, no more, no fewer."""
     return chosen == {i for i, c in enumerate(question.choices) if c.correct}
@@ -118,10 +129,11 @@ class ChoiceType:
         else:
             raise StaleAction()
         original = [order[s] for s in shown]
-        # Each picked choice's own feedback, the right one's too (GIFT `=right #why`, Moodle's per-answer feedback).
-        feedback = tuple(q.choices[o].feedback or "" for o in original if q.choices[o].feedback)
         answer = ", ".join(f"{letter(s)}. {q.choices[order[s]].text}" for s in shown)
-        return Graded(is_right(q, set(original)), answer, feedback)
+        return Graded(is_right(q, set(original)), answer, picked_feedback(q, item))
+
+    def graded_notes(self, question: AnyQuestion, item: ItemState) -> tuple[str, ...]:
+        return picked_feedback(_q(question), item)
 
     def reveal(self, question: AnyQuestion) -> str:
         return _("The answer:") + " " + "; ".join(c.text for c in _q(question).choices if c.correct)

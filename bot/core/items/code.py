@@ -76,6 +76,9 @@ class CodeType:
             return NotAnAnswer(report + ((note,) if outcome.status != "rejected" else ()), Tone.WARNING)
         return Graded(outcome.status == "passed", code, report=report, detail=failing_sentences(outcome))
 
+    def graded_notes(self, question: AnyQuestion, item: ItemState) -> tuple[str, ...]:
+        return ()
+
     def reveal(self, question: AnyQuestion) -> str:
         return ""  # a model solution would give the exercise away; the explanation says what matters
 

@@ -102,6 +102,9 @@ class ShortType:
             )
         return Graded(is_right(q, answer), answer)
 
+    def graded_notes(self, question: AnyQuestion, item: ItemState) -> tuple[str, ...]:
+        return ()
+
     def reveal(self, question: AnyQuestion) -> str:
         q = _q(question)
         if q.accept:
