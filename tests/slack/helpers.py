@@ -85,3 +85,15 @@ async def press_ephemeral(slack: Slack, blocks: list[dict[str, Any]], label: str
         ],
     }
     await slack.interact(payload)
+
+
+async def short_item_form(slack: Slack) -> dict[str, Any]:
+    """Start a two-item easy quiz in the DM, skip to its short-answer item and open its Answer form; the item."""
+    await slack.command("start demo difficulty:easy count:2")
+    channel = dm(LEARNER)
+    item = items(slack, channel)[-1]
+    if kind_of(item) != "short":
+        await slack.click(channel, item["ts"], label="Skip")
+        item = items(slack, channel)[-1]
+    await slack.click(channel, item["ts"], label="Answer")
+    return item

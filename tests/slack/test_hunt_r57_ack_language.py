@@ -18,7 +18,7 @@ import pytest
 
 from bot.adapters.slack import api
 from tests.slack.conftest import LEARNER, Slack, dm
-from tests.slack.helpers import is_item, items, kind_of
+from tests.slack.helpers import is_item, short_item_form
 
 SLACK_WAITS_S = 3.0
 
@@ -56,13 +56,7 @@ async def test_help_and_a_usage_note_are_acknowledged_within_3_s_while_users_inf
 
 
 async def test_an_empty_answer_form_is_refused_within_3_s_while_users_info_is_rate_limited(slack: Slack, monkeypatch: pytest.MonkeyPatch) -> None:
-    await slack.command("start demo difficulty:easy count:2")
-    channel = dm(LEARNER)
-    item = items(slack, channel)[-1]
-    if kind_of(item) != "short":
-        await slack.click(channel, item["ts"], label="Skip")
-        item = items(slack, channel)[-1]
-    await slack.click(channel, item["ts"], label="Answer")
+    await short_item_form(slack)
     asked = len(slack.fake.calls_to("users.info"))
     monkeypatch.setattr(api, "ADMIN_CACHE_SECONDS", 0.0)  # the learner took their time: what users.info said has aged
     slack.fake.fail("users.info", status=429, headers={"Retry-After": "2"}, times=2)

@@ -14,7 +14,7 @@ from bot.core import QuizService
 from bot.core import requests as rq
 from bot.core.model import Actor
 from tests.slack.conftest import LEARNER, TEAM, Slack, block_text, dm
-from tests.slack.helpers import feedback_on, items, kind_of
+from tests.slack.helpers import feedback_on, items, short_item_form
 
 GENERIC = "Something went wrong"
 
@@ -33,13 +33,8 @@ async def attempts(service: QuizService) -> str:
 
 
 async def test_a_short_answer_with_half_a_surrogate_pair_is_graded(slack: Slack, quiz_service: QuizService, caplog: pytest.LogCaptureFixture) -> None:
-    await slack.command("start demo difficulty:easy count:2")
     channel = dm(LEARNER)
-    item = items(slack, channel)[-1]
-    if kind_of(item) != "short":
-        await slack.click(channel, item["ts"], label="Skip")
-        item = items(slack, channel)[-1]
-    await slack.click(channel, item["ts"], label="Answer")
+    item = await short_item_form(slack)
     await slack.submit(slack.last_view(), {"answer": "6\ud800"})
     assert GENERIC not in said(slack), said(slack)
     assert "*Not quite.*" in feedback_on(slack, channel, item["ts"])

@@ -17,6 +17,7 @@ from tests.slack.helpers import (
     items,
     kind_of,
     posted_after,
+    short_item_form,
 )
 
 
@@ -64,13 +65,8 @@ async def test_choices_are_marked_and_select_all_uses_a_multi_select(slack: Slac
 
 
 async def test_a_short_answer_wrong_then_right_keeps_the_answer_button(slack: Slack) -> None:
-    await slack.command("start demo difficulty:easy count:2")
     channel = dm(LEARNER)
-    item = items(slack, channel)[-1]
-    if kind_of(item) != "short":
-        await slack.click(channel, item["ts"], label="Skip")
-        item = items(slack, channel)[-1]
-    await slack.click(channel, item["ts"], label="Answer")
+    item = await short_item_form(slack)
     view = slack.last_view()
     assert view["callback_id"].startswith("qz:")  # the core's action id comes back on submit
     assert json.loads(view["private_metadata"]) == {"c": channel, "m": item["ts"]}
