@@ -355,6 +355,15 @@ def command_key(actor: Actor) -> str:
     return f"{actor.platform}:quiz-command:{actor.user_id}"
 
 
+def running_prompt(session: Session, start_new: str) -> Message:
+    """Ask before something replaces a running quiz: Resume it, or Start new (the action `start_new`)."""
+    text = _(
+        "You have a quiz running: question {n} of {total}. Resume it, or start the new one (the running quiz then stops)."
+    ).format(n=number(session.position + 1), total=number(len(session.items)))
+    new = Button(start_new, pgettext("button", "Start new"), role="restart")
+    return Message(kind="notice", parts=(Text(text),), rows=((resume_button(session), new),), session_id=session.id)
+
+
 def resume_button(session: Session) -> Button:
     """A button that shows a quiz's current item again."""
     return Button(ax.make(session.id, session.position, ax.CURRENT), pgettext("button", "Resume"), "primary", role="resume")

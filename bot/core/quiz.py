@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import Any, TypeVar
 
-from bot.core.i18n import _, number, pgettext
+from bot.core.i18n import _
 
 from . import actions as ax
 from . import queries as q
@@ -21,13 +21,13 @@ from . import render
 from . import requests as rq
 from .dispatch import Dispatcher, Handler, Unclaimed
 from .errors import NotAddressed, QuizError, SaveConflict, StaleAction
-from .flow import Flow, Progress, resume_button
+from .flow import Flow, Progress, running_prompt
 from .gate import Gate, Missing
 from .items import codetext, kind_of
 from .items.report import run_report
 from .model import Actor, Anchor, ItemState, Owner, Session, Where, amended
 from .ports import CodeRunner, RunRequest
-from .replies import Button, Message, Reply, Text, Tone
+from .replies import Message, Reply, Text, Tone
 from .starting import Starter, restart_request
 from .work import RUN, Unfinished
 
@@ -130,12 +130,7 @@ class QuizDesk:
                 "question": request.question,
             }
             await self.gate.save(session)
-        text = _(
-            "You have a quiz running: question {n} of {total}. Resume it, or start the new one (the running quiz then stops)."
-        ).format(n=number(session.position + 1), total=number(len(session.items)))
-        new = Button(ax.make(session.id, session.position, ax.RESTART, "next"), pgettext("button", "Start new"), role="restart")
-        message = Message(kind="notice", parts=(Text(text),), rows=((resume_button(session), new),), session_id=session.id)
-        return Reply(messages=(message,))
+        return Reply(messages=(running_prompt(session, ax.make(session.id, session.position, ax.RESTART, "next")),))
 
     async def act(self, actor: Actor, request: rq.Act, *, command: bool = False) -> Reply:
         """A click on a quiz item: one read of its session (an id naming no session may be another feature's).

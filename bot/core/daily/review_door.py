@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
-from bot.core.flow import Flow, resume_button
+from bot.core.flow import Flow, running_prompt
 from bot.core.gate import Gate
-from bot.core.i18n import _, number, pgettext
+from bot.core.i18n import _
 from bot.core.model import Actor, Owner, Session, amended
-from bot.core.replies import Button, Message, Reply, Text
+from bot.core.replies import Message, Reply, Text
 
 from . import actions as dx
 
@@ -77,11 +77,6 @@ class ReviewDoor:
 
 
 def _ask(session: Session) -> Reply:
-    """Ask before the review replaces a running quiz, in `/quiz start`'s words."""
-    text = _(
-        "You have a quiz running: question {n} of {total}. Resume it, or start the new one (the running quiz then stops)."
-    ).format(n=number(session.position + 1), total=number(len(session.items)))
-    new = Button(dx.make(dx.START_REVIEW, session.id), pgettext("button", "Start new"), role="restart")
-    message = Message(kind="notice", parts=(Text(text),), rows=((resume_button(session), new),), session_id=session.id)
-    return Reply(messages=(message,), private=True)
+    """Ask before the review replaces a running quiz, as `/quiz start` asks."""
+    return Reply(messages=(running_prompt(session, dx.make(dx.START_REVIEW, session.id)),), private=True)
 
