@@ -18,7 +18,7 @@ import sys
 from dataclasses import dataclass
 from typing import NoReturn, cast
 
-from . import _landlock, _linux, _rootfs, _wire, harness
+from . import _landlock, _linux, _rootfs, _warm, _wire, harness
 from ._messages import JobLimits, JobSpec
 
 SECUREBITS_LOCKED_NOROOT = 0x2F  # NOROOT, NO_SETUID_FIXUP and KEEP_CAPS_OFF, each locked
@@ -55,6 +55,7 @@ class JobParams:
     workdir: str
     readable: list[str]
     cap_last: int
+    rehearse: bool = True
 
 
 def _close_all_except(keep: set[int]) -> None:
@@ -199,7 +200,11 @@ def _reseed() -> None:
         np.random.seed(int.from_bytes(os.urandom(4), "little"))
     torch = sys.modules.get("torch")
     if torch is not None:
-        torch.manual_seed(int.from_bytes(os.urandom(7), "little"))
+        seed = int.from_bytes(os.urandom(7), "little")
+        if _warm.ONLY_CPU_GENERATOR:  # what torch.manual_seed would do, without its queued no-ops
+            torch.default_generator.manual_seed(seed)
+        else:
+            torch.manual_seed(seed)
 
 
 def main(p: JobParams) -> NoReturn:
@@ -216,7 +221,7 @@ def main(p: JobParams) -> NoReturn:
         except BaseException as exc:
             _sync(p, "fail " + json.dumps(f"{type(exc).__name__}: {exc}"))
             os._exit(71)
-        if p.role == "learner":
+        if p.role == "learner" and p.rehearse:
             with contextlib.suppress(Exception):
                 harness.rehearse()
         _sync(p, "ready " + json.dumps(layers))

@@ -47,6 +47,7 @@ class SupervisorParams:
     readable: list[str]
     scratch: str
     cap_last: int
+    rehearse: bool = True  # the learner process walks the usual paths while it waits (``harness.rehearse``)
 
 
 def _pipe(big: bool = False) -> tuple[int, int]:
@@ -190,6 +191,7 @@ def _fork_job_process(
                 to_peer_w=fds["to_peer_w"], from_peer_r=fds["from_peer_r"], result_fd=fds.get("result_fd", -1),
                 limits=p.limits, namespaces=p.namespaces, user_namespace=user_ns, landlock_abi=p.landlock_abi,
                 seccomp_bpf=p.seccomp_bpf, workdir=workdir, readable=p.readable, cap_last=p.cap_last,
+                rehearse=p.rehearse,
             )
         )  # fmt: skip
     return pid

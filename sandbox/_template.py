@@ -111,6 +111,7 @@ class Template:
             numpy.random.seed(0)  # the first call initialises lazily: pay it here, not per job
         if torch is not None:
             torch.manual_seed(0)
+        _warm.ONLY_CPU_GENERATOR = _warm.only_cpu_generator()  # every job process inherits it
         harness.prepare_template()
 
     def isolate(self) -> None:
@@ -167,6 +168,7 @@ class Template:
             readable=self.readable,
             scratch=self.scratch,
             cap_last=self.cap_last,
+            rehearse=self.idle(),
         )
         if self.namespaces:
             _linux.unshare(_linux.CLONE_NEWPID)  # the next child is pid 1 of a new namespace
@@ -205,6 +207,14 @@ class Template:
         ready = [w for w in idle if w.ready_at]
         pool = ready or idle
         return min(pool, key=lambda w: w.ready_at or float("inf"))
+
+    def idle(self) -> bool:
+        """Return True when no job runs or waits: a worker prepared now rehearses on spare CPU.
+
+        The rehearsal (``harness.rehearse``) moves a job's first page copies off its clock, but costs
+        CPU of its own (2 to 6 ms): on a busy pool that is CPU the running jobs lack.
+        """
+        return not self.waiting and all(w.job is None for w in self.workers)
 
     def _counted(self, index: int) -> bool:
         """Return True when worker ``index`` has a cgroup (worker i runs in slot cgroup i)."""

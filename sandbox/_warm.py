@@ -51,6 +51,33 @@ def warm_torch(optimizers: bool = True) -> None:
         (x * 2).sum()
 
 
+# Set by the template once torch is warm (forks inherit it): ``torch.manual_seed`` would seed the CPU
+# generator alone, after queueing a seeding for each accelerator torch lacks, each with a formatted
+# stack (source files read: about 1.7 ms a job process), so a job seeds the CPU generator directly.
+ONLY_CPU_GENERATOR = False
+
+
+def only_cpu_generator() -> bool:
+    """Return True when ``torch.manual_seed`` can seed nothing but the CPU generator.
+
+    That is when torch was built without CUDA, XPU, MPS and MTIA and no custom device is registered:
+    the seedings it queues for them can never run.
+    """
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return False
+    try:
+        return not (
+            torch.cuda._is_compiled()
+            or torch.xpu._is_compiled()
+            or torch.backends.mps.is_built()
+            or torch.mtia._is_compiled()
+            or hasattr(torch, torch._C._get_privateuse1_backend_name())
+        )
+    except Exception:  # an API this torch lacks: seed the way torch does
+        return False
+
+
 class _StandIn(types.ModuleType):
     """``torch._dynamo`` until something other than ``graph_break`` is asked of it."""
 
