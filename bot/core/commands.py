@@ -38,11 +38,12 @@ NO_ARGUMENTS = ("answer", "current", "hint", "skip", "stop", "help", "review")
 
 def parse(text: str, *, user_of: Callable[[str], str | None] = lambda word: None) -> Parsed:
     """Read one command; `user_of` turns a platform mention into a user id (or None)."""
-    head, _space, rest = text.strip().partition(" ")
+    text = text.strip()
+    head = text.split(None, 1)[0] if text else ""  # any whitespace ends it: `run` then a new line and code
     if not head:
         return rq.Help()
     name = head.lower()
-    rest = rest.strip()
+    rest = text[len(head) :].strip()
     words = tuple(rest.split())
     if name in SOCIAL_SUBCOMMANDS:
         return social(name, words)

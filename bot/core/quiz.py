@@ -364,10 +364,14 @@ class QuizDesk:
             raise QuizError(_("Code can't be run here: the sandbox is not configured."))
         code = codetext.check(codetext.code_of(request.text), limit=self._runner.max_code_bytes)
         if self._work is None:
+            if request.progress is not None:
+                await request.progress(_(rq.RUNNING))
             outcome = await self._runner.run(RunRequest(code=code, owner=actor.key))
         else:
             # each run is its own item: a second run must not replace the first one's row
             async with self._work.running(actor, item=f"run:{uuid.uuid4().hex}", kind=RUN):
+                if request.progress is not None:
+                    await request.progress(_(rq.RUNNING))  # recorded: a front end may acknowledge it now
                 outcome = await self._runner.run(RunRequest(code=code, owner=actor.key))
         tone = Tone.SUCCESS if outcome.status == "passed" else Tone.FAILURE
         parts = tuple(run_report(outcome, graded=False, code=code))

@@ -107,6 +107,8 @@ class Help:
 @record
 class RunCode:
     text: str
+    # told `RUNNING` once the code is on its way to the sandbox, its run recorded (see `Submit`); never for a refusal
+    progress: Callable[[str], Awaitable[None]] | None = field(default=None, compare=False)
 
 
 @record

@@ -264,7 +264,10 @@ class SlackApi:
     async def download(self, file: dict[str, Any], *, limit: int) -> tuple[str, bytes]:
         """Fetch an uploaded file with the bot token; return its name and bytes."""
         if not (file.get("url_private_download") or file.get("url_private")) or file.get("file_access") == "check_file_info":
-            file = {**file, **await self.file_info(str(file.get("id", "")))}
+            try:
+                file = {**file, **await self.file_info(str(file.get("id", "")))}
+            except SlackCallFailed as exc:  # the file's own problem (gone, not shared with the bot), not a reply's
+                raise SlackCallFailed("download", exc.error) from exc
         name = str(file.get("name") or file.get("title") or "upload")
         url = str(file.get("url_private_download") or file.get("url_private") or "")
         if int(file.get("size") or 0) > limit:

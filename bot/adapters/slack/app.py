@@ -30,7 +30,7 @@ from bot.metrics import Metrics, Platforms, acked, receiving
 
 from .api import SlackApi, SlackCallFailed, make_client
 from .inbound import QUIZ_ACTIONS, Inbound
-from .origin import ReplayGuard, checked_request, protect, replay_key
+from .origin import ReplayGuard, checked_request, guard_of, protect, replay_key
 from .posts import SlackPoster
 from .strays import ShortRecords, Strays, malformed
 
@@ -98,6 +98,7 @@ def web_app(bolt: AsyncApp, *, path: str = EVENTS_PATH, metrics: Metrics | None 
     """
 
     clicks = clicks_of(bolt)
+    guard = guard_of(bolt)
 
     async def events(request: web.Request) -> web.Response:
         with receiving(metrics, "slack", "other") as event:
@@ -111,11 +112,12 @@ def web_app(bolt: AsyncApp, *, path: str = EVENTS_PATH, metrics: Metrics | None 
             if problem is not None:
                 log.info("a signed request not shaped as Slack sends it (%s); acknowledged, nothing done", problem)
                 return web.Response(status=200, text="")
-            if clicks is not None and clicks.matches(body):
-                response = await clicks.answer(body)  # a quiz click: straight to its listener
-            else:
-                bolt_request = AsyncBoltRequest(body=text, query=request.query_string, headers=request.headers)  # type: ignore[arg-type]
-                response = await to_aiohttp_response(await bolt.async_dispatch(bolt_request))
+            async with guard.answering():  # a repeat of this request waits for this response
+                if clicks is not None and clicks.matches(body):
+                    response = await clicks.answer(body)  # a quiz click: straight to its listener
+                else:
+                    bolt_request = AsyncBoltRequest(body=text, query=request.query_string, headers=request.headers)  # type: ignore[arg-type]
+                    response = await to_aiohttp_response(await bolt.async_dispatch(bolt_request))
             acked()
             return response
 
@@ -210,7 +212,8 @@ class _TimedSocketModeHandler(AsyncSocketModeHandler):
 
     async def handle(self, client: SocketModeClient, req: SocketModeRequest) -> None:  # type: ignore[override]
         with receiving(self.metrics, "slack", request_kind(req.payload)):
-            await super().handle(client, req)
+            async with guard_of(self.app).answering():  # a repeat of this envelope's request waits for its ack
+                await super().handle(client, req)
             acked()
 
 
@@ -302,6 +305,7 @@ class QuizClicks:
     async def answer(self, body: dict[str, Any]) -> web.Response:
         key = replay_key(body)
         if key is not None and not self._guard.claim(key):
+            await self._guard.settled(key)
             log.info("Slack sent a request again (%s); acknowledged, not processed twice", key.split(":", 1)[0])
             return web.Response(status=200, text="")
 

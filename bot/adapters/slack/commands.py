@@ -74,8 +74,11 @@ def mentioned_user(word: str) -> str | None:
 
 
 def parse(text: str) -> commands.Parsed:
-    """Read `/quiz` text: the first word picks the subcommand."""
-    return commands.parse(text, user_of=mentioned_user)
+    """Read `/quiz` text as the person typed it (Slack sends `&amp;` and links escaped); the first word picks the subcommand.
+
+    Mentions (`<@U123|ada>`, `<#C123|study>`) stay as Slack sends them.
+    """
+    return commands.parse(unescape(text), user_of=mentioned_user)
 
 
 # What a message is to the bot (`message_kind`).
@@ -98,6 +101,16 @@ def message_kind(origin: Origin, event: dict[str, Any]) -> str:
     if code and (in_dm or origin.thread_ts):
         return CODE
     return DM_NOTE if in_dm else CHAT
+
+
+def telling(stored: asyncio.Event, told: list[str]) -> Callable[[str], Awaitable[None]]:
+    """A run's `progress`: keep the note (`told`) and set `stored` (the run is recorded, Slack may have its ack)."""
+
+    async def running(note: str) -> None:
+        told.append(note)
+        stored.set()
+
+    return running
 
 
 class Commands:
@@ -130,12 +143,12 @@ class Commands:
             else:
                 await ack(text=_(rq.RUNNING), response_type="ephemeral")
 
-    async def run(self, origin: Origin, request: rq.Request) -> None:
+    async def run(self, origin: Origin, request: rq.Request, *, progress: Callable[[str], Awaitable[None]] | None = None) -> None:
+        if isinstance(request, rq.RunCode) and not request.text.strip():
+            await self.courier.open(origin, bk.run_view(bk.metadata(r=origin.response_url, c=origin.channel)))
+            return
         if isinstance(request, rq.RunCode):
-            if not request.text.strip():
-                await self.courier.open(origin, bk.run_view(bk.metadata(r=origin.response_url, c=origin.channel)))
-                return
-            request = rq.RunCode(unescape(request.text))
+            request = replace(request, progress=progress)  # told once the run is recorded (`Inbound.command_then_ack`)
         if isinstance(request, rq.Stats):  # named as Slack shows the person: the picture cannot render a mention
             request = rq.Stats(request.user_id, await self.api.user_name(request.user_id or origin.user))
         if isinstance(request, rq.MyDataExport | rq.MyDataDelete):

@@ -26,6 +26,7 @@ log = logging.getLogger("quizbot.slack")
 
 
 QUIZ_MESSAGES = ("item", "summary")  # the quiz itself: posted where the quiz lives
+CHANNEL_LOST = ("not_in_channel", "channel_not_found", "is_archived")  # the bot can no longer post in the quiz's channel
 ACK_LANGUAGE_S = 1.0  # an acknowledgement's note waits this long at most for the person's language (Slack allows 3 s)
 
 
@@ -120,11 +121,26 @@ class Courier:
                 # A private note about a quiz in a channel's thread (a hint, a refusal): only the learner sees it.
                 await self._tell_one(origin, message, persistent=False)
                 continue
-            ts = await self._api.post(place, message)
+            try:
+                ts = await self._api.post(place, message)
+            except SlackCallFailed as exc:
+                if exc.error not in CHANNEL_LOST:
+                    raise
+                place = await self._moved_to_dm(origin, place, exc.error)  # the quiz goes on in the DM
+                ts = await self._api.post(place, message)
             if message.kind == "item" and message.session_id:
                 anchor = Anchor(place.channel, place.thread_ts, ts)
                 await self._service.ask(q.RememberQuiz(message.session_id, anchor, message.position))
         delivered()  # for the metrics: the request had an answer
+
+    async def _moved_to_dm(self, origin: Origin, lost: Place, error: str) -> Place:
+        """The learner's DM, opened with a word on why their quiz left the channel it ran in."""
+        dm = Place(await self._api.open_dm(origin.user))
+        if dm.channel == lost.channel:
+            raise SlackCallFailed("chat.postMessage", error)
+        text = _("I can't post in <#{channel}> any more ({error}), so your quiz goes on here.").format(channel=lost.channel, error=error)
+        await self._api.post(dm, notice("ℹ️ " + text).messages[0])
+        return dm
 
     @in_its_language
     async def announce(self, origin: Origin, reply: Reply) -> None:

@@ -32,8 +32,8 @@ from bot.metrics import delivered
 
 from . import render as bk
 from .api import Place, SlackApi
-from .commands import CHAT, CODE, Commands, message_kind, parse
-from .deliver import Courier, Jobs, anchor_of
+from .commands import CHAT, CODE, Commands, message_kind, parse, telling
+from .deliver import ACK_LANGUAGE_S, Courier, Jobs, anchor_of
 from .origin import (
     Origin,
     action_values,
@@ -66,15 +66,15 @@ class Inbound:
     def register(self, bolt: AsyncApp) -> None:
         """Attach every listener to a Bolt app: an acknowledgement, then the work in a task of its own."""
         then = self.jobs.acked_then
-        bolt.command("/quiz")(then(self.commands.acknowledge, self.run_command))
-        quiz = QUIZ_ACTIONS
-        bolt.action(quiz)(self.answer_then_ack)  # no separate work: it acks once the answer is stored
+        self._command = then(self.commands.acknowledge, self.run_command)
+        bolt.command("/quiz")(self.command_then_ack)
+        bolt.action(QUIZ_ACTIONS)(self.answer_then_ack)  # no separate work: it acks once the answer is stored
         bolt.action(re.compile(r"^qzh:start"))(then(self.ack_only, self.on_home_start))
         bolt.action(re.compile(r"^dy:"))(then(self.ack_only, self.on_daily_action))
-        bolt.view_submission(quiz)(self.answer_form_then_ack)  # a short answer: acked once stored
+        bolt.view_submission(QUIZ_ACTIONS)(self.answer_form_then_ack)  # a short answer: acked once stored
         bolt.action(re.compile(r"^rc:"))(then(self.ack_only, self.on_race_action))
         bolt.view_submission(re.compile(r"^rc:"))(then(self.ack_answer, self.on_race_answer, with_view=True))
-        bolt.view_submission(bk.RUN_CALLBACK)(then(self.ack_run, self.on_run, with_view=True))
+        bolt.view_submission(bk.RUN_CALLBACK)(self.ack_run)
         bolt.view_submission(bk.PACK_CALLBACK)(then(self.ack_pack_load, self.on_pack_load, with_view=True))
         messages: dict[str, Any] = {"type": "message", "subtype": (None, "file_share", "thread_broadcast")}
         bolt.event(messages, middleware=[self.message_then_ack])(self.ack_only)  # the work starts in the middleware
@@ -90,6 +90,21 @@ class Inbound:
 
     async def ack_only(self, ack: Callable[..., Awaitable[Any]], *_: Any) -> None:
         await ack()
+
+    async def command_then_ack(self, ack: Callable[..., Awaitable[Any]], body: dict[str, Any]) -> None:
+        """`/quiz`, acknowledged at once; `/quiz run <code>` with "Running your code" once its run is recorded, as code answers
+        (a process killed after that leaves a row that tells the learner), or after 1 s; refused code without it."""
+        command, told = parse(str(body.get("text", ""))), list[str]()
+        if not (isinstance(command, rq.RunCode) and command.text.strip()):
+            return await self._command(ack, body, None)
+
+        async def run(stored: asyncio.Event) -> None:
+            await self.run_command(body, progress=telling(stored, told))
+
+        if not await self._when_stored(run, ACK_WITHIN_S - ACK_LANGUAGE_S) or told:  # the note may wait for the language
+            await ack(text=told[0], response_type="ephemeral") if told else await self.commands.acknowledge(ack, body)
+        else:
+            await ack()  # answered already (a refusal, through the response URL)
 
     async def answer_then_ack(self, ack: Callable[..., Awaitable[Any]], body: dict[str, Any]) -> None:
         """A click on a quiz message: acknowledge it once the core has stored what it changed, then show the reply.
@@ -133,8 +148,8 @@ class Inbound:
         finally:
             await ack()
 
-    async def _when_stored(self, run: Callable[[asyncio.Event], Coroutine[Any, Any, None]], within: float) -> None:
-        """Start `run` as a job; return once it set its event or ended, or after `within` seconds."""
+    async def _when_stored(self, run: Callable[[asyncio.Event], Coroutine[Any, Any, None]], within: float) -> bool:
+        """Start `run` as a job; return once it set its event or ended, or after `within` seconds: whether it ended."""
         stored = asyncio.Event()
         work = asyncio.create_task(run(stored), name="quizbot-slack-answer")
         self.jobs.track(work)
@@ -143,12 +158,15 @@ class Inbound:
             await asyncio.wait({work, waiting}, timeout=within, return_when=asyncio.FIRST_COMPLETED)
         finally:
             waiting.cancel()
+        return work.done()
 
     async def ack_answer(self, ack: Callable[..., Awaitable[Any]], body: dict[str, Any], view: dict[str, Any]) -> None:
         await self.courier.refused(ack, body, bk.ANSWER_BLOCK, N_("Type your answer first."), ok=bool(input_value(view, bk.ANSWER_BLOCK, bk.ANSWER_INPUT).strip()))
 
     async def ack_run(self, ack: Callable[..., Awaitable[Any]], body: dict[str, Any], view: dict[str, Any]) -> None:
-        await self.courier.refused(ack, body, bk.CODE_BLOCK, N_("Type some Python first."), ok=bool(input_value(view, bk.CODE_BLOCK, bk.CODE_INPUT).strip()))
+        if input_value(view, bk.CODE_BLOCK, bk.CODE_INPUT).strip():  # closed once the run is recorded, as `/quiz run`
+            return await self._ack_when_stored(ack, lambda stored: self.on_run(body, view, stored))
+        await self.courier.refused(ack, body, bk.CODE_BLOCK, N_("Type some Python first."), ok=False)
 
     async def ack_pack_load(self, ack: Callable[..., Awaitable[Any]], body: dict[str, Any], view: dict[str, Any]) -> None:
         ok = bool(view_files(view, bk.PACK_BLOCK, bk.PACK_INPUT))
@@ -156,8 +174,8 @@ class Inbound:
 
     # ----------------------------------------------------------------- the work after an acknowledgement
 
-    async def run_command(self, body: dict[str, Any]) -> None:
-        """`/quiz <subcommand> ...`, after the acknowledgement."""
+    async def run_command(self, body: dict[str, Any], progress: Callable[[str], Awaitable[None]] | None = None) -> None:
+        """`/quiz <subcommand> ...`, after the acknowledgement (`progress`: see `command_then_ack`)."""
         origin = from_command(body)
         command = parse(str(body.get("text", "")))
         if isinstance(command, cm.Usage | rq.Help):
@@ -167,7 +185,7 @@ class Inbound:
                 self.service.may_load_packs(await self.commands.admin_actor(origin))
                 await self.courier.open(origin, bk.pack_load_view(bk.metadata(r=origin.response_url, c=origin.channel)))
                 return
-            await self.commands.run(origin, command)
+            await self.commands.run(origin, command, progress=progress)
 
     async def on_action(self, body: dict[str, Any], *, stored: asyncio.Event | None = None) -> None:
         """A click or menu choice on a quiz message: hand the action id to the core unchanged.
@@ -280,13 +298,14 @@ class Inbound:
             place = Place(origin.channel, origin.thread_ts) if origin.channel else None
             await self.courier.deliver(origin, reply, place, update_ts=origin.message_ts)
 
-    async def on_run(self, body: dict[str, Any], view: dict[str, Any]) -> None:
+    async def on_run(self, body: dict[str, Any], view: dict[str, Any], stored: asyncio.Event | None = None) -> None:
         code = input_value(view, bk.CODE_BLOCK, bk.CODE_INPUT)
         if not code.strip():
             return
         origin = from_view(body, bk.read_metadata(view.get("private_metadata")))
         async with self.jobs.run(origin):
-            await self.courier.tell(origin, await self.service.handle(origin.actor(), rq.RunCode(code)), persistent=True)
+            request = rq.RunCode(code, progress=telling(stored, []) if stored is not None else None)
+            await self.courier.tell(origin, await self.service.handle(origin.actor(), request), persistent=True)
 
     async def on_pack_load(self, body: dict[str, Any], view: dict[str, Any]) -> None:
         files = view_files(view, bk.PACK_BLOCK, bk.PACK_INPUT)

@@ -17,12 +17,15 @@ Slack app each keep their own: a retry that reaches another process is processed
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import logging
 import re
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager, suppress
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 from weakref import WeakKeyDictionary
@@ -134,6 +137,7 @@ log = logging.getLogger("quizbot.slack")
 # 5 min: remembering ten minutes covers both a replayed request and the last retry.
 REPLAY_WINDOW = 600.0
 REPLAY_CAPACITY = 50_000  # claims kept at most; the oldest go first
+REPEAT_WAIT_S = 35.0  # a repeat waits this long at most for the first delivery's answer (a code message's waits 30 s)
 SIGNATURE_AGE = 300  # seconds: Slack's own limit for a request's timestamp
 
 Clock = Callable[[], float]
@@ -157,6 +161,8 @@ class ReplayGuard:
         self._current: set[int] = set()
         self._previous: set[int] = set()
         self._since = clock()  # when the current generation began
+        # Claims made in `answering` whose request has no response yet; the event is made when a repeat waits.
+        self._unanswered: dict[int, asyncio.Event | None] = {}
 
     def __len__(self) -> int:
         return len(self._current) + len(self._previous)
@@ -170,7 +176,44 @@ class ReplayGuard:
         if seen in self._current or seen in self._previous:
             return False
         self._current.add(seen)
+        claims = _claims.get()
+        if claims is not None:
+            claims.append(seen)
+            self._unanswered[seen] = None
         return True
+
+    @asynccontextmanager
+    async def answering(self) -> AsyncIterator[None]:
+        """Around one request until its response is ready: a repeat of what it claimed waits for that (`settled`).
+
+        Slack resends an event it got no 200 for within 3 s while the first delivery may still wait
+        to be safe (`Inbound.message_then_ack`); a 200 for the repeat would tell Slack all is done
+        before anything was recorded.
+        """
+        claims: list[int] = []
+        token = _claims.set(claims)
+        try:
+            yield
+        finally:
+            _claims.reset(token)
+            for seen in claims:
+                done = self._unanswered.pop(seen, None)
+                if done is not None:
+                    done.set()
+
+    async def settled(self, key: str, within: float = REPEAT_WAIT_S) -> None:
+        """Return once the first delivery of `key` has its response (at once if it has), or after `within` seconds."""
+        seen = hash(key)
+        if seen not in self._unanswered:
+            return
+        done = self._unanswered[seen]
+        if done is None:
+            done = self._unanswered[seen] = asyncio.Event()
+        with suppress(TimeoutError):
+            await asyncio.wait_for(done.wait(), within)
+
+
+_claims: ContextVar[list[int] | None] = ContextVar("quizbot_slack_claims", default=None)
 
 
 def replay_key(body: dict[str, Any]) -> str | None:
@@ -198,6 +241,7 @@ def dedupe_middleware(guard: ReplayGuard) -> Callable[..., Awaitable[BoltRespons
     async def once(body: dict[str, Any], next: Callable[[], Awaitable[None]]) -> BoltResponse | None:
         key = replay_key(body) if isinstance(body, dict) else None
         if key is not None and not guard.claim(key):
+            await guard.settled(key)  # no 200 before the first delivery's own
             log.info("Slack sent a request again (%s); acknowledged, not processed twice", key.split(":", 1)[0])
             return BoltResponse(status=200, body="")
         await next()
@@ -225,12 +269,20 @@ class Verifier:
 
 
 _verifiers: WeakKeyDictionary[AsyncApp, Verifier] = WeakKeyDictionary()
+_guards: WeakKeyDictionary[AsyncApp, ReplayGuard] = WeakKeyDictionary()
+
+
+def guard_of(bolt: AsyncApp) -> ReplayGuard:
+    """The replay guard `protect` installed (a fresh one, which claims nothing, if none was)."""
+    guard = _guards.get(bolt)
+    return guard if guard is not None else ReplayGuard()
 
 
 def protect(bolt: AsyncApp, signing_secret: str | None, guard: ReplayGuard | None = None) -> ReplayGuard:
     """Install the dedupe middleware, and remember the secret for `checked_request` (HTTP mode)."""
     replays = guard or ReplayGuard()
     bolt.use(dedupe_middleware(replays))
+    _guards[bolt] = replays
     if signing_secret:
         _verifiers[bolt] = Verifier(signing_secret)
     return replays
@@ -305,8 +357,10 @@ def action_values(action: dict[str, Any]) -> list[str]:
 
 
 def _state(view: dict[str, Any], block: str, element: str) -> dict[str, Any]:
-    values = ((view.get("state") or {}).get("values") or {}).get(block) or {}
-    found = values.get(element)
+    """One input's state; empty when the form's state is not shaped as Slack sends it."""
+    found: Any = view.get("state")
+    for key in ("values", block, element):
+        found = found.get(key) if isinstance(found, dict) else None
     return found if isinstance(found, dict) else {}
 
 
@@ -329,9 +383,11 @@ def valid_text(text: str) -> str:
 
 def selected(view: dict[str, Any], block: str, element: str) -> list[str]:
     """The values ticked in a form's checkboxes."""
-    return [str(o.get("value")) for o in _state(view, block, element).get("selected_options") or []]
+    chosen = _state(view, block, element).get("selected_options")
+    return [str(o.get("value")) for o in chosen if isinstance(o, dict)] if isinstance(chosen, list) else []
 
 
 def view_files(view: dict[str, Any], block: str, element: str) -> list[dict[str, Any]]:
     """The files chosen in a form's file input."""
-    return [f for f in _state(view, block, element).get("files") or [] if isinstance(f, dict)]
+    files = _state(view, block, element).get("files")
+    return [f for f in files if isinstance(f, dict)] if isinstance(files, list) else []

@@ -103,11 +103,17 @@ def malformed(body: dict[str, Any]) -> str | None:
                 return "an action without a text action id"
             if not isinstance(action.get("block_id", ""), str):
                 return "an action whose block id is not text"
+            if not isinstance(action.get("selected_option") or {}, dict) or not _objects(action.get("selected_options", [])):
+                return "a menu choice that is not an object"
     if kind in ("view_submission", "view_closed"):
         view = body.get("view")
         if not isinstance(view, dict) or not isinstance(view.get("callback_id", ""), str):
             return "a form without a text callback id"
     return None
+
+
+def _objects(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(item, dict) for item in value)
 
 
 class ShortRecords(logging.Filter):
