@@ -187,9 +187,18 @@ class PackAdmin:
         if not filename.lower().endswith(UPLOAD_SUFFIXES):
             known = ", ".join(f"`{s}`" for s in UPLOAD_SUFFIXES)
             raise QuizError(_("`{file}` is not a file I can load; send one of {known}.").format(file=filename, known=known))
-        from .convert import convert_bytes
+        from .convert import FORMAT_NAMES, UnknownFormat, convert_bytes
 
-        conversion = await asyncio.to_thread(convert_bytes, filename, data)
+        try:
+            conversion = await asyncio.to_thread(convert_bytes, filename, data)
+        except UnknownFormat as exc:  # its text names the command line's `--format`, which the chat has not
+            formats = ", ".join(_(name) for name in FORMAT_NAMES.values())
+            raise QuizError(
+                _(
+                    "`{file}` is neither a pack (a `.yaml` file with `pack:` and `questions:` at the top, or a `.zip` "
+                    "of a pack folder) nor a quiz file I can convert ({formats})."
+                ).format(file=filename, formats=formats)
+            ) from exc
         preview = Text(conversion.preview(problems=5))
         if not conversion.ok or conversion.loaded is None:
             message = Message(kind="admin", title=_("Nothing to load"), parts=(preview,), tone=Tone.WARNING)

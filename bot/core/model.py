@@ -79,6 +79,7 @@ class ItemState:
     selections: dict[int, int] = field(default_factory=dict)  # blanks: blank number -> option index
     card: str | None = None  # the learner's FSRS card for this question as it was at the start; None once done
     key: str | None = None  # the platform's delivery of the item's last graded answer (a repeat of it is known)
+    seen: str | None = None  # choice: the choices as shown (`choice.signature`); an update may change them
 
     def to_json(self) -> dict[str, Any]:
         """Return the item as stored: readable keys, and only the fields that differ from a new item."""
@@ -105,6 +106,8 @@ class ItemState:
             data["card"] = self.card
         if self.key is not None:
             data["key"] = self.key
+        if self.seen is not None:
+            data["seen"] = self.seen
         return data
 
     def copy(self) -> ItemState:
@@ -153,6 +156,7 @@ ITEM_DEFAULTS: dict[str, Any] = {
     "selections": None,
     "card": None,
     "key": None,
+    "seen": None,
 }
 
 # The one-letter keys items were stored with before migration 0002, and their readable names.

@@ -9,7 +9,7 @@ from .build import MAX_INPUT_BYTES, convert_bytes
 from .detect import FORMATS, detect, is_native_pack
 from .export import EXPORT_FORMATS, Export, export_pack
 from .origin import ORIGIN_FILE, in_source, read_origin
-from .result import FORMAT_NAMES, Assumption, Conversion, Converted, ConvertError, NotConverted
+from .result import FORMAT_NAMES, Assumption, Conversion, Converted, ConvertError, NotConverted, UnknownFormat
 from .table import template as csv_template
 
 __all__ = [
@@ -24,6 +24,7 @@ __all__ = [
     "Converted",
     "Export",
     "NotConverted",
+    "UnknownFormat",
     "convert_bytes",
     "csv_template",
     "detect",

@@ -9,7 +9,7 @@ from bot.core.i18n import M_
 
 from .ankipkg import is_package
 from .columns import looks_like_header
-from .result import ConvertError
+from .result import ConvertError, UnknownFormat
 
 FORMATS: tuple[str, ...] = ("moodle-xml", "gift", "red-trivia", "opentdb", "csv", "anki", "anki-package")
 ALIASES = {
@@ -116,7 +116,7 @@ def detect(data: bytes, source: str) -> str:
         return "csv"  # the sheet reader says which column it could not find
     if lower_name.endswith((".apkg", ".colpkg")):
         raise ConvertError(source, None, M_("not a valid .apkg/.colpkg (zip) file"))
-    raise ConvertError(
+    raise UnknownFormat(
         source,
         None,
         M_(

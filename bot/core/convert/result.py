@@ -36,6 +36,10 @@ class ConvertError(QuizError):
         return Problem(self.source, self.line or 1, 1, self.message)
 
 
+class UnknownFormat(ConvertError):
+    """A file of no format the converters know (the chat, which has no `--format`, says so in its own words)."""
+
+
 @dataclass(frozen=True)
 class Converted:
     """One item that became a question."""

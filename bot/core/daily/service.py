@@ -112,8 +112,16 @@ class DailyService:
                     set=cmd("daily set")
                 )
             )
-        at = parse_time(time)
-        zone = parse_zone(timezone)
+        previous = await self._store.get_schedule(actor.platform, channel_id)
+        kept = previous if previous is not None and previous.scope == actor.scope else None  # what a blank option keeps
+        if kept is None and not (time.strip() and timezone.strip()):  # Discord's `time` and `timezone` are optional
+            raise BadSetting(
+                _("Give the time and the time zone of the daily question, as in {set} `time:09:30 timezone:Europe/Berlin`.").format(
+                    set=cmd("daily set")
+                )
+            )
+        at = parse_time(time) if time.strip() or kept is None else kept.at
+        zone = parse_zone(timezone if timezone.strip() or kept is None else kept.zone)
         hours = parse_reveal_hours(reveal_after_hours)
         packs = (pack,) if pack else ()
         check_filters(packs, topic, difficulty)
@@ -129,7 +137,6 @@ class DailyService:
         today = local_day(now, zone)
         # Set after today's time: the first post is tomorrow's, not one right now.
         last_day = today if occurrence(today, at, zone) <= now else today - timedelta(days=1)
-        previous = await self._store.get_schedule(actor.platform, channel_id)
         if previous is not None and previous.scope != actor.scope:
             # A channel shared with another server or workspace: its schedule is its admins' to change.
             raise BadSetting(
@@ -295,11 +302,11 @@ class DailyService:
     # ------------------------------------------------------------ reminders
 
     async def remind(self, actor: Actor, *, time: str, timezone: str) -> Reply:
-        """Turn on the daily reminder DM at `time` in `timezone` (it also becomes the learner's zone)."""
+        """Turn on the daily reminder DM at `time` in `timezone` (it also becomes the learner's zone; none: theirs)."""
         at = parse_time(time)
-        zone = parse_zone(timezone)
-        now = self._clock.now()
         learner = await self.learner(actor)
+        zone = parse_zone(timezone if timezone.strip() else learner.zone)  # Discord's `timezone` is optional
+        now = self._clock.now()
         today = local_day(now, zone)
         last_day = today if occurrence(today, at, zone) <= now else today - timedelta(days=1)
         _day, next_at = next_run(at, zone, now, last_day)

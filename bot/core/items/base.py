@@ -8,6 +8,7 @@ learner's input, grading, the reveal, the checks a pack must pass, and its proof
 from __future__ import annotations
 
 import random
+import zlib
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import field
 from typing import Protocol
@@ -15,7 +16,7 @@ from typing import Protocol
 from bot.core import actions as ax
 from bot.core.coderun import CodeRunner, RunOutcome, RunRequest
 from bot.core.errors import QuizError
-from bot.core.i18n import _
+from bot.core.i18n import N_, _
 from bot.core.model import ItemState
 from bot.core.packs.models import AnyQuestion, BlanksQuestion
 from bot.core.record import record
@@ -25,9 +26,20 @@ from bot.core.replies import Control, InputRequest, Part, Tone
 AddProblem = Callable[[tuple[str | int, ...], str], None]
 
 
+QUESTION_CHANGED = N_("This question was changed since it was shown (its pack was updated); here it is as it is now.")
+
+
+def fingerprint(*texts: str) -> str:
+    """A short digest of what a learner sees of a question and answers by position (its choices, its menu):
+    kept in `ItemState.seen` when the item is made, a new version of the pack that changes them changes it."""
+    return f"{zlib.crc32(chr(31).join(texts).encode()):08x}"
+
+
 @record
 class Changed:
-    """The input changed the item's state (a menu pick); show the item again."""
+    """The input changed the item's state (a menu pick); show the item again, with `note` under it."""
+
+    note: str = ""
 
 
 @record

@@ -15,7 +15,19 @@ from bot.core.packs.models import BLANK, AnyQuestion, BlanksQuestion
 from bot.core.replies import Button, Code, Control, InputRequest, Option, Select, Text
 
 from ._text import letter
-from .base import AddProblem, Changed, Context, Graded, Input, Make, Outcome, ProofJob, View
+from .base import (
+    QUESTION_CHANGED,
+    AddProblem,
+    Changed,
+    Context,
+    Graded,
+    Input,
+    Make,
+    Outcome,
+    ProofJob,
+    View,
+    fingerprint,
+)
 from .proving import why
 
 MAX_BLANKS = 20
@@ -61,7 +73,8 @@ class BlanksType:
     answered_by_text = False
 
     def prepare(self, question: AnyQuestion, item: ItemState, rng: random.Random) -> None:
-        return None
+        q = _q(question)
+        item.seen = fingerprint(q.code, *q.options)  # picks are option indices: a new menu changes their meaning
 
     def view(self, question: AnyQuestion, item: ItemState, make: Make, *, final: bool) -> View:
         q = _q(question)
@@ -98,6 +111,10 @@ class BlanksType:
 
     async def answer(self, question: AnyQuestion, item: ItemState, given: Input, ctx: Context) -> Outcome:
         q = _q(question)
+        if item.seen is not None and item.seen != fingerprint(q.code, *q.options):  # the pack was updated meanwhile
+            item.selections = {}
+            self.prepare(q, item, random.Random())
+            return Changed(_(QUESTION_CHANGED))
         if given.verb == ax.BLANK:
             if not given.argument.isdigit() or int(given.argument) not in q.blanks():
                 raise BadSubmission(_("That blank does not exist."))

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import math
 import random
+import re
+import unicodedata
 from decimal import Decimal
+from functools import lru_cache
+
+from babel.numbers import get_decimal_symbol
 
 from bot.core import actions as ax
 from bot.core.coderun import RunOutcome, RunRequest
 from bot.core.errors import BadSubmission, StaleAction
-from bot.core.i18n import M_, _, pgettext
+from bot.core.i18n import M_, _, current, pgettext
 from bot.core.model import ItemState
 from bot.core.packs.models import AnyQuestion, BlanksQuestion, ShortQuestion
 from bot.core.replies import Button, InputRequest
@@ -20,6 +25,7 @@ from .base import AddProblem, Context, Graded, Input, Make, Outcome, ProofJob, V
 from .proving import first_code_block, why
 
 MAX_ANSWER = 500  # characters: a short answer is a word, a number or a line
+_DECIMAL_COMMA = re.compile(r"[-+]?\d+,\d+")
 
 
 def _q(question: AnyQuestion) -> ShortQuestion:
@@ -28,13 +34,16 @@ def _q(question: AnyQuestion) -> ShortQuestion:
 
 
 def is_right(question: ShortQuestion, answer: str) -> bool:
+    answer = "".join(char for char in answer if unicodedata.category(char) != "Cf")  # a zero-width space, a BOM: unseen, not typed
     if not normalize(answer):
         return False
     exact = question.exact
-    if any(matches(answer, accepted, exact=exact) for accepted in question.accept):
+    point = None if exact else decimal_point(answer)
+    given = (answer,) if point is None else (answer, point)
+    if any(matches(text, accepted, exact=exact) for text in given for accepted in question.accept):
         return True
     if question.number is not None:
-        got = _number(answer, exact=exact)
+        got = _number(point or answer, exact=exact)
         if got is not None:
             return within(got, question.number.value, question.number.tolerance)
     return False
@@ -49,6 +58,30 @@ def within(got: float, value: float, tolerance: float) -> bool:
     if not (math.isfinite(got) and math.isfinite(value) and math.isfinite(tolerance)):
         return got == value
     return abs(Decimal(repr(got)) - Decimal(repr(value))) <= Decimal(repr(tolerance))
+
+
+def decimal_point(answer: str) -> str | None:
+    """The answer with its decimal comma as a point, when it is one number written with a decimal comma; else None.
+
+    A comma before other than three digits is a decimal comma in any language (`2,5`, `6,0`: nobody
+    writes 25 as `2,5`); before exactly three (`1,234`) it is one only for a learner whose language
+    writes decimals with a comma (German, Spanish), and groups thousands for the others.
+    """
+    text = unwrap(answer)
+    if _DECIMAL_COMMA.fullmatch(text) is None:
+        return None
+    if len(text) - text.index(",") - 1 == 3 and not _comma_decimals(current()):
+        return None
+    return text.replace(",", ".")
+
+
+@lru_cache(maxsize=8)
+def _comma_decimals(language: str) -> bool:
+    """Whether `language` writes decimals with a comma."""
+    try:
+        return bool(get_decimal_symbol(language) == ",")
+    except Exception:  # an unknown language: as English does
+        return False
 
 
 def _number(answer: str, *, exact: bool) -> float | None:
