@@ -44,6 +44,7 @@ async def run_front_ends(settings: Settings, which: list[str] | None, *, slack_p
     # Chat front ends keep time for races (resumed here, stopped with it); the terminal has no channels.
     # The scheduler takes only the daily jobs of the platforms run here: another process runs the others.
     async with build(settings, live="console" not in which, platforms=which) as app:
+        await adopt_unfinished(app)
         if "console" in which:
             from .adapters.console import run_console
 
@@ -81,6 +82,19 @@ async def run_front_ends(settings: Settings, which: list[str] | None, *, slack_p
             if health is not None:
                 await health.cleanup()
     return 0
+
+
+async def adopt_unfinished(app: App) -> None:
+    """On SQLite, the database's only process: work earlier processes left unfinished is abandoned at once.
+
+    On PostgreSQL other processes may still be grading theirs: a killed one's rows wait for their deadline.
+    """
+    if app.service.work is None or not app.repository.db.sqlite:
+        return
+    try:
+        await app.service.work.adopt()
+    except Exception:  # their rows then count as abandoned once their deadline passes
+        log.exception("could not mark the unfinished work of earlier processes abandoned")
 
 
 async def abandon_unfinished(app: App, drain: Drain) -> None:

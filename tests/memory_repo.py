@@ -242,8 +242,8 @@ class MemoryWorkLog:
         del self.repo.work[work_id]
         return True
 
-    async def abandon(self, process: str, now: datetime) -> int:
-        mine = [w for w in self.repo.work.values() if w.process == process and w.deadline > now]
+    async def abandon(self, process: str, now: datetime, *, others: bool = False) -> int:
+        mine = [w for w in self.repo.work.values() if (w.process != process if others else w.process == process) and w.deadline > now]
         for w in mine:
             self.repo.work[w.id] = replace(w, deadline=now)
         return len(mine)

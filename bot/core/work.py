@@ -4,7 +4,7 @@ A request whose reply comes after the acknowledgement writes a row when it start
 when it ends with any reply; a graded answer removes it in the transaction that stores the attempt
 (`Attempt.work`), so the attempt is kept only if the row was still there. A row that outlives its
 request is unfinished work: the process stopped (its shutdown marks its rows abandoned) or was
-killed (the row's deadline passes). The learner's next request takes such a row with a delete that
+killed (on SQLite the next start marks them, `adopt`; on PostgreSQL the row's deadline passes). The learner's next request takes such a row with a delete that
 only one caller can win, and its reply starts with "the bot restarted, please send it again".
 """
 
@@ -75,8 +75,8 @@ class WorkLog(Protocol):
         """Delete the row if it is still overdue; True only for the one caller whose delete removed it."""
         ...
 
-    async def abandon(self, process: str, now: datetime) -> int:
-        """Set the deadline of the process's remaining rows to `now`; return how many."""
+    async def abandon(self, process: str, now: datetime, *, others: bool = False) -> int:
+        """Set the deadline of the process's remaining rows (`others`: every other process's) to `now`; return how many."""
         ...
 
 
@@ -171,4 +171,16 @@ class Unfinished:
         count = await self._log.abandon(self.process, self._clock.now())
         if count:
             log.warning("%d request(s) in progress were abandoned; the learners are told on their next request", count)
+        return count
+
+    async def adopt(self) -> int:
+        """At the start of the database's only process (SQLite): what earlier processes left is abandoned now.
+
+        A process that was killed never marked its rows; their deadlines (the job's limit and
+        `MARGIN`) would keep the learner from hearing of them for minutes after the restart, and a
+        code answer sent again meanwhile would be graded beside a row that later says it was lost.
+        """
+        count = await self._log.abandon(self.process, self._clock.now(), others=True)
+        if count:
+            log.warning("%d request(s) left unfinished by a process that stopped are abandoned; the learners are told on their next request", count)
         return count

@@ -121,11 +121,10 @@ class WorkStore:
             result = await c.execute(delete(w).where(and_(w.c.id == work_id, w.c.deadline <= now)))
         return bool(result.rowcount == 1)
 
-    async def abandon(self, process: str, now: datetime) -> int:
+    async def abandon(self, process: str, now: datetime, *, others: bool = False) -> int:
+        whose = w.c.process != process if others else w.c.process == process
         async with self._db.write() as c:
-            result = await c.execute(
-                update(w).where(and_(w.c.process == process, w.c.deadline > now)).values(deadline=now)
-            )
+            result = await c.execute(update(w).where(and_(whose, w.c.deadline > now)).values(deadline=now))
         return int(result.rowcount)
 
     async def all(self) -> list[Work]:

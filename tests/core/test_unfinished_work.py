@@ -24,6 +24,7 @@ from tests.fakes import FakeClock
 from tests.memory_repo import MemoryRepository, MemoryWorkLog
 
 ANN = Actor("slack", "T1", "ann", "Ann")
+BEN = Actor("slack", "T1", "ben", "Ben")
 BOB = Actor("slack", "T1", "bob", "Bob")
 CODE = "```python\ntotal = sum(range(1, 11))\nprint(total)\n```"
 NOTE = "The bot restarted before it finished grading your answer to **Define total as the sum of the numbers 1 to 10"
@@ -137,6 +138,25 @@ async def test_a_shutdown_marks_its_work_abandoned_and_the_other_process_tells_a
     graded = await b.service.submit_text(ANN, CODE)
     assert graded.update is not None and "Correct" in graded.update.text()
     assert len(repo.attempts) == 1 and repo.work == {}
+
+
+async def test_a_new_process_adopting_a_killed_ones_work_tells_at_once_and_keeps_its_own(
+    repo: MemoryRepository, clock: FakeClock
+) -> None:
+    a, b = Process(repo, clock), Process(repo, clock)
+    sid = await started(a)
+    grading = await a.grading()
+    await kill(grading)  # killed: nothing marked, the row keeps its deadline minutes away
+    assert notes(await b.service.stats(ANN)) == []
+    await started(b, BEN)
+    own = await b.grading(BEN)  # the new process's own work, started before it adopts
+    assert await b.work.adopt() == 1  # only the killed process's row
+    reply = await b.service.stats(ANN)
+    assert len(notes(reply)) == 1 and reply.messages[0].text().startswith("🔄 " + NOTE)
+    await attempts_left_untouched(repo, sid)
+    assert notes(await b.service.stats(BEN)) == []  # still grading here: not abandoned
+    b.runner.release.set()
+    assert (await own).update is not None
 
 
 async def test_work_still_running_here_is_not_abandoned_even_past_its_deadline(
