@@ -10,8 +10,9 @@ from typing import Protocol, cast
 from pydantic import TypeAdapter, ValidationError
 
 from ._messages import CgroupCounters, JobLimits, Report, ResultMessage
+from ._scrub import scrub_result
 from ._wire import unb64
-from .result import ErrorInfo, Result, ResultExtra, Status, TestOutcome
+from .result import ErrorInfo, Result, ResultExtra, Status, TestOutcome, flat
 
 MIB = 1024 * 1024
 LAYER_ORDER = (
@@ -85,7 +86,11 @@ class _Make(Protocol):
 
 
 def assemble(report: Report, *, graded: bool, limits: JobLimits, layers: tuple[str, ...]) -> Result:
-    """Decide the status and the message of one job from what its supervisor saw."""
+    """Decide the status and the message of one job from what its supervisor saw (no host path in them)."""
+    return scrub_result(_decide(report, graded=graded, limits=limits, layers=layers))
+
+
+def _decide(report: Report, *, graded: bool, limits: JobLimits, layers: tuple[str, ...]) -> Result:
     if "setup_error" in report:
         return Result(
             status="crashed",
@@ -159,14 +164,14 @@ def assemble(report: Report, *, graded: bool, limits: JobLimits, layers: tuple[s
     err = next((m for m in messages if m.get("op") == "error"), None)
     if err is not None:
         info = ErrorInfo(
-            type=str(err.get("type") or "Error"),
+            type=flat(str(err.get("type") or "Error")) or "Error",
             message=str(err.get("message") or ""),
             line=err.get("line"),
             col=err.get("col"),
             source=err.get("source") if err.get("line") else None,
         )
         if err.get("where") == "test":
-            return result("error", f"The test file could not be loaded: {info.message}", info)
+            return result("error", flat(f"The test file could not be loaded: {info.message}"), info)
         return result("error", info.describe(), info)
     if graded:
         return _graded(messages, result, kinds)

@@ -38,13 +38,14 @@ from ._feedback import (
     print_user_traceback,
     text_of,
 )
+from ._fixtures import Fixtures, run_test
+from ._hooks import hook_output
 from ._messages import JobSpec, PreparedTest, ResultOp
 
 WORKDIR = "/sandbox"
 USER_MODULE = "user_code"
 TEST_MODULE = "test_code"
 
-_run_test = unittest.TestCase.run
 _TestCase = unittest.TestCase
 
 
@@ -146,11 +147,13 @@ def run_job(job: JobSpec, result_fd: int, learner: tuple[int, int] | None = None
             sys.path.insert(0, workdir)
             sys.argv = [user_path]
             refresh_finders(workdir)
+            hook_output(workdir)
             return _plain(code, user_path, workdir, channel)
         if learner is None:
             raise RuntimeError("a graded job needs a learner process")
         # The grader imports nothing from the work dir (the learner could write there).
         sys.path[:] = [p for p in sys.path if p and not p.startswith((workdir, "/tmp"))]  # noqa: S108
+        hook_output(workdir)
         peer = bridge.Peer(learner[1], learner[0], learner=False, user_path=user_path)
         wall_s, ends = job.get("wall_s"), job.get("ends")
         if isinstance(wall_s, (int, float)) and isinstance(ends, (int, float)) and wall_s > 0:
@@ -339,18 +342,18 @@ def _graded(
         channel.send("done", exit=1)
         return 0
     channel.send("plan", tests=[clip(t.id()) for t in tests])
+    fixtures = Fixtures()  # setUpClass, setUpModule and their tear-downs, as a suite runs them
     for index, test in enumerate(tests):
         recorder = _Recorder(user_path)
         original = getattr(test, "_testMethodName", "")
         try:
-            _run_test(test, recorder)
+            if fixtures.before(test, recorder, recorder.problems):
+                run_test(test, recorder)
         except bridge.PeerGone as exc:
             recorder.problems.append(str(exc))
         except BaseException as exc:  # e.g. SystemExit raised outside the test method
             recorder.problems.append(one_line(f"{type(exc).__name__}: {exc}"))
-        if recorder.memory:
-            channel.send("memory")
-            return 1
+        fixtures.after(tests[index + 1] if index + 1 < len(tests) else None, recorder, recorder.problems)
         message = "; ".join(recorder.problems)
         channel.send(
             "test",
@@ -359,6 +362,9 @@ def _graded(
             passed=recorder.passed,
             message=one_line(message),
         )
+        if recorder.memory:  # after its line: the test that ran out of memory says where
+            channel.send("memory")
+            return 1
     _flush()
     channel.send("done", exit=0)
     return 0
@@ -373,6 +379,7 @@ def serve_learner(read_fd: int, write_fd: int, workdir: str) -> int:
     sys.path.insert(0, workdir)
     sys.argv = [user_path]
     refresh_finders(workdir)
+    hook_output(workdir)
     peer = bridge.Peer(read_fd, write_fd, learner=True, user_path=user_path)
 
     def report(exc: BaseException) -> None:

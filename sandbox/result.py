@@ -72,6 +72,12 @@ class TestOutcome:
         return {"name": self.name, "passed": self.passed, "message": self.message}
 
 
+def flat(text: str) -> str:
+    """Return ``text`` on one line (its lines joined by a space), without control characters."""
+    joined = " ".join(part.strip() for part in text.splitlines() if part.strip())
+    return "".join(c for c in joined if c >= " " and not "\x7f" <= c <= "\x9f")
+
+
 @dataclass(frozen=True, slots=True)
 class ErrorInfo:
     """What the learner sees instead of a traceback: a syntax error or an exception in their code.
@@ -103,7 +109,7 @@ class ErrorInfo:
         if self.line is not None:
             where = f" at line {self.line}" + (f", column {self.col}" if self.col is not None else "")
         text = f"{self.type}{where}"
-        return f"{text}: {self.message}" if self.message else text
+        return flat(f"{text}: {self.message}" if self.message else text)
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,17 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from .proxy import Proxy
-from .shapes import MAX_DEPTH, MAX_FRAME, MAX_ITEMS, MAX_NODES, PLAIN_FACTORIES, Refused, clip, is_tensor
+from .shapes import (
+    MAX_DEPTH,
+    MAX_FRAME,
+    MAX_ITEMS,
+    MAX_NODES,
+    PLAIN_FACTORIES,
+    Refused,
+    TooLarge,
+    clip,
+    is_tensor,
+)
 from .tensors import encode_tensor
 from .trust import state_class_name, trusted_module_name, trusted_name
 from .writeback import collect
@@ -56,7 +66,7 @@ class Encoder:
     def encode(self, value: Any, depth: int = 0) -> Any:
         self.nodes += 1
         if self.nodes > MAX_NODES or depth > MAX_DEPTH:
-            raise Refused("the value is too large or too deeply nested")
+            raise TooLarge  # over a budget: "too large to check", on either side
         tp = type(value)
         if tp in _ATOMS:
             if tp is str and len(value) > MAX_FRAME // 4:
@@ -133,7 +143,7 @@ class Encoder:
                 return {"$": "gen", "i": i, "v": base64.b64encode(state).decode()}
         if isinstance(value, tuple) and not hasattr(value, "_fields"):
             if len(value) > MAX_ITEMS:
-                raise Refused("too many items")
+                raise TooLarge
             return {"$": "tuple", "v": [self.encode(v, depth + 1) for v in tuple.__iter__(value)]}
         if isinstance(value, list) and tp in (list,):
             i = self._remember(value)
@@ -197,7 +207,7 @@ class Encoder:
         out = []
         for n, item in enumerate(items):
             if n >= MAX_ITEMS:
-                raise Refused("too many items")
+                raise TooLarge
             out.append(self.encode(item, depth + 1))
         return out
 
@@ -205,7 +215,7 @@ class Encoder:
         out = []
         for n, (k, v) in enumerate(dict.items(mapping)):
             if n >= MAX_ITEMS:
-                raise Refused("too many items")
+                raise TooLarge
             out.append([self.encode(k, depth + 1), self.encode(v, depth + 1)])
         return out
 

@@ -32,7 +32,8 @@ def describe(peer: Peer, exc: BaseException) -> ErrorFields:
         "source": None,
     }
     if isinstance(exc, SystemExit):
-        fields["exit"] = exc.code if isinstance(exc.code, (int, str, type(None))) else str(exc.code)
+        code = exc.code
+        fields["exit"] = code if isinstance(code, (int, str, type(None))) else _safe_str(code)
     try:
         fields["args"] = Encoder(peer, strict=True).encode(tuple(exc.args))
     except Exception:
@@ -89,10 +90,10 @@ def rebuild(peer: Peer, fields: ErrorFields) -> BaseException:
     return exc
 
 
-def _safe_str(exc: BaseException) -> str:
+def _safe_str(exc: object) -> str:
     try:
         return str(exc)
-    except Exception:
+    except BaseException:  # a learner's __str__ may raise anything, SystemExit too
         return ""
 
 

@@ -34,6 +34,7 @@ from .shapes import (
 from .sync import SharedState
 
 CAPTURE_MAX = 1 << 20  # the most printed text a reply carries (characters)
+CANNOT_CHECK = "the value your code returned cannot be checked"
 
 
 class Captured(io.TextIOBase):
@@ -191,6 +192,9 @@ class Peer:
         except PeerGone:
             raise
         except BaseException as exc:
+            if self.learner and isinstance(exc, Refused):  # a budget of the bridge's, worded as the grader does
+                text = TOO_LARGE if isinstance(exc, TooLarge) else f"{CANNOT_CHECK}: {exc}"
+                exc = RuntimeError(text)
             reply = {"op": "reply", "ok": False, "exc": describe(self, exc)}
         finally:
             if self.learner and sys.stdout is captured:
@@ -292,5 +296,5 @@ class Peer:
         except TooLarge:
             raise RuntimeError(TOO_LARGE) from None
         except Refused as exc:
-            raise RuntimeError(f"the value your code returned cannot be checked: {exc}") from None
+            raise RuntimeError(f"{CANNOT_CHECK}: {exc}") from None
         return value

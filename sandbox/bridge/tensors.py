@@ -6,7 +6,7 @@ import base64
 import contextlib
 from typing import TYPE_CHECKING, Any
 
-from .shapes import MAX_FRAME, Refused, is_tensor
+from .shapes import MAX_FRAME, Refused, TooLarge, is_tensor
 
 if TYPE_CHECKING:
     from .decode import Decoder
@@ -65,6 +65,8 @@ def encode_tensor(enc: Encoder, value: Any, depth: int) -> Any:
             if _TENSOR.requires_grad.__get__(value):
                 meta["rg"] = True
             return meta
+        if plain.numel() * plain.element_size() > MAX_FRAME // 2:
+            raise TooLarge  # before it is made dense and contiguous (an expanded view, a sparse shape)
         if plain.layout != torch.strided:
             plain = plain.to_dense()
         if plain.device.type != "cpu" or plain.is_quantized:
@@ -78,7 +80,7 @@ def encode_tensor(enc: Encoder, value: Any, depth: int) -> Any:
         grad = _TENSOR._grad.__get__(value) if leaf else None
         is_param = isinstance(value, torch.nn.Parameter)
     if len(raw) > MAX_FRAME // 2:
-        raise Refused("a tensor is too large")
+        raise TooLarge
     out: dict[str, Any] = {
         "$": "t",
         "i": i,
