@@ -98,8 +98,9 @@ def refresh_finders(workdir: str) -> None:
         if finder is None or not os.path.isabs(path):
             del cache[path]
         elif path in roots or path.startswith(tuple(r + "/" for r in roots)):
-            with contextlib.suppress(AttributeError):
-                finder.invalidate_caches()
+            invalidate = getattr(finder, "invalidate_caches", None)  # not every finder has it
+            if invalidate is not None:
+                invalidate()
 
 
 class _Channel:
