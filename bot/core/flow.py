@@ -6,7 +6,6 @@ a graded answer's unit of work is recorded in `answer.py`.
 
 from __future__ import annotations
 
-import random
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager, suppress
 from typing import Any
@@ -19,7 +18,18 @@ from .catalogue import Catalogue
 from .errors import BadSubmission, QuizError, SaveConflict
 from .faults import FaultLog
 from .gate import LATE_GRADE, Gate
-from .items import Changed, Context, Graded, Input, Make, NotAnAnswer, kind_of
+from .items import (
+    QUESTION_CHANGED,
+    Changed,
+    Context,
+    Graded,
+    Input,
+    Make,
+    NotAnAnswer,
+    Outcome,
+    kind_of,
+    remade,
+)
 from .model import Actor, ItemState, Owner, Session, amended, new_session_id
 from .packs import AnyQuestion, Pack
 from .ports import Clock, CodeRunner, Conflict, Repository, WorkTaken
@@ -31,7 +41,6 @@ Answers = answer.Answers
 NEXT_NOT_SHOWN = N_("Your answer is saved. What comes next could not be shown just now: {current} shows it.")
 ReviewParts = Callable[[Session, ItemState, answer.AnswerWrite], Awaitable[answer.AnswerWrite]]
 Progress = Callable[[str], Awaitable[None]]  # told `RUNNING` once code's grading is recorded
-_RESHUFFLE = random.Random()  # an item made again (`Flow.made_again`); a new Random() costs 13 µs of seeding
 
 
 class Flow:
@@ -130,12 +139,7 @@ class Flow:
     async def made_again(self, session: Session, item: ItemState, question: AnyQuestion) -> None:
         """Before it is shown, make an item again whose question its pack changed since it was made (`ItemState.seen`):
         the learner then answers what they see, not the version the quiz started with."""
-        if item.seen is None:
-            return
-        fresh = ItemState(item.pack, item.question)
-        kind_of(question).prepare(question, fresh, _RESHUFFLE)
-        if fresh.seen != item.seen:
-            item.order, item.picked, item.selections, item.seen = fresh.order, [], {}, fresh.seen
+        if remade(item, question):
             with suppress(QuizError):  # another write got there first: the first press then says the question changed
                 await self._gate.save(session)
 
@@ -213,7 +217,10 @@ class Flow:
     ) -> Reply:
         """Grade or apply an answer to the current item and store the outcome (with `work`'s row settled)."""
         kind = kind_of(question)
-        outcome = await kind.answer(question, item, given, Context(self._runner, actor.key, running(progress)))
+        if remade(item, question):  # the pack was updated while the item was on screen: the press means nothing now
+            outcome: Outcome = Changed(_(QUESTION_CHANGED))
+        else:
+            outcome = await kind.answer(question, item, given, Context(self._runner, actor.key, running(progress)))
         if isinstance(outcome, Changed):
             session.updated_at = self._clock.now()
             await self._gate.save(session)

@@ -137,7 +137,15 @@ class ItemType(Protocol):
     sandboxed: bool  # True: answers are graded in the sandbox (`graded_run`); the learner waits seconds
 
     def prepare(self, question: AnyQuestion, item: ItemState, rng: random.Random) -> None:
-        """Set up a new item's state (shuffle the choices, ...)."""
+        """Set up a new item's state (shuffle the choices, ...; `seen` set to `seen(question)`)."""
+        ...
+
+    def seen(self, question: AnyQuestion) -> str | None:
+        """A digest of what the learner answers by position (choices, a menu); None when nothing is.
+
+        Kept in `ItemState.seen` when the item is made: a pack update that changes it changes what a
+        press on the shown item means (`Flow` makes the item again rather than grade it).
+        """
         ...
 
     def view(self, question: AnyQuestion, item: ItemState, make: Make, *, final: bool) -> View:

@@ -15,19 +15,7 @@ from bot.core.packs.models import BLANK, AnyQuestion, BlanksQuestion
 from bot.core.replies import Button, Code, Control, InputRequest, Option, Select, Text
 
 from ._text import letter
-from .base import (
-    QUESTION_CHANGED,
-    AddProblem,
-    Changed,
-    Context,
-    Graded,
-    Input,
-    Make,
-    Outcome,
-    ProofJob,
-    View,
-    fingerprint,
-)
+from .base import AddProblem, Changed, Context, Graded, Input, Make, Outcome, ProofJob, View, fingerprint
 from .proving import why
 
 MAX_BLANKS = 20
@@ -73,8 +61,11 @@ class BlanksType:
     answered_by_text = False
 
     def prepare(self, question: AnyQuestion, item: ItemState, rng: random.Random) -> None:
-        q = _q(question)
-        item.seen = fingerprint(q.code, *q.options)  # picks are option indices: a new menu changes their meaning
+        item.seen = self.seen(question)
+
+    def seen(self, question: AnyQuestion) -> str | None:
+        q = _q(question)  # picks are option indices: a new menu changes their meaning
+        return fingerprint(q.code, *q.options)
 
     def view(self, question: AnyQuestion, item: ItemState, make: Make, *, final: bool) -> View:
         q = _q(question)
@@ -111,10 +102,6 @@ class BlanksType:
 
     async def answer(self, question: AnyQuestion, item: ItemState, given: Input, ctx: Context) -> Outcome:
         q = _q(question)
-        if item.seen is not None and item.seen != fingerprint(q.code, *q.options):  # the pack was updated meanwhile
-            item.selections = {}
-            self.prepare(q, item, random.Random())
-            return Changed(_(QUESTION_CHANGED))
         if given.verb == ax.BLANK:
             if not given.argument.isdigit() or int(given.argument) not in q.blanks():
                 raise BadSubmission(_("That blank does not exist."))

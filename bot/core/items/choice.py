@@ -14,19 +14,7 @@ from bot.core.replies import Button, ButtonStyle, Control, InputRequest, Option,
 from bot.core.words import blank
 
 from ._text import clip, letter
-from .base import (
-    QUESTION_CHANGED,
-    AddProblem,
-    Changed,
-    Context,
-    Graded,
-    Input,
-    Make,
-    Outcome,
-    ProofJob,
-    View,
-    fingerprint,
-)
+from .base import AddProblem, Changed, Context, Graded, Input, Make, Outcome, ProofJob, View, fingerprint
 
 # Past this many choices a menu reads better than a wall of lettered buttons.
 MENU_ABOVE = 20
@@ -55,11 +43,6 @@ def picked_feedback(question: ChoiceQuestion, item: ItemState) -> tuple[str, ...
     return tuple(c.feedback for c in choices if c.feedback)
 
 
-def signature(question: ChoiceQuestion) -> str:
-    """The choices as the learner sees and answers them (`ItemState.seen`)."""
-    return fingerprint(str(question.multiple), *(f"{c.correct:d}{c.text}" for c in question.choices))
-
-
 def is_right(question: ChoiceQuestion, chosen: set[int]) -> bool:
     """Grade by original indices: exactly the correct choices, no more, no fewer."""
     return chosen == {i for i, c in enumerate(question.choices) if c.correct}
@@ -78,7 +61,11 @@ class ChoiceType:
         item.order = list(range(len(q.choices)))
         if q.shuffle:
             rng.shuffle(item.order)
-        item.seen = signature(q)
+        item.seen = self.seen(q)
+
+    def seen(self, question: AnyQuestion) -> str | None:
+        q = _q(question)  # the choices as the learner sees and answers them
+        return fingerprint(str(q.multiple), *(f"{c.correct:d}{c.text}" for c in q.choices))
 
     def view(self, question: AnyQuestion, item: ItemState, make: Make, *, final: bool) -> View:
         q = _q(question)
@@ -130,10 +117,6 @@ class ChoiceType:
 
     async def answer(self, question: AnyQuestion, item: ItemState, given: Input, ctx: Context) -> Outcome:
         q = _q(question)
-        if item.seen is not None and item.seen != signature(q):  # the pack was updated while it was on screen
-            self.prepare(q, item, random.Random())
-            item.picked = []
-            return Changed(_(QUESTION_CHANGED))
         order = display_order(q, item)
         if given.verb == ax.MULTI and q.multiple:
             item.picked = sorted({int(v) for v in given.values if v.isdigit() and int(v) < len(order)})

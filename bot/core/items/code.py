@@ -47,6 +47,9 @@ class CodeType:
     def prepare(self, question: AnyQuestion, item: ItemState, rng: random.Random) -> None:
         return None
 
+    def seen(self, question: AnyQuestion) -> str | None:
+        return None
+
     def view(self, question: AnyQuestion, item: ItemState, make: Make, *, final: bool) -> View:
         q = _q(question)
         if final:

@@ -107,6 +107,9 @@ class ShortType:
     def prepare(self, question: AnyQuestion, item: ItemState, rng: random.Random) -> None:
         return None
 
+    def seen(self, question: AnyQuestion) -> str | None:
+        return None
+
     def view(self, question: AnyQuestion, item: ItemState, make: Make, *, final: bool) -> View:
         if final:
             return View()
