@@ -55,6 +55,7 @@ async def run_front_ends(settings: Settings, which: list[str] | None, *, slack_p
         app.platforms.expect(which)  # /readyz: ready once each of these is connected
         drain = Drain()
         app.service.use(drain)
+        beating = keep_alive(app)
         tasks: list[asyncio.Task[None]] = []
         if "discord" in which:
             from .adapters.discord import run_discord
@@ -75,6 +76,8 @@ async def run_front_ends(settings: Settings, which: list[str] | None, *, slack_p
             await _serve_until_stopped(tasks, drain, settings.shutdown_grace_s)
         finally:
             await abandon_unfinished(app, drain)
+            if beating is not None:
+                beating.cancel()
             if starter is not None:
                 starter.cancel()
             if app.scheduler is not None:
@@ -95,6 +98,13 @@ async def adopt_unfinished(app: App) -> None:
         await app.service.work.adopt()
     except Exception:  # their rows then count as abandoned once their deadline passes
         log.exception("could not mark the unfinished work of earlier processes abandoned")
+
+
+def keep_alive(app: App) -> asyncio.Task[None] | None:
+    """On PostgreSQL, beat every QUIZBOT_HEARTBEAT_S: a killed process's work is then told to its learners by another."""
+    if app.service.work is None or app.repository.db.sqlite:
+        return None
+    return asyncio.create_task(app.service.work.keep_alive(app.settings.heartbeat_s), name="quizbot-heartbeat")
 
 
 async def abandon_unfinished(app: App, drain: Drain) -> None:

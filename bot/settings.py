@@ -80,6 +80,13 @@ class Settings(BaseSettings):
     shutdown_grace_s: float = Field(
         default=20.0, ge=0, le=600, allow_inf_nan=False, description="On SIGTERM/SIGINT, how long work in flight may finish."
     )
+    heartbeat_s: float = Field(
+        default=10.0,
+        ge=0.5,
+        le=600,
+        allow_inf_nan=False,
+        description="PostgreSQL: how often a process records that it is alive; three beats missed, another tells its learners.",
+    )
     discord_shard_count: int | None = Field(
         default=None, ge=1, le=MAX_SHARDS, validation_alias=AliasChoices("DISCORD_SHARD_COUNT", "discord_shard_count")
     )

@@ -44,6 +44,7 @@ class MemoryRepository:
         self.cards: dict[tuple[str, str, str, str], Review] = {}
         self.settings: dict[str, str] = {}
         self.work: dict[str, Work] = {}  # rows of unfinished work, by id
+        self.beats: dict[str, datetime] = {}  # each process's last heartbeat
 
     # ----------------------------------------------------------------- packs
 
@@ -247,3 +248,16 @@ class MemoryWorkLog:
         for w in mine:
             self.repo.work[w.id] = replace(w, deadline=now)
         return len(mine)
+
+    async def beat(self, process: str, now: datetime) -> None:
+        self.repo.beats[process] = now
+
+    async def abandon_silent(self, process: str, now: datetime, since: datetime) -> int:
+        beats = self.repo.beats
+        silent = [
+            w for w in self.repo.work.values()
+            if w.process != process and w.started_at < since and w.deadline > now and beats.get(w.process, since - since.resolution) < since
+        ]
+        for w in silent:
+            self.repo.work[w.id] = replace(w, deadline=now)
+        return len(silent)

@@ -4,8 +4,11 @@ A request whose reply comes after the acknowledgement writes a row when it start
 when it ends with any reply; a graded answer removes it in the transaction that stores the attempt
 (`Attempt.work`), so the attempt is kept only if the row was still there. A row that outlives its
 request is unfinished work: the process stopped (its shutdown marks its rows abandoned) or was
-killed (on SQLite the next start marks them, `adopt`; on PostgreSQL the row's deadline passes). The learner's next request takes such a row with a delete that
-only one caller can win, and its reply starts with "the bot restarted, please send it again".
+killed (on SQLite the next start marks them, `adopt`; on PostgreSQL, where each process beats every
+few seconds, `keep_alive`, another process marks them once their process has been silent for
+`SILENT_BEATS` beats, and at the latest the row's deadline passes). The learner's next request takes
+such a row with a delete that only one caller can win, and its reply starts with "the bot restarted,
+please send it again".
 """
 
 from __future__ import annotations
@@ -35,6 +38,8 @@ RUN: Kind = "run"
 # process never marks its rows, and a job may wait in the sandbox's queue before it runs.
 MARGIN = timedelta(minutes=2)
 JOB_LIMIT_S = 60.0  # a job's time limit when the question names none (the highest a pack may set)
+BEAT_S = 10.0  # PostgreSQL: how often a process records that it is alive (QUIZBOT_HEARTBEAT_S)
+SILENT_BEATS = 3  # beats missed before another process counts a process's rows as abandoned
 
 
 @dataclass(frozen=True)
@@ -77,6 +82,14 @@ class WorkLog(Protocol):
 
     async def abandon(self, process: str, now: datetime, *, others: bool = False) -> int:
         """Set the deadline of the process's remaining rows (`others`: every other process's) to `now`; return how many."""
+        ...
+
+    async def beat(self, process: str, now: datetime) -> None:
+        """Record that the process is alive at `now`."""
+        ...
+
+    async def abandon_silent(self, process: str, now: datetime, since: datetime) -> int:
+        """Set to `now` the deadline of other processes' rows begun before `since` whose process has not beaten since."""
         ...
 
 
@@ -172,6 +185,22 @@ class Unfinished:
         if count:
             log.warning("%d request(s) in progress were abandoned; the learners are told on their next request", count)
         return count
+
+    async def keep_alive(self, every_s: float = BEAT_S) -> None:
+        """PostgreSQL: record every `every_s` that this process is alive, and mark abandoned the rows of
+        processes silent for `SILENT_BEATS` beats (killed: they never marked them), so their learners
+        hear of it within about half a minute instead of at the rows' deadlines. Runs until cancelled."""
+        while True:
+            now = self._clock.now()
+            try:
+                await self._log.beat(self.process, now)
+                count = await self._log.abandon_silent(self.process, now, now - timedelta(seconds=every_s * SILENT_BEATS))
+            except Exception as exc:  # the next beat tries again; the rows' deadlines still hold
+                self.faults.failure(exc, "recording that this process is alive")
+            else:
+                if count:
+                    log.warning("%d request(s) of a process that stopped answering are abandoned; the learners are told on their next request", count)
+            await asyncio.sleep(every_s)
 
     async def adopt(self) -> int:
         """At the start of the database's only process (SQLite): what earlier processes left is abandoned now.

@@ -172,7 +172,8 @@ settings = Table(
     Column("value", Text, nullable=False),
 )
 
-# One row per bot process, rewritten by /readyz: a write that must reach the database file.
+# One row per bot process on PostgreSQL, rewritten every QUIZBOT_HEARTBEAT_S (`WorkStore.beat`: a
+# process silent for three beats is taken for dead), and the readiness check's, rewritten by /readyz.
 heartbeats = Table(
     "heartbeats",
     metadata,

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import and_, bindparam, delete, or_, select, update
@@ -30,9 +30,11 @@ from bot.core.work import Work
 from . import pg_link
 from .base import Database
 from .prepared import Prepared
+from .tables import heartbeats as hb
 from .work_tables import unfinished_work as w
 
 POLL_S = 2.0
+FORGOTTEN = timedelta(days=1)  # a heartbeat row this old is a process long gone: removed at the next beat
 SETTLED_CAPACITY = 10_000  # ids settled by their answer's save whose request has not ended yet (then forgotten)
 COLUMNS = ("id", "platform", "user_id", "item", "kind", "title", "process", "started_at", "deadline")
 Learner = tuple[str, str]
@@ -125,6 +127,20 @@ class WorkStore:
         whose = w.c.process != process if others else w.c.process == process
         async with self._db.write() as c:
             result = await c.execute(update(w).where(and_(whose, w.c.deadline > now)).values(deadline=now))
+        return int(result.rowcount)
+
+    async def beat(self, process: str, now: datetime) -> None:
+        async with self._db.write() as c:
+            done = await c.execute(update(hb).where(hb.c.process == process).values(at=now))
+            if done.rowcount == 0:
+                await c.execute(hb.insert().values(process=process, at=now))
+            await c.execute(delete(hb).where(hb.c.at < now - FORGOTTEN))
+
+    async def abandon_silent(self, process: str, now: datetime, since: datetime) -> int:
+        alive = select(hb.c.process).where(hb.c.at >= since)
+        silent = and_(w.c.process != process, w.c.started_at < since, w.c.deadline > now, w.c.process.not_in(alive))
+        async with self._db.write() as c:
+            result = await c.execute(update(w).where(silent).values(deadline=now))
         return int(result.rowcount)
 
     async def all(self) -> list[Work]:

@@ -55,6 +55,8 @@ def test_a_session_ttl_out_of_range_is_a_bad_setting(
         ("QUIZBOT_DATABASE_TIMEOUT_SECONDS", "nan"),
         ("QUIZBOT_SHUTDOWN_GRACE_S", "nan"),
         ("QUIZBOT_SHUTDOWN_GRACE_S", "1e999"),
+        ("QUIZBOT_HEARTBEAT_S", "0"),
+        ("QUIZBOT_HEARTBEAT_S", "inf"),
         ("SLACK_PORT", "99999"),
         ("SLACK_PORT", "0"),
         ("DISCORD_SHARD_COUNT", "1" + "0" * 30),
@@ -73,6 +75,7 @@ def test_other_numbers_out_of_range_are_bad_settings(
 def test_the_documented_defaults_and_the_bounds_themselves_are_accepted(monkeypatch: pytest.MonkeyPatch) -> None:
     defaults = Settings()
     assert defaults.session_ttl_hours == 24 and defaults.slack_port == 3000 and defaults.shutdown_grace_s == 20
+    assert defaults.heartbeat_s == 10
     monkeypatch.setenv("QUIZBOT_SESSION_TTL_HOURS", "8760")
     monkeypatch.setenv("SLACK_PORT", "65535")
     assert Settings().session_ttl_hours == 8760
