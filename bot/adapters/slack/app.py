@@ -17,7 +17,9 @@ from aiohttp import web
 from slack_bolt.adapter.aiohttp import to_aiohttp_response
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncApp
+from slack_bolt.authorization import AuthorizeResult
 from slack_bolt.request.async_request import AsyncBoltRequest
+from slack_sdk.errors import SlackApiError, SlackClientError
 from slack_sdk.socket_mode.aiohttp import SocketModeClient
 from slack_sdk.socket_mode.request import SocketModeRequest
 from slack_sdk.web.async_client import AsyncWebClient
@@ -32,7 +34,7 @@ from .api import SlackApi, SlackCallFailed, make_client
 from .inbound import QUIZ_ACTIONS, Inbound
 from .origin import ReplayGuard, checked_request, guard_of, protect, replay_key
 from .posts import SlackPoster
-from .strays import ShortRecords, Strays, malformed
+from .strays import Edits, ShortRecords, Strays, malformed
 
 if TYPE_CHECKING:
     from bot.app import App
@@ -55,17 +57,61 @@ def build_bolt_app(front: Inbound, client: AsyncWebClient, *, signing_secret: st
         if not any(isinstance(f, kind) for f in logger.filters):
             logger.addFilter(kind())
     bolt = AsyncApp(
-        client=client,
+        client=tokenless(client),  # the token through `authorize`: no "reinstall this app" when auth.test goes unanswered
+        authorize=token_authorization(client),
         signing_secret=signing_secret or "",
         request_verification_enabled=bool(signing_secret),
         name="quizbot",
         logger=logger,
     )
+    Edits(courier=front.courier, jobs=front.jobs).register(bolt)  # before the front end's catch-all for messages
     front.register(bolt)
     Strays(courier=front.courier, jobs=front.jobs).register(bolt)  # last: what no listener above takes
     guard = protect(bolt, signing_secret)  # signature before parsing (HTTP), each request once (both modes)
     route_clicks(bolt, QuizClicks(QUIZ_ACTIONS, front.answer_then_ack, guard))  # HTTP: quiz clicks without Bolt's dispatch
     return bolt
+
+
+# Bolt's authorization for this bot's one workspace, without telling anyone to reinstall the app.
+#
+# Given a client holding the token, Bolt checks it with auth.test at the first request through it;
+# should Slack not answer (503s or an error past slack_sdk's retries), Bolt answers the request itself
+# with "your installation with this app is no longer available. Please reinstall this app": a command
+# is not run and its person is told something false, and an event (a code answer) is acknowledged and
+# dropped. The token is the bot's own, checked at start (`run_slack`), so a request whose auth.test
+# Slack could not answer runs with the token all the same, and auth.test is asked again at the next
+# request; its answer is kept once Slack gives one (the bot's ids, for Bolt's context).
+
+
+def token_authorization(client: AsyncWebClient) -> Callable[..., Awaitable[AuthorizeResult]]:
+    """A Bolt `authorize` function: the bot token, with auth.test's answer once Slack gives it.
+
+    A plain function: Bolt passes it the arguments its parameters name.
+    """
+    found: list[AuthorizeResult] = []
+
+    async def authorize(enterprise_id: str | None, team_id: str | None, user_id: str | None) -> AuthorizeResult:
+        if found:
+            return found[0]
+        token = client.token
+        try:
+            answer = await client.auth_test()
+        except (TimeoutError, SlackApiError, SlackClientError, aiohttp.ClientError) as exc:
+            error = exc.response.get("error") if isinstance(exc, SlackApiError) and exc.response is not None else type(exc).__name__
+            log.warning("Slack did not answer auth.test (%s); this request runs with the bot token, checked at start", error)
+            return AuthorizeResult(enterprise_id=enterprise_id, team_id=team_id, user_id=user_id, bot_token=token)
+        found.append(AuthorizeResult.from_auth_test_response(auth_test_response=answer, bot_token=token))
+        return found[0]
+
+    return authorize
+
+
+def tokenless(client: AsyncWebClient) -> AsyncWebClient:
+    """A copy of `client` without its token, for Bolt: with a token Bolt would do its own authorization."""
+    return AsyncWebClient(
+        token=None, base_url=client.base_url, timeout=client.timeout, session=client.session,
+        retry_handlers=client.retry_handlers, logger=client.logger,
+    )  # fmt: skip
 
 
 class _ClientTokenNotice(logging.Filter):
@@ -111,6 +157,9 @@ def web_app(bolt: AsyncApp, *, path: str = EVENTS_PATH, metrics: Metrics | None 
             problem = malformed(body)
             if problem is not None:
                 log.info("a signed request not shaped as Slack sends it (%s); acknowledged, nothing done", problem)
+                return web.Response(status=200, text="")
+            if body.get("type") == "app_rate_limited":  # Slack drops this app's events for the rest of that minute
+                log.warning("Slack reports the events rate limit reached (minute %s): events are dropped until it ends", str(body.get("minute_rate_limited"))[:20])
                 return web.Response(status=200, text="")
             async with guard.answering():  # a repeat of this request waits for this response
                 if clicks is not None and clicks.matches(body):

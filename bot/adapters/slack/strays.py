@@ -1,4 +1,4 @@
-"""Requests that do not fit. Clicks and forms no listener takes: a stale button of an older version, or an id someone made up.
+"""Requests that do not fit. Clicks, forms and events no listener takes: a stale button of an older version, or an id someone made up.
 
 Bolt runs the first listener that matches a request, so these catch-alls are attached after every
 other listener (`build_bolt_app`): they take only what nothing before them took. Without them Bolt
@@ -53,6 +53,7 @@ class Strays:
         then = self._jobs.acked_then
         bolt.block_action(ANY_ID)(then(_ack, self.on_button))
         bolt.view_submission(ANY_ID)(then(_ack, self.on_form, with_view=True))
+        bolt.event(ANY_ID)(_ack)  # an event nothing acts on (the bot removed from a channel, a mention): a 404 would be resent
 
     async def on_button(self, body: dict[str, Any]) -> None:
         origin = from_action(body)
@@ -71,6 +72,64 @@ class Strays:
             await self._courier.tell(origin, notice(_(text).format(current=cmd("current")), tone=Tone.WARNING))
 
 
+# ------------------------------------------------------------------ edits
+#
+# An edited message that holds code: not graded, and the learner is told so.
+#
+# Slack reports an edit as a `message` event with subtype `message_changed` (the new message in
+# `event.message`, the old one in `event.previous_message`). The first send of a code answer was graded
+# once, under its own key; grading the edit as well would count one message twice, and grading only
+# the edit would let a learner change an answer after seeing its feedback. So an edit is not graded,
+# and a learner who edits code in the bot's DM is told privately to send the code again as a new
+# message, rather than waiting for a grade that never comes. An edit that leaves the text as it was
+# (Slack sends one when it adds a link preview), one without code, one by a bot, and one in a channel
+# (where code may be anyone's conversation) stay silent.
+
+EDIT_NOT_GRADED = N_("Edits are not graded: send your code again as a new message to have it graded.")
+
+
+class Edits:
+    """The listener for edited messages; attach it before any catch-all `message` listener."""
+
+    def __init__(self, *, courier: Courier, jobs: Jobs) -> None:
+        self._courier = courier
+        self._jobs = jobs
+
+    def register(self, bolt: AsyncApp) -> None:
+        bolt.event({"type": "message", "subtype": "message_changed"})(self._jobs.acked_then(_ack, self.on_edit))
+
+    async def on_edit(self, body: dict[str, Any]) -> None:
+        event = body.get("event") or {}
+        origin = edited_code(body, event)
+        if origin is None:
+            return
+        log.info("an edited code message from %s; told edits are not graded", origin.user)
+        async with self._jobs.run(origin):
+            await self._courier.tell(origin, notice(_(EDIT_NOT_GRADED), tone=Tone.WARNING))
+
+
+def edited_code(body: dict[str, Any], event: dict[str, Any]) -> Origin | None:
+    """Who edited code in the bot's DM (where to tell them), or None when the edit needs no word."""
+    new, old = event.get("message"), event.get("previous_message")
+    if not isinstance(new, dict) or event.get("channel_type") != "im" or not isinstance(event.get("channel"), str):
+        return None
+    user, text = new.get("user"), new.get("text")
+    if new.get("bot_id") or new.get("bot_profile") or not isinstance(user, str) or not user or user in _bots(body):
+        return None  # the bot's own message updated (an item answered), or another app's
+    if not isinstance(text, str) or "```" not in text:
+        return None
+    if isinstance(old, dict) and old.get("text") == text:
+        return None  # the same text: a link preview or an attachment changed, not the code
+    team = str(body.get("team_id") or new.get("team") or "slack")
+    return Origin(team=team, user=user, channel=event["channel"])
+
+
+def _bots(body: dict[str, Any]) -> set[str]:
+    """The bot users this event was delivered for (Slack's `authorizations`)."""
+    found = body.get("authorizations")
+    return {str(a.get("user_id")) for a in found if isinstance(a, dict) and a.get("is_bot")} if isinstance(found, list) else set()
+
+
 async def _ack(ack: Callable[..., Awaitable[Any]], *_args: Any) -> None:
     await ack()  # a click: the empty 200; a form: closes it
 
@@ -87,8 +146,13 @@ def malformed(body: dict[str, Any]) -> str | None:
     no actions at all) would raise inside Bolt: a 500 and an error in the log. It gets an empty 200.
     """
     kind = body.get("type")
-    if kind == "event_callback" and not isinstance(body.get("event"), dict):
-        return "an event that is not an object"
+    if kind == "event_callback":
+        event = body.get("event")
+        if not isinstance(event, dict):
+            return "an event that is not an object"
+        for key in ("user", "channel", "item", "message", "previous_message"):  # what Bolt reads an id from
+            if event.get(key) is not None and not isinstance(event[key], str | dict):
+                return f"an event whose {key} is neither text nor an object"
     if kind not in _INTERACTIONS:
         return None
     for key in _OBJECTS:
@@ -109,6 +173,8 @@ def malformed(body: dict[str, Any]) -> str | None:
         view = body.get("view")
         if not isinstance(view, dict) or not isinstance(view.get("callback_id", ""), str):
             return "a form without a text callback id"
+        if not isinstance(view.get("type"), str):
+            return "a form without a type"
     return None
 
 
