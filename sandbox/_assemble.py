@@ -136,19 +136,24 @@ def _decide(report: Report, *, graded: bool, limits: JobLimits, layers: tuple[st
             extra=extra,
         )
 
-    failed_tests = tuple(TestOutcome(t.name, False, t.message or "not run") for t in tests)
     if report.get("exceeded"):
+        limit = f"the output limit ({limits.output_bytes // 1024} KiB)"
         return result(
-            "output_limit", f"Output limit: {limits.output_bytes // 1024} KiB", outcomes=failed_tests
+            "output_limit", f"Output limit: {limits.output_bytes // 1024} KiB", outcomes=_over(tests, limit)
         )
     if report.get("timed_out"):
-        return result("timeout", f"Time limit: {_seconds(limits.wall_s)} of wall time", outcomes=failed_tests)
+        limit = f"the time limit ({_seconds(limits.wall_s)})"
+        return result("timeout", f"Time limit: {_seconds(limits.wall_s)} of wall time", outcomes=_over(tests, limit))
     if sig == signal.SIGXCPU or (sig == signal.SIGKILL and cpu_ns >= limits.cpu_s * 1e9 * 0.98):
-        return result("timeout", f"Time limit: {_seconds(limits.cpu_s)} of CPU time", outcomes=failed_tests)
+        limit = f"the CPU time limit ({_seconds(limits.cpu_s)})"
+        return result("timeout", f"Time limit: {_seconds(limits.cpu_s)} of CPU time", outcomes=_over(tests, limit))
     if cgroup.get("oom_kills", 0) > 0 or "memory" in kinds:
-        return result("memory", f"Memory limit: {limits.memory_mb} MB", outcomes=failed_tests)
+        limit = f"the memory limit ({limits.memory_mb} MB)"
+        return result("memory", f"Memory limit: {limits.memory_mb} MB", outcomes=_over(tests, limit))
     if sig is not None and "done" not in kinds:
-        return result("crashed", f"The program crashed ({_signal_name(int(sig))}).", outcomes=failed_tests)
+        crashed = tuple(TestOutcome(t.name, False, _counted_out(t, "the program then crashed")) for t in tests)
+        return result("crashed", f"The program crashed ({_signal_name(int(sig))}).", outcomes=crashed)
+    failed_tests = tuple(TestOutcome(t.name, False, _counted_out(t, "the results could not be trusted")) for t in tests)
     problem = report.get("channel_error")
     if problem:
         return result(
@@ -187,6 +192,28 @@ def _decide(report: Report, *, graded: bool, limits: JobLimits, layers: tuple[st
     return result("error", f"The program exited with status {exit_code}.", info)
 
 
+_ENDED = "your program ended before this test could check it"  # the grader's (bridge.PeerGone)
+_DURING = "did not report a result: the program ended during this test"
+_NOT_RUN = "not run: the program ended before this test"
+
+
+def _counted_out(test: TestOutcome, then: str) -> str:
+    """The line of a test in a job that went wrong after it ran: a pass is not counted, and says so."""
+    if test.passed:
+        return f"passed, but not counted: {then}"
+    return test.message or _NOT_RUN
+
+
+def _over(tests: tuple[TestOutcome, ...], limit: str) -> tuple[TestOutcome, ...]:
+    """Every test failed, as a job over a limit passes nothing; the test the limit ended names it."""
+    out = []
+    for t in tests:
+        ended = not t.passed and t.message in (_ENDED, _DURING)
+        line = f"{limit} ended your program during this test" if ended else _counted_out(t, f"the run then went over {limit}")
+        out.append(TestOutcome(t.name, False, line))
+    return tuple(out)
+
+
 def _tests(messages: list[ResultMessage]) -> tuple[TestOutcome, ...]:
     plan = next((m for m in messages if m.get("op") == "plan"), None)
     if plan is None:
@@ -197,15 +224,16 @@ def _tests(messages: list[ResultMessage]) -> tuple[TestOutcome, ...]:
         i = m.get("i")
         if m.get("op") == "test" and i is not None and i not in reported:
             reported[i] = TestOutcome(m.get("name", ""), m.get("passed") is True, m.get("message", ""))
+    # The first test without a line was running when the program ended, unless the grader ended the
+    # job itself (out of memory: after the line of the test that ran out); the rest never ran.
+    during = not any(m.get("op") == "memory" for m in messages)
     out = []
     for i, test_id in enumerate(ids):
         if i in reported:
             out.append(reported[i])
         else:
-            name = test_id.rsplit(".", 1)[-1]
-            out.append(
-                TestOutcome(name, False, "did not report a result: the program ended during this test")
-            )
+            out.append(TestOutcome(test_id.rsplit(".", 1)[-1], False, _DURING if during else _NOT_RUN))
+            during = False
     return tuple(out)
 
 

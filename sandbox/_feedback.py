@@ -135,6 +135,19 @@ def display_name(test: unittest.TestCase, original: str) -> str:
     return one_line(name, _MAX_TEXT)
 
 
+def raised_text(exc: BaseException) -> str:
+    """Return "Type: message" for an exception a test met; for the learner's exit or interrupt (a
+    ``RemoteControlFlow`` of the bridge's own), what their code did: "your code called exit(3)"."""
+    if isinstance(exc, bridge.RemoteControlFlow):
+        text = text_of(exc)
+        if exc.kind == "SystemExit":
+            status = text.partition(": ")[2] if ": " in text else ""
+            return f"your code called exit({'' if status == 'None' else status})"
+        return text
+    text = text_of(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
 class _Recorder(unittest.TestResult):
     """Collect one test's outcome with the exception objects, not formatted tracebacks."""
 
@@ -158,8 +171,7 @@ class _Recorder(unittest.TestResult):
         else:
             line, _ = _user_position(exc.__traceback__, self.user_path)
             where = f" (line {line} of your code)" if line is not None else ""
-            text = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-            self.problems.append(one_line(text + where))
+            self.problems.append(one_line(raised_text(exc) + where))
 
     def addSuccess(self, test: unittest.TestCase) -> None:
         self.ok = True

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import importlib
-import importlib.abc
 import importlib.machinery
 import importlib.util
 import io
@@ -23,7 +22,6 @@ import sys
 import traceback
 import types
 import unittest
-from typing import Any
 
 from . import _rootfs, _testprep, bridge, program
 from ._feedback import (
@@ -41,10 +39,9 @@ from ._feedback import (
 from ._fixtures import Fixtures, run_test
 from ._hooks import hook_output
 from ._messages import JobSpec, PreparedTest, ResultOp
+from ._usermodule import TEST_MODULE, USER_MODULE, UserFinder, UserLoader
 
 WORKDIR = "/sandbox"
-USER_MODULE = "user_code"
-TEST_MODULE = "test_code"
 
 _TestCase = unittest.TestCase
 
@@ -230,52 +227,6 @@ def _load_tests(source: str, prepared: PreparedTest | None, test_path: str) -> l
     return tests
 
 
-class _UserModule(types.ModuleType):
-    """The grader's ``user_code``: every attribute read asks the learner process for a value."""
-
-    _sb_peer: bridge.Peer
-
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("__") and name.endswith("__") and name not in ("__all__", "__version__"):
-            raise AttributeError(name)
-        return self._sb_peer.get_remote(0, name)
-
-    def __dir__(self) -> list[str]:
-        names = self._sb_peer.call_remote(0, (), {}, "__dir__")
-        return sorted(str(n) for n in names) if isinstance(names, (list, tuple)) else []
-
-
-class _UserLoader(importlib.abc.Loader):
-    """Import (and reload) ``user_code`` by running the learner's file in the learner process."""
-
-    def __init__(self, peer: bridge.Peer, code: str, user_path: str) -> None:
-        self.peer = peer
-        self.code = code
-        self.user_path = user_path
-
-    def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
-        module = _UserModule(USER_MODULE)
-        object.__setattr__(module, "_sb_peer", self.peer)
-        return module
-
-    def exec_module(self, module: types.ModuleType) -> None:
-        self.peer.load_remote(self.code)
-
-
-class _UserFinder(importlib.abc.MetaPathFinder):
-    """Find ``user_code`` (only it) for the grader's import system."""
-
-    def __init__(self, loader: _UserLoader) -> None:
-        self.loader = loader
-
-    def find_spec(
-        self, fullname: str, path: Any = None, target: Any = None
-    ) -> importlib.machinery.ModuleSpec | None:
-        if fullname != USER_MODULE:
-            return None
-        return importlib.machinery.ModuleSpec(USER_MODULE, self.loader, origin=self.loader.user_path)
-
-
 def _graded(
     code: str,
     test_source: str,
@@ -291,8 +242,8 @@ def _graded(
     if prepared is None:
         prepared = _testprep.prepare(test_source)  # a caller without the bot's side (tests)
     loaded_code = program.learner_stub(code, user_path) if prepared["program"] else code
-    loader = _UserLoader(peer, loaded_code, user_path)
-    sys.meta_path.insert(0, _UserFinder(loader))
+    loader = UserLoader(peer, loaded_code, user_path)
+    sys.meta_path.insert(0, UserFinder(loader))
     sys.modules.pop(USER_MODULE, None)
     unittest.TestCase._formatMessage = note_custom_message  # type: ignore[method-assign,assignment]
     reply: bridge.Reply

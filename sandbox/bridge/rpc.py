@@ -3,6 +3,7 @@ of its own is waiting (a learner's function may call a hook the test registered)
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import io
 import os
@@ -37,6 +38,22 @@ CAPTURE_MAX = 1 << 20  # the most printed text a reply carries (characters)
 CANNOT_CHECK = "the value your code returned cannot be checked"
 
 
+class _CapturedBytes(io.RawIOBase):
+    """The capture's ``buffer``: bytes written are its text, as UTF-8 (a sequence split across writes kept whole)."""
+
+    def __init__(self, text: Captured) -> None:
+        self._text = text
+        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: Any) -> int:
+        chunk = bytes(memoryview(data))
+        self._text.write(self._decoder.decode(chunk))
+        return len(chunk)
+
+
 class Captured(io.TextIOBase):
     """What the learner's code prints while it serves a request: kept for the reply, up to CAPTURE_MAX.
 
@@ -45,11 +62,14 @@ class Captured(io.TextIOBase):
     buffer growing until the memory limit ends it.
     """
 
+    encoding = "utf-8"
+
     def __init__(self, through: Any) -> None:
         self._through = through
         self._parts: list[str] = []
         self._size = 0
         self.spilled = False
+        self.buffer = _CapturedBytes(self)  # sys.stdout.buffer.write(b"...") works as in a plain run
 
     def writable(self) -> bool:
         return True
