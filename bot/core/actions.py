@@ -1,6 +1,6 @@
 """Action ids: the strings controls carry, naming the session, the item and what to do.
 
-Format: `<prefix>:<session>:<position>:<verb>[:<argument>]`, at most about 30 characters, so it fits
+Format: `<prefix>:<session>:<position>[:<tag>]:<verb>[:<argument>]`, at most about 40 characters, so it fits
 Discord's custom_id (100) and Slack's action_id (255). The prefix names the feature that answers
 it (the dispatcher's action table): `qz` a quiz, `dp` a channel's daily post, `pk` a pack admin's
 confirmation, `md` a my-data confirmation. Posts and confirmations sent before they had their own
@@ -37,6 +37,7 @@ LOAD_PASSING = "cp"  # an admin loads the questions of the converted pack that p
 DELETE_DATA = "dx"  # confirmed: delete everything kept about the user named by the argument
 KEEP_DATA = "dk"  # not confirmed: nothing is deleted
 
+TAG_LENGTH = 8  # a tag is an `ItemType.seen` digest: 8 hex digits, never a verb
 NO_SESSION = "-"  # the session part of an action that belongs to no quiz (admin confirmations)
 
 VERBS = {CHOOSE, MULTI, BLANK, CHECK, ANSWER, SHORT_FORM, CODE_FORM, HINT, SKIP, STOP, RESTART, CURRENT, REMOVE_PACK, CANCEL,
@@ -50,10 +51,12 @@ class Action:
     verb: str
     argument: str = ""
     prefix: str = PREFIX
+    tag: str = ""  # what the control answered as it was shown (a daily post's choice: `daily.shown`); "" none
 
     def encode(self) -> str:
         tail = f":{self.argument}" if self.argument else ""
-        return f"{self.prefix}:{self.session_id}:{self.position}:{self.verb}{tail}"
+        tag = f"{self.tag}:" if self.tag else ""
+        return f"{self.prefix}:{self.session_id}:{self.position}:{tag}{self.verb}{tail}"
 
 
 def make(session_id: str, position: int, verb: str, argument: str | int = "", *, prefix: str = PREFIX) -> str:
@@ -76,6 +79,9 @@ def prefix_of(text: str) -> str:
 def parse(text: str, *, prefix: str | None = PREFIX) -> Action | None:
     """Return the action, or None when the string is not one of ours (`prefix=None`: any of `PREFIXES`)."""
     parts = text.split(":")
+    tag = ""
+    if len(parts) in (5, 6) and parts[3] not in VERBS and len(parts[3]) == TAG_LENGTH:  # `<tag>:<verb>`: see `Action.tag`
+        tag = parts.pop(3)
     wanted = PREFIXES if prefix is None else (prefix,)
     if len(parts) not in (4, 5) or parts[0] not in wanted or parts[3] not in VERBS:
         return None
@@ -83,7 +89,7 @@ def parse(text: str, *, prefix: str | None = PREFIX) -> Action | None:
         position = int(parts[2])
     except ValueError:
         return None
-    return Action(parts[1], position, parts[3], parts[4] if len(parts) == 5 else "", parts[0])
+    return Action(parts[1], position, parts[3], parts[4] if len(parts) == 5 else "", parts[0], tag)
 
 
 def is_slow(text: str) -> bool:

@@ -19,14 +19,13 @@ from .errors import BadSubmission, QuizError, SaveConflict
 from .faults import FaultLog
 from .gate import LATE_GRADE, Gate
 from .items import (
-    QUESTION_CHANGED,
     Changed,
     Context,
     Graded,
     Input,
     Make,
     NotAnAnswer,
-    Outcome,
+    answered,
     kind_of,
     remade,
 )
@@ -216,11 +215,8 @@ class Flow:
         progress: Progress | None = None,
     ) -> Reply:
         """Grade or apply an answer to the current item and store the outcome (with `work`'s row settled)."""
-        kind = kind_of(question)
-        if remade(item, question):  # the pack was updated while the item was on screen: the press means nothing now
-            outcome: Outcome = Changed(_(QUESTION_CHANGED))
-        else:
-            outcome = await kind.answer(question, item, given, Context(self._runner, actor.key, running(progress)))
+        # the pack was updated while the item was on screen (its choices, its type): the press means nothing now
+        outcome = await answered(question, item, given, Context(self._runner, actor.key, running(progress)))
         if isinstance(outcome, Changed):
             session.updated_at = self._clock.now()
             await self._gate.save(session)

@@ -25,6 +25,7 @@ from .channel import DailyPost, MemberAnswer, apply_attempt, apply_hint, apply_s
 from .errors import AlreadyAnswered, AnswerCounted, BadSetting, QuestionClosed
 from .messages import answer_feedback
 from .ports import DailyStore, Packs
+from .shown import VERSION_KEY, picks_version
 
 MAX_ID = 100  # platform ids (channels, users) are far shorter; the columns hold 100
 MAX_SELECTIONS = 25  # a question has at most 25 choices or blank options
@@ -161,18 +162,20 @@ class PostAnswering:
         return notice(question.hint or _("There is no hint for this one."), title=_("Hint"))
 
     async def select(
-        self, actor: Actor, post_id: str, selections: dict[int, int], opened: OpenPost | None = None
+        self, actor: Actor, post_id: str, selections: dict[int, int], opened: OpenPost | None = None, *, fresh: bool = False
     ) -> MemberAnswer:
         """Remember the member's menu picks on the post (a blank's option, select-all indices) for Check.
 
         `opened`: the post as the caller just opened it (`open_post`), not read again; the member's
-        row is stored only if its attempts are still those read.
+        row is stored only if its attempts are still those read. `fresh`: `selections` are all the
+        picks (those kept are replaced, not merged: picks made before the question changed go).
         """
-        if len(selections) > MAX_SELECTIONS:
+        if len(selections) > MAX_SELECTIONS + (VERSION_KEY in selections):
             raise BadSetting(_("Too many selections."))
         post, _pack, _question, previous = opened or await self.open_post(actor, post_id)
+        base = replace(previous, selections={}) if fresh and previous is not None else previous
         answer = apply_selection(
-            previous, user_id=actor.user_id, name=actor.mention, selections=selections, at=self._clock.now()
+            base, user_id=actor.user_id, name=actor.mention, selections=selections, at=self._clock.now()
         )
         await self._store.save_member_answer(
             post.id, answer, previous_attempts=previous.attempts if previous is not None else None
@@ -184,13 +187,16 @@ class PostAnswering:
         return await self._store.member_answer(post_id, user_id)
 
 
-def item_of(post: DailyPost, mine: MemberAnswer | None) -> ItemState:
+def item_of(post: DailyPost, mine: MemberAnswer | None, version: str = "") -> ItemState:
     """Dress the member's answer so far as the item state the type module grades.
 
     A member's menu picks are kept in `MemberAnswer.selections`: a blank's pick under its number
-    (1, 2, ...), a select-all pick of shown choice i under the key -1 - i (1 picked, 0 not).
+    (1, 2, ...), a select-all pick of shown choice i under the key -1 - i (1 picked, 0 not), and
+    the question's digest they were made under (`shown.VERSION_KEY`): picks made under another
+    `version` than the question's now are not kept.
     """
-    picks = mine.selections if mine is not None else {}
+    picks = mine.selections if mine is not None and picks_version(mine) in (None, version) else {}
+    picks = {k: v for k, v in picks.items() if k != VERSION_KEY}
     return ItemState(
         pack=post.pack,
         question=post.question,

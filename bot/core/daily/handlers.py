@@ -25,17 +25,19 @@ from bot.core.flow import Flow, Progress, running
 from bot.core.gate import LATE_GRADE, Gate
 from bot.core.i18n import _, number, pgettext
 from bot.core.items import Changed, Context, Input, Make, NotAnAnswer, codetext, kind_of
+from bot.core.items import answered as apply_input
 from bot.core.model import Actor, ItemState, Owner, Session
 from bot.core.packs import AnyQuestion
 from bot.core.ports import Clock, CodeRunner, Repository, WorkTaken
 from bot.core.replies import Button, Fields, Message, Reply, Text, Tone, cmd
 
 from . import actions as dx
+from . import shown
 from .answering import OpenPost, item_of
 from .cards import LEECH_FAILURES
-from .channel import DailyPost, MemberAnswer
+from .channel import DailyPost, MemberAnswer, Tally
 from .errors import AlreadyAnswered
-from .messages import answer_feedback, post_title
+from .messages import answer_feedback, post_message, post_title
 from .review_door import ReviewDoor
 from .service import DailyService
 
@@ -252,10 +254,12 @@ class DailyDesk:
         kind = kind_of(question)
         if action.verb == ax.HINT:
             return replace(await self.daily.hint_post(actor, post.id, opened), private=True)
+        form = kind.form(question, Make(post.id, 0)) if action.verb == ax.ANSWER else None
+        action, values, tags = shown.untagged(action, values)
+        # pressed on the post as it was before its pack changed it (an Answer button: its type changed)
+        if shown.stale(question, action.verb, tags, opened.mine) or (action.verb == ax.ANSWER and form is None):
+            return shown.changed(post_message(post, opened.pack, question, Tally(post.answered, post.right)))
         if action.verb == ax.ANSWER:
-            form = kind.form(question, Make(post.id, 0))
-            if form is None:
-                raise BadSubmission(_("This question is answered with its buttons or menus."))
             return Reply(form=form)
         async with self._flow.waiting(actor, question, f"{post.id}:0") as work:  # code: the learner waits for the sandbox
             return await self._answer_post(actor, opened, action, values, key, work, progress)
@@ -271,13 +275,16 @@ class DailyDesk:
         progress: Progress | None = None,
     ) -> Reply:
         post, question = opened.post, opened.question
-        kind = kind_of(question)
-        item = item_of(post, opened.mine)
+        version = shown.post_version(question)
+        item = item_of(post, opened.mine, version)
         before = set(item.picked)
-        outcome = await kind.answer(question, item, Input(action.verb, action.argument, tuple(values)), Context(self._runner, actor.key, running(progress)))
+        given = Input(action.verb, action.argument, tuple(values))
+        outcome = await apply_input(question, item, given, Context(self._runner, actor.key, running(progress)))
+        if isinstance(outcome, Changed) and outcome.note:  # a control the question's type (changed since) has not
+            return shown.changed(post_message(post, opened.pack, question, Tally(post.answered, post.right)))
         if isinstance(outcome, Changed):
             picks = {**{-1 - i: 0 for i in before}, **{-1 - i: 1 for i in item.picked}}
-            await self.daily.select(actor, post.id, {**item.selections, **picks}, opened)
+            await self.daily.select(actor, post.id, shown.with_version({**item.selections, **picks}, version), opened, fresh=True)
             return Reply(private=True)  # the menu shows the pick; Check grades it
         if isinstance(outcome, NotAnAnswer):
             return Reply(messages=(Message(kind="feedback", parts=outcome.parts, tone=outcome.tone),), private=True)

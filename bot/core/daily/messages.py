@@ -23,6 +23,7 @@ from .pauses import pause_text
 from .queue import DailyQueue, minutes_for
 from .reminders import Reminder, reminder_text
 from .schedule import Schedule
+from .shown import post_version, tagged
 from .streak import Streak
 
 
@@ -40,11 +41,12 @@ def _as_session(post: DailyPost) -> Session:
 _NOT_IN_A_CHANNEL = {ax.SKIP, ax.STOP, ax.RESTART}  # a member cannot skip or stop the channel's question
 
 
-def _channel_rows(message: Message) -> tuple[tuple[Control, ...], ...]:
+def _channel_rows(message: Message, version: str = "") -> tuple[tuple[Control, ...], ...]:
+    """The post's controls: no Skip or Stop, the post's prefix, positions tagged with `version` (`shown`)."""
     rows = []
     for row in message.rows:
         kept = tuple(
-            dx.post_control(c) for c in row if (a := ax.parse(c.action)) is None or a.verb not in _NOT_IN_A_CHANNEL
+            tagged(dx.post_control(c), version) for c in row if (a := ax.parse(c.action)) is None or a.verb not in _NOT_IN_A_CHANNEL
         )
         if kept:
             rows.append(kept)
@@ -54,7 +56,7 @@ def _channel_rows(message: Message) -> tuple[tuple[Control, ...], ...]:
 def post_message(post: DailyPost, pack: Pack, question: AnyQuestion, counts: Tally) -> Message:
     """Render the day's post: the item with its controls, and the live tally below."""
     item = item_message(_as_session(post), 0, pack, question)
-    item = replace(item, rows=_channel_rows(item))
+    item = replace(item, rows=_channel_rows(item, post_version(question)))
     topic = pack.topic_title(question.topic)
     title = post_title(post) + (f" · {topic}" if topic else "")
     note = Text(_("_Answer privately with the controls below; one scored answer each._"))

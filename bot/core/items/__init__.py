@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import random
 
+from bot.core.errors import SaveConflict, StaleAction
+from bot.core.i18n import _
 from bot.core.model import ItemState
 from bot.core.packs.models import AnyQuestion
 
@@ -45,14 +47,35 @@ def remade(item: ItemState, question: AnyQuestion) -> bool:
     (`ItemType.seen`); return whether it did. Items made before `seen` existed are kept as they are."""
     if item.seen is None:
         return False
-    kind = kind_of(question)
-    seen = kind.seen(question)
+    seen = kind_of(question).seen(question)
     if seen == item.seen:
         return False
-    fresh = ItemState(item.pack, item.question)
-    kind.prepare(question, fresh, _RESHUFFLE)
-    item.order, item.picked, item.selections, item.seen = fresh.order, [], {}, seen
+    _make_again(item, question)
     return True
+
+
+def _make_again(item: ItemState, question: AnyQuestion) -> None:
+    fresh = ItemState(item.pack, item.question)
+    kind_of(question).prepare(question, fresh, _RESHUFFLE)
+    item.order, item.picked, item.selections, item.seen = fresh.order, [], {}, fresh.seen
+
+
+async def answered(question: AnyQuestion, item: ItemState, given: Input, ctx: Context) -> Outcome:
+    """Apply one input to the item and grade it: the one path of a quiz's item and a daily post's.
+
+    A press on an item whose pack changed it since it was shown (`remade`), or a control its question's
+    type has not (the pack changed the question's type: a short answer's form sent to what is now a
+    choice), grades nothing: the item is made again and `Changed` says why (`QUESTION_CHANGED`).
+    """
+    if remade(item, question):
+        return Changed(_(QUESTION_CHANGED))
+    try:
+        return await kind_of(question).answer(question, item, given, ctx)
+    except StaleAction as exc:
+        if isinstance(exc, SaveConflict):
+            raise
+        _make_again(item, question)  # made as its type makes it now
+        return Changed(_(QUESTION_CHANGED))
 
 
 __all__ = [
@@ -68,6 +91,7 @@ __all__ = [
     "Outcome",
     "ProofJob",
     "View",
+    "answered",
     "kind_of",
     "remade",
 ]
