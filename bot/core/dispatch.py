@@ -16,6 +16,7 @@ daily post rather than a quiz: `also(Submit, ...)`).
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import is_dataclass, replace
 from functools import partial
 from typing import Any
 
@@ -26,6 +27,7 @@ from . import requests as rq
 from .errors import QuizError
 from .model import Actor
 from .replies import Reply
+from .words import shown
 
 Handler = Callable[[Actor, Any], Awaitable[Reply]]
 ActionHandler = Callable[[Actor, rq.Act], Awaitable[Reply]]
@@ -41,6 +43,28 @@ class Unclaimed(QuizError):
     def __init__(self, refusal: QuizError | None = None) -> None:
         super().__init__(str(refusal) if refusal is not None else _(NOT_OURS))
         self.refusal = refusal  # what the person is told when no older owner claims it either
+
+
+def typed_id(text: str) -> str:
+    """A pack id as a person typed or pasted it: `PyTorch-Basics`, ` demo `, with a zero-width space or a
+    direction mark. Ids are lower case, without spaces or invisible characters (`packs.models.PACK_ID`),
+    so the name can mean only that id; a name that shows nothing is left as typed (it names no pack)."""
+    folded = shown(text).strip().lower()
+    return folded if folded else text
+
+
+def pack_ids(request: Any) -> Any:
+    """The request with the packs it names as their ids (`typed_id`)."""
+    changes: dict[str, Any] = {}
+    pack = getattr(request, "pack", None)
+    if isinstance(pack, str) and typed_id(pack) != pack:
+        changes["pack"] = typed_id(pack)
+    packs = getattr(request, "packs", None)
+    if isinstance(packs, tuple) and any(isinstance(n, str) and typed_id(n) != n for n in packs):
+        changes["packs"] = tuple(typed_id(n) if isinstance(n, str) else n for n in packs)
+    if changes and is_dataclass(request) and not isinstance(request, type):
+        return replace(request, **changes)
+    return request
 
 
 class Dispatcher:
@@ -110,6 +134,7 @@ class Dispatcher:
             if handler is None:
                 raise QuizError(_(NOT_OURS))
         else:
+            request = pack_ids(request)
             key = type(request)
             handler = self._requests.get(key)
             if handler is None:

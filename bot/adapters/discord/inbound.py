@@ -16,6 +16,7 @@ from bot.core import Actor, QuizError, QuizService, Reply, StaleAction, error_re
 from bot.core import actions as ax
 from bot.core import queries as q
 from bot.core import requests as rq
+from bot.core.dispatch import typed_id
 from bot.core.errors import NotAddressed
 from bot.core.i18n import _, number, use_locale
 from bot.core.importing import UPLOAD_SUFFIXES
@@ -259,7 +260,7 @@ class Inbound:
         except Exception:
             log.exception("autocomplete failed")
             return []
-        needle = current.casefold()
+        needle = typed_id(current).casefold()  # as the command will read it: ` De` and a pasted zero-width space too
         return [
             app_commands.Choice(name=lim.clip_plain(n, lim.CHOICE_NAME), value=n[: lim.CHOICE_NAME])
             for n in found
