@@ -2,7 +2,7 @@
 
 app.py      the client: gateway events and the command tree, wired to `Inbound`
 inbound.py  every event becomes one core request; per-learner order; the reply goes to `deliver`
-strays.py   interactions that do not fit: no user named, options not the registered command's
+strays.py   interactions that do not fit: no user named, options not the registered command's; edited code
 commands.py the `/quiz` command tree: options become requests
 origin.py   who acted and where: actors, custom_ids, the lasting component templates
 deliver.py  one path for replies: the interaction, or the channel when no interaction is left

@@ -32,7 +32,7 @@ from .deliver import APOLOGY
 from .inbound import Inbound
 from .origin import PLATFORM, keep_clicked_raw, note_language
 from .posts import DiscordPoster, post_race
-from .strays import OptionMismatch, QuizCommandTree, has_user, refuse_without_user
+from .strays import OptionMismatch, QuizCommandTree, has_user, on_edit, refuse_without_user
 
 if TYPE_CHECKING:
     from bot.app import App
@@ -137,6 +137,9 @@ class QuizBotClient(discord.Client):
 
     async def on_message(self, message: discord.Message) -> None:
         await self.handler.message(message)
+
+    async def on_raw_message_edit(self, payload: discord.RawMessageUpdateEvent) -> None:
+        await on_edit(self.handler.service, self.handler.refs, payload.message, payload.cached_message)  # raw: uncached too
 
     async def publish_race(self, post: ChannelPost) -> None:
         """Post a race's reveal and next round (or final table) to its channel: the race service's port."""

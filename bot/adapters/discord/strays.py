@@ -6,6 +6,9 @@ option may arrive with another type, a value outside its choices, or a user or f
 resolve. discord.py would pass some of these to the command as they are, and fail on others with a
 traceback; here each is refused before any command runs, as a signature mismatch (the tree's error
 handler says the commands were just updated, in one log line), and autocomplete gets no choices.
+
+Also an edited message (MESSAGE_UPDATE) holding code in the bot's DM: it is not graded, and the
+learner is told so (`on_edit`), as on Slack.
 """
 
 from __future__ import annotations
@@ -18,12 +21,19 @@ import discord
 from discord import app_commands
 from discord.enums import AppCommandOptionType as T
 
-from bot.core.i18n import _, use_locale
+from bot.core import QuizService
+from bot.core import queries as q
+from bot.core.i18n import N_, _, use_locale
+from bot.core.replies import Tone, notice
+from bot.metrics import replied
 
-from .deliver import APOLOGY
+from .deliver import APOLOGY, ItemRefs
 from .inbound import REPEATED
+from .origin import actor_of
+from .posts import ChannelResponder
 
 log = logging.getLogger(__name__)
+EDIT_NOT_GRADED = N_("Edits are not graded: send your code again as a new message to have it graded.")
 KEPT_COMMANDS = 5000  # ids of commands taken lately: a gateway resume replays only recent events
 
 GROUPS = (T.subcommand.value, T.subcommand_group.value)
@@ -164,3 +174,28 @@ class QuizCommandTree(app_commands.CommandTree[Any]):
         except discord.HTTPException as exc:
             log.warning("could not answer it (%s %s)", exc.status, exc.code)
         return False
+
+
+async def on_edit(service: QuizService, refs: ItemRefs, message: discord.Message, before: discord.Message | None) -> None:
+    """An edited message holding code in the bot's DM: not graded, and the learner is told so, where they wrote.
+
+    The first send was graded once, under its own key; grading the edit too would count one message
+    twice, and grading only the edit would let a learner change an answer after its feedback (as on
+    Slack). An update that is no edit (a link preview added), the same text, a bot's message and an
+    edit in a guild channel (where code may be anyone's conversation) stay silent.
+    """
+    in_guild = message.guild is not None or getattr(message.channel, "guild_id", None) is not None  # cached or not
+    if message.author.bot or message.webhook_id is not None or in_guild or message.edited_at is None:
+        return
+    if "```" not in message.content or (before is not None and before.content == message.content):
+        return
+    actor = actor_of(message.author, None, message.channel.id, None)
+    log.info("an edited code message from %s; told edits are not graded", actor.user_id)
+    try:
+        language: str = await service.ask(q.LearnerLanguage(actor))
+        with use_locale(language):
+            told = notice(_(EDIT_NOT_GRADED), tone=Tone.WARNING)
+        await ChannelResponder(message, refs).deliver(told)
+    except Exception:
+        log.exception("could not tell a learner that edits are not graded")
+    replied()
