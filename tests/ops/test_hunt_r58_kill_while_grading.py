@@ -62,11 +62,8 @@ async def start_bot(name: str, tmp_path: Path, fake: FakeDiscord, processes: lis
     return bot, metrics
 
 
-async def test_a_restart_at_once_after_a_kill_during_grading_tells_the_learner(
-    tmp_path: Path, fake_discord: FakeDiscord, processes: list[BotProcess]
-) -> None:
-    fake = fake_discord
-    first, metrics = await start_bot("first", tmp_path, fake, processes)
+async def sleepy_code_being_graded(fake: FakeDiscord, metrics: int, processes: list[BotProcess]) -> None:
+    """Alice starts a one-question code quiz and sends `SLEEPY` in the Answer form; return once the sandbox runs it."""
     await send(fake, p.interaction(2, p.command("start", [p.option("pack", "demo"), p.option("difficulty", "hard"), p.option("count", 1)]), p.ALICE))
     (item,) = await until(lambda: questions(fake, p.CHANNEL_ID), "the question", processes)
     shown = copy.deepcopy(item)
@@ -79,6 +76,14 @@ async def test_a_restart_at_once_after_a_kill_during_grading_tells_the_learner(
         if sample(await metrics_of(metrics), "quizbot_sandbox_inflight") >= 1:
             break
         await asyncio.sleep(0.1)
+
+
+async def test_a_restart_at_once_after_a_kill_during_grading_tells_the_learner(
+    tmp_path: Path, fake_discord: FakeDiscord, processes: list[BotProcess]
+) -> None:
+    fake = fake_discord
+    first, metrics = await start_bot("first", tmp_path, fake, processes)
+    await sleepy_code_being_graded(fake, metrics, processes)
     first.kill()  # SIGKILL while the code is being graded
 
     second, _ = await start_bot("second", tmp_path, fake, processes)

@@ -10,18 +10,16 @@ abandoned, so the learner's next request is told to send the answer again.
 from __future__ import annotations
 
 import asyncio
-import copy
 from pathlib import Path
 
 import asyncpg
 
 from tests.conftest import DEMO_PACK
 from tests.discord import payloads as p
-from tests.discord.conftest import find_component
 from tests.discord.fake_discord import BOT_TOKEN, FakeDiscord
-from tests.ops.services import BotProcess, bot_env, free_port, sample, uid_base, wait_http
-from tests.ops.test_hunt_r58_kill_while_grading import NOTE, SLEEPY, send, told
-from tests.ops.test_two_discord_processes import metrics_of, questions, until
+from tests.ops.services import BotProcess, bot_env, free_port, uid_base, wait_http
+from tests.ops.test_hunt_r58_kill_while_grading import NOTE, send, sleepy_code_being_graded, told
+from tests.ops.test_two_discord_processes import until
 
 
 def env_for(pg_url: str, tmp_path: Path, fake: FakeDiscord, metrics: int) -> dict[str, str]:
@@ -59,17 +57,7 @@ async def test_a_process_killed_while_grading_on_postgresql_is_told_by_the_next_
 ) -> None:
     fake = fake_discord
     first, metrics = await start_bot("first", pg_url, tmp_path, fake, processes)
-    await send(fake, p.interaction(2, p.command("start", [p.option("pack", "demo"), p.option("difficulty", "hard"), p.option("count", 1)]), p.ALICE))
-    (item,) = await until(lambda: questions(fake, p.CHANNEL_ID), "the question", processes)
-    shown = copy.deepcopy(item)
-    click = await send(fake, p.interaction(3, p.component(find_component(shown, "Answer")["custom_id"], 2), p.ALICE, message=shown))
-    await until(lambda: fake.callbacks(click["id"]), "the form", processes)
-    form = fake.callbacks(click["id"])[0].body["data"]
-    await send(fake, p.interaction(5, p.modal_submit(form["custom_id"], SLEEPY), p.ALICE, message=shown))
-    for _ in range(600):
-        if sample(await metrics_of(metrics), "quizbot_sandbox_inflight") >= 1:
-            break
-        await asyncio.sleep(0.1)
+    await sleepy_code_being_graded(fake, metrics, processes)
     (row,) = await rows(pg_url)
     assert not row["overdue"]  # a live process's row: its deadline is minutes away
     first.kill()  # SIGKILL while the code is being graded: the row stays, unmarked
