@@ -45,11 +45,15 @@ class Unclaimed(QuizError):
         self.refusal = refusal  # what the person is told when no older owner claims it either
 
 
+QUOTES = "\"'`‘’“”«»„‚"  # around a typed name: the person's way of naming it (an id holds none)
+
+
 def typed_id(text: str) -> str:
-    """A pack id as a person typed or pasted it: `PyTorch-Basics`, ` demo `, with a zero-width space or a
-    direction mark. Ids are lower case, without spaces or invisible characters (`packs.models.PACK_ID`),
-    so the name can mean only that id; a name that shows nothing is left as typed (it names no pack)."""
-    folded = shown(text).strip().lower()
+    """A pack id as a person typed or pasted it: `PyTorch-Basics`, ` demo `, `"demo"`, with a zero-width
+    space or a direction mark. Ids are lower case, without spaces, quotes or invisible characters
+    (`packs.models.PACK_ID`), so the name can mean only that id; a name that shows nothing is left as
+    typed (it names no pack)."""
+    folded = shown(text).strip().strip(QUOTES).strip().lower()
     return folded if folded else text
 
 
