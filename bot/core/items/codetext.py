@@ -65,8 +65,11 @@ def code_of(text: str) -> str:
 
 
 def check(code: str, *, limit: int | None = None) -> str:
-    """Refuse code that is empty, over the sandbox's size limit or plainly not Python text."""
+    """Refuse code that is empty, over the sandbox's size limit or plainly not Python text; return it
+    without a leading byte order mark (an editor's marker of the text's encoding, never code: Python
+    refuses the character)."""
     limit = limit or DEFAULT_LIMIT
+    code = code.removeprefix("\ufeff")
     if not code.strip():
         raise BadSubmission(_("The code is empty. Send your solution in a code block that starts with ```python."))
     size = len(code.encode("utf-8"))
