@@ -288,7 +288,7 @@ def _graded(
         _flush()
         info = describe(exc, user_path)
         if info["line"] is None:
-            info = {"type": type(exc).__name__, "message": clip(f"the test file failed to load: {exc}"),
+            info = {"type": type(exc).__name__, "message": clip(f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__),
                     "line": None, "col": None, "source": None}  # fmt: skip
         channel.send("error", where="test", **info)
         channel.send("done", exit=1)
