@@ -39,6 +39,9 @@ class QuizError(Exception):
     locale: str | None = None
 
 
+MAX_ECHO = 100  # characters of a typed name quoted back in a refusal
+
+
 class UnknownName(QuizError):
     """A name that does not exist; the message lists the names that do."""
 
@@ -46,7 +49,9 @@ class UnknownName(QuizError):
         self.kind, self.name, self.known = kind, name, tuple(known)
         listed = ", ".join(f"`{k}`" for k in known) if known else _("none")
         sentence = _UNKNOWN.get(kind, N_("There is no {kind} `{name}`. Available: {listed}."))
-        super().__init__(_(sentence).format(kind=kind, name=shown(name), listed=listed))  # a typed RLO flips the line
+        seen = shown(name)  # a typed RLO flips the line; a very long name would crowd out the list that helps
+        seen = seen if len(seen) <= MAX_ECHO else seen[: MAX_ECHO - 1] + "…"
+        super().__init__(_(sentence).format(kind=kind, name=seen, listed=listed))
 
 
 class NoActiveQuiz(QuizError):

@@ -15,6 +15,7 @@ from .ports import Clock, Repository
 from .replies import Fields, Message, Reply, Text, cmd, notice
 from .review import due_before
 from .stats import stats_message
+from .words import shown
 
 
 class Views:
@@ -66,7 +67,7 @@ class Views:
         if language is not None:
             infos = [info for info in infos if same_language(info.language, language)]
             if not infos:
-                return notice(_("No pack here is written in `{language}`.").format(language=language))
+                return notice(_("No pack here is written in `{language}`.").format(language=shown(language).replace("`", "'")))
         rows = []
         for info in infos:
             state = "" if info.enabled else " " + _("(disabled here)")

@@ -3,7 +3,7 @@
 Every table with a user column is covered: sessions the learner owns, attempts, review cards,
 daily settings, streaks, days, leech cards and reminders, daily answers, race answers and drafts,
 leaderboard privacy, and the daily schedules they set (their id is blanked, the schedule stays:
-it belongs to the channel). Tables without a platform column are reached through their parent
+it belongs to the channel), as are the races they started (who started one is kept in its JSON). Tables without a platform column are reached through their parent
 (a daily post, a race). A new table with a user column must be added to `TABLES` here; a test
 checks that every such table is.
 """
@@ -109,6 +109,9 @@ class PrivacyStore(Base):
                 found = [{k: _plain(name, k, v) for k, v in row._mapping.items()} for row in rows]
                 if found:
                     out[name] = found
+            started = [_race_export(row) for row in await _started_races(c, platform, user_id)]
+            if started:
+                out[s.races.name] = started
         return out
 
     async def delete_user(self, platform: str, user_id: str) -> dict[str, int]:
@@ -124,7 +127,33 @@ class PrivacyStore(Base):
                     result = await c.execute(delete(covered.table).where(where))
                 if result.rowcount:
                     counts[covered.table.name] = int(result.rowcount)
+            started = await _started_races(c, platform, user_id)
+            for row in started:  # the race stays (it is the channel's); who started it is blanked
+                data = {**json.loads(row.data), "by": "", "by_name": ""}
+                await c.execute(update(s.races).where(s.races.c.id == row.id).values(data=_race_json(data)))
+            if started:
+                counts[s.races.name] = len(started)
         return counts
+
+
+async def _started_races(c: AsyncConnection, platform: str, user_id: str) -> list[Any]:
+    """The races the learner started (`by` in the race's JSON, written compactly by `social._data`)."""
+    r = s.races.c
+    needle = '"by":' + json.dumps(user_id, ensure_ascii=False)
+    rows = await c.execute(select(r.id, r.platform, r.scope, r.channel_id, r.status, r.created_at, r.data).where(
+        and_(r.platform == platform, r.data.contains(needle, autoescape=True))
+    ))
+    return [row for row in rows if json.loads(row.data).get("by") == user_id]
+
+
+def _race_export(row: Any) -> dict[str, Any]:
+    data = json.loads(row.data)
+    return {"id": row.id, "platform": row.platform, "scope": row.scope, "channel_id": row.channel_id, "status": row.status,
+            "created_at": _plain("races", "created_at", row.created_at), "by": data.get("by"), "by_name": data.get("by_name")}
+
+
+def _race_json(data: dict[str, Any]) -> str:
+    return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
 
 
 async def _uncount_daily_answers(c: AsyncConnection, platform: str, user_id: str) -> None:

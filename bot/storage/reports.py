@@ -11,7 +11,7 @@ import asyncio
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Float, Integer, case, cast, func, select
+from sqlalchemy import Float, Integer, and_, case, cast, func, select
 from sqlalchemy.dialects.postgresql import JSONB
 
 from bot.core.model import Streak
@@ -22,6 +22,7 @@ from . import report_firsts as firsts
 from . import report_queries as q
 from . import tables as t
 from .base import Database
+from .due import LIVE, SUSPENDED
 
 
 def _int(value: Any) -> Any:
@@ -110,8 +111,8 @@ class ReportStore:
             r.platform,
             r.user_id,
             func.sum(case((stability > mastered_days, 1), else_=0)).label("mastered"),
-            func.sum(case((r.due <= now, 1), else_=0)).label("overdue"),
-        ).where(r.pack_id == filters.pack)
+            func.sum(case((and_(r.due <= now, ~SUSPENDED), 1), else_=0)).label("overdue"),  # a leech is never due
+        ).where(r.pack_id == filters.pack, LIVE)  # an item its pack no longer has: history only, as on `/quiz stats`
         if filters.platform is not None:
             cards = cards.where(r.platform == filters.platform)
         cards = cards.group_by(r.platform, r.user_id)

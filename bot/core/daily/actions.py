@@ -9,6 +9,7 @@ are not about an item.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, replace
 
 from bot.core import actions as ax
@@ -17,7 +18,9 @@ from bot.core.replies import Control, InputRequest
 PREFIX = "dy"
 
 START_REVIEW = "start"  # the reminder's Start button: begin today's review
-RESET_LEECH = "unleech"  # argument: `<pack>/<question>`
+RESET_LEECH = "unleech"  # argument: `<pack>/<question>`, or `#<digest>` when that is too long (`reset_leech`)
+MAX_ACTION_CHARS = 100  # Discord's custom_id (Slack's action_id holds 255)
+DIGEST = "#"
 
 VERBS = {START_REVIEW, RESET_LEECH}
 
@@ -33,6 +36,21 @@ class DailyAction:
 
 def make(verb: str, argument: str = "") -> str:
     return DailyAction(verb, argument).encode()
+
+
+def leech_digest(pack: str, question: str) -> str:
+    """A short name of a leech's item, for an action id its ids would make too long."""
+    return hashlib.sha256(f"{pack}/{question}".encode()).hexdigest()[:24]
+
+
+def reset_leech(pack: str, question: str) -> str:
+    """The Reset button's action id: the item by name when it fits every platform, else by its digest.
+
+    Pack ids have up to 40 characters and item ids 64, so `dy:unleech:<pack>/<item>` can pass
+    Discord's 100 characters; the digest is matched against the learner's leeches when pressed.
+    """
+    named = make(RESET_LEECH, f"{pack}/{question}")
+    return named if len(named) <= MAX_ACTION_CHARS else make(RESET_LEECH, DIGEST + leech_digest(pack, question))
 
 
 def parse(text: str) -> DailyAction | None:

@@ -197,7 +197,7 @@ class DailyDesk:
         if marker not in self._leeches:
             return reply
         self._leeches.discard(marker)
-        reset = Button(dx.make(dx.RESET_LEECH, _key(item.pack, item.question)), pgettext("button", "Reset"), role="")
+        reset = Button(dx.reset_leech(item.pack, item.question), pgettext("button", "Reset"), role="")
         note = Message(
             kind="notice",
             title=_("Leech"),
@@ -369,6 +369,8 @@ class DailyDesk:
         """The reminder's Start button (or Start new, naming the quiz it replaces), or a leech's Reset button."""
         if action.verb == dx.START_REVIEW:
             return await self.review(actor, key=key, replacing=action.argument)
+        if action.argument.startswith(dx.DIGEST):  # a long item, named by its digest: one of the learner's leeches
+            return await self.daily.reset_leech_by_digest(actor, action.argument.removeprefix(dx.DIGEST))
         pack, sep, question = action.argument.partition("/")
         if not sep or not pack or not question:
             raise QuizError(_(NOT_OURS))
@@ -391,7 +393,7 @@ class DailyDesk:
         if user_id is None or user_id == actor.user_id:
             leeches = await self.daily.leeches(actor)
             buttons = tuple(
-                Button(dx.make(dx.RESET_LEECH, _key(p, q)), pgettext("button", "Reset {item}").format(item=q)[:80]) for p, q in leeches[:LEECH_BUTTONS]
+                Button(dx.reset_leech(p, q), pgettext("button", "Reset {item}").format(item=q)[:80]) for p, q in leeches[:LEECH_BUTTONS]
             )
         return Message(kind="stats", title=_("Daily practice"), parts=tuple(parts), rows=(buttons,) if buttons else ())
 

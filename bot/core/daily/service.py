@@ -25,6 +25,7 @@ from bot.core.progress import is_mastered, streak_on
 from bot.core.replies import Fields, Message, Reply, Text, Tone, cmd, notice
 from bot.core.review import due_before
 
+from . import actions as dx
 from .answering import MAX_ID, PostAnswering
 from .cards import LEECH_FAILURES
 from .errors import BadSetting, CantPost, NoSchedule
@@ -252,6 +253,14 @@ class DailyService:
         await self._store.save_card_failures(actor.platform, actor.user_id, item, 0, False)
         return notice(_("`{item}` is back in your daily review.").format(item=f"{item[0]}/{item[1]}"), tone=Tone.SUCCESS)
 
+    async def reset_leech_by_digest(self, actor: Actor, digest: str) -> Reply:
+        """Reset the learner's leech whose Reset button names it by its digest (`actions.reset_leech`)."""
+        cards = [(pack, question) for pack, question, _card in await self._store.cards(actor.platform, actor.user_id)]
+        for item in [*await self.leeches(actor), *cards]:  # a card no longer a leech (pressed twice) is named as such
+            if dx.leech_digest(*item) == digest:
+                return await self.reset_leech(actor, item)
+        return notice(_("That item is not a leech any more: it is in your daily review."))
+
     async def leeches(self, actor: Actor) -> list[ItemKey]:
         """Return the learner's leeches (cards suspended from the daily review)."""
         return await self._store.leeches(actor.platform, actor.user_id)
@@ -339,7 +348,9 @@ class DailyService:
         streak = streak_on(learner.streak, now, learner.tz)
         _cards, due_total, _more = await self._store.due_cards(actor.platform, who, now, due_before(now, learner.tz), 0)
         leeches = await self._store.leeches(actor.platform, who)
-        return daily_stats_fields(streak, due=due_total, leeches=leeches, reminder=learner.reminder)
+        # The reminder (its hour and time zone) is the learner's own: someone else's stats leave it out.
+        reminder = learner.reminder if who == actor.user_id else None
+        return daily_stats_fields(streak, due=due_total, leeches=leeches, reminder=reminder)
 
     async def mastered(self, actor: Actor, *, user_id: str | None = None) -> dict[tuple[str, str], int]:
         """Count mastered items (stability above 21 days) per (pack, topic title)."""

@@ -59,10 +59,19 @@ class BadRaceOption(QuizError):
 
 
 class NotEnoughItems(QuizError):
-    def __init__(self, have: int, asked: int, where: str) -> None:
+    def __init__(self, have: int, asked: int, where: str, *, least: int = 0) -> None:
+        """`least`: the fewest rounds a race has; with fewer items, asking for fewer rounds cannot help."""
         self.have, self.asked = have, asked
         text = (
             ngettext(
+                "{where} has {n} item a race can use (choice, select-all, blanks, short); a race needs at least {least}. "
+                "Pick another pack, or fewer filters.",
+                "{where} has {n} items a race can use (choice, select-all, blanks, short); a race needs at least {least}. "
+                "Pick another pack, or fewer filters.",
+                have,
+            )
+            if 0 < have < least
+            else ngettext(
                 "{where} has {n} item a race can use (choice, select-all, blanks, short); you asked for {asked} rounds. "
                 "Ask for {n} or fewer rounds, or pick another pack.",
                 "{where} has {n} items a race can use (choice, select-all, blanks, short); you asked for {asked} rounds. "
@@ -72,9 +81,12 @@ class NotEnoughItems(QuizError):
             if have
             else _("{where} has no items a race can use (choice, select-all, blanks, short).")
         )
-        super().__init__(text.format(where=where, n=number(have), asked=number(asked)))
+        super().__init__(text.format(where=where, n=number(have), asked=number(asked), least=number(least)))
 
 
 class NotRaceStarter(QuizError):
     def __init__(self, starter: str) -> None:
+        if not starter:  # its starter deleted their data (`/quiz my-data delete`): nobody is named
+            super().__init__(_("Only an admin can stop this race."))
+            return
         super().__init__(_("Only {who}, who started this race, or an admin can stop it.").format(who=starter))

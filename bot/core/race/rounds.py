@@ -215,6 +215,24 @@ class Rounds:
         except Exception:
             log.exception("posting race %s round %d failed", race.id, closed + 1)
 
+    async def close_stopped(self, race: Race) -> bool:
+        """Close a stopped race's round message (controls off, the answer marked), as a round's end does."""
+        if race.running or race.round >= race.rounds:
+            return False
+        item = race.items[race.round]
+        try:
+            question: AnyQuestion | None = await self._question(item)
+        except QuizError:  # left its pack: shown from its snapshot, as `_post_after_round` does
+            question = item.snapshot.question if item.snapshot is not None else None
+        if question is None:
+            return False
+        server = await self._languages.server(race.platform, race.scope)
+        with use_locales(server, server):
+            closed = view.round_message(race, race.round, await self._pack(item.pack), question, closed=True)
+        post = ChannelPost(race.platform, race.scope, race.channel_id, race.id, (), closed_round=closed, anchor=dict(race.anchor))
+        await self._publish(post)
+        return True
+
     # ------------------------------------------------------------ timers
 
     def schedule(self, race: Race) -> None:

@@ -139,7 +139,7 @@ class RaceService:
                 where = (_("Pack `{pack}` with those filters") if topic or difficulty else _("Pack `{pack}`")).format(pack=pack)
             else:
                 where = _("The enabled packs with those filters") if topic or difficulty else _("The enabled packs")
-            raise NotEnoughItems(len(candidates), rounds, where)
+            raise NotEnoughItems(len(candidates), rounds, where, least=ROUNDS_MIN)
         self._rng.shuffle(candidates)
         items = []
         for p, q in candidates[:rounds]:
@@ -271,6 +271,7 @@ class RaceService:
         self._rounds.count(done)
         self._rounds.cancel_timer(race_id)
         self._remember(done.race)
+        self._rounds.spawn(self._rounds.close_stopped(done.race))  # its round's message loses its controls
         return Reply(messages=(view.final_message(done.race),), private=False)
 
     async def _snapshot(self, race_id: str, round_index: int) -> Race:
