@@ -15,7 +15,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from .core.errors import PackInvalid, Problem, StorageError
+from .core.errors import PackInvalid, Problem, QuizError, StorageError
 from .core.replies import plural
 from .logs import setup_logging
 from .loop import run as run_loop
@@ -318,7 +318,7 @@ async def _pack(args: argparse.Namespace, settings: Settings) -> int:
 
 def _convert(args: argparse.Namespace) -> int:
     """Convert a quiz file from another tool and write the pack (runs in a worker thread)."""
-    from .core.convert import MAX_INPUT_BYTES, ConvertError, convert_bytes, csv_template
+    from .core.convert import MAX_INPUT_BYTES, convert_bytes, csv_template
     from .core.convert.columns import parse_map
 
     if args.template:
@@ -329,7 +329,7 @@ def _convert(args: argparse.Namespace) -> int:
         return 2
     path: Path = args.file
     if not path.is_file():
-        err.print(f"{path}: no such file", markup=False, soft_wrap=True)
+        err.print(f"{path}: " + ("a folder, not a file; give the quiz file to convert" if path.is_dir() else "no such file"), markup=False, soft_wrap=True)
         return 1
     if path.stat().st_size > MAX_INPUT_BYTES:
         err.print(f"{path}: the file is larger than {MAX_INPUT_BYTES // 1048576} MiB, the limit for conversion", markup=False, soft_wrap=True)
@@ -339,13 +339,12 @@ def _convert(args: argparse.Namespace) -> int:
     except ValueError as exc:
         err.print(f"--map {exc}", markup=False, soft_wrap=True)
         return 2
-    with path.open("rb") as handle:
-        data = handle.read(MAX_INPUT_BYTES + 1)
+    from .pack_import import read_source
+
     try:
-        conversion = convert_bytes(
-            str(path), data, fmt=args.source_format, pack_id=args.pack, title=args.title, column_map=column_map
-        )
-    except ConvertError as exc:
+        data = read_source(path, MAX_INPUT_BYTES + 1)
+        conversion = convert_bytes(str(path), data, fmt=args.source_format, pack_id=args.pack, title=args.title, column_map=column_map)
+    except QuizError as exc:  # ConvertError, or a file that cannot be read
         err.print(str(exc), markup=False, soft_wrap=True)
         return 1
     for line in conversion.report_lines():

@@ -82,19 +82,27 @@ def _converted_for_import(path: Path) -> tuple[LoadedPack, bytes] | None:
 
     if not path.is_file():
         return None
-    with path.open("rb") as handle:
-        head = handle.read(64 * 1024)
-    if is_native_pack(path.name, head):
+    if is_native_pack(path.name, read_source(path, 64 * 1024)):
         return None
-    if path.stat().st_size > MAX_INPUT_BYTES:
+    data = read_source(path, MAX_INPUT_BYTES + 1)
+    if len(data) > MAX_INPUT_BYTES:  # counted while reading, not taken from what stat() says
         raise QuizError(f"{path}: the file is larger than {MAX_INPUT_BYTES // 1048576} MiB, the limit for conversion")
-    conversion = convert_bytes(str(path), path.read_bytes())
+    conversion = convert_bytes(str(path), data)
     for line in conversion.report_lines():
         err.print(line, markup=False, soft_wrap=True)
     if not conversion.ok or conversion.loaded is None:
         raise QuizError(f"{path}: nothing was converted; nothing was loaded.")
     zipped = conversion.zip_bytes()
     return load_bytes(f"{conversion.pack['pack']}.zip", zipped), zipped
+
+
+def read_source(path: Path, most: int) -> bytes:
+    """Read at most `most` bytes of a file; one that cannot be read is a QuizError naming it and why."""
+    try:
+        with path.open("rb") as handle:
+            return handle.read(most)
+    except OSError as exc:  # an I/O error has no file name of its own: say which file, and that it was a read
+        raise QuizError(f"{path}: cannot be read ({exc.strerror or exc})") from None
 
 
 def in_source_files(problems: Sequence[Problem], paths: Sequence[Path]) -> list[Problem]:

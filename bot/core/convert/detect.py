@@ -10,6 +10,7 @@ from bot.core.i18n import M_
 from .ankipkg import is_package
 from .columns import looks_like_header
 from .result import ConvertError, UnknownFormat
+from .text import utf16
 
 FORMATS: tuple[str, ...] = ("moodle-xml", "gift", "red-trivia", "opentdb", "csv", "anki", "anki-package")
 ALIASES = {
@@ -83,8 +84,9 @@ def detect(data: bytes, source: str) -> str:
     head = data[:SNIFF_BYTES]
     for bom in (b"\xef\xbb\xbf",):
         head = head.removeprefix(bom)
-    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
-        text = head.decode("utf-16", errors="replace")
+    codec = utf16(head)
+    if codec is not None:
+        text = head.decode(codec, errors="replace")
     else:
         text = head.decode("utf-8", errors="replace")
     stripped = text.lstrip()

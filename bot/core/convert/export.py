@@ -7,6 +7,7 @@ knows what a round trip loses (hints in GIFT, per-choice feedback in CSV, code i
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,6 +20,7 @@ from bot.core.report.sheet import SheetWriter  # a cell that would start a formu
 from .table import COLUMNS
 
 EXPORT_FORMATS: tuple[str, ...] = ("gift", "moodle-xml", "csv")
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")  # what XML 1.0 cannot hold, even escaped
 
 
 @dataclass
@@ -159,7 +161,9 @@ def _moodle(pack: Pack) -> Export:
         parts.append(head + body + hint + tags + "  </question>\n")
         out.written += 1
     parts.append("</quiz>\n")
-    out.text = "".join(parts)
+    out.text, dropped = _NOT_XML.subn("", "".join(parts))  # a YAML "\x0b" or "\e" loads, but breaks the XML
+    if dropped:
+        out.lose("control characters (XML cannot hold them; the rest of each text is kept)")
     return out
 
 

@@ -23,11 +23,21 @@ _BLANK_RUNS = re.compile(r"\n{3,}")
 _LIST_LINE = re.compile(r"^\s*(?:- |\d+\. )")
 
 
-def decode(data: bytes, source: str) -> str:
-    """Decode UTF-8 (with or without a byte order mark) or UTF-16 with a byte order mark."""
+def utf16(data: bytes) -> str | None:
+    """The codec of UTF-16 text (with a byte order mark, or without: a NUL in every other byte), else None."""
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "utf-16"
+    if len(data) > 1 and (data[0] == 0) != (data[1] == 0):  # ASCII first, as every quiz file starts
+        return "utf-16-le" if data[1] == 0 else "utf-16-be"
+    return None
+
+
+def decode(data: bytes, source: str) -> str:
+    """Decode UTF-8 (with or without a byte order mark) or UTF-16 (with or without one)."""
+    codec = utf16(data)
+    if codec is not None:
         try:
-            return data.decode("utf-16")
+            return data.decode(codec).removeprefix("\ufeff")
         except UnicodeDecodeError as exc:
             raise ConvertError(source, None, M_("not valid UTF-16 text")) from exc
     try:

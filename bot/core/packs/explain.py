@@ -21,6 +21,7 @@ from .models import (
     Choice,
     ChoiceQuestion,
     CodeQuestion,
+    EntryError,
     Limits,
     NumberSpec,
     Pack,
@@ -62,14 +63,15 @@ def problems_from(
         # union tags (the question type), which people never wrote.
         path: tuple[str | int, ...] = ()
         node: Any = data
-        for part in error["loc"]:
+        last = len(error["loc"]) - 1
+        for i, part in enumerate(error["loc"]):
             if _has(node, part):
                 path = (*path, part)
                 node = node[part]
             elif isinstance(node, dict) and isinstance(part, str) and part.isdigit() and int(part) in node:
                 path = (*path, int(part))
                 node = node[int(part)]
-            elif isinstance(node, dict) and error["type"] == "invalid_key":
+            elif isinstance(node, dict) and error["type"] == "invalid_key" and i == last:  # the key itself, not a union tag
                 key = next((k for k in node if str(k) == str(part)), part)  # pydantic names a key that is not text as text
                 path = (*path, key)
         located.append((path, error))
@@ -146,6 +148,11 @@ def _explain_error(
         if allowed:
             return line, col, M_("{parent}unknown key `{key}` (allowed here: {allowed})", parent=parent, key=path[-1], allowed=allowed)
         return line, col, M_("{parent}unknown key `{key}`", parent=parent, key=path[-1])
+    cause = ctx.get("error")
+    if kind == "value_error" and isinstance(cause, EntryError):  # a model's own check: its words, at the entry
+        entry = path if cause.index is None else (*path, cause.index)
+        line, col = positions.value(entry)
+        return line, col, M_("{where}: {problem}", where=describe(entry, data, root), problem=cause.message)
     line, col = positions.value(path)
     if kind == "union_tag_invalid":
         line, col = positions.value((*path, "type"))
@@ -179,6 +186,8 @@ def _explain_error(
     if kind in ("too_short", "too_long"):
         limit = ctx.get("min_length" if kind == "too_short" else "max_length", "?")
         found = ctx.get("actual_length", "?")
+        if kind == "too_short" and limit == 1 and found == 0:
+            return line, col, M_("{where}: the list is empty; give at least one entry", where=where)
         if kind == "too_short":
             return line, col, M_("{where}: at least {limit} entries (found {found})", where=where, limit=limit, found=found)
         return line, col, M_("{where}: at most {limit} entries (found {found})", where=where, limit=limit, found=found)

@@ -105,8 +105,9 @@ def load_path(path: FsPath) -> LoadedPack:
             raise PackInvalid([Problem(str(path), 1, 1, M_("no {name} in this folder", name=PACK_FILE))])
         budget = _Budget()
         return _load_text(_read_file(main, budget), str(main), _folder_reader(path, budget))
-    if not path.is_file():
-        raise PackInvalid([Problem(str(path), 1, 1, M_("no such file or folder"))])
+    if not path.is_file():  # a device or a pipe exists, but is no pack (and a pipe would never end)
+        missing = M_("not a file or a folder; give a pack folder, a .yaml or a .zip file") if path.exists() else M_("no such file or folder")
+        raise PackInvalid([Problem(str(path), 1, 1, missing)])
     try:
         with path.open("rb") as stream:
             data = _read_capped(stream, MAX_PACK_BYTES)
@@ -127,6 +128,8 @@ def load_bytes(filename: str, data: bytes, *, display: str | None = None, base: 
     if lower.endswith(".zip"):
         return _load_zip(shown, data, budget)
     if lower.endswith((".yaml", ".yml")):
+        if data.startswith((b"PK\x03\x04", b"PK\x05\x06")):  # a zip's signature: no text starts so
+            raise PackInvalid([Problem(shown, 1, 1, M_("the file is a .zip archive, not YAML text; give it a name ending in .zip"))])
         budget.take(len(data))
         text = _decode(data, shown)
         reader = _folder_reader(base, budget) if base is not None else _no_files
@@ -243,6 +246,8 @@ def _load_zip(shown: str, data: bytes, budget: _Budget) -> LoadedPack:
         archive = zipfile.ZipFile(io.BytesIO(data))
         members = [m for m in archive.infolist() if not m.filename.endswith(("/", "\\"))]
     except _ZIP_ERRORS as exc:
+        if re.search(rb"^[\"']?(?:pack|questions)[\"']?[ \t]*:", data[:65536], re.M) and not data.startswith(b"PK"):
+            raise PackInvalid([Problem(shown, 1, 1, M_("not a valid .zip file: it holds YAML text; give it a name ending in .yaml"))]) from exc
         raise PackInvalid([Problem(shown, 1, 1, M_("not a valid .zip file"))]) from exc
     if len(members) > MAX_ZIP_MEMBERS:
         raise PackInvalid([Problem(shown, 1, 1, M_("the .zip holds more than {most} files", most=MAX_ZIP_MEMBERS))])
@@ -255,10 +260,11 @@ def _load_zip(shown: str, data: bytes, budget: _Budget) -> LoadedPack:
             raise PackInvalid([Problem(shown, 1, 1, message)])
         raise PackInvalid([Problem(shown, 1, 1, M_("the .zip holds no {name}", name=PACK_FILE))])
     main = mains[0]
-    if len(mains) > 1 and mains[1].count("/") == main.count("/"):
-        both = ", ".join(f"`{n}`" for n in mains[:2])
-        raise PackInvalid([Problem(shown, 1, 1, M_("the .zip holds more than one pack ({both}); zip one pack per file", both=both))])
     root = posixpath.dirname(main)
+    other = next((n for n in mains[1:] if n.count("/") == main.count("/") or (root and not n.startswith(f"{root}/"))), None)
+    if other is not None:  # beside it, or deeper in another folder: a pack.yaml in the pack's own folder is its file
+        both = f"`{main}`, `{other}`"
+        raise PackInvalid([Problem(shown, 1, 1, M_("the .zip holds more than one pack ({both}); zip one pack per file", both=both))])
 
     def read(name: str) -> str | None:
         if _leaves_pack(name):  # the folder rule: the pack's own folder, even where the archive holds more

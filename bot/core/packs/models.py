@@ -16,14 +16,29 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from bot.core.i18n import M_, Said
+
 PACK_ID = r"^[a-z0-9][a-z0-9-]{0,38}[a-z0-9]$"
 ITEM_ID = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
 BLANK = re.compile(r"\{\{\s*(\d{1,9})\s*\}\}")  # a longer number is text (Python reads at most 4,300 digits)
 MAX_VERSION = 2**31 - 1  # a 32-bit INTEGER column on SQLite and PostgreSQL
 TOPIC_CHARS = 64  # the topic columns are VARCHAR(64)
+STORED = "stored"  # validation context: a pack read back from the database, validated when it was loaded
 
 Difficulty = Literal["easy", "medium", "hard"]
 DIFFICULTIES: tuple[str, ...] = ("easy", "medium", "hard")
+
+
+class EntryError(ValueError):
+    """A validator's problem with one entry of the list it checks, said for the pack's author.
+
+    `message` is made with `M_` (the chat says it in the admin's language); `index` is the entry's,
+    so the validator points at that entry's line rather than at the list (None: at the field).
+    """
+
+    def __init__(self, message: Said, index: int | None = None) -> None:
+        super().__init__(message)
+        self.message, self.index = message, index
 
 
 def _no_bool(kind: str) -> BeforeValidator:
@@ -106,6 +121,23 @@ class BlanksQuestion(QuestionBase):
         ),
     )
 
+    @field_validator("code")
+    @classmethod
+    def _numbered(cls, value: str, info: ValidationInfo) -> str:
+        """Blanks are numbered from 1 without a gap: a learner shown blanks 1 and 3 looks for blank 2.
+
+        A pack read back from the database (`STORED` in the context) was stored before this rule: kept."""
+        if info.context and info.context.get(STORED):
+            return value
+        numbers = sorted({int(m.group(1)) for m in BLANK.finditer(value)})
+        wanted = list(range(1, len(numbers) + 1))
+        if numbers != wanted:
+            missing = next(n for n in wanted if n not in numbers)
+            listed = ", ".join(str(n) for n in numbers)
+            message = M_("the blanks are numbered {listed}; number them from {first} without a gap (no {missing})", listed=listed, first="{{1}}", missing=f"{{{{{missing}}}}}")
+            raise EntryError(message)
+        return value
+
     @field_validator("also_correct")
     @classmethod
     def _alternatives(cls, value: list[dict[int, str]], info: ValidationInfo) -> list[dict[int, str]]:
@@ -119,23 +151,23 @@ class BlanksQuestion(QuestionBase):
             if sorted(filling) != blanks:
                 listed = ", ".join(str(n) for n in sorted(filling)) or "none"
                 wanted = ", ".join(str(n) for n in blanks)
-                raise ValueError(f"entry {i} fills blanks {listed}; it must fill every blank ({wanted}) and no other")
+                raise EntryError(M_("entry {i} fills blanks {listed}; it must fill every blank ({wanted}) and no other", i=i, listed=listed, wanted=wanted), i)
             for number, option in filling.items():
                 if option not in options:
-                    raise ValueError(f"entry {i}: `{option}` (blank {number}) is not one of the options")
+                    raise EntryError(M_("entry {i}: `{option}` (blank {number}) is not one of the options", i=i, option=option, number=number), i)
             if filling == answers:
-                raise ValueError(f"entry {i} is the key itself (`answers`)")
+                raise EntryError(M_("entry {i} is the key itself (`answers`)", i=i), i)
             if filling in value[:i]:
-                raise ValueError(f"entry {i} is listed twice")
+                raise EntryError(M_("entry {i} is listed twice", i=i), i)
         return value
 
     @field_validator("options")
     @classmethod
     def _distinct(cls, value: list[str]) -> list[str]:
         seen: set[str] = set()
-        for option in value:
+        for j, option in enumerate(value):
             if option in seen:
-                raise ValueError(f"option {option!r} is listed twice")
+                raise EntryError(M_("option {option} is listed twice", option=repr(option)), j)
             seen.add(option)
         return value
 

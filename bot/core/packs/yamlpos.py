@@ -178,6 +178,9 @@ class _Builder:
         try:
             value = self.loader.construct_object(node, deep=True)
         except (yaml.YAMLError, ValueError, OverflowError) as exc:
+            if "integer string conversion" in str(exc):  # Python's own advice (sys.set_int_max_str_digits) is no use to an author
+                digits = sum(char.isdigit() for char in str(node.value))
+                raise YamlProblem(*_mark(node), M_("a number of {n} digits is too long to read; put it in quotes to make it text", n=digits)) from None
             raise YamlProblem(*_mark(node), M_("YAML value: {detail}", detail=str(exc).splitlines()[0])) from None
         if isinstance(value, str):
             if "\x00" in value:
