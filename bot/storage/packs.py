@@ -23,6 +23,7 @@ from bot.core.errors import PackRefused
 from bot.core.importing import PackNotTheirs
 from bot.core.model import ImportReport, PackInfo
 from bot.core.packs import Pack
+from bot.core.packs.models import STORED
 
 from . import tables as t
 from .base import Database
@@ -181,7 +182,7 @@ class PackStore:
         pack = self._parsed.get(key)
         if pack is None:
             data = (await c.execute(select(t.packs.c.data).where(t.packs.c.id == pack_id))).scalar_one()
-            pack = self._parsed[key] = Pack.model_validate_json(data)
+            pack = self._parsed[key] = Pack.model_validate_json(data, context={STORED: True})
         return pack
 
 
