@@ -12,6 +12,7 @@ ended by a line holding only ``` or by end of input.
 from __future__ import annotations
 
 import asyncio
+import re
 import sys
 import tempfile
 from dataclasses import replace
@@ -32,6 +33,7 @@ ACTOR = Actor(platform="console", scope="local", user_id="you", name="you", is_a
 PROMPT = "quiz> "
 PICTURES = Path(tempfile.gettempdir()) / "quizbot-pictures"  # where `stats` and `leaderboard` save pictures
 QUIT_WORDS = ("quit", "exit")
+NEW_WORDS = ("new", "start new", "start")  # at the Resume / Start new question
 BLANKS_HELP = N_(
     "Type a number or a letter for each blank. An empty line goes back to the question; hint, skip, stop and quit work here too."
 )
@@ -69,15 +71,25 @@ class ConsoleFrontEnd:
             self.console.print(line.rstrip("\n"), markup=False, highlight=False)  # echo piped input
         return line.rstrip("\n")
 
-    async def read_code(self) -> str:
+    async def read_code(self, opening: str = "") -> str:
+        """Code pasted up to a line holding only ``` (or end of input); `opening`: the line that began it.
+
+        Code on the opening line counts, as in a chat message: ```print(1)``` is the whole snippet,
+        and after ```total = 0 the lines pasted next follow it.
+        """
+        lines, closed = _fenced(opening) if opening.strip() else ([], False)
+        if closed:
+            return "\n".join(lines) + "\n"
         self.console.print("[dim]" + _("Paste your code; end with a line holding only ``` (or end of input).") + "[/dim]")
-        lines: list[str] = []
         while True:
             line = await self.read("... ")
             if line is None or line.strip() == "```":
                 break
             if not lines and line.strip().startswith("```"):
-                continue  # an opening fence
+                lines, closed = _fenced(line)  # an opening fence, maybe with code after it
+                if closed:
+                    break
+                continue
             lines.append(line)
         return "\n".join(lines) + "\n"
 
@@ -99,6 +111,16 @@ class ConsoleFrontEnd:
             return False
         answer = await self.read(_("{question}? Type yes to go ahead (yes/no) > ").format(question=yes.label))
         await self.call(rq.Act(yes.action if (answer or "").strip().lower() == "yes" else no.action))
+        return True
+
+    async def choose(self, reply: Reply) -> bool:
+        """A quiz is running (Resume and Start new buttons): ask here; Enter resumes. Return whether it was asked."""
+        buttons = {c.role: c for m in reply.messages for c in m.controls() if isinstance(c, Button) and not c.disabled}
+        resume, new = buttons.get("resume"), buttons.get("restart")
+        if resume is None or new is None:
+            return False
+        answer = await self.read(_("Type new to start the new quiz; Enter resumes the running one (new/resume) > "))
+        await self.call(rq.Act(new.action if (answer or "").strip().lower().lstrip("/") in NEW_WORDS else resume.action))
         return True
 
     def show(self, reply: Reply) -> None:
@@ -129,7 +151,7 @@ class ConsoleFrontEnd:
             await self.call(rq.Act(reply.form.action, (text,)))
             return
         self.show(reply)
-        await self.confirm(reply)
+        await self.confirm(reply) or await self.choose(reply)
 
     async def start(self, words: list[str]) -> None:
         parsed = commands.start(words)
@@ -189,7 +211,7 @@ class ConsoleFrontEnd:
             await self.call(rq.Act(choices[word.upper()].action))
         elif answer is not None:
             if word.startswith("```") or word == "code":
-                code = await self.read_code()
+                code = await self.read_code(word if word.startswith("```") else "")
                 await self.call(rq.Submit(f"```python\n{code}```"))
             else:
                 await self.call(rq.Submit(word))
@@ -281,7 +303,8 @@ class ConsoleFrontEnd:
         if command == "start":
             await self.start(rest)
         elif command == "run":
-            snippet = await self.read_code()
+            typed = RUN_PREFIX.sub("", line.strip(), count=1).strip()  # `run CODE`, as /quiz run CODE
+            snippet = typed + "\n" if typed and not typed.startswith("```") else await self.read_code(typed)
             await self.call(rq.RunCode(snippet))
         elif command == "answer" and self.current is not None:
             return await self.answer(" ".join(rest) or "code")
@@ -308,6 +331,19 @@ class ConsoleFrontEnd:
         else:
             self.console.print(_("Unknown command. Type `help`."), markup=False)
         return True
+
+
+RUN_PREFIX = re.compile(r"^/?(?:quiz\s+)?run\b", re.IGNORECASE)
+LANGUAGE_TAG = re.compile(r"[A-Za-z][\w+#.-]*")  # ```python: a language, not code
+
+
+def _fenced(line: str) -> tuple[list[str], bool]:
+    """The code on a line that opens a fence, and whether the same line closes it (```print(1)```)."""
+    after = line.strip()[3:]
+    if after.endswith("```") and after[:-3].strip():
+        return [after[:-3].strip()], True
+    after = after.rstrip("`")
+    return ([after] if after.strip() and not LANGUAGE_TAG.fullmatch(after.strip()) else []), False
 
 
 def _is_command(line: str) -> bool:

@@ -11,6 +11,7 @@ from rich.markdown import Markdown
 from rich.panel import Panel
 from rich.syntax import Syntax
 from rich.table import Table
+from rich.text import Text as RichText
 
 from bot.core.i18n import _
 from bot.core.replies import Button, Code, Fields, Image, Message, Select, Text, Tone, spell_commands
@@ -29,7 +30,7 @@ def render_message(console: Console, message: Message, *, pictures: Path | None 
         elif isinstance(part, Fields):
             table = Table(show_header=False, box=None)
             for name, value in part.items:
-                table.add_row(name, value)
+                table.add_row(RichText(name), RichText(value))  # titles as written ("[a-z]"), not rich markup
             body.append(table)
         elif isinstance(part, Image):
             saved = save_picture(part, pictures) if pictures is not None else None
@@ -38,9 +39,10 @@ def render_message(console: Console, message: Message, *, pictures: Path | None 
     controls = _controls(message)
     if controls:
         body.append(Markdown(controls))
-    console.print(
-        Panel(Group(*body), title=message.title, subtitle=message.footer, border_style=COLOURS[message.tone], expand=False)
-    )
+    # Titles and footers hold pack and topic titles as written: plain Text, not rich markup ("[a-z]", "[/]").
+    title = RichText(message.title) if message.title else None
+    footer = RichText(message.footer) if message.footer else None
+    console.print(Panel(Group(*body), title=title, subtitle=footer, border_style=COLOURS[message.tone], expand=False))
 
 
 def save_picture(image: Image, folder: Path) -> Path | None:
@@ -55,9 +57,13 @@ def save_picture(image: Image, folder: Path) -> Path | None:
     return path
 
 
+# Commands done elsewhere than at the prompt here: a pack is loaded from the shell (`pack load` answers so).
+SHELL_COMMANDS = {"pack load": "`quizbot pack import PATH`"}
+
+
 def spell(markdown: str) -> str:
-    """Commands as typed here: `start`, not `/quiz start`."""
-    return spell_commands(markdown, lambda name: f"`{name}`")
+    """Commands as typed here: `start`, not `/quiz start`; `pack load` as the shell command that does it."""
+    return spell_commands(markdown, lambda name: SHELL_COMMANDS.get(name, f"`{name}`"))
 
 
 def hard_breaks(markdown: str) -> str:
