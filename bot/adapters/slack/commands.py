@@ -9,6 +9,7 @@ is to the bot (`message_kind`), and a command's acknowledgement.
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
@@ -28,9 +29,10 @@ from . import render as bk
 from .api import Place, SlackApi, SlackCallFailed
 from .deliver import ACK_LANGUAGE_S, Courier, anchor_of
 from .limits import PACK_FILE_LIMIT, PY_FILE_LIMIT
-from .markup import unescape
+from .markup import clip, unescape
 from .origin import Origin, from_command, preformatted_code, valid_text
 
+log = logging.getLogger("quizbot.slack")
 PACK_SUFFIXES = UPLOAD_SUFFIXES  # packs, and other tools' quiz files to convert
 _PACK_LOAD = re.compile(r"\bpack\s+load\b", re.I)
 _FORCE = re.compile(r"(?:^|\s)(?:--)?force\b", re.I)
@@ -38,6 +40,23 @@ DM_HINT = N_(
     "I read a ```python block or a .py file as your answer to a code question. For everything else use "
     "`/quiz` (try `/quiz help`), or the buttons under a question."
 )
+
+
+def pack_form_problem(files: list[dict[str, Any]]) -> tuple[str, dict[str, str]]:
+    """What is wrong with the files chosen in the pack form, as a message id and its values; ("", {}): nothing."""
+    if not files:
+        return N_("Choose a pack (.yaml, .zip) or a quiz file to convert."), {}
+    for file in files:
+        full = str(file.get("name") or file.get("title") or "")
+        name = clip(full, 100)  # as shown in the form
+        if not full.lower().endswith(PACK_SUFFIXES):
+            known = ", ".join(PACK_SUFFIXES[3:])
+            return N_("“{name}” is not a pack: choose a .yaml, .yml or .zip file, or a quiz file to convert ({known})."), {"name": name, "known": known}
+        size = file.get("size")
+        if isinstance(size, int) and size > PACK_FILE_LIMIT:
+            return N_("“{name}” is larger than {size}, the most a pack file may be."), {"name": name, "size": f"{PACK_FILE_LIMIT // 2**20} MiB"}
+    return "", {}
+
 
 # Where the reply to each typed request is shown: the quiz's own place, or only to the person.
 QUIZ, CURRENT, TELL, KEEP, PUBLIC = "quiz", "current", "tell", "keep", "public"
@@ -189,6 +208,21 @@ class Commands:
             found = {"is_member": False}  # a private channel (or a group DM) hides from a bot outside it
         if isinstance(found, dict) and found.get("is_member") is False:
             raise QuizError(_("I'm not a member of this channel, so nobody would see that here: invite me with `/invite`, then try again."))
+
+    async def publish_home(self, origin: Origin) -> None:
+        """The person's Home tab: progress, leaderboard place, a Start per enabled pack."""
+        actor = origin.actor()
+        stats = await self.service.handle(actor, rq.Stats(picture=False))
+        packs = await self.service.ask(q.PackList(actor.scope))
+        rank = await self.service.ask(q.Rank(actor))
+        await self.api.publish_home(origin.user, bk.home_view(stats.messages[0] if stats.messages else None, packs, rank=rank))
+
+    async def refresh_home(self, origin: Origin) -> None:
+        """Publish Home anew after a press on it failed; a failure here does not hide the first one."""
+        try:
+            await self.publish_home(origin)
+        except (QuizError, SlackCallFailed) as exc:
+            log.warning("could not refresh the Home tab of %s: %s", origin.user, exc)
 
     async def in_quiz_home(self, origin: Origin, reply: Any, place: Place | None = None, *, private: bool = False) -> None:
         """Show a reply that starts a quiz where the quiz runs (a thread, the DM); anything else privately."""

@@ -90,13 +90,15 @@ class Courier:
             log.exception("could not tell which language %s reads", origin.user)
             return "en"
 
-    async def refused(self, ack: Callable[..., Awaitable[Any]], body: dict[str, Any], block: str, message: str, *, ok: bool) -> bool:
-        """Acknowledge a form; unless `ok`, refuse it with `message` under `block`, in the person's language."""
+    async def refused(
+        self, ack: Callable[..., Awaitable[Any]], body: dict[str, Any], block: str, message: str, *, ok: bool, **values: str
+    ) -> bool:
+        """Acknowledge a form; unless `ok`, refuse it with `message` (filled with `values`) under `block`, in the person's language."""
         if ok:
             await ack()
             return False
         with use_locale(await self.language(from_action(body), within=ACK_LANGUAGE_S)):
-            await ack(response_action="errors", errors={block: _(message)})
+            await ack(response_action="errors", errors={block: _(message).format(**values) if values else _(message)})
         return True
 
     @in_its_language

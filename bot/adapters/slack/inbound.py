@@ -22,8 +22,8 @@ from slack_bolt.async_app import AsyncApp
 
 from bot.core import actions as ax
 from bot.core import commands as cm
-from bot.core import queries as q
 from bot.core import requests as rq
+from bot.core.errors import QuizError
 from bot.core.i18n import N_
 from bot.core.race import ChannelPost
 from bot.core.replies import Reply, notice
@@ -32,7 +32,7 @@ from bot.metrics import delivered
 
 from . import render as bk
 from .api import Place, SlackApi
-from .commands import CHAT, CODE, Commands, message_kind, parse, telling
+from .commands import CHAT, CODE, Commands, message_kind, pack_form_problem, parse, telling
 from .deliver import ACK_LANGUAGE_S, Courier, Jobs, anchor_of
 from .origin import (
     Origin,
@@ -169,8 +169,8 @@ class Inbound:
         await self.courier.refused(ack, body, bk.CODE_BLOCK, N_("Type some Python first."), ok=False)
 
     async def ack_pack_load(self, ack: Callable[..., Awaitable[Any]], body: dict[str, Any], view: dict[str, Any]) -> None:
-        ok = bool(view_files(view, bk.PACK_BLOCK, bk.PACK_INPUT))
-        await self.courier.refused(ack, body, bk.PACK_BLOCK, N_("Choose a pack (.yaml, .zip) or a quiz file to convert."), ok=ok)
+        problem, values = pack_form_problem(view_files(view, bk.PACK_BLOCK, bk.PACK_INPUT))  # said in the form
+        await self.courier.refused(ack, body, bk.PACK_BLOCK, problem, ok=not problem, **values)
 
     # ----------------------------------------------------------------- the work after an acknowledgement
 
@@ -268,7 +268,11 @@ class Inbound:
         async with self.jobs.run(origin):
             action = (body.get("actions") or [{}])[0]
             request = rq.Start(pack=str(action.get("value") or "") or None)  # with a quiz running, it asks first
-            reply = await self.service.handle(origin.actor(), request)
+            try:
+                reply = await self.service.handle(origin.actor(), request)
+            except QuizError:
+                await self.commands.refresh_home(origin)  # a pack gone since Home was shown: show what is there now
+                raise
             await self.courier.deliver(origin, reply, Place(await self.api.open_dm(origin.user)))
 
     async def on_answer(self, body: dict[str, Any], view: dict[str, Any], *, stored: asyncio.Event | None = None) -> None:
@@ -339,10 +343,5 @@ class Inbound:
             return
         origin = from_event(body)
         async with self.jobs.run(origin):
-            actor = origin.actor()
-            stats = await self.service.handle(actor, rq.Stats(picture=False))
-            packs = await self.service.ask(q.PackList(actor.scope))
-            rank = await self.service.ask(q.Rank(actor))
-            shown = stats.messages[0] if stats.messages else None
-            await self.api.publish_home(origin.user, bk.home_view(shown, packs, rank=rank))
+            await self.commands.publish_home(origin)
             delivered()

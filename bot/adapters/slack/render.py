@@ -267,7 +267,7 @@ def read_metadata(text: str | None) -> dict[str, str]:
         data = json.loads(text or "{}")
     except ValueError:
         return {}
-    return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+    return {str(k): v for k, v in data.items() if isinstance(v, str) and v} if isinstance(data, dict) else {}  # null is no channel
 
 
 def modal(callback_id: str, meta: str, title: str, submit: str, blocks: list[Block]) -> Block:
