@@ -217,6 +217,12 @@ class SessionStore:
         except BatchMismatch as exc:
             raise (WorkTaken if str(exc) == WORK_TAKEN else Conflict)(str(exc)) from exc
 
+    async def _work_gone(self, op: SaveOp) -> Conflict:
+        """"Already recorded" when the attempt's key is stored (as a transaction says it first), else WorkTaken."""
+        async with self._db.read() as c:
+            stored = (await c.execute(select(t.attempts.c.key).where(t.attempts.c.key == (op.attempt or {}).get("key")))).first()
+        return Conflict("this action was already recorded") if stored is not None else WorkTaken(WORK_TAKEN)
+
     async def _one_statement(self, op: SaveOp) -> bool:
         """PostgreSQL: store a plain click in one statement (`one_statement.py`); False: store it in a transaction."""
         guesses = self._guesses
@@ -238,8 +244,8 @@ class SessionStore:
             raise Conflict("this action was already recorded") from exc
         if not known:
             return False  # nothing was written: the learner's row changed since it was read; the transaction decides
-        if not worked:
-            raise WorkTaken(WORK_TAKEN)
+        if not worked:  # gone: taken (the learner was told), or settled by another process's store of this delivery
+            raise await self._work_gone(op)
         if not saved:
             raise Conflict(f"session {op.row['id']} changed since it was read")
         if read is not None:
