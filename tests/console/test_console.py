@@ -45,12 +45,12 @@ class Terminal:
         return self.process.returncode or 0
 
 
-async def open_terminal(tmp_path: Path) -> Terminal:
+async def open_terminal(tmp_path: Path, *, packs: Path = PACKS, columns: int = 100) -> Terminal:
     env = {
         **os.environ,
         "QUIZBOT_DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path / 'console.db'}",
-        "QUIZBOT_PACKS": str(PACKS),
-        "COLUMNS": "100",
+        "QUIZBOT_PACKS": str(packs),
+        "COLUMNS": str(columns),
     }
     for name in ("DISCORD_TOKEN", "SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET"):
         env.pop(name, None)

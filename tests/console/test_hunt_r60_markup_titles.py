@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import asyncio
-import os
-import sys
 from pathlib import Path
 
-from tests.console.test_console import Terminal
+from tests.console.test_console import Terminal, open_terminal
 
 PACK = """\
 pack: brackets
@@ -36,22 +33,7 @@ async def open_with_pack(tmp_path: Path) -> Terminal:
     packs = tmp_path / "packs" / "brackets"
     packs.mkdir(parents=True)
     (packs / "pack.yaml").write_text(PACK, encoding="utf-8")
-    env = {
-        **os.environ,
-        "QUIZBOT_DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path / 'console.db'}",
-        "QUIZBOT_PACKS": str(tmp_path / "packs"),
-        "COLUMNS": "120",
-    }
-    for name in ("DISCORD_TOKEN", "SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET"):
-        env.pop(name, None)
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bot.cli", "console",
-        cwd=tmp_path, env=env,
-        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
-    )
-    terminal = Terminal(process)
-    await terminal.read()
-    return terminal
+    return await open_terminal(tmp_path, packs=tmp_path / "packs", columns=120)
 
 
 async def test_brackets_in_pack_and_topic_titles_show_as_written_and_the_quiz_goes_on(tmp_path: Path) -> None:

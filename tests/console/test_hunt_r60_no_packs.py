@@ -6,32 +6,14 @@ answered "Load packs from the shell here: `quizbot pack import PATH`": advice th
 
 from __future__ import annotations
 
-import asyncio
-import os
-import sys
 from pathlib import Path
 
-from tests.console.test_console import Terminal
+from tests.console.test_console import Terminal, open_terminal
 
 
 async def open_empty(tmp_path: Path) -> Terminal:
     (tmp_path / "packs").mkdir()
-    env = {
-        **os.environ,
-        "QUIZBOT_DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path / 'console.db'}",
-        "QUIZBOT_PACKS": str(tmp_path / "packs"),
-        "COLUMNS": "200",
-    }
-    for name in ("DISCORD_TOKEN", "SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET"):
-        env.pop(name, None)
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bot.cli", "console",
-        cwd=tmp_path, env=env,
-        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
-    )
-    terminal = Terminal(process)
-    await terminal.read()
-    return terminal
+    return await open_terminal(tmp_path, packs=tmp_path / "packs", columns=200)
 
 
 async def test_start_and_packs_with_no_packs_name_the_shell_command(tmp_path: Path) -> None:
