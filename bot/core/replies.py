@@ -13,6 +13,7 @@ from dataclasses import replace
 from enum import StrEnum
 from typing import Literal
 
+from .i18n import _
 from .model import Anchor
 from .record import record
 from .words import plural as plural  # re-exported: the replies module is where texts are made
@@ -208,3 +209,11 @@ def outcome(reply: Reply) -> Reply:
 
 def notice(markdown: str, *, tone: Tone = Tone.INFO, title: str | None = None) -> Reply:
     return Reply(messages=(Message(kind="notice", parts=(Text(markdown),), title=title, tone=tone),))
+
+
+def edit_not_graded() -> Reply:
+    """What a learner who edited a message holding code is told, on every platform: the edit is not graded.
+
+    The first send was graded once, under its own key; grading the edit too would count one message
+    twice, and grading only the edit would let a learner change an answer after its feedback."""
+    return notice(_("Edits are not graded: send your code again as a new message to have it graded."), tone=Tone.WARNING)

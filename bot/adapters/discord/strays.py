@@ -23,8 +23,8 @@ from discord.enums import AppCommandOptionType as T
 
 from bot.core import QuizService
 from bot.core import queries as q
-from bot.core.i18n import N_, _, use_locale
-from bot.core.replies import Tone, notice
+from bot.core.i18n import _, use_locale
+from bot.core.replies import edit_not_graded
 from bot.metrics import replied
 
 from .deliver import APOLOGY, ItemRefs
@@ -33,7 +33,6 @@ from .origin import actor_of
 from .posts import ChannelResponder
 
 log = logging.getLogger(__name__)
-EDIT_NOT_GRADED = N_("Edits are not graded: send your code again as a new message to have it graded.")
 KEPT_COMMANDS = 5000  # ids of commands taken lately: a gateway resume replays only recent events
 
 GROUPS = (T.subcommand.value, T.subcommand_group.value)
@@ -179,9 +178,7 @@ class QuizCommandTree(app_commands.CommandTree[Any]):
 async def on_edit(service: QuizService, refs: ItemRefs, message: discord.Message, before: discord.Message | None) -> None:
     """An edited message holding code in the bot's DM: not graded, and the learner is told so, where they wrote.
 
-    The first send was graded once, under its own key; grading the edit too would count one message
-    twice, and grading only the edit would let a learner change an answer after its feedback (as on
-    Slack). An update that is no edit (a link preview added), the same text, a bot's message and an
+    Why edits are not graded: `replies.edit_not_graded`. An update that is no edit (a link preview added), the same text, a bot's message and an
     edit in a guild channel (where code may be anyone's conversation) stay silent.
     """
     in_guild = message.guild is not None or getattr(message.channel, "guild_id", None) is not None  # cached or not
@@ -194,7 +191,7 @@ async def on_edit(service: QuizService, refs: ItemRefs, message: discord.Message
     try:
         language: str = await service.ask(q.LearnerLanguage(actor))
         with use_locale(language):
-            told = notice(_(EDIT_NOT_GRADED), tone=Tone.WARNING)
+            told = edit_not_graded()
         await ChannelResponder(message, refs).deliver(told)
     except Exception:
         log.exception("could not tell a learner that edits are not graded")

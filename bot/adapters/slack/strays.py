@@ -20,7 +20,7 @@ from typing import Any
 from slack_bolt.async_app import AsyncApp
 
 from bot.core.i18n import N_, _
-from bot.core.replies import Tone, cmd, notice
+from bot.core.replies import Tone, cmd, edit_not_graded, notice
 
 from . import render as bk
 from .deliver import Courier, Jobs
@@ -77,15 +77,11 @@ class Strays:
 # An edited message that holds code: not graded, and the learner is told so.
 #
 # Slack reports an edit as a `message` event with subtype `message_changed` (the new message in
-# `event.message`, the old one in `event.previous_message`). The first send of a code answer was graded
-# once, under its own key; grading the edit as well would count one message twice, and grading only
-# the edit would let a learner change an answer after seeing its feedback. So an edit is not graded,
-# and a learner who edits code in the bot's DM is told privately to send the code again as a new
+# `event.message`, the old one in `event.previous_message`). An edit is not graded (why:
+# `replies.edit_not_graded`), and a learner who edits code in the bot's DM is told privately to send the code again as a new
 # message, rather than waiting for a grade that never comes. An edit that leaves the text as it was
 # (Slack sends one when it adds a link preview), one without code, one by a bot, and one in a channel
 # (where code may be anyone's conversation) stay silent.
-
-EDIT_NOT_GRADED = N_("Edits are not graded: send your code again as a new message to have it graded.")
 
 
 class Edits:
@@ -105,7 +101,7 @@ class Edits:
             return
         log.info("an edited code message from %s; told edits are not graded", origin.user)
         async with self._jobs.run(origin):
-            await self._courier.tell(origin, notice(_(EDIT_NOT_GRADED), tone=Tone.WARNING))
+            await self._courier.tell(origin, edit_not_graded())
 
 
 def edited_code(body: dict[str, Any], event: dict[str, Any]) -> Origin | None:
